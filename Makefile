@@ -1,0 +1,50 @@
+# Linkplan developer commands. Every target sets up what it needs first:
+# system packages (Debian/Ubuntu, only when missing) and a virtualenv with
+# the pinned requirements, refreshed whenever those files change.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+EXAMPLE := resources/examples/jumbo_10gbe.toml
+export QT_API := PySide6
+
+.PHONY: run test test-core test-app bench dist smoke clean
+
+$(STAMP): requirements.txt requirements-dev.txt .ci/system-deps
+	bash .ci/system-deps
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --disable-pip-version-check -q -r requirements-dev.txt
+	touch $(STAMP)
+
+## run: open the desktop app on the built-in example
+run: $(STAMP)
+	$(BIN)/python -m app
+
+## test: the whole suite, headless
+test: test-core test-app
+
+# models/ and solvers/ tests with every Qt import blocked: the core runs
+# without Qt (LINKPLAN_BLOCK_QT is read by tests/conftest.py).
+test-core: $(STAMP)
+	LINKPLAN_BLOCK_QT=1 $(BIN)/python -m pytest -p no:pytest-qt tests/models tests/solvers
+
+test-app: $(STAMP)
+	QT_QPA_PLATFORM=offscreen PYTEST_QT_API=pyside6 $(BIN)/python -m pytest tests/app tests/gui
+
+## bench: performance benchmarks (not part of make test)
+bench: $(STAMP)
+	$(BIN)/python -m tests.benchmarks
+
+## dist: PyInstaller one-folder build in dist/linkplan
+dist: $(STAMP)
+	$(BIN)/pyinstaller --noconfirm --clean --log-level WARN build.spec
+
+## smoke: the frozen build's three smoke tests
+smoke:
+	dist/linkplan/linkplan --version
+	dist/linkplan/linkplan solve $(EXAMPLE) --format json > /dev/null
+	QT_QPA_PLATFORM=offscreen dist/linkplan/linkplan --self-test
+
+clean:
+	rm -rf build dist .pytest_cache

@@ -1,0 +1,106 @@
+"""Starting the GUI: the one QApplication, fonts, error dialogs, self-test."""
+
+import os
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+
+from PySide6 import QtCore, QtGui, QtWidgets
+import pyqtgraph as pg
+
+from app.paths import resource_path
+from solvers import __version__
+
+#: The bundled font family (resources/fonts), used by the GUI and the PDF so
+#: text renders the same everywhere, headless included.
+FONT_FAMILY = "DejaVu Sans"
+
+
+def application():
+    """The process's QApplication, created once with Linkplan's settings."""
+    app = QtWidgets.QApplication.instance()
+    if app is not None:
+        return app
+    app = QtWidgets.QApplication([sys.argv[0]])
+    app.setApplicationName("Linkplan")
+    app.setApplicationVersion(__version__)
+    for font_file in sorted(resource_path("fonts").glob("*.ttf")):
+        QtGui.QFontDatabase.addApplicationFont(str(font_file))
+    font = QtGui.QFont(FONT_FAMILY)
+    font.setPointSizeF(app.font().pointSizeF())
+    # Unhinted glyph advances are the ones the PDF uses, so text laid out on
+    # screen (chart legends, axes) fits the same way in the report.
+    font.setHintingPreference(QtGui.QFont.HintingPreference.PreferNoHinting)
+    app.setFont(font)
+    QtCore.qInstallMessageHandler(_qt_message)
+    pg.setConfigOptions(antialias=True, background="w", foreground="k")
+    return app
+
+
+#: Qt warnings that say nothing to a user (the offscreen platform cannot
+#: resize windows to their size hints).
+_SILENCED_QT_MESSAGES = ("propagateSizeHints",)
+
+
+def _qt_message(mode, context, message):
+    if not any(text in message for text in _SILENCED_QT_MESSAGES):
+        print(message, file=sys.stderr)
+
+
+def _show_unexpected_error(kind, value, tb):
+    """Turn an exception that reached the event loop into a dialog: the
+    window, and the user's document, stay."""
+    traceback.print_exception(kind, value, tb)
+    QtWidgets.QMessageBox.critical(
+        None, "Unexpected error",
+        f"{kind.__name__}: {value}\n\nYour scenario is still open; save it "
+        "under a new name if in doubt.")
+
+
+def run_gui(path=None):
+    """Open the main window on ``path`` or on the built-in example."""
+    from app.gui.main_window import MainWindow
+
+    app = application()
+    window = MainWindow()
+    window.open_example()
+    if path is not None:
+        window.open_path(path)
+    sys.excepthook = _show_unexpected_error
+    window.show()
+    return app.exec()
+
+
+def self_test():
+    """Build the main window offscreen, evaluate the example, write a PDF.
+
+    Used to smoke-test the frozen build; prints one line and returns 0 when
+    every step worked.
+    """
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from app.gui.main_window import MainWindow
+
+    app = application()
+    window = MainWindow()
+    window.open_example()
+    window.show()
+    app.processEvents()
+    if window.results is None or window.table_model.rowCount() == 0:
+        print("self-test failed: the example did not evaluate",
+              file=sys.stderr)
+        return 1
+    with tempfile.TemporaryDirectory() as folder:
+        pdf = Path(folder) / "self-test.pdf"
+        if not window.export_pdf_to(pdf):
+            print("self-test failed: no PDF written", file=sys.stderr)
+            return 1
+        size = pdf.stat().st_size
+        if not pdf.read_bytes().startswith(b"%PDF"):
+            print("self-test failed: the report is not a PDF",
+                  file=sys.stderr)
+            return 1
+    window.close()
+    print(f"self-test passed: {len(window.results.variants)} variants, "
+          f"{window.table_model.rowCount()} metrics, PDF {size} bytes")
+    return 0

@@ -1,0 +1,88 @@
+"""The scenario editor panel: the base scenario's network settings."""
+
+from PySide6 import QtCore, QtWidgets
+
+from models.wire import ENCAPSULATIONS, MTU_LIMITS
+
+
+class NetworkEditor(QtWidgets.QGroupBox):
+    """Edits ``network.*`` of the base scenario.
+
+    Emits ``edited(path, value, label)`` when the user commits a change; the
+    window turns it into an undo command. ``load`` shows a scenario without
+    emitting anything.
+    """
+
+    edited = QtCore.Signal(str, object, str)
+
+    def __init__(self, parent=None):
+        super().__init__("Network (base scenario)", parent)
+        form = QtWidgets.QFormLayout(self)
+        form.setFieldGrowthPolicy(
+            QtWidgets.QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
+
+        self.mtu = QtWidgets.QSpinBox()
+        self.mtu.setRange(*MTU_LIMITS)
+        self.mtu.setSuffix(" B")
+        self.mtu.setKeyboardTracking(False)  # commit on Enter/focus-out
+        self.mtu.setToolTip("IP MTU: the largest IP packet, header included")
+        self.mtu.valueChanged.connect(lambda v: self.edited.emit(
+            "network.mtu", v, f"Set MTU to {v}"))
+        form.addRow("MTU", self.mtu)
+
+        self.ip_version = QtWidgets.QComboBox()
+        for version in (4, 6):
+            self.ip_version.addItem(f"IPv{version}", version)
+        self.ip_version.activated.connect(lambda i: self.edited.emit(
+            "network.ip_version", self.ip_version.itemData(i),
+            f"Set IP version to {self.ip_version.itemText(i)}"))
+        form.addRow("IP version", self.ip_version)
+
+        self.vlan_tags = QtWidgets.QSpinBox()
+        self.vlan_tags.setRange(0, 2)
+        self.vlan_tags.setKeyboardTracking(False)
+        self.vlan_tags.setToolTip("802.1Q tags per frame (2 = QinQ)")
+        self.vlan_tags.valueChanged.connect(lambda v: self.edited.emit(
+            "network.vlan_tags", v, f"Set VLAN tags to {v}"))
+        form.addRow("VLAN tags", self.vlan_tags)
+
+        self.timestamps = QtWidgets.QCheckBox("TCP timestamps")
+        self.timestamps.setToolTip("12 B of TCP options on every segment")
+        self.timestamps.clicked.connect(lambda on: self.edited.emit(
+            "network.tcp_timestamps", on,
+            f"Turn TCP timestamps {'on' if on else 'off'}"))
+        form.addRow("", self.timestamps)
+
+        self.encapsulation = QtWidgets.QComboBox()
+        for kind in ENCAPSULATIONS:
+            self.encapsulation.addItem(kind.upper() if kind != "none"
+                                       else "None", kind)
+        self.encapsulation.activated.connect(lambda i: self.edited.emit(
+            "network.encapsulation", self.encapsulation.itemData(i),
+            f"Set encapsulation to {self.encapsulation.itemText(i)}"))
+        form.addRow("Overlay", self.encapsulation)
+
+        self.nics = QtWidgets.QLabel()
+        self.nics.setWordWrap(True)
+        form.addRow("NICs", self.nics)
+
+    def load(self, scenario):
+        """Show the scenario's values without emitting ``edited``."""
+        network = scenario.network
+        widgets = (self.mtu, self.ip_version, self.vlan_tags,
+                   self.timestamps, self.encapsulation)
+        for widget in widgets:
+            widget.blockSignals(True)
+        try:
+            self.mtu.setValue(network.mtu)
+            self.ip_version.setCurrentIndex(
+                self.ip_version.findData(network.ip_version))
+            self.vlan_tags.setValue(network.vlan_tags)
+            self.timestamps.setChecked(network.tcp_timestamps)
+            self.encapsulation.setCurrentIndex(
+                self.encapsulation.findData(network.encapsulation))
+        finally:
+            for widget in widgets:
+                widget.blockSignals(False)
+        self.nics.setText("\n".join(f"{nic.id}: {nic.speed_gbps:g} Gbit/s"
+                                    for nic in scenario.nics))

@@ -1,0 +1,272 @@
+"""Linkplan's main window: editor on the left, analyses on the right."""
+
+from html import escape
+from pathlib import Path
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from app.gui.charts import draw_goodput_vs_mtu, new_plot_widget
+from app.gui.commands import SetValueCommand
+from app.gui.comparison import ComparisonModel
+from app.gui.editor import NetworkEditor
+from app.paths import DEFAULT_EXAMPLE, resource_path
+from app.scenario_io import load_scenario, save_scenario
+from models.scenario import ScenarioError, new_scenario
+from solvers.evaluate import evaluate
+
+_FILE_FILTER = "Linkplan scenarios (*.toml *.json);;All files (*)"
+
+
+class MainWindow(QtWidgets.QMainWindow):
+    """One scenario document, its variants compared side by side."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.scenario = None
+        self.path = None
+        self.results = None
+        self.undo_stack = QtGui.QUndoStack(self)
+        self.undo_stack.cleanChanged.connect(self._update_title)
+
+        self.editor = NetworkEditor()
+        self.editor.edited.connect(self.edit)
+        self.title = QtWidgets.QLabel()
+        self.title.setWordWrap(True)
+        self.title.setStyleSheet("font-weight: bold; font-size: 13pt;")
+        self.description = QtWidgets.QLabel()
+        self.description.setWordWrap(True)
+        self.variants = QtWidgets.QListWidget()
+        self.variants.setToolTip("Variants: named overrides of the base")
+        self.variants.setWordWrap(True)
+
+        left = QtWidgets.QWidget()
+        left_layout = QtWidgets.QVBoxLayout(left)
+        left_layout.addWidget(self.title)
+        left_layout.addWidget(self.description)
+        left_layout.addWidget(self.editor)
+        variants_box = QtWidgets.QGroupBox("Variants")
+        QtWidgets.QVBoxLayout(variants_box).addWidget(self.variants)
+        left_layout.addWidget(variants_box, 1)
+
+        self.plot = new_plot_widget()
+        self.table_model = ComparisonModel(self)
+        self.table = QtWidgets.QTableView()
+        self.table.setModel(self.table_model)
+        self.table.setAlternatingRowColors(True)
+        self.table.horizontalHeader().setSectionResizeMode(
+            QtWidgets.QHeaderView.ResizeMode.Stretch)
+        self.table.verticalHeader().setSectionResizeMode(
+            QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+        self.notes = QtWidgets.QTextBrowser()
+        self.notes.setMinimumHeight(110)
+
+        wire_tab = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        wire_tab.addWidget(self.plot)
+        lower = QtWidgets.QWidget()
+        lower_layout = QtWidgets.QVBoxLayout(lower)
+        lower_layout.setContentsMargins(0, 0, 0, 0)
+        lower_layout.addWidget(self.table, 3)
+        lower_layout.addWidget(self.notes, 2)
+        wire_tab.addWidget(lower)
+        wire_tab.setSizes([360, 400])
+        self.tabs = QtWidgets.QTabWidget()
+        self.tabs.addTab(wire_tab, "Wire && MTU")
+
+        splitter = QtWidgets.QSplitter()
+        splitter.addWidget(left)
+        splitter.addWidget(self.tabs)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([300, 900])
+        self.setCentralWidget(splitter)
+        self._build_menus()
+        self.resize(1280, 800)
+
+    # -- menus ---------------------------------------------------------------
+
+    def _build_menus(self):
+        keys = QtGui.QKeySequence.StandardKey
+        file_menu = self.menuBar().addMenu("&File")
+        for text, slot, key in (
+                ("&New", self.new_document, keys.New),
+                ("&Open…", self.open_dialog, keys.Open),
+                ("&Save", self.save, keys.Save),
+                ("Save &As…", self.save_as_dialog, keys.SaveAs),
+                ("&Export PDF…", self.export_pdf_dialog, None),
+                ("&Quit", self.close, keys.Quit)):
+            action = file_menu.addAction(text, slot)
+            if key is not None:
+                action.setShortcut(key)
+        edit_menu = self.menuBar().addMenu("&Edit")
+        undo = self.undo_stack.createUndoAction(self, "&Undo")
+        undo.setShortcut(keys.Undo)
+        redo = self.undo_stack.createRedoAction(self, "&Redo")
+        redo.setShortcut(keys.Redo)
+        edit_menu.addAction(undo)
+        edit_menu.addAction(redo)
+
+    # -- document ------------------------------------------------------------
+
+    def set_document(self, scenario, path=None):
+        """Show a scenario as a fresh, unmodified document."""
+        self.scenario, self.path = scenario, path
+        self.undo_stack.clear()
+        self._refresh()
+        self._update_title()
+
+    def open_example(self):
+        self.open_path(resource_path(DEFAULT_EXAMPLE), as_template=True)
+
+    def open_path(self, path, *, as_template=False):
+        """Load a file; on failure explain why and keep the current
+        document. ``as_template`` opens it without a file to save back to
+        (the bundled examples stay untouched)."""
+        try:
+            scenario = load_scenario(path)
+        except ScenarioError as err:
+            self._warn("Cannot open scenario", str(err))
+            return False
+        self.set_document(scenario, None if as_template else Path(path))
+        return True
+
+    def edit(self, path, value, label):
+        """Apply a user edit as an undoable command, if it is valid."""
+        old = self.scenario.value_at(path)
+        if old == value:
+            return
+        try:
+            self.scenario.with_value(path, value)
+        except ScenarioError as err:
+            self.statusBar().showMessage(f"Not applied: {err}", 10000)
+            self.editor.load(self.scenario)
+            return
+        self.undo_stack.push(SetValueCommand(self, path, old, value, label))
+
+    def apply_value(self, path, value):
+        """Set one parameter and re-solve (called by undo commands)."""
+        self.scenario = self.scenario.with_value(path, value)
+        self._refresh()
+
+    def _refresh(self):
+        self.editor.load(self.scenario)
+        self.title.setText(self.scenario.meta.name)
+        self.description.setText(self.scenario.meta.description)
+        self.variants.clear()
+        self.variants.addItem("Base")
+        for variant in self.scenario.variants:
+            changes = ", ".join(f"{k} = {v}" for k, v in variant.set.items())
+            self.variants.addItem(f"{variant.name}: {changes}")
+        try:
+            self.results = evaluate(self.scenario)
+        except Exception as err:  # a model bug must not lose the document
+            self._warn("Evaluation failed", f"{type(err).__name__}: {err}")
+            return
+        draw_goodput_vs_mtu(self.plot.getPlotItem(), self.results)
+        self.table_model.set_results(self.results)
+        self.notes.setHtml(_notes_html(self.results))
+
+    def _update_title(self):
+        name = self.path.name if self.path else "untitled"
+        self.setWindowTitle(f"{name}[*] — Linkplan")
+        self.setWindowModified(not self.undo_stack.isClean())
+
+    # -- file actions ----------------------------------------------------
+
+    def new_document(self):
+        if self._may_discard():
+            self.set_document(new_scenario())
+
+    def open_dialog(self):
+        if not self._may_discard():
+            return
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(
+            self, "Open scenario", "", _FILE_FILTER)
+        if path:
+            self.open_path(path)
+
+    def save(self):
+        if self.path is None:
+            return self.save_as_dialog()
+        return self.save_to(self.path)
+
+    def save_as_dialog(self):
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(
+            self, "Save scenario as", "scenario.toml", _FILE_FILTER)
+        if not path:
+            return False
+        if Path(path).suffix.lower() not in (".toml", ".json"):
+            path += ".toml"
+        return self.save_to(path)
+
+    def save_to(self, path):
+        """Save atomically; on failure the old file and the document stay."""
+        try:
+            save_scenario(self.scenario, path)
+        except (OSError, ScenarioError) as err:
+            self._warn("Cannot save scenario", str(err))
+            return False
+        self.path = Path(path)
+        self.undo_stack.setClean()
+        self._update_title()
+        self.statusBar().showMessage(f"Saved {path}", 5000)
+        return True
+
+    def export_pdf_dialog(self):
+        stem = self.path.stem if self.path else "linkplan-report"
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(
+            self, "Export PDF report", f"{stem}.pdf", "PDF (*.pdf)")
+        if path:
+            self.export_pdf_to(path)
+
+    def export_pdf_to(self, path):
+        from app.report.pdf import write_report
+        try:
+            write_report(self.scenario, self.results, path)
+        except OSError as err:
+            self._warn("Cannot write the PDF", str(err))
+            return False
+        self.statusBar().showMessage(f"Exported {path}", 5000)
+        return True
+
+    def _may_discard(self):
+        """True when the document is saved or the user agrees to lose or
+        save the changes."""
+        if self.undo_stack.isClean():
+            return True
+        buttons = QtWidgets.QMessageBox.StandardButton
+        answer = QtWidgets.QMessageBox.question(
+            self, "Unsaved changes",
+            "The scenario has unsaved changes. Save them first?",
+            buttons.Save | buttons.Discard | buttons.Cancel, buttons.Save)
+        if answer == buttons.Save:
+            return bool(self.save())
+        return answer == buttons.Discard
+
+    def closeEvent(self, event):
+        if self._may_discard():
+            event.accept()
+        else:
+            event.ignore()
+
+    def _warn(self, title, text):
+        QtWidgets.QMessageBox.warning(self, title, text)
+
+
+def _notes_html(results):
+    """Binding limit, findings and assumptions of every variant."""
+    lines = ["<b>Binding limit</b><ul>"]
+    lines += [f"<li><b>{escape(v.name)}</b>: {escape(v.bottleneck.message)}"
+              "</li>" for v in results.variants]
+    lines.append("</ul>")
+    findings = [(v.name, f) for v in results.variants for f in v.findings]
+    if findings:
+        lines.append("<b>Findings</b><ul>")
+        lines += [f"<li><b>{escape(name)}</b> ({escape(f.severity)}): "
+                  f"{escape(f.message)}</li>" for name, f in findings]
+        lines.append("</ul>")
+    shared, specific = results.assumptions_by_scope()
+    lines.append("<b>Assumptions</b><ul>")
+    lines += [f"<li>{escape(a)}</li>" for a in shared]
+    lines += [f"<li><b>{escape(name)}</b>: {escape(a)}</li>"
+              for name, a in specific]
+    lines.append("</ul>")
+    return "".join(lines)

@@ -1,0 +1,1 @@
+"""The PDF comparison report (QPdfWriter; needs Qt)."""

@@ -1,0 +1,265 @@
+"""The PDF comparison report, drawn with QPainter into QPdfWriter.
+
+Text and tables are painted directly; the chart is the GUI's own chart
+function rendered from its pyqtgraph scene, so it stays vector graphics.
+The scenario (as TOML) and the results (as JSON) are attached to the PDF so
+the report can be regenerated from itself.
+"""
+
+import datetime
+import os
+
+from PySide6 import QtCore, QtGui, QtWidgets
+
+from app.gui.application import FONT_FAMILY, application
+from app.gui.charts import (draw_goodput_vs_mtu, new_plot_widget,
+                            variant_colour)
+from app.scenario_io import atomic_write
+from models.scenario import dump_scenario
+from solvers.results import format_number
+
+#: Logical resolution of the PDF [dpi]: cosmetic (1 px) chart pens come out
+#: about 0.26 mm wide, as on screen (Orange's PDF exporter does the same).
+RESOLUTION = 96
+MARGIN_MM = 15
+#: Chart canvas [px]: close to the printed width so text keeps its size.
+CHART_SIZE = QtCore.QSize(760, 420)
+
+_Qt = QtCore.Qt
+
+
+def write_report_headless(scenario, results, path):
+    """Write the report from a process without a window (CLI): offscreen
+    unless a display is available."""
+    if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    application()
+    write_report(scenario, results, path)
+
+
+def write_report(scenario, results, path):
+    """Write the PDF report atomically (needs a QApplication).
+
+    Raises
+    ------
+    OSError
+        The file cannot be written; an existing file is left as it was.
+    """
+    buffer = QtCore.QBuffer()
+    buffer.open(QtCore.QIODevice.OpenModeFlag.WriteOnly)
+    writer = QtGui.QPdfWriter(buffer)
+    writer.setTitle(f"Linkplan report: {scenario.meta.name}")
+    writer.setCreator(f"Linkplan {results.linkplan_version}")
+    writer.setResolution(RESOLUTION)
+    writer.setPageLayout(QtGui.QPageLayout(
+        QtGui.QPageSize(QtGui.QPageSize.PageSizeId.A4),
+        QtGui.QPageLayout.Orientation.Portrait,
+        QtCore.QMarginsF(MARGIN_MM, MARGIN_MM, MARGIN_MM, MARGIN_MM),
+        QtGui.QPageLayout.Unit.Millimeter))
+    writer.addFileAttachment("scenario.toml",
+                             dump_scenario(scenario, "toml").encode(),
+                             "application/toml")
+    writer.addFileAttachment("results.json", results.to_json().encode(),
+                             "application/json")
+    painter = QtGui.QPainter(writer)
+    try:
+        _Report(painter, writer).draw(scenario, results)
+    finally:
+        painter.end()
+    buffer.close()
+    atomic_write(path, bytes(buffer.data()))
+
+
+class _Report:
+    """Page cursor: flowing text, tables and the chart, page by page."""
+
+    def __init__(self, painter, writer):
+        self.painter, self.writer = painter, writer
+        self.page = writer.pageLayout().paintRectPixels(RESOLUTION)
+        self.width = self.page.width()
+        self.y = 0.0
+
+    # -- primitives --------------------------------------------------------
+
+    def font(self, size, bold=False):
+        font = QtGui.QFont(FONT_FAMILY)
+        font.setPointSizeF(size)
+        font.setBold(bold)
+        return font
+
+    def new_page(self):
+        self.writer.newPage()
+        self.y = 0.0
+
+    def ensure(self, height):
+        if self.y + height > self.page.height():
+            self.new_page()
+
+    def text(self, text, size=9.5, bold=False, colour="#000000", indent=0,
+             gap=4):
+        self.painter.setFont(self.font(size, bold))
+        self.painter.setPen(QtGui.QColor(colour))
+        flags = int(_Qt.TextFlag.TextWordWrap | _Qt.AlignmentFlag.AlignLeft)
+        box = QtCore.QRectF(indent, 0, self.width - indent, 10_000)
+        height = self.painter.boundingRect(box, flags, text).height()
+        self.ensure(height)
+        self.painter.drawText(QtCore.QRectF(indent, self.y,
+                                            self.width - indent, height),
+                              flags, text)
+        self.y += height + gap
+
+    def heading(self, text):
+        self.ensure(60)
+        self.y += 8
+        self.text(text, size=12, bold=True, colour="#1f3b5a", gap=6)
+
+    def rule(self):
+        self.painter.setPen(QtGui.QPen(QtGui.QColor("#1f3b5a"), 1.5))
+        self.painter.drawLine(QtCore.QPointF(0, self.y),
+                              QtCore.QPointF(self.width, self.y))
+        self.y += 8
+
+    # -- sections ----------------------------------------------------------
+
+    def draw(self, scenario, results):
+        self.text("Linkplan comparison report", size=10, colour="#555555",
+                  gap=2)
+        self.text(scenario.meta.name, size=17, bold=True, gap=4)
+        self.text(f"Linkplan {results.linkplan_version} · "
+                  f"{datetime.date.today().isoformat()} · scenario SHA-256 "
+                  f"{results.scenario_sha256[:16]}…", size=8,
+                  colour="#555555")
+        self.rule()
+        if scenario.meta.description:
+            self.text(scenario.meta.description)
+        for objective in scenario.meta.objectives:
+            self.text(f"Objective: {objective}", indent=0)
+
+        self.heading("Scenario")
+        host, network = scenario.host, scenario.network
+        nics = ", ".join(f"{n.id} {n.speed_gbps:g} Gbit/s"
+                         for n in scenario.nics)
+        for line in (
+                f"Host: {host.hypervisor}, {host.sockets} × "
+                f"{host.cores_per_socket} cores at {host.ghz:g} GHz",
+                f"NICs: {nics}",
+                f"Network: IP MTU {network.mtu} B, IPv{network.ip_version}, "
+                f"{network.vlan_tags} VLAN tag(s), TCP timestamps "
+                f"{'on' if network.tcp_timestamps else 'off'}, overlay "
+                f"{network.encapsulation}"):
+            self.text(line, gap=2)
+        self.y += 4
+        self.text("Variants (changes to the base):", bold=True, gap=2)
+        for variant in scenario.variants:
+            changes = ", ".join(f"{k} = {v}" for k, v in variant.set.items())
+            self.text(f"{variant.name}: {changes}", indent=12, gap=2)
+
+        self.heading("Comparison")
+        self.table(results)
+
+        self.heading("Binding limit")
+        for variant in results.variants:
+            self.text(f"{variant.name}: {variant.bottleneck.message}", gap=2)
+
+        self.new_page()
+        self.heading("Goodput versus MTU")
+        self.chart(results)
+        self.text("Lines: each variant's settings over the whole MTU range; "
+                  "dots: the variant's own MTU.", size=8, colour="#555555")
+
+        findings = [(v.name, f) for v in results.variants
+                    for f in v.findings]
+        if findings:
+            self.heading("Findings")
+            for name, finding in findings:
+                self.text(f"{name} · {finding.severity}: {finding.message}")
+
+        self.heading("Assumptions")
+        shared, specific = results.assumptions_by_scope()
+        for assumption in shared:
+            self.text(f"• {assumption}", gap=2)
+        for name, assumption in specific:
+            self.text(f"• {name}: {assumption}", gap=2)
+        self.y += 8
+        self.text("Attached to this PDF: scenario.toml (the scenario as "
+                  "evaluated) and results.json (every number above).",
+                  size=8, colour="#555555")
+
+    def table(self, results):
+        metric_ids = results.metric_ids()
+        columns = len(results.variants)
+        size = 8.5 if columns <= 5 else 7
+        row_height = 20
+        labels = {}
+        for metric_id in metric_ids:
+            first = next(v.metric(metric_id) for v in results.variants
+                         if metric_id in {m.id for m in v.metrics})
+            labels[metric_id] = f"{first.label} [{first.unit}]"
+        metrics = QtGui.QFontMetricsF(self.font(size), self.writer)
+        widest = max(metrics.horizontalAdvance(t) for t in labels.values())
+        label_width = min(widest + 16, self.width * 0.5)
+        column_width = (self.width - label_width) / columns
+        self.painter.setFont(self.font(size, bold=True))
+        header_height = 2 * row_height
+        self.ensure(header_height + row_height * len(metric_ids))
+        top = self.y
+        self.painter.fillRect(QtCore.QRectF(0, top, self.width,
+                                            header_height),
+                              QtGui.QColor("#e8eef4"))
+        flags_right = int(_Qt.AlignmentFlag.AlignRight
+                          | _Qt.AlignmentFlag.AlignVCenter
+                          | _Qt.TextFlag.TextWordWrap)
+        flags_left = int(_Qt.AlignmentFlag.AlignLeft
+                         | _Qt.AlignmentFlag.AlignVCenter)
+        self.painter.setPen(QtGui.QColor("#000000"))
+        self.painter.drawText(QtCore.QRectF(4, top, label_width,
+                                            header_height),
+                              flags_left, "Metric [unit]")
+        for index, variant in enumerate(results.variants):
+            self.painter.setPen(QtGui.QColor(variant_colour(index)))
+            self.painter.drawText(
+                QtCore.QRectF(label_width + index * column_width, top,
+                              column_width - 4, header_height),
+                flags_right, variant.name)
+        self.y = top + header_height
+        self.painter.setFont(self.font(size))
+        for row, metric_id in enumerate(metric_ids):
+            if row % 2:
+                self.painter.fillRect(QtCore.QRectF(0, self.y, self.width,
+                                                    row_height),
+                                      QtGui.QColor("#f6f8fa"))
+            self.painter.setPen(QtGui.QColor("#000000"))
+            self.painter.drawText(
+                QtCore.QRectF(4, self.y, label_width - 4, row_height),
+                flags_left, labels[metric_id])
+            for index, variant in enumerate(results.variants):
+                try:
+                    value = format_number(variant.metric(metric_id).value)
+                except KeyError:
+                    value = "–"
+                self.painter.drawText(
+                    QtCore.QRectF(label_width + index * column_width,
+                                  self.y, column_width - 4, row_height),
+                    flags_right, value)
+            self.y += row_height
+        self.painter.setPen(QtGui.QPen(QtGui.QColor("#1f3b5a"), 1))
+        self.painter.drawLine(QtCore.QPointF(0, self.y),
+                              QtCore.QPointF(self.width, self.y))
+        self.y += 6
+
+    def chart(self, results):
+        widget = new_plot_widget()
+        widget.setFixedSize(CHART_SIZE)
+        draw_goodput_vs_mtu(widget.getPlotItem(), results)
+        # pyqtgraph lays items out only once shown (pyqtgraph issues #8,
+        # #1997); offscreen, showing costs nothing.
+        widget.show()
+        QtWidgets.QApplication.processEvents()
+        height = self.width * CHART_SIZE.height() / CHART_SIZE.width()
+        self.ensure(height)
+        target = QtCore.QRectF(0, self.y, self.width, height)
+        widget.scene().render(self.painter, target,
+                              QtCore.QRectF(widget.viewport().rect()))
+        widget.close()
+        widget.deleteLater()
+        self.y += height + 6

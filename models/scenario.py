@@ -1,0 +1,739 @@
+"""The scenario document: a typed, validated, versioned description of a host.
+
+A scenario is plain data: the host, its NICs and teams, network settings,
+workloads, named variants that override the base, and sweeps. This module
+parses it from TOML or JSON *text* and serialises it back; reading and writing
+files is the caller's job (``app/scenario_io.py``), so the core does no I/O.
+
+Every error names the field path and the value, for example
+``nics[1].speed_gbps: must be > 0, got -10``, and unknown keys are errors.
+
+Parameter paths (used by variants, sweeps and recommendations) are dotted
+field names with list indices: ``network.mtu``, ``nics[1].speed_gbps``.
+"""
+
+import copy
+import hashlib
+import ipaddress
+import json
+import math
+import re
+import tomllib
+from typing import Any, Callable, Literal
+
+import tomli_w
+from pydantic import (BaseModel, ConfigDict, Field, ValidationError,
+                      field_validator, model_validator)
+
+from models.wire import IPV6_MIN_MTU, MTU_LIMITS
+
+#: The schema version this build writes and reads natively.
+SCHEMA_VERSION = 1
+
+#: Name of the unmodified base scenario among the compared variants.
+BASE_NAME = "Base"
+
+
+class ScenarioError(ValueError):
+    """A scenario document that cannot be used, with every problem found.
+
+    ``problems`` is a list of ``(path, message)`` pairs; ``str()`` gives one
+    line per problem, ``path: message``.
+    """
+
+    def __init__(self, problems, source=None):
+        self.problems = list(problems)
+        self.source = source
+        super().__init__(self._text())
+
+    def _text(self):
+        prefix = f"{self.source}: " if self.source else ""
+        return "\n".join(f"{prefix}{path}: {message}" if path
+                         else f"{prefix}{message}"
+                         for path, message in self.problems)
+
+
+# --------------------------------------------------------------------------
+# Document model
+# --------------------------------------------------------------------------
+
+class _Strict(BaseModel):
+    """Common rules: no unknown keys, no type coercion, no NaN or infinity."""
+
+    model_config = ConfigDict(extra="forbid", strict=True,
+                              allow_inf_nan=False, frozen=True)
+
+
+Identifier = Field(pattern=r"^[A-Za-z0-9_.:-]+$", min_length=1,
+                   max_length=64)
+
+
+class Meta(_Strict):
+    """What the scenario is for: shown in reports and kept with the file."""
+
+    name: str = Field(min_length=1, max_length=200)
+    description: str = ""
+    objectives: list[str] = []
+    assumptions: list[str] = []
+    notes: str = ""
+
+
+class Host(_Strict):
+    """The hypervisor host whose network is planned."""
+
+    hypervisor: Literal["vsphere", "hyperv", "kvm", "xen"] = "vsphere"
+    sockets: int = Field(default=2, ge=1, le=16)
+    cores_per_socket: int = Field(default=16, ge=1, le=512)
+    ghz: float = Field(default=2.6, gt=0, le=10)
+
+
+class OffloadSet(_Strict):
+    """Stateless offloads a NIC performs for one IP version."""
+
+    checksum: bool = True
+    tso: bool = True
+    lro: bool = True
+
+
+class Offloads(_Strict):
+    """Offloads per IP version: they are often not symmetric."""
+
+    ipv4: OffloadSet = OffloadSet()
+    ipv6: OffloadSet = OffloadSet()
+
+
+class Nic(_Strict):
+    """A physical NIC port (uplink)."""
+
+    id: str = Identifier
+    speed_gbps: float = Field(gt=0, le=1600)
+    rss_queues: int = Field(default=8, ge=1, le=512)
+    rdma: Literal["none", "roce_v2", "iwarp"] = "none"
+    offloads: Offloads = Offloads()
+
+
+#: Load-balancing policies by id, with the switch modes each one allows.
+#: Names follow the vendors' own (shared/reference/teaming.md sections 2-5).
+TEAMING_POLICIES = {
+    "port_id": ("Route based on originating virtual port (vSphere)",
+                ("independent",)),
+    "src_mac": ("Route based on source MAC hash (vSphere)",
+                ("independent",)),
+    "ip_hash": ("Route based on IP hash (vSphere, static EtherChannel)",
+                ("static", "lacp")),
+    "failover": ("Explicit failover order / active-backup",
+                 ("independent",)),
+    "lbt": ("Route based on physical NIC load (vSphere LBT)",
+            ("independent",)),
+    "lacp": ("LACP with a hash (vDS LACP, Linux 802.3ad, LBFO LACP)",
+             ("lacp",)),
+    "balance_xor": ("Static hash (Linux balance-xor)", ("static",)),
+    "balance_rr": ("Round-robin per packet (Linux balance-rr)",
+                   ("static",)),
+    "balance_tlb": ("Adaptive transmit load balancing (Linux balance-tlb)",
+                    ("independent",)),
+    "balance_alb": ("Adaptive load balancing (Linux balance-alb)",
+                    ("independent",)),
+    "ovs_balance_slb": ("Open vSwitch balance-slb", ("independent",)),
+    "ovs_balance_tcp": ("Open vSwitch balance-tcp", ("lacp",)),
+    "hyperv_port": ("Hyper-V Port (LBFO/SET)", ("independent", "static",
+                                                "lacp")),
+    "address_hash": ("Address Hash (LBFO)", ("independent", "static",
+                                             "lacp")),
+    "dynamic": ("Dynamic (LBFO/SET)", ("independent", "static", "lacp")),
+}
+
+#: Hash inputs for hash-based policies (Linux ``xmit_hash_policy`` names,
+#: Windows address-hash variants).
+HASH_POLICIES = ("layer2", "layer2+3", "layer3+4", "encap2+3", "encap3+4",
+                 "vlan+srcmac", "transport_ports", "ip_addresses",
+                 "mac_addresses")
+
+
+class Team(_Strict):
+    """A NIC team (bond, LAG) and its load-balancing policy."""
+
+    name: str = Identifier
+    members: list[str] = Field(min_length=1)
+    standby: list[str] = []
+    switch_mode: Literal["independent", "static", "lacp"] = "independent"
+    policy: Literal[tuple(TEAMING_POLICIES)] = "port_id"
+    hash: Literal[HASH_POLICIES] | None = None
+    lbt_threshold_pct: float = Field(default=75.0, gt=0, le=100)
+    lbt_period_s: float = Field(default=30.0, gt=0, le=3600)
+
+    @model_validator(mode="after")
+    def _policy_fits_switch_mode(self):
+        label, modes = TEAMING_POLICIES[self.policy]
+        if self.switch_mode not in modes:
+            raise ValueError(
+                f"policy {self.policy!r} ({label}) needs switch_mode "
+                f"{' or '.join(map(repr, modes))}, got {self.switch_mode!r}")
+        return self
+
+
+class Network(_Strict):
+    """Settings of the IP network that carries the analysed traffic."""
+
+    ip_version: Literal[4, 6] = 4
+    mtu: int = Field(default=1500, ge=MTU_LIMITS[0], le=MTU_LIMITS[1])
+    vlan_tags: int = Field(default=0, ge=0, le=2)
+    tcp_timestamps: bool = True
+    encapsulation: Literal["none", "vxlan", "geneve"] = "none"
+    underlay_ip_version: Literal[4, 6] = 4
+    geneve_option_bytes: int = Field(default=0, ge=0, le=252,
+                                     multiple_of=4)
+    packet_loss_pct: float = Field(default=0.0, ge=0, lt=100)
+
+    @field_validator("mtu")
+    @classmethod
+    def _ipv6_minimum_mtu(cls, mtu, info):
+        # ip_version is declared first, so it is validated by now
+        if info.data.get("ip_version") == 6 and mtu < IPV6_MIN_MTU:
+            raise ValueError(f"must be at least {IPV6_MIN_MTU} with IPv6 "
+                             f"(RFC 8200), got {mtu}")
+        return mtu
+
+
+class TimeProfile(_Strict):
+    """A demand multiplier over time, linear between points."""
+
+    name: str = Identifier
+    t_s: list[float] = Field(min_length=1)
+    scale: list[float] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _aligned_and_increasing(self):
+        if len(self.t_s) != len(self.scale):
+            raise ValueError(f"t_s has {len(self.t_s)} points but scale has "
+                             f"{len(self.scale)}")
+        if any(b <= a for a, b in zip(self.t_s, self.t_s[1:])):
+            raise ValueError("t_s must increase strictly")
+        if any(s < 0 for s in self.scale):
+            raise ValueError("scale values must be >= 0")
+        return self
+
+
+MacAddress = Field(default=None,
+                   pattern=r"^([0-9A-Fa-f]{2}[:-]){5}[0-9A-Fa-f]{2}$")
+
+
+class Flow(_Strict):
+    """One VM port or flow with its demand in each direction."""
+
+    id: str = Identifier
+    vm: str = ""
+    port_id: int | None = Field(default=None, ge=0)
+    mac: str | None = MacAddress
+    src_ip: str | None = None
+    dst_ip: str | None = None
+    protocol: Literal["tcp", "udp"] = "tcp"
+    src_port: int | None = Field(default=None, ge=0, le=65535)
+    dst_port: int | None = Field(default=None, ge=0, le=65535)
+    vlan: int | None = Field(default=None, ge=0, le=4094)
+    traffic_class: str = "vm"
+    tx_gbps: float = Field(default=0.0, ge=0)
+    rx_gbps: float = Field(default=0.0, ge=0)
+    profile: str | None = None
+
+    @field_validator("src_ip", "dst_ip")
+    @classmethod
+    def _ip_address(cls, value):
+        if value is not None:
+            try:
+                ipaddress.ip_address(value)
+            except ValueError:
+                raise ValueError(f"not an IP address: {value!r}") from None
+        return value
+
+
+class DirtyModel(_Strict):
+    """How the guest dirties memory during pre-copy."""
+
+    kind: Literal["uniform", "hot_cold"] = "uniform"
+    rate_mib_s: float = Field(default=0.0, ge=0)
+    hot_set_gib: float = Field(default=0.0, ge=0)
+    cold_rate_mib_s: float = Field(default=0.0, ge=0)
+
+
+class Migration(_Strict):
+    """A live migration (or a batch of identical concurrent ones)."""
+
+    name: str = Identifier
+    memory_gib: float = Field(gt=0, le=24576)
+    count: int = Field(default=1, ge=1, le=1024)
+    concurrency: int = Field(default=1, ge=1, le=64)
+    zero_page_pct: float = Field(default=0.0, ge=0, le=100)
+    dirty: DirtyModel = DirtyModel()
+    first_round_rate_cap_mib_s: float | None = Field(default=None, gt=0)
+    transport: Literal["tcp", "compression", "smb", "smb_direct"] = "tcp"
+    streams: int = Field(default=1, ge=1, le=64)
+    compression_ratio: float = Field(default=1.0, ge=1)
+    compression_threads: int = Field(default=1, ge=1, le=256)
+    stop_rule: Literal["vmotion", "qemu", "xen_legacy", "xen_v2",
+                       "hyperv", "fraction_left"] = "vmotion"
+    downtime_budget_ms: float = Field(default=300.0, gt=0)
+    max_switchover_s: float | None = Field(default=None, gt=0)
+    throttling: Literal["none", "sdps", "auto_converge"] = "none"
+    time_budget_s: float | None = Field(default=None, gt=0)
+
+
+class Backend(_Strict):
+    """The storage system's own limits."""
+
+    iops_max: float | None = Field(default=None, gt=0)
+    mbps_max: float | None = Field(default=None, gt=0)
+    devices: int | None = Field(default=None, ge=1)
+    service_time_ms: float | None = Field(default=None, gt=0)
+
+
+class StorageWorkload(_Strict):
+    """A storage IO workload (benchmark or application)."""
+
+    name: str = Identifier
+    protocol: Literal["nfs3", "iscsi", "smb3", "vsan", "local"] = "iscsi"
+    block_kib: float = Field(default=4.0, gt=0, le=16384)
+    read_pct: float = Field(default=70.0, ge=0, le=100)
+    random_pct: float = Field(default=100.0, ge=0, le=100)
+    vms: int = Field(default=1, ge=1)
+    disks_per_vm: int = Field(default=1, ge=1)
+    threads_per_disk: int = Field(default=1, ge=1)
+    working_set_pct: float = Field(default=100.0, gt=0, le=100)
+    backend: Backend = Backend()
+
+
+class Workloads(_Strict):
+    """Everything that puts load on the host network."""
+
+    profiles: list[TimeProfile] = []
+    flows: list[Flow] = []
+    migrations: list[Migration] = []
+    storage: list[StorageWorkload] = []
+
+
+class Variant(_Strict):
+    """A named alternative: the base scenario with some parameters changed."""
+
+    name: str = Field(min_length=1, max_length=80)
+    description: str = ""
+    set: dict[str, Any] = {}
+
+
+class Span(_Strict):
+    """Evenly spaced values from start to stop (both included)."""
+
+    start: float
+    stop: float
+    num: int = Field(ge=1, le=1_000_000)
+
+
+class Axis(_Strict):
+    """One sweep axis: a parameter path and the values it takes."""
+
+    path: str = Field(min_length=1)
+    values: list[Any] | None = Field(default=None, min_length=1)
+    linspace: Span | None = None
+    logspace: Span | None = None
+
+    @model_validator(mode="after")
+    def _one_source(self):
+        given = [k for k in ("values", "linspace", "logspace")
+                 if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError("give exactly one of values, linspace, logspace"
+                             f" (got {', '.join(given) or 'none'})")
+        return self
+
+
+class Sweep(_Strict):
+    """A batch study: axes over parameter paths."""
+
+    name: str = Field(min_length=1)
+    mode: Literal["product", "zip"] = "product"
+    axes: list[Axis] = Field(min_length=1)
+
+
+class Scenario(_Strict):
+    """The whole scenario document.
+
+    Build it with :func:`scenario_from_dict`, :func:`parse_scenario` or
+    :meth:`with_value`, which also check the variants; the pydantic
+    constructor alone does not.
+    """
+
+    schema_version: Literal[SCHEMA_VERSION]
+    meta: Meta
+    host: Host = Host()
+    nics: list[Nic] = Field(min_length=1)
+    teams: list[Team] = []
+    network: Network = Network()
+    workloads: Workloads = Workloads()
+    variants: list[Variant] = []
+    sweeps: list[Sweep] = []
+
+    @model_validator(mode="after")
+    def _cross_references(self):
+        _check_unique("nics", [n.id for n in self.nics], "id")
+        _check_unique("teams", [t.name for t in self.teams], "name")
+        _check_unique("variants", [v.name for v in self.variants], "name")
+        nic_ids = {n.id for n in self.nics}
+        in_team = {}
+        for i, team in enumerate(self.teams):
+            for member in team.members + team.standby:
+                if member not in nic_ids:
+                    raise ValueError(f"teams[{i}] names NIC {member!r}, "
+                                     "which is not in nics")
+                if member in in_team:
+                    raise ValueError(f"NIC {member!r} is in two teams: "
+                                     f"{in_team[member]!r} and {team.name!r}")
+                in_team[member] = team.name
+        profiles = {p.name for p in self.workloads.profiles}
+        for i, flow in enumerate(self.workloads.flows):
+            if flow.profile is not None and flow.profile not in profiles:
+                raise ValueError(f"workloads.flows[{i}].profile names "
+                                 f"{flow.profile!r}, which is not in "
+                                 "workloads.profiles")
+        if any(v.name == BASE_NAME for v in self.variants):
+            raise ValueError(f"a variant may not be called {BASE_NAME!r}: "
+                             "that name is the base scenario")
+        return self
+
+    # -- derived documents -------------------------------------------------
+
+    def variant_documents(self):
+        """The base and every variant, each as a scenario without variants.
+
+        Returns
+        -------
+        list of (str, Scenario)
+            ``(BASE_NAME, base)`` first, then one entry per variant in file
+            order.
+        """
+        base = self.model_copy(update={"variants": [], "sweeps": []})
+        resolved = [(BASE_NAME, base)]
+        for index, variant in enumerate(self.variants):
+            resolved.append((variant.name,
+                             _resolve_variant(base, index, variant)))
+        return resolved
+
+    def value_at(self, path):
+        """The value at a parameter path, e.g. ``'network.mtu'``."""
+        return get_path(self.model_dump(mode="json"), path)
+
+    def with_value(self, path, value):
+        """A new, validated scenario with one parameter changed."""
+        data = self.model_dump(mode="json")
+        set_path(data, path, value)
+        return scenario_from_dict(data)
+
+    def sha256(self):
+        """SHA-256 of the canonical JSON form (independent of file format,
+        key order and whitespace)."""
+        return hashlib.sha256(canonical_json(self).encode()).hexdigest()
+
+
+def _check_unique(where, names, key):
+    seen = set()
+    for i, name in enumerate(names):
+        if name in seen:
+            raise ValueError(f"{where}[{i}].{key} {name!r} is used twice")
+        seen.add(name)
+
+
+def _resolve_variant(base, index, variant):
+    data = base.model_dump(mode="json")
+    prefix = f"variants[{index}] ({variant.name!r})"
+    for path, value in variant.set.items():
+        try:
+            set_path(data, path, value)
+        except KeyError as err:
+            raise ScenarioError([(f'{prefix}.set."{path}"', err.args[0])])
+    try:
+        return Scenario.model_validate(data)
+    except ValidationError as err:
+        raise ScenarioError([(f"{prefix}: {path}", message)
+                             for path, message in _problems(err)]) from None
+
+
+# --------------------------------------------------------------------------
+# Parameter paths
+# --------------------------------------------------------------------------
+
+_PATH_TOKEN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)((?:\[\d+\])*)")
+
+
+def parse_path(path):
+    """Split ``'nics[1].speed_gbps'`` into ``['nics', 1, 'speed_gbps']``.
+
+    Raises
+    ------
+    KeyError
+        If the path is not of that form.
+    """
+    if not isinstance(path, str) or not path:
+        raise KeyError(f"parameter path must be a non-empty string, "
+                       f"got {path!r}")
+    keys = []
+    for part in path.split("."):
+        match = _PATH_TOKEN.fullmatch(part)
+        if match is None:
+            raise KeyError(f"malformed parameter path {path!r}: expected "
+                           "names and [index] separated by dots, e.g. "
+                           "'nics[1].speed_gbps'")
+        keys.append(match.group(1))
+        keys.extend(int(i) for i in re.findall(r"\[(\d+)\]", match.group(2)))
+    return keys
+
+
+def _walk(data, keys, path):
+    node = data
+    for depth, key in enumerate(keys):
+        where = _format_keys(keys[:depth]) or "the scenario"
+        if isinstance(key, int):
+            if not isinstance(node, list):
+                raise KeyError(f"unknown parameter path {path!r}: {where} "
+                               "is not a list")
+            if key >= len(node):
+                raise KeyError(f"unknown parameter path {path!r}: {where} "
+                               f"has {len(node)} entries, no index {key}")
+        elif not isinstance(node, dict) or key not in node:
+            raise KeyError(f"unknown parameter path {path!r}: {where} has "
+                           f"no field {key!r}")
+        if depth < len(keys) - 1:
+            node = node[key]
+    return node
+
+
+def get_path(data, path):
+    """Read the value at a parameter path in a plain-data document."""
+    keys = parse_path(path)
+    return _walk(data, keys, path)[keys[-1]]
+
+
+def set_path(data, path, value):
+    """Set the value at a parameter path in a plain-data document, in place.
+
+    Raises
+    ------
+    KeyError
+        If the path does not name an existing field.
+    """
+    keys = parse_path(path)
+    _walk(data, keys, path)[keys[-1]] = value
+
+
+def _format_keys(keys):
+    text = ""
+    for key in keys:
+        if isinstance(key, int):
+            text += f"[{key}]"
+        elif isinstance(key, str) and _PATH_TOKEN.fullmatch(key):
+            text += f".{key}" if text else key
+        else:
+            text += f'."{key}"' if text else f'"{key}"'
+    return text
+
+
+# --------------------------------------------------------------------------
+# Versions and migrations
+# --------------------------------------------------------------------------
+
+#: Migrators by the version they upgrade from: ``MIGRATIONS[n]`` turns a
+#: plain-data document of version ``n`` into version ``n + 1``. Empty while
+#: version 1 is the only one released.
+MIGRATIONS: dict[int, Callable[[dict], dict]] = {}
+
+
+def migrate(data, *, target=SCHEMA_VERSION, migrations=None):
+    """Upgrade a plain-data document to ``target`` through the migrators.
+
+    Each step works on a copy: when a migrator raises, the caller's data is
+    untouched and the error names the step.
+
+    Returns
+    -------
+    dict
+        The document at version ``target`` (``data`` itself when it is
+        already there).
+
+    Raises
+    ------
+    ScenarioError
+        No version, a version newer than ``target``, a missing step, or a
+        failing migrator.
+    """
+    migrations = MIGRATIONS if migrations is None else migrations
+    version = data.get("schema_version")
+    if version is None:
+        raise ScenarioError([("schema_version", "required field is missing "
+                              f"(this build writes {target})")])
+    if type(version) is not int or version < 1:
+        raise ScenarioError([("schema_version", "must be a whole number "
+                              f">= 1, got {version!r}")])
+    if version > target:
+        raise ScenarioError([("schema_version", f"{version} is newer than "
+                              f"this build of Linkplan reads ({target}); "
+                              "update Linkplan")])
+    while version < target:
+        step = migrations.get(version)
+        if step is None:
+            raise ScenarioError([("schema_version", f"no migration from "
+                                  f"version {version} to {version + 1}")])
+        try:
+            data = step(copy.deepcopy(data))
+        except Exception as err:  # a migrator bug must not lose the file
+            raise ScenarioError([("schema_version", f"migrating from "
+                                  f"version {version} failed: {err}")]) \
+                from err
+        version += 1
+        data["schema_version"] = version
+    return data
+
+
+# --------------------------------------------------------------------------
+# Parsing and serialising
+# --------------------------------------------------------------------------
+
+def scenario_from_dict(data, *, source=None):
+    """Validate a plain-data document (after migration) into a Scenario.
+
+    Raises
+    ------
+    ScenarioError
+        With every problem, each naming its field path and value.
+    """
+    if not isinstance(data, dict):
+        raise ScenarioError([("", "the document must be a table/object, "
+                              f"got {type(data).__name__}")], source)
+    try:
+        data = migrate(data)
+        scenario = Scenario.model_validate(data)
+        scenario.variant_documents()  # every variant must validate too
+    except ValidationError as err:
+        raise ScenarioError(_problems(err), source) from None
+    except ScenarioError as err:
+        raise ScenarioError(err.problems, source) from None
+    return scenario
+
+
+def parse_scenario(text, fmt, *, source=None):
+    """Parse scenario text.
+
+    Parameters
+    ----------
+    text : str
+        The document.
+    fmt : {'toml', 'json'}
+        Its format.
+    source : str, optional
+        A file name to prefix error messages with.
+
+    Raises
+    ------
+    ScenarioError
+        Malformed text or an invalid document.
+    """
+    if fmt == "toml":
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as err:
+            raise ScenarioError([("", f"malformed TOML: {err}")],
+                                source) from None
+    elif fmt == "json":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise ScenarioError([("", f"malformed JSON: {err.msg} at line "
+                                  f"{err.lineno} column {err.colno}")],
+                                source) from None
+    else:
+        raise ValueError(f"fmt must be 'toml' or 'json', got {fmt!r}")
+    return scenario_from_dict(data, source=source)
+
+
+def dump_scenario(scenario, fmt):
+    """Serialise a scenario to TOML or JSON text (fields left at None are
+    omitted: TOML has no null)."""
+    data = scenario.model_dump(mode="json", exclude_none=True)
+    if fmt == "toml":
+        return tomli_w.dumps(data)
+    if fmt == "json":
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    raise ValueError(f"fmt must be 'toml' or 'json', got {fmt!r}")
+
+
+def canonical_json(scenario):
+    """Key-sorted, compact JSON: the form hashed by :meth:`Scenario.sha256`."""
+    return json.dumps(scenario.model_dump(mode="json"), sort_keys=True,
+                      separators=(",", ":"), ensure_ascii=False)
+
+
+def json_schema():
+    """The JSON Schema of the scenario document."""
+    return Scenario.model_json_schema()
+
+
+# --------------------------------------------------------------------------
+# Error messages
+# --------------------------------------------------------------------------
+
+_TYPE_NAMES = {"float_type": "a number", "int_type": "a whole number",
+               "bool_type": "true or false", "string_type": "a string",
+               "list_type": "a list", "dict_type": "a table",
+               "model_type": "a table", "tuple_type": "a list",
+               "int_from_float": "a whole number"}
+
+
+def _problems(err):
+    return [(_format_keys(e["loc"]), _message(e)) for e in err.errors()]
+
+
+def _message(error):
+    kind, ctx, value = error["type"], error.get("ctx", {}), error.get("input")
+    got = f"got {_show(value)}"
+    if kind == "greater_than":
+        return f"must be > {ctx['gt']:g}, {got}"
+    if kind == "greater_than_equal":
+        return f"must be >= {ctx['ge']:g}, {got}"
+    if kind == "less_than":
+        return f"must be < {ctx['lt']:g}, {got}"
+    if kind == "less_than_equal":
+        return f"must be <= {ctx['le']:g}, {got}"
+    if kind == "multiple_of":
+        return f"must be a multiple of {ctx['multiple_of']:g}, {got}"
+    if kind == "finite_number":
+        return f"must be a finite number, {got}"
+    if kind == "extra_forbidden":
+        return f"unknown key (not in schema version {SCHEMA_VERSION})"
+    if kind == "missing":
+        return "required field is missing"
+    if kind == "literal_error":
+        return f"must be {ctx['expected']}, {got}"
+    if kind in ("too_short", "too_long"):
+        return f"{error['msg'].lower()}, {got}"
+    if kind == "string_pattern_mismatch":
+        return f"has an invalid format, {got}"
+    if kind in _TYPE_NAMES:
+        return f"must be {_TYPE_NAMES[kind]}, {got}"
+    message = error["msg"].removeprefix("Value error, ")
+    return message if kind == "value_error" else f"{message}, {got}"
+
+
+def _show(value):
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, (dict, list)):
+        text = json.dumps(value, default=str)
+        return text if len(text) <= 60 else text[:57] + "..."
+    return f"{value!r} ({type(value).__name__})" if isinstance(value, str) \
+        else repr(value)
+
+
+def new_scenario():
+    """A minimal valid scenario: one 10 GbE NIC, every other field at its
+    default. What File > New starts from."""
+    return scenario_from_dict({
+        "schema_version": SCHEMA_VERSION,
+        "meta": {"name": "Untitled scenario"},
+        "nics": [{"id": "nic0", "speed_gbps": 10.0}],
+    })

@@ -1,0 +1,316 @@
+"""Ethernet framing, protocol overheads, goodput and packet rates.
+
+Pure numpy functions: every argument may be a scalar or an array, and arrays
+broadcast against each other, one element per scenario.
+
+Conventions (``shared/reference/protocol-overheads.md``):
+
+- sizes in bytes [B]; link rates in Gbit/s = 1e9 bit/s, the nominal Ethernet
+  rate (line coding sits below it and is never subtracted);
+- ``mtu`` is the IP MTU (the largest IP packet, IP header included); with an
+  overlay it is the MTU seen by the inner (tenant) IP stack;
+- wire bytes are every byte time a frame occupies on the link: preamble, SFD,
+  header, payload, FCS and inter-frame gap.
+"""
+
+import numpy as np
+
+from models._checks import require_choice, require_positive, require_range
+
+#: Preamble 7 + start-of-frame delimiter 1 + inter-frame gap 12 [B]
+#: (IEEE 802.3; protocol-overheads.md section 1).
+L1_OVERHEAD_BYTES = 20
+#: MAC header (destination 6, source 6, EtherType 2) + FCS 4 [B] (IEEE 802.3).
+L2_OVERHEAD_BYTES = 18
+#: One IEEE 802.1Q tag [B]; QinQ carries two.
+VLAN_TAG_BYTES = 4
+#: IPv4 header without options (RFC 791) and IPv6 fixed header (RFC 8200) [B].
+IP_HEADER_BYTES = {4: 20, 6: 40}
+#: TCP header without options [B] (RFC 9293).
+TCP_HEADER_BYTES = 20
+#: TCP timestamps option as stacks send it, NOP-aligned [B]
+#: (RFC 7323; Linux ``TCPOLEN_TSTAMP_ALIGNED``).
+TCP_TIMESTAMPS_BYTES = 12
+#: Bytes a VXLAN or Geneve tunnel adds inside the underlay MTU, by underlay
+#: IP version: outer IP + UDP 8 + VXLAN/Geneve 8 + inner Ethernet 14 [B]
+#: (RFC 7348, RFC 8926; Linux ``VXLAN_HEADROOM``/``VXLAN6_HEADROOM``).
+TUNNEL_BYTES = {4: 50, 6: 70}
+#: Encapsulations the wire model knows.
+ENCAPSULATIONS = ("none", "vxlan", "geneve")
+
+#: Default IP MTU limits [B]: 576 is the IPv4 minimum every host must accept
+#: (RFC 791), 9216 the largest jumbo MTU common data-centre switches accept.
+MTU_LIMITS = (576, 9216)
+#: IPv6 requires every link to carry packets of at least 1280 B (RFC 8200).
+IPV6_MIN_MTU = 1280
+
+
+def ip_header_bytes(ip_version):
+    """IP header size without options.
+
+    Parameters
+    ----------
+    ip_version : numeric
+        4 or 6.
+
+    Returns
+    -------
+    numeric
+        20 for IPv4, 40 for IPv6. [B]
+    """
+    ip_version = require_choice("ip_version", ip_version, IP_HEADER_BYTES)
+    return np.where(ip_version == 6, IP_HEADER_BYTES[6], IP_HEADER_BYTES[4])
+
+
+def frame_overhead_bytes(vlan_tags=0):
+    """Per-frame Ethernet bytes outside the IP packet.
+
+    Parameters
+    ----------
+    vlan_tags : numeric, default 0
+        Number of 802.1Q tags: 0, 1 or 2 (QinQ).
+
+    Returns
+    -------
+    numeric
+        38 untagged, 42 with one tag, 46 with QinQ. [B]
+
+    Notes
+    -----
+    .. math:: o = 20_{L1} + 18_{L2} + 4 n_{tags}
+    """
+    vlan_tags = require_choice("vlan_tags", vlan_tags, (0, 1, 2))
+    return L1_OVERHEAD_BYTES + L2_OVERHEAD_BYTES + VLAN_TAG_BYTES * vlan_tags
+
+
+def encapsulation_bytes(encapsulation, underlay_ip_version=4, *,
+                        geneve_option_bytes=0):
+    """Bytes an overlay adds to each inner IP packet inside the underlay MTU.
+
+    Parameters
+    ----------
+    encapsulation : str or array-like of str
+        ``'none'``, ``'vxlan'`` or ``'geneve'``.
+    underlay_ip_version : numeric, default 4
+        IP version of the outer (underlay) header.
+    geneve_option_bytes : numeric, default 0
+        Geneve option bytes, a multiple of 4 (RFC 8926). [B]
+
+    Returns
+    -------
+    numeric
+        0 without overlay; 50 (IPv4 underlay) or 70 (IPv6 underlay) for
+        VXLAN; the same plus options for Geneve. [B]
+
+    References
+    ----------
+    RFC 7348; RFC 8926; Linux ``include/net/vxlan.h``; cilium ``pkg/mtu``.
+    """
+    encapsulation = require_choice("encapsulation", encapsulation,
+                                   ENCAPSULATIONS)
+    underlay_ip_version = require_choice(
+        "underlay_ip_version", underlay_ip_version, TUNNEL_BYTES)
+    options = require_range("geneve_option_bytes", geneve_option_bytes,
+                            0, 252, "B")
+    if np.any(options % 4):
+        raise ValueError("geneve_option_bytes must be a multiple of 4 [B], "
+                         f"got {geneve_option_bytes!r}")
+    tunnel = np.where(underlay_ip_version == 6, TUNNEL_BYTES[6],
+                      TUNNEL_BYTES[4])
+    return np.select(
+        [encapsulation == "vxlan", encapsulation == "geneve"],
+        [tunnel, tunnel + options], default=0)
+
+
+def _check_mtu(mtu, ip_version, mtu_limits):
+    mtu = require_range("mtu", mtu, *mtu_limits, "B")
+    ipv6_too_small = (np.asarray(ip_version) == 6) & (mtu < IPV6_MIN_MTU)
+    if np.any(ipv6_too_small):
+        bad = np.broadcast_to(mtu, ipv6_too_small.shape)[ipv6_too_small]
+        raise ValueError(
+            f"mtu must be at least {IPV6_MIN_MTU} B with IPv6 (RFC 8200), "
+            f"got {bad.flat[0]!r}")
+    return mtu
+
+
+def payload_bytes(mtu, ip_version=4, *, timestamps=True,
+                  mtu_limits=MTU_LIMITS):
+    """Application bytes carried by one full-size TCP segment.
+
+    Parameters
+    ----------
+    mtu : numeric
+        IP MTU. [B]
+    ip_version : numeric, default 4
+        4 or 6.
+    timestamps : bool or array-like of bool, default True
+        TCP timestamps negotiated (Linux default ``net.ipv4.tcp_timestamps=1``).
+    mtu_limits : tuple of two numbers, default (576, 9216)
+        Accepted MTU range. [B]
+
+    Returns
+    -------
+    numeric
+        Payload per full-size segment. [B]
+
+    Notes
+    -----
+    .. math:: p = \\mathrm{MTU} - h_{IP} - 20_{TCP} - 12 \\cdot ts
+
+    At MTU 1500 over IPv4 this is 1460 B without timestamps and 1448 B with
+    them.
+
+    References
+    ----------
+    RFC 9293; RFC 7323; protocol-overheads.md section 2 (blog.a2o.si
+    2015-06-26; kylehailey.com).
+    """
+    mtu = _check_mtu(mtu, ip_version, mtu_limits)
+    options = np.where(np.asarray(timestamps, dtype=bool),
+                       TCP_TIMESTAMPS_BYTES, 0)
+    return mtu - ip_header_bytes(ip_version) - TCP_HEADER_BYTES - options
+
+
+def wire_bytes(mtu, *, vlan_tags=0, encapsulation_bytes=0,
+               mtu_limits=MTU_LIMITS):
+    """Bytes on the wire for one full-size frame.
+
+    Parameters
+    ----------
+    mtu : numeric
+        IP MTU of the (inner) IP packet. [B]
+    vlan_tags : numeric, default 0
+        Number of 802.1Q tags on the outer frame.
+    encapsulation_bytes : numeric, default 0
+        Overlay bytes, see :func:`encapsulation_bytes`. [B]
+    mtu_limits : tuple of two numbers, default (576, 9216)
+        Accepted MTU range. [B]
+
+    Returns
+    -------
+    numeric
+        Wire bytes per frame, preamble and inter-frame gap included. [B]
+
+    Notes
+    -----
+    .. math:: w = \\mathrm{MTU} + 38 + 4 n_{tags} + e
+    """
+    mtu = require_range("mtu", mtu, *mtu_limits, "B")
+    encap = require_range("encapsulation_bytes", encapsulation_bytes,
+                          0, 1024, "B")
+    return mtu + frame_overhead_bytes(vlan_tags) + encap
+
+
+def efficiency(mtu, ip_version=4, *, timestamps=True, vlan_tags=0,
+               encapsulation_bytes=0, mtu_limits=MTU_LIMITS):
+    """Fraction of the link rate that carries TCP payload.
+
+    Parameters
+    ----------
+    mtu : numeric
+        IP MTU. [B]
+    ip_version : numeric, default 4
+        4 or 6.
+    timestamps : bool or array-like of bool, default True
+        TCP timestamps negotiated.
+    vlan_tags : numeric, default 0
+        Number of 802.1Q tags.
+    encapsulation_bytes : numeric, default 0
+        Overlay bytes per packet. [B]
+    mtu_limits : tuple of two numbers, default (576, 9216)
+        Accepted MTU range. [B]
+
+    Returns
+    -------
+    numeric
+        Payload bytes per wire byte for full-size segments. [unitless]
+
+    Notes
+    -----
+    .. math:: \\eta = p / w
+
+    Framing is always counted (preamble, IFG, MAC header, FCS): dividing the
+    payload by the MTU alone understates the cost of small frames.
+
+    References
+    ----------
+    protocol-overheads.md section 6.
+    """
+    payload = payload_bytes(mtu, ip_version, timestamps=timestamps,
+                            mtu_limits=mtu_limits)
+    frame = wire_bytes(mtu, vlan_tags=vlan_tags,
+                       encapsulation_bytes=encapsulation_bytes,
+                       mtu_limits=mtu_limits)
+    return payload / frame
+
+
+def goodput(link_speed, mtu, ip_version=4, *, timestamps=True, vlan_tags=0,
+            encapsulation_bytes=0, mtu_limits=MTU_LIMITS):
+    """Link-bound TCP goodput with full-size segments and no loss.
+
+    Parameters
+    ----------
+    link_speed : numeric
+        Nominal link rate. [Gbit/s]
+    mtu : numeric
+        IP MTU. [B]
+    ip_version : numeric, default 4
+        4 or 6.
+    timestamps : bool or array-like of bool, default True
+        TCP timestamps negotiated.
+    vlan_tags : numeric, default 0
+        Number of 802.1Q tags.
+    encapsulation_bytes : numeric, default 0
+        Overlay bytes per packet. [B]
+    mtu_limits : tuple of two numbers, default (576, 9216)
+        Accepted MTU range. [B]
+
+    Returns
+    -------
+    numeric
+        Application bytes per second, as a bit rate. [Gbit/s]
+
+    Notes
+    -----
+    .. math:: G = R_{link} \\cdot \\eta
+
+    An upper bound: packet loss is not modelled, and its effect dwarfs
+    framing (validation case V16). Reverse-path ACKs use the other
+    direction's capacity and do not reduce forward goodput.
+
+    References
+    ----------
+    protocol-overheads.md section 6; fasterdata.es.net/network-tuning/
+    mtu-issues/ (9.9 Gbit/s at MTU 9000 on 10 GbE).
+    """
+    link_speed = require_positive("link_speed", link_speed, "Gbit/s")
+    return link_speed * efficiency(
+        mtu, ip_version, timestamps=timestamps, vlan_tags=vlan_tags,
+        encapsulation_bytes=encapsulation_bytes, mtu_limits=mtu_limits)
+
+
+def packet_rate(goodput_gbps, payload):
+    """Full-size packets per second needed to carry a goodput.
+
+    Parameters
+    ----------
+    goodput_gbps : numeric
+        Application data rate. [Gbit/s]
+    payload : numeric
+        Payload per packet, see :func:`payload_bytes`. [B]
+
+    Returns
+    -------
+    numeric
+        Packets per second in the data direction. [1/s]
+
+    Notes
+    -----
+    .. math:: r = 10^9 G / (8 p)
+    """
+    goodput_gbps = np.asarray(goodput_gbps, dtype=float)
+    if np.any(~np.isfinite(goodput_gbps) | (goodput_gbps < 0)):
+        raise ValueError("goodput_gbps must be a finite number >= 0 "
+                         f"[Gbit/s], got {goodput_gbps!r}")
+    payload = require_positive("payload", payload, "B")
+    return goodput_gbps * 1e9 / (8.0 * payload)

@@ -1,0 +1,192 @@
+"""Results: plain data per variant, and its JSON, CSV and text forms.
+
+The JSON layout is the public contract of ``shared/design/architecture.md``:
+``{"linkplan_version", "scenario", "scenario_sha256", "variants": [{"name",
+"metrics": [{"id", "value", "unit", "label"}], "bottleneck", "findings",
+"assumptions", "traces"}]}``. Metric ids are stable; new ones may be added,
+none renamed.
+"""
+
+import csv
+import io
+import json
+import math
+from dataclasses import asdict, dataclass, field
+
+#: Characters that make a spreadsheet treat a cell as a formula (OWASP CSV
+#: injection); such text cells get a leading apostrophe.
+_FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One number with its unit."""
+
+    id: str
+    value: float
+    unit: str
+    label: str
+
+    def __post_init__(self):
+        if not math.isfinite(self.value):
+            raise ValueError(f"metric {self.id} is not finite "
+                             f"({self.value!r}): a model produced NaN")
+
+
+@dataclass(frozen=True)
+class Bottleneck:
+    """The limit that binds, by id, with a sentence that names it."""
+
+    id: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Something worth the user's attention, with evidence.
+
+    ``evidence`` holds the metric and threshold that triggered the finding;
+    ``change`` the proposed parameter change (``{"path", "old", "new"}``) or
+    None; ``predicted`` the re-evaluated metrics after that change.
+    """
+
+    id: str
+    severity: str
+    message: str
+    evidence: dict
+    change: dict | None = None
+    predicted: tuple[Metric, ...] = ()
+
+
+@dataclass(frozen=True)
+class VariantResult:
+    """Everything computed for one variant."""
+
+    name: str
+    metrics: tuple[Metric, ...]
+    bottleneck: Bottleneck
+    findings: tuple[Finding, ...] = ()
+    assumptions: tuple[str, ...] = ()
+    traces: dict = field(default_factory=dict)
+
+    def metric(self, metric_id):
+        """The metric with this id (KeyError if the variant has none)."""
+        for metric in self.metrics:
+            if metric.id == metric_id:
+                return metric
+        raise KeyError(f"no metric {metric_id!r} in variant {self.name!r}")
+
+
+@dataclass(frozen=True)
+class Results:
+    """The results of one scenario: one entry per variant, base first."""
+
+    linkplan_version: str
+    scenario: str
+    scenario_sha256: str
+    variants: tuple[VariantResult, ...]
+
+    def variant(self, name):
+        """The result of the variant with this name."""
+        for variant in self.variants:
+            if variant.name == name:
+                return variant
+        raise KeyError(f"no variant {name!r}")
+
+    def metric_ids(self):
+        """Metric ids in first-seen order over all variants."""
+        return list(dict.fromkeys(m.id for v in self.variants
+                                  for m in v.metrics))
+
+    def assumptions_by_scope(self):
+        """Assumptions split into those every variant shares and the rest.
+
+        Returns
+        -------
+        shared : list of str
+        specific : list of (str, str)
+            ``(variant name, assumption)`` for assumptions not shared.
+        """
+        shared = [a for a in self.variants[0].assumptions
+                  if all(a in v.assumptions for v in self.variants)]
+        specific = [(v.name, a) for v in self.variants
+                    for a in v.assumptions if a not in shared]
+        return shared, specific
+
+    def to_dict(self):
+        """Plain data following the results contract."""
+        return asdict(self)
+
+    def to_json(self):
+        """Deterministic JSON text (same input, same bytes)."""
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False,
+                          allow_nan=False) + "\n"
+
+    def to_csv(self):
+        """One row per (variant, metric), stamped with version and hash."""
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["scenario", "scenario_sha256", "linkplan_version",
+                         "variant", "metric", "value", "unit", "label"])
+        for variant in self.variants:
+            for m in variant.metrics:
+                writer.writerow([_cell(self.scenario), self.scenario_sha256,
+                                 self.linkplan_version, _cell(variant.name),
+                                 m.id, repr(m.value), _cell(m.unit),
+                                 _cell(m.label)])
+        return out.getvalue()
+
+    def to_table(self):
+        """A text table for a terminal: metrics as rows, variants as
+        columns, then each variant's bottleneck, findings and assumptions."""
+        headers = ["metric", "unit"] + [v.name for v in self.variants]
+        rows = []
+        for metric_id in self.metric_ids():
+            row = [metric_id, ""]
+            for variant in self.variants:
+                try:
+                    m = variant.metric(metric_id)
+                except KeyError:
+                    row.append("-")
+                    continue
+                row[1] = m.unit
+                row.append(format_number(m.value))
+            rows.append(row)
+        widths = [max(len(str(r[i])) for r in [headers] + rows)
+                  for i in range(len(headers))]
+        lines = [f"Scenario: {self.scenario}  (sha256 "
+                 f"{self.scenario_sha256[:12]}, Linkplan "
+                 f"{self.linkplan_version})", ""]
+        for row in [headers] + rows:
+            cells = [str(c).ljust(w) if i < 2 else str(c).rjust(w)
+                     for i, (c, w) in enumerate(zip(row, widths))]
+            lines.append("  ".join(cells).rstrip())
+        shared, specific = self.assumptions_by_scope()
+        lines.append("")
+        for variant in self.variants:
+            lines.append(f"[{variant.name}] bottleneck: "
+                         f"{variant.bottleneck.message}")
+            for finding in variant.findings:
+                lines.append(f"  {finding.severity}: {finding.message}")
+            lines.extend(f"  assumes: {assumption}"
+                         for name, assumption in specific
+                         if name == variant.name)
+        lines.append("")
+        lines.append("Assumptions (all variants):")
+        lines.extend(f"  - {assumption}" for assumption in shared)
+        return "\n".join(lines) + "\n"
+
+
+def format_number(value):
+    """Four significant digits, thousands separated, no exponent below
+    1e15: the one number format every face shares."""
+    if value == 0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(value)))
+    decimals = max(0, 3 - magnitude)
+    return f"{value:,.{decimals}f}"
+
+
+def _cell(text):
+    text = str(text)
+    return "'" + text if text.startswith(_FORMULA_PREFIXES) else text

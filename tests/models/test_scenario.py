@@ -1,0 +1,223 @@
+"""The scenario document: validation messages, variants, paths, versions."""
+
+import copy
+import json
+
+import pytest
+
+from models.scenario import (SCHEMA_VERSION, Scenario, ScenarioError,
+                             dump_scenario, get_path, migrate, new_scenario,
+                             parse_path, parse_scenario, scenario_from_dict,
+                             set_path)
+from tests.conftest import EXAMPLES, ROOT, minimal_document
+
+
+def problems_of(document):
+    with pytest.raises(ScenarioError) as err:
+        scenario_from_dict(document)
+    return str(err.value)
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.toml")),
+                         ids=lambda p: p.name)
+def test_every_example_loads(path):
+    scenario = parse_scenario(path.read_text(), "toml")
+    assert scenario.schema_version == SCHEMA_VERSION
+
+
+def test_historical_version_1_fixture_still_loads():
+    # tests/data keeps one file per released schema version; each must keep
+    # loading through the migrations (style-anchors.md section 2.5).
+    path = ROOT / "tests" / "data" / "scenario_v1.toml"
+    scenario = parse_scenario(path.read_text(), "toml")
+    assert [name for name, _ in scenario.variant_documents()] == \
+        ["Base", "MTU 9000"]
+
+
+@pytest.mark.parametrize("nic, expected", [
+    ({"id": "a", "speed_gbps": -10}, "nics[0].speed_gbps: must be > 0, "
+                                     "got -10"),
+    ({"id": "a", "speed_gbps": 0}, "nics[0].speed_gbps: must be > 0, got 0"),
+    ({"id": "a", "speed_gbps": float("nan")},
+     "nics[0].speed_gbps: must be a finite number, got nan"),
+    ({"id": "a", "speed_gbps": float("inf")},
+     "nics[0].speed_gbps: must be a finite number, got inf"),
+    ({"id": "a", "speed_gbps": "10"},
+     "nics[0].speed_gbps: must be a number, got '10' (str)"),
+    ({"id": "a", "speed_gbps": True},
+     "nics[0].speed_gbps: must be a number, got True"),
+    ({"id": "a", "speed_gbps": 10, "colour": "red"},
+     "nics[0].colour: unknown key"),
+    ({"speed_gbps": 10}, "nics[0].id: required field is missing"),
+    ({"id": "a", "speed_gbps": 10, "rdma": "infiniband"},
+     "nics[0].rdma: must be 'none', 'roce_v2' or 'iwarp', got 'infiniband'"),
+])
+def test_field_errors_name_path_and_value(nic, expected):
+    assert expected in problems_of(minimal_document(nics=[nic]))
+
+
+def test_second_list_entry_is_named_by_index():
+    message = problems_of(minimal_document(nics=[
+        {"id": "a", "speed_gbps": 10}, {"id": "b", "speed_gbps": -10}]))
+    assert message == "nics[1].speed_gbps: must be > 0, got -10"
+
+
+def test_every_problem_is_reported_at_once():
+    message = problems_of(minimal_document(
+        network={"mtu": 100, "vlan_tags": 5}, host={"sockets": 0}))
+    assert "network.mtu: must be >= 576, got 100" in message
+    assert "network.vlan_tags: must be <= 2, got 5" in message
+    assert "host.sockets: must be >= 1, got 0" in message
+
+
+def test_ipv6_minimum_mtu_is_enforced_on_the_mtu_field():
+    message = problems_of(minimal_document(network={"ip_version": 6,
+                                                    "mtu": 1000}))
+    assert message.startswith("network.mtu: must be at least 1280 with IPv6")
+
+
+def test_unknown_top_level_key():
+    assert "routers: unknown key" in problems_of(
+        minimal_document(routers=[]))
+
+
+@pytest.mark.parametrize("document, expected", [
+    (minimal_document(teams=[{"name": "t", "members": ["nic9"]}]),
+     "NIC 'nic9', which is not in nics"),
+    (minimal_document(teams=[{"name": "t", "members": ["nic0"],
+                              "policy": "ip_hash"}]),
+     "policy 'ip_hash'"),
+    (minimal_document(nics=[{"id": "a", "speed_gbps": 1},
+                            {"id": "a", "speed_gbps": 1}]),
+     "nics[1].id 'a' is used twice"),
+    (minimal_document(variants=[{"name": "Base"}]), "may not be called"),
+    (minimal_document(workloads={"flows": [{"id": "f", "src_ip": "10.0.0"}]}),
+     "not an IP address"),
+])
+def test_cross_field_rules(document, expected):
+    assert expected in problems_of(document)
+
+
+def test_missing_and_future_schema_version():
+    document = minimal_document()
+    del document["schema_version"]
+    assert "schema_version: required field is missing" in \
+        problems_of(document)
+    assert "99 is newer than this build" in \
+        problems_of(minimal_document(schema_version=99))
+
+
+def test_malformed_text_is_reported_with_its_position():
+    with pytest.raises(ScenarioError, match="malformed TOML"):
+        parse_scenario("schema_version = = 1", "toml", source="a.toml")
+    with pytest.raises(ScenarioError, match=r"malformed JSON: .* line 1 "):
+        parse_scenario('{"schema_version": 1,}', "json", source="a.json")
+    with pytest.raises(ScenarioError, match="must be a table/object"):
+        parse_scenario("[1, 2]", "json")
+
+
+def test_nan_in_json_and_toml_is_rejected():
+    document = minimal_document()
+    text = json.dumps(document).replace("10.0", "NaN")
+    with pytest.raises(ScenarioError, match="finite number, got nan"):
+        parse_scenario(text, "json")
+    toml = ('schema_version = 1\n[meta]\nname = "x"\n[[nics]]\nid = "a"\n'
+            'speed_gbps = inf\n')
+    with pytest.raises(ScenarioError, match="finite number, got inf"):
+        parse_scenario(toml, "toml")
+
+
+# -- variants and parameter paths -----------------------------------------
+
+def test_variants_override_the_base_only():
+    scenario = scenario_from_dict(minimal_document(variants=[
+        {"name": "jumbo", "set": {"network.mtu": 9000}},
+        {"name": "fast", "set": {"nics[0].speed_gbps": 25.0}}]))
+    resolved = dict(scenario.variant_documents())
+    assert resolved["Base"].network.mtu == 1500
+    assert resolved["jumbo"].network.mtu == 9000
+    assert resolved["jumbo"].nics[0].speed_gbps == 10.0
+    assert resolved["fast"].nics[0].speed_gbps == 25.0
+
+
+def test_variant_with_unknown_path_or_bad_value():
+    assert 'variants[0] (\'v\').set."network.mtuu": unknown parameter ' \
+        "path 'network.mtuu': network has no field 'mtuu'" in problems_of(
+            minimal_document(variants=[{"name": "v",
+                                        "set": {"network.mtuu": 1}}]))
+    assert "variants[0] ('v'): nics[0].speed_gbps: must be > 0, got 0" in \
+        problems_of(minimal_document(variants=[
+            {"name": "v", "set": {"nics[0].speed_gbps": 0}}]))
+    assert "has 1 entries, no index 3" in problems_of(minimal_document(
+        variants=[{"name": "v", "set": {"nics[3].speed_gbps": 1}}]))
+
+
+def test_paths():
+    assert parse_path("nics[1].offloads.ipv6.tso") == \
+        ["nics", 1, "offloads", "ipv6", "tso"]
+    data = {"a": [{"b": 1}, {"b": 2}]}
+    assert get_path(data, "a[1].b") == 2
+    set_path(data, "a[0].b", 5)
+    assert data == {"a": [{"b": 5}, {"b": 2}]}
+    for bad in ("", "a..b", "a[x]", "1a"):
+        with pytest.raises(KeyError):
+            parse_path(bad)
+
+
+def test_with_value_validates_and_leaves_the_original():
+    scenario = new_scenario()
+    changed = scenario.with_value("network.mtu", 9000)
+    assert (scenario.network.mtu, changed.network.mtu) == (1500, 9000)
+    with pytest.raises(ScenarioError, match="network.mtu"):
+        scenario.with_value("network.mtu", 99999)
+
+
+# -- versions and serialisation ---------------------------------------------
+
+def test_migration_hook_upgrades_through_each_step():
+    document = minimal_document()
+    steps = {1: lambda d: {**d, "meta": {**d["meta"], "name": "renamed"}}}
+    upgraded = migrate(document, target=2, migrations=steps)
+    assert upgraded["schema_version"] == 2
+    assert upgraded["meta"]["name"] == "renamed"
+    assert document["schema_version"] == 1  # the input is untouched
+
+
+def test_failing_migration_rolls_back_and_names_the_step():
+    document = minimal_document()
+    before = copy.deepcopy(document)
+
+    def broken(data):
+        data["meta"]["name"] = "half-done"
+        raise RuntimeError("boom")
+
+    with pytest.raises(ScenarioError, match="migrating from version 1 "
+                                            "failed: boom"):
+        migrate(document, target=2, migrations={1: broken})
+    assert document == before
+
+
+def test_missing_migration_step():
+    with pytest.raises(ScenarioError, match="no migration from version 1"):
+        migrate(minimal_document(), target=2, migrations={})
+
+
+@pytest.mark.parametrize("fmt", ["toml", "json"])
+def test_dump_and_parse_round_trip(fmt, example_path):
+    scenario = parse_scenario(example_path.read_text(), "toml")
+    again = parse_scenario(dump_scenario(scenario, fmt), fmt)
+    assert again == scenario
+    assert again.sha256() == scenario.sha256()
+
+
+def test_sha256_ignores_format_and_key_order():
+    a = scenario_from_dict(minimal_document())
+    reordered = dict(reversed(list(minimal_document().items())))
+    assert scenario_from_dict(reordered).sha256() == a.sha256()
+    assert a.with_value("network.mtu", 9000).sha256() != a.sha256()
+
+
+def test_schema_is_json_schema():
+    schema = Scenario.model_json_schema()
+    assert schema["additionalProperties"] is False
+    assert "network" in schema["properties"]
