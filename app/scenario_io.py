@@ -49,9 +49,9 @@ def load_scenario(path):
                             str(path)) from None
     if len(raw) > MAX_SCENARIO_BYTES:
         size = path.stat().st_size
-        raise ScenarioError([("", f"file is {size / 1e6:.1f} MB; scenario "
-                              f"files are limited to "
-                              f"{MAX_SCENARIO_BYTES / 1e6:.1f} MB")],
+        raise ScenarioError([("", f"file is {size / 2**20:.1f} MiB; "
+                              "scenario files are limited to "
+                              f"{MAX_SCENARIO_BYTES / 2**20:g} MiB")],
                             str(path))
     try:
         text = raw.decode("utf-8")

@@ -258,8 +258,21 @@ class _Report:
         height = self.width * CHART_SIZE.height() / CHART_SIZE.width()
         self.ensure(height)
         target = QtCore.QRectF(0, self.y, self.width, height)
-        widget.scene().render(self.painter, target,
-                              QtCore.QRectF(widget.viewport().rect()))
+        # Export mode makes pyqtgraph draw symbols as paths instead of cached
+        # pixmaps, as its own exporters do, so the chart stays vector.
+        scene = widget.scene()
+        options = {"antialias": True, "background": QtGui.QColor("white"),
+                   "painter": self.painter, "resolutionScale": 1.0}
+        exportable = [item for item in scene.items()
+                      if hasattr(item, "setExportMode")]
+        for item in exportable:
+            item.setExportMode(True, options)
+        try:
+            scene.render(self.painter, target,
+                         QtCore.QRectF(widget.viewport().rect()))
+        finally:
+            for item in exportable:
+                item.setExportMode(False)
         widget.close()
         widget.deleteLater()
         self.y += height + 6

@@ -1,0 +1,120 @@
+"""The CLI as a user runs it: a real process, its output and exit code."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+
+EXAMPLE = "resources/examples/jumbo_10gbe.toml"
+
+
+def run(*args, **kwargs):
+    return subprocess.run([sys.executable, "-m", "app", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60,
+                          **kwargs)
+
+
+def assert_clean_failure(process, *fragments):
+    assert process.returncode == 2, process.stderr
+    assert "Traceback" not in process.stderr
+    for fragment in fragments:
+        assert fragment in process.stderr
+
+
+def test_version():
+    process = run("--version")
+    assert process.returncode == 0
+    assert process.stdout.startswith("linkplan 0.")
+
+
+@pytest.mark.parametrize("fmt, check", [
+    ("json", lambda out: json.loads(out)["variants"][0]["name"] == "Base"),
+    ("csv", lambda out: out.startswith("scenario,scenario_sha256,")),
+    ("table", lambda out: "wire.goodput_gbps" in out and "9.900" in out),
+])
+def test_solve_formats(fmt, check):
+    process = run("solve", EXAMPLE, "--format", fmt)
+    assert process.returncode == 0, process.stderr
+    assert check(process.stdout)
+
+
+def test_solve_to_file(tmp_path):
+    out = tmp_path / "results.json"
+    assert run("solve", EXAMPLE, "--format", "json", "-o",
+               str(out)).returncode == 0
+    assert json.loads(out.read_text())["scenario"]
+
+
+def test_bad_value_names_file_field_and_value(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('schema_version = 1\n[meta]\nname = "x"\n[[nics]]\n'
+                   'id = "a"\nspeed_gbps = 10\n[[nics]]\nid = "b"\n'
+                   'speed_gbps = -10\n')
+    assert_clean_failure(run("solve", str(bad)),
+                         f"{bad}: nics[1].speed_gbps: must be > 0, got -10")
+
+
+def test_bad_input_overwrites_nothing(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    out = tmp_path / "results.json"
+    out.write_text("previous results")
+    assert_clean_failure(run("solve", str(bad), "-o", str(out)),
+                         "malformed JSON")
+    assert out.read_text() == "previous results"
+
+
+@pytest.mark.parametrize("name, content, fragment", [
+    ("missing.toml", None, "cannot read file"),
+    ("scenario.yaml", "a: 1", "unknown file type '.yaml'"),
+    ("latin1.toml", b"name = '\xe9'", "not UTF-8 text"),
+    ("nan.json", '{"schema_version": 1, "meta": {"name": "x"}, "nics": '
+                 '[{"id": "a", "speed_gbps": NaN}]}',
+     "nics[0].speed_gbps: must be a finite number, got nan"),
+])
+def test_unreadable_files(tmp_path, name, content, fragment):
+    path = tmp_path / name
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    elif content is not None:
+        path.write_text(content)
+    assert_clean_failure(run("solve", str(path)), fragment)
+
+
+def test_oversized_file_is_refused_without_reading_it(tmp_path):
+    huge = tmp_path / "huge.toml"
+    with open(huge, "wb") as stream:
+        stream.truncate(100 * 1024 * 1024)  # sparse 100 MB file
+    assert_clean_failure(run("solve", str(huge)),
+                         "file is 100.0 MiB; scenario files are limited to "
+                         "10 MiB")
+
+
+def test_directory_instead_of_file(tmp_path):
+    folder = tmp_path / "dir.toml"
+    folder.mkdir()
+    assert_clean_failure(run("solve", str(folder)), "cannot read file")
+
+
+def test_usage_errors_exit_2():
+    assert_clean_failure(run("frobnicate"), "invalid choice")
+    assert_clean_failure(run("solve", EXAMPLE, "--format", "xml"),
+                         "invalid choice")
+    assert run("solve", "--help").stdout.count("example:") == 1
+
+
+def test_validate_reports_each_file(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("schema_version = 1\n")
+    process = run("validate", EXAMPLE, str(bad))
+    assert_clean_failure(process, f"{bad}: meta: required field is missing")
+    assert f"{EXAMPLE}: valid" in process.stdout
+
+
+def test_schema_is_json():
+    process = run("schema")
+    assert process.returncode == 0
+    assert json.loads(process.stdout)["title"] == "Scenario"

@@ -1,0 +1,53 @@
+"""The firm boundaries: models/ and solvers/ (and the CLI path) import no
+Qt; models/ and solvers/ do no file I/O (architecture.md, "Boundaries")."""
+
+import ast
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import QT_PACKAGES, ROOT
+
+CORE = sorted((ROOT / "models").glob("*.py")) + \
+    sorted((ROOT / "solvers").glob("*.py"))
+QT_FREE_APP = [ROOT / "app" / name for name in
+               ("__main__.py", "cli.py", "scenario_io.py", "paths.py")]
+
+
+def imported_packages(path):
+    tree = ast.parse(path.read_text(), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (alias.name.partition(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            yield node.module.partition(".")[0]
+
+
+@pytest.mark.parametrize("path", CORE + QT_FREE_APP,
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_qt_import_anywhere_in_the_file(path):
+    # covers imports inside functions too, which a run might not reach
+    assert not set(imported_packages(path)) & QT_PACKAGES
+
+
+@pytest.mark.parametrize("path", CORE, ids=lambda p: str(p.relative_to(ROOT)))
+def test_core_does_no_file_io(path):
+    tree = ast.parse(path.read_text())
+    calls = {node.func.id for node in ast.walk(tree)
+             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+    assert "open" not in calls
+    assert not {"os", "pathlib", "shutil", "tempfile"} & \
+        set(imported_packages(path))
+
+
+def test_cli_solve_loads_no_qt_module():
+    code = ("import sys\nfrom app.cli import main\n"
+            "code = main(['solve', 'resources/examples/jumbo_10gbe.toml', "
+            "'--format', 'json'])\n"
+            "loaded = sorted(m for m in sys.modules "
+            f"if m.partition('.')[0] in {sorted(QT_PACKAGES)!r})\n"
+            "print(code, loaded, file=sys.stderr)\n")
+    process = subprocess.run([sys.executable, "-c", code], cwd=ROOT,
+                             capture_output=True, text=True, timeout=60)
+    assert process.stderr.strip().endswith("0 []"), process.stderr

@@ -1,0 +1,148 @@
+"""The main window as a user drives it (pytest-qt, offscreen)."""
+
+from PySide6 import QtCore
+
+from app.gui.main_window import MainWindow
+from app.scenario_io import load_scenario
+
+
+def goodput_cell(window, column=0):
+    model = window.table_model
+    row = model._metric_ids.index("wire.goodput_gbps")
+    return model.data(model.index(row, column))
+
+
+def base_curve_marker(window):
+    # the second item per variant is its marker at the variant's own MTU
+    items = window.plot.getPlotItem().listDataItems()
+    x, y = items[1].getData()
+    return float(x[0]), float(y[0])
+
+
+def set_mtu(qtbot, window, value):
+    window.editor.mtu.setValue(value)  # keyboard tracking off: one commit
+
+
+def test_opens_the_example_with_every_variant(window):
+    assert window.table_model.columnCount() == 5
+    assert window.table_model.rowCount() == 7
+    assert window.variants.count() == 5
+    assert goodput_cell(window) == "9.415"
+    assert "line rate" in window.notes.toPlainText()
+
+
+def test_editing_mtu_updates_table_chart_and_title(qtbot, window):
+    assert base_curve_marker(window) == (1500.0, window.results.variants[0]
+                                         .metric("wire.goodput_gbps").value)
+    set_mtu(qtbot, window, 9000)
+    assert window.scenario.network.mtu == 9000
+    assert goodput_cell(window) == "9.900"
+    assert base_curve_marker(window)[0] == 9000.0
+    assert window.isWindowModified()
+
+
+def test_undo_and_redo_restore_values(qtbot, window):
+    set_mtu(qtbot, window, 9000)
+    window.undo_stack.undo()
+    assert window.scenario.network.mtu == 1500
+    assert window.editor.mtu.value() == 1500
+    assert goodput_cell(window) == "9.415"
+    assert not window.isWindowModified()
+    window.undo_stack.redo()
+    assert goodput_cell(window) == "9.900"
+    assert window.undo_stack.undoText() == "Set MTU to 9000"
+
+
+def test_edit_that_breaks_a_variant_is_refused(qtbot, window):
+    # MTU 1000 is fine for the IPv4 base, but the example's "IPv6" variant
+    # inherits it and IPv6 needs at least 1280 B (RFC 8200).
+    before = window.scenario
+    set_mtu(qtbot, window, 1000)
+    assert window.scenario is before
+    assert window.editor.mtu.value() == 1500
+    message = window.statusBar().currentMessage()
+    assert "variants[1] ('IPv6'): network.mtu: must be at least 1280" in \
+        message
+    assert window.undo_stack.count() == 0
+
+
+def test_invalid_combination_is_refused(qtbot, qapp, dialogs):
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.new_document()
+    set_mtu(qtbot, window, 1000)
+    before = window.scenario
+    index = window.editor.ip_version.findData(6)
+    window.editor.ip_version.setCurrentIndex(index)
+    window.editor.ip_version.activated.emit(index)
+    assert window.scenario is before
+    assert window.editor.ip_version.currentData() == 4
+    assert "network.mtu: must be at least 1280 with IPv6" in \
+        window.statusBar().currentMessage()
+
+
+def test_save_writes_the_edited_document(qtbot, window, tmp_path):
+    set_mtu(qtbot, window, 9000)
+    path = tmp_path / "mine.toml"
+    assert window.save_to(path)
+    assert load_scenario(path).network.mtu == 9000
+    assert not window.isWindowModified()
+    assert window.windowTitle().startswith("mine.toml")
+
+
+def test_opening_a_bad_file_keeps_the_document(window, dialogs, tmp_path):
+    set_mtu(None, window, 9000)
+    bad = tmp_path / "bad.toml"
+    bad.write_text("schema_version = 1\n[meta]\nname = 3\n")
+    assert not window.open_path(bad)
+    assert dialogs[-1][0] == "warning"
+    assert "meta.name: must be a string, got 3" in dialogs[-1][2]
+    assert window.scenario.network.mtu == 9000
+
+
+def test_failing_save_keeps_the_document_modified(window, dialogs, tmp_path):
+    set_mtu(None, window, 9000)
+    assert not window.save_to(tmp_path / "missing-dir" / "x.toml")
+    assert dialogs[-1][1] == "Cannot save scenario"
+    assert window.isWindowModified()
+
+
+def test_an_evaluation_error_becomes_a_dialog(window, dialogs, monkeypatch):
+    import app.gui.main_window as module
+
+    def broken(scenario):
+        raise RuntimeError("model bug")
+
+    monkeypatch.setattr(module, "evaluate", broken)
+    set_mtu(None, window, 4000)
+    assert dialogs[-1] == ("warning", "Evaluation failed",
+                           "RuntimeError: model bug")
+    assert window.scenario.network.mtu == 4000  # the edit is kept
+
+
+def test_close_with_unsaved_changes_asks(qtbot, window, dialogs):
+    set_mtu(qtbot, window, 9000)
+    window.close()  # the recorder answers Cancel
+    assert dialogs[-1][1] == "Unsaved changes"
+    assert window.isVisible()
+
+
+def test_new_document_is_valid_and_clean(qtbot, qapp, dialogs):
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.new_document()
+    assert window.scenario.meta.name == "Untitled scenario"
+    assert window.table_model.columnCount() == 1
+    assert window.windowTitle().startswith("untitled")
+
+
+def test_self_test_entry_point(qapp, capsys):
+    from app.gui.application import self_test
+    assert self_test() == 0
+    assert capsys.readouterr().out.startswith("self-test passed")
+
+
+def test_tab_title(window):
+    assert window.tabs.tabText(0) == "Wire && MTU"
+    assert window.table.model().headerData(
+        0, QtCore.Qt.Orientation.Horizontal) == "Base"

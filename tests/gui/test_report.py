@@ -1,0 +1,64 @@
+"""The PDF report: pages, text, the vector chart and the attachments."""
+
+import json
+
+import pytest
+from pypdf import PdfReader
+
+from app.report.pdf import write_report
+from app.scenario_io import load_scenario
+from models.scenario import parse_scenario
+from solvers.evaluate import evaluate
+
+
+@pytest.fixture
+def report(qapp, example_path, tmp_path):
+    scenario = load_scenario(example_path)
+    results = evaluate(scenario)
+    path = tmp_path / "report.pdf"
+    write_report(scenario, results, path)
+    return scenario, results, PdfReader(path)
+
+
+def test_pages_and_their_sections(report):
+    scenario, results, reader = report
+    assert len(reader.pages) == 2
+    first = " ".join(reader.pages[0].extract_text().split())
+    for text in (scenario.meta.name, "Comparison", "Binding limit",
+                 "Link-bound TCP goodput", "9.900", "VXLAN"):
+        assert text in first
+    second = " ".join(reader.pages[1].extract_text().split())
+    assert "Goodput versus MTU" in second
+    assert "Assumptions" in second
+    assert reader.metadata.title == f"Linkplan report: {scenario.meta.name}"
+
+
+def test_chart_is_vector_graphics(report):
+    # the chart page draws paths; a rasterised chart would be an image XObject
+    page = report[2].pages[1]
+    resources = page["/Resources"]
+    xobjects = resources.get("/XObject", {})
+    images = [k for k, v in xobjects.items()
+              if v.get_object().get("/Subtype") == "/Image"]
+    assert images == []
+    assert len(page.get_contents().get_data()) > 20_000
+
+
+def test_scenario_and_results_are_attached(report):
+    scenario, results, reader = report
+    attachments = reader.attachments
+    assert set(attachments) == {"scenario.toml", "results.json"}
+    attached = parse_scenario(attachments["scenario.toml"][0].decode(),
+                              "toml")
+    assert attached == scenario
+    assert json.loads(attachments["results.json"][0]) == \
+        json.loads(results.to_json())
+
+
+def test_unwritable_target_raises_and_leaves_nothing(qapp, example_path,
+                                                     tmp_path):
+    scenario = load_scenario(example_path)
+    with pytest.raises(OSError):
+        write_report(scenario, evaluate(scenario),
+                     tmp_path / "missing" / "r.pdf")
+    assert list(tmp_path.iterdir()) == []
