@@ -1,0 +1,29 @@
+"""``make bench``: Linkplan's performance targets, measured.
+
+Each benchmark prints what it measured against its target; the exit code
+is 1 when any target is missed. Timings take the best of several runs to
+keep other load on the machine out of the numbers.
+"""
+
+import sys
+
+from tests.benchmarks import bench_startup, bench_wire
+
+BENCHMARKS = [*bench_wire.BENCHMARKS, *bench_startup.BENCHMARKS]
+
+
+def main():
+    failed = 0
+    print(f"{'benchmark':58} {'measured':>14} {'target':>14}")
+    for benchmark in BENCHMARKS:
+        measured, unit, target, higher_is_better = benchmark()
+        ok = measured >= target if higher_is_better else measured <= target
+        failed += not ok
+        sign = ">=" if higher_is_better else "<="
+        print(f"{benchmark.__doc__.strip():58} {measured:>10.4g} {unit:3} "
+              f"{sign} {target:g} {unit:4} {'ok' if ok else 'MISSED'}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
