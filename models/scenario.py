@@ -25,6 +25,8 @@ import tomli_w
 from pydantic import (BaseModel, ConfigDict, Field, ValidationError,
                       field_validator, model_validator)
 
+from models.host import STACK_PRESETS
+from models.transport import TRANSPORTS
 from models.wire import IPV6_MIN_MTU, MTU_LIMITS
 
 #: The schema version this build writes and reads natively.
@@ -85,6 +87,8 @@ class Host(_Strict):
     sockets: int = Field(default=2, ge=1, le=16)
     cores_per_socket: int = Field(default=16, ge=1, le=512)
     ghz: float = Field(default=2.6, gt=0, le=10)
+    #: CPU cost preset (models.host.STACK_PRESETS); None: by hypervisor
+    stack: Literal[tuple(STACK_PRESETS)] | None = None
 
 
 class OffloadSet(_Strict):
@@ -93,6 +97,8 @@ class OffloadSet(_Strict):
     checksum: bool = True
     tso: bool = True
     lro: bool = True
+    #: the same offloads also for VXLAN/Geneve-encapsulated traffic
+    tunnel: bool = False
 
 
 class Offloads(_Strict):
@@ -108,6 +114,9 @@ class Nic(_Strict):
     id: str = Identifier
     speed_gbps: float = Field(gt=0, le=1600)
     rss_queues: int = Field(default=8, ge=1, le=512)
+    #: RSS queues pinned to distinct physical cores of the NIC's own NUMA
+    #: node (False: the OS defaults)
+    rss_tuned: bool = False
     rdma: Literal["none", "roce_v2", "iwarp"] = "none"
     offloads: Offloads = Offloads()
 
@@ -302,11 +311,40 @@ class StorageWorkload(_Strict):
     backend: Backend = Backend()
 
 
+class Transfer(_Strict):
+    """A bulk transfer received by this host from an identical peer (live
+    migration traffic, file copy, netperf): as fast as the path allows."""
+
+    name: str = Identifier
+    transport: Literal[TRANSPORTS] = "tcp"
+    purpose: Literal["bulk", "live_migration"] = "bulk"
+    #: team carrying it; None: the NICs listed in ``nics`` (all if empty)
+    via: str | None = None
+    nics: list[str] = []
+    #: this host receives the data (the usual binding side) or sends it
+    direction: Literal["receive", "send"] = "receive"
+    #: without a team, spread sessions over all NICs (multi-NIC vMotion,
+    #: iSCSI port binding, one vNIC per uplink) instead of one route
+    multipath: bool = False
+    #: independent senders at once (VMs migrating, netperf pairs)
+    sessions: int = Field(default=1, ge=1, le=1024)
+    #: application streams per session, each one TCP connection for tcp
+    #: and compression (SMB opens its own Multichannel connections)
+    streams: int = Field(default=1, ge=1, le=256)
+    #: ceiling of one stream; None: the hypervisor's live-migration
+    #: preset for purpose "live_migration", else none
+    stream_cap_gbps: float | None = Field(default=None, gt=0)
+    compression_ratio: float = Field(default=2.0, ge=1, le=1000)
+    compressor_gbps: float = Field(default=1.0, gt=0)
+    compression_threads: int = Field(default=4, ge=1, le=1024)
+
+
 class Workloads(_Strict):
     """Everything that puts load on the host network."""
 
     profiles: list[TimeProfile] = []
     flows: list[Flow] = []
+    transfers: list[Transfer] = []
     migrations: list[Migration] = []
     storage: list[StorageWorkload] = []
 
@@ -387,6 +425,21 @@ class Scenario(_Strict):
                     raise ValueError(f"NIC {member!r} is in two teams: "
                                      f"{in_team[member]!r} and {team.name!r}")
                 in_team[member] = team.name
+        teams = {t.name for t in self.teams}
+        _check_unique("workloads.transfers",
+                      [t.name for t in self.workloads.transfers], "name")
+        for i, transfer in enumerate(self.workloads.transfers):
+            where = f"workloads.transfers[{i}]"
+            if transfer.via is not None and transfer.via not in teams:
+                raise ValueError(f"{where}.via names team {transfer.via!r}, "
+                                 "which is not in teams")
+            if transfer.via is not None and transfer.nics:
+                raise ValueError(f"{where}: give via (a team) or nics, "
+                                 "not both")
+            for nic in transfer.nics:
+                if nic not in nic_ids:
+                    raise ValueError(f"{where}.nics names NIC {nic!r}, "
+                                     "which is not in nics")
         profiles = {p.name for p in self.workloads.profiles}
         for i, flow in enumerate(self.workloads.flows):
             if flow.profile is not None and flow.profile not in profiles:

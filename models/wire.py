@@ -28,6 +28,25 @@ VLAN_TAG_BYTES = 4
 IP_HEADER_BYTES = {4: 20, 6: 40}
 #: TCP header without options [B] (RFC 9293).
 TCP_HEADER_BYTES = 20
+#: UDP header [B] (RFC 768).
+UDP_HEADER_BYTES = 8
+#: Smallest Ethernet frame, FCS included [B] (IEEE 802.3): shorter frames
+#: (pure ACKs) are padded up to it.
+MIN_FRAME_BYTES = 64
+#: iWARP bytes per TCP segment for a tagged RDMA WRITE: DDP/RDMAP header 16
+#: + MPA CRC 4 [B] (RFC 5041/5044; Linux ``drivers/infiniband/sw/siw/
+#: iwarp.h``), without markers.
+IWARP_WRITE_BYTES = 20
+#: RoCEv2 per-packet headers after Ethernet: UDP 8 + BTH 12 + ICRC 4 [B]
+#: (Linux ``include/rdma/ib_pack.h``); the IP header comes on top.
+ROCE_HEADER_BYTES = 8 + 12 + 4
+#: Header space Linux reserves below the Ethernet MTU for RoCE: GRH 40 +
+#: UDP 8 + BTH 12 + XRC 4 + AtomicETH 28 + ICRC 4 [B] (``iboe_get_mtu``).
+ROCE_RESERVED_BYTES = 96
+#: InfiniBand path MTUs [B].
+IB_PATH_MTUS = (256, 512, 1024, 2048, 4096)
+#: Protocols whose framing the wire model knows.
+PROTOCOLS = ("tcp", "udp", "iwarp", "roce_v2")
 #: TCP timestamps option as stacks send it, NOP-aligned [B]
 #: (RFC 7323; Linux ``TCPOLEN_TSTAMP_ALIGNED``).
 TCP_TIMESTAMPS_BYTES = 12
@@ -133,9 +152,42 @@ def _check_mtu(mtu, ip_version, mtu_limits):
     return mtu
 
 
-def payload_bytes(mtu, ip_version=4, *, timestamps=True,
+def roce_path_mtu(mtu):
+    """Active InfiniBand path MTU of RoCE on an Ethernet MTU.
+
+    Parameters
+    ----------
+    mtu : numeric
+        Ethernet (IP) MTU. [B]
+
+    Returns
+    -------
+    numeric
+        The largest of 256, 512, 1024, 2048 and 4096 that does not exceed
+        ``mtu - 96``. [B]
+
+    Notes
+    -----
+    Linux reserves the worst-case header space (96 B) whatever the IP
+    version, so MTU 1500 gives 1024 and 9000 gives 4096; the 4096 step
+    needs an MTU of at least 4192.
+
+    References
+    ----------
+    Linux ``include/rdma/ib_addr.h``, ``iboe_get_mtu``.
+    """
+    usable = np.asarray(mtu) - ROCE_RESERVED_BYTES
+    steps = np.asarray(IB_PATH_MTUS)
+    index = np.searchsorted(steps, usable, side="right") - 1
+    if np.any(index < 0):
+        raise ValueError("mtu must leave at least 256 B for RoCE after 96 B "
+                         f"of headers, got {mtu!r}")
+    return steps[index]
+
+
+def payload_bytes(mtu, ip_version=4, *, protocol="tcp", timestamps=True,
                   mtu_limits=MTU_LIMITS):
-    """Application bytes carried by one full-size TCP segment.
+    """Application bytes carried by one full-size packet.
 
     Parameters
     ----------
@@ -143,42 +195,66 @@ def payload_bytes(mtu, ip_version=4, *, timestamps=True,
         IP MTU. [B]
     ip_version : numeric, default 4
         4 or 6.
+    protocol : str or array-like of str, default 'tcp'
+        ``'tcp'``, ``'udp'``, ``'iwarp'`` (tagged RDMA WRITE over TCP) or
+        ``'roce_v2'``.
     timestamps : bool or array-like of bool, default True
-        TCP timestamps negotiated (Linux default ``net.ipv4.tcp_timestamps=1``).
+        TCP timestamps negotiated (Linux default ``net.ipv4.tcp_timestamps=1``);
+        applies to TCP and iWARP.
     mtu_limits : tuple of two numbers, default (576, 9216)
         Accepted MTU range. [B]
 
     Returns
     -------
     numeric
-        Payload per full-size segment. [B]
+        Payload per full-size packet. [B]
 
     Notes
     -----
-    .. math:: p = \\mathrm{MTU} - h_{IP} - 20_{TCP} - 12 \\cdot ts
+    .. math::
 
-    At MTU 1500 over IPv4 this is 1460 B without timestamps and 1448 B with
-    them.
+        p_{tcp} = \\mathrm{MTU} - h_{IP} - 20 - 12 \\cdot ts, \\quad
+        p_{udp} = \\mathrm{MTU} - h_{IP} - 8, \\quad
+        p_{iwarp} = p_{tcp} - 20, \\quad
+        p_{roce} = \\mathrm{pmtu}(\\mathrm{MTU})
+
+    At MTU 1500 over IPv4 TCP carries 1460 B without timestamps and 1448 B
+    with them.
 
     References
     ----------
-    RFC 9293; RFC 7323; protocol-overheads.md section 2 (blog.a2o.si
-    2015-06-26; kylehailey.com).
+    RFC 9293; RFC 7323; RFC 768; RFC 5041/5044; protocol-overheads.md
+    sections 2, 5 and 6 (blog.a2o.si 2015-06-26; kylehailey.com).
     """
     mtu = _check_mtu(mtu, ip_version, mtu_limits)
+    protocol = require_choice("protocol", protocol, PROTOCOLS)
     options = np.where(np.asarray(timestamps, dtype=bool),
                        TCP_TIMESTAMPS_BYTES, 0)
-    return mtu - ip_header_bytes(ip_version) - TCP_HEADER_BYTES - options
+    tcp = mtu - ip_header_bytes(ip_version) - TCP_HEADER_BYTES - options
+    if not np.any(protocol != "tcp"):
+        return tcp  # the common case, without the per-protocol selects
+    # other protocols get a harmless MTU so RoCE's own limit cannot trip
+    roce = roce_path_mtu(np.where(protocol == "roce_v2", mtu,
+                                  MTU_LIMITS[1]))
+    return np.select(
+        [protocol == "tcp", protocol == "udp", protocol == "iwarp"],
+        [tcp, mtu - ip_header_bytes(ip_version) - UDP_HEADER_BYTES,
+         tcp - IWARP_WRITE_BYTES],
+        default=roce)
 
 
-def wire_bytes(mtu, *, vlan_tags=0, encapsulation_bytes=0,
-               mtu_limits=MTU_LIMITS):
+def wire_bytes(mtu, ip_version=4, *, protocol="tcp", vlan_tags=0,
+               encapsulation_bytes=0, mtu_limits=MTU_LIMITS):
     """Bytes on the wire for one full-size frame.
 
     Parameters
     ----------
     mtu : numeric
         IP MTU of the (inner) IP packet. [B]
+    ip_version : numeric, default 4
+        4 or 6 (sets the RoCEv2 frame size; other frames fill the MTU).
+    protocol : str or array-like of str, default 'tcp'
+        See :func:`payload_bytes`.
     vlan_tags : numeric, default 0
         Number of 802.1Q tags on the outer frame.
     encapsulation_bytes : numeric, default 0
@@ -194,15 +270,56 @@ def wire_bytes(mtu, *, vlan_tags=0, encapsulation_bytes=0,
     Notes
     -----
     .. math:: w = \\mathrm{MTU} + 38 + 4 n_{tags} + e
+
+    A RoCEv2 frame carries one path MTU, not a full Ethernet MTU:
+
+    .. math:: w_{roce} = \\mathrm{pmtu} + h_{IP} + 24 + 38 + 4 n_{tags} + e
     """
     mtu = require_range("mtu", mtu, *mtu_limits, "B")
     encap = require_range("encapsulation_bytes", encapsulation_bytes,
                           0, 1024, "B")
-    return mtu + frame_overhead_bytes(vlan_tags) + encap
+    protocol = require_choice("protocol", protocol, PROTOCOLS)
+    ip_packet = mtu
+    if np.any(protocol == "roce_v2"):
+        roce_packet = (roce_path_mtu(np.where(protocol == "roce_v2", mtu,
+                                              MTU_LIMITS[1]))
+                       + ip_header_bytes(ip_version) + ROCE_HEADER_BYTES)
+        ip_packet = np.where(protocol == "roce_v2", roce_packet, mtu)
+    return ip_packet + frame_overhead_bytes(vlan_tags) + encap
 
 
-def efficiency(mtu, ip_version=4, *, timestamps=True, vlan_tags=0,
-               encapsulation_bytes=0, mtu_limits=MTU_LIMITS):
+def ack_wire_bytes(ip_version=4, *, timestamps=True, vlan_tags=0):
+    """Wire bytes of a pure TCP ACK.
+
+    Parameters
+    ----------
+    ip_version : numeric, default 4
+        4 or 6.
+    timestamps : bool or array-like of bool, default True
+        TCP timestamps negotiated.
+    vlan_tags : numeric, default 0
+        Number of 802.1Q tags.
+
+    Returns
+    -------
+    numeric
+        IP + TCP (+ options) + MAC header and FCS, padded to the 64 B
+        minimum frame, + 20 B preamble and gap. [B]
+
+    Notes
+    -----
+    An IPv4 ACK without options (58 B) is padded to 64 B; one with
+    timestamps (70 B) is not (protocol-overheads.md sections 1 and 6).
+    """
+    options = np.where(np.asarray(timestamps, dtype=bool),
+                       TCP_TIMESTAMPS_BYTES, 0)
+    frame = (ip_header_bytes(ip_version) + TCP_HEADER_BYTES + options
+             + L2_OVERHEAD_BYTES + VLAN_TAG_BYTES * np.asarray(vlan_tags))
+    return np.maximum(frame, MIN_FRAME_BYTES) + L1_OVERHEAD_BYTES
+
+
+def efficiency(mtu, ip_version=4, *, protocol="tcp", timestamps=True,
+               vlan_tags=0, encapsulation_bytes=0, mtu_limits=MTU_LIMITS):
     """Fraction of the link rate that carries TCP payload.
 
     Parameters
@@ -211,6 +328,8 @@ def efficiency(mtu, ip_version=4, *, timestamps=True, vlan_tags=0,
         IP MTU. [B]
     ip_version : numeric, default 4
         4 or 6.
+    protocol : str or array-like of str, default 'tcp'
+        See :func:`payload_bytes`.
     timestamps : bool or array-like of bool, default True
         TCP timestamps negotiated.
     vlan_tags : numeric, default 0
@@ -236,16 +355,18 @@ def efficiency(mtu, ip_version=4, *, timestamps=True, vlan_tags=0,
     ----------
     protocol-overheads.md section 6.
     """
-    payload = payload_bytes(mtu, ip_version, timestamps=timestamps,
-                            mtu_limits=mtu_limits)
-    frame = wire_bytes(mtu, vlan_tags=vlan_tags,
+    payload = payload_bytes(mtu, ip_version, protocol=protocol,
+                            timestamps=timestamps, mtu_limits=mtu_limits)
+    frame = wire_bytes(mtu, ip_version, protocol=protocol,
+                       vlan_tags=vlan_tags,
                        encapsulation_bytes=encapsulation_bytes,
                        mtu_limits=mtu_limits)
     return payload / frame
 
 
-def goodput(link_speed, mtu, ip_version=4, *, timestamps=True, vlan_tags=0,
-            encapsulation_bytes=0, mtu_limits=MTU_LIMITS):
+def goodput(link_speed, mtu, ip_version=4, *, protocol="tcp",
+            timestamps=True, vlan_tags=0, encapsulation_bytes=0,
+            mtu_limits=MTU_LIMITS):
     """Link-bound TCP goodput with full-size segments and no loss.
 
     Parameters
@@ -256,6 +377,8 @@ def goodput(link_speed, mtu, ip_version=4, *, timestamps=True, vlan_tags=0,
         IP MTU. [B]
     ip_version : numeric, default 4
         4 or 6.
+    protocol : str or array-like of str, default 'tcp'
+        See :func:`payload_bytes`.
     timestamps : bool or array-like of bool, default True
         TCP timestamps negotiated.
     vlan_tags : numeric, default 0
@@ -285,8 +408,9 @@ def goodput(link_speed, mtu, ip_version=4, *, timestamps=True, vlan_tags=0,
     """
     link_speed = require_positive("link_speed", link_speed, "Gbit/s")
     return link_speed * efficiency(
-        mtu, ip_version, timestamps=timestamps, vlan_tags=vlan_tags,
-        encapsulation_bytes=encapsulation_bytes, mtu_limits=mtu_limits)
+        mtu, ip_version, protocol=protocol, timestamps=timestamps,
+        vlan_tags=vlan_tags, encapsulation_bytes=encapsulation_bytes,
+        mtu_limits=mtu_limits)
 
 
 def packet_rate(goodput_gbps, payload):

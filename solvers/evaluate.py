@@ -8,7 +8,7 @@ import numpy as np
 
 from models import wire
 from models.scenario import Scenario
-from solvers import __version__
+from solvers import __version__, host_network
 from solvers.results import (Bottleneck, Finding, Metric, Results,
                              VariantResult)
 
@@ -21,7 +21,35 @@ METRICS = {
     "wire.ack_packets_per_s": ("1/s", "Reverse-path ACKs per second"),
     "wire.payload_bytes": ("B", "TCP payload per packet"),
     "wire.frame_bytes": ("B", "Wire bytes per frame"),
+    "host.throughput_gbps": ("Gbit/s", "Host: transfer throughput"),
+    "host.cpu_pct": ("%", "Host: CPU"),
+    "host.busiest_core_pct": ("%", "Host: busiest core"),
+    "host.jumbo_gain_pct": ("%", "Host: gain from MTU 9000"),
 }
+
+#: Units and labels of the per-transfer (``transfer.<name>.*``) and
+#: per-link (``uplink.<nic>.*``) metrics, by the last part of the id.
+METRIC_SUFFIXES = {
+    "throughput_gbps": ("Gbit/s", "throughput"),
+    "cpu_pct": ("%", "CPU"),
+    "busiest_core_pct": ("%", "busiest core"),
+    "jumbo_gain_pct": ("%", "gain from MTU 9000"),
+    "flows": ("1", "TCP flows"),
+    "busy_cores": ("cores", "busy RSS cores"),
+    "per_core_ceiling_gbps": ("Gbit/s", "per-core ceiling"),
+    "rx_util_pct": ("%", "receive utilization"),
+    "tx_util_pct": ("%", "transmit utilization"),
+}
+
+
+def metric_info(metric_id):
+    """(unit, label) of a metric id."""
+    if metric_id in METRICS:
+        return METRICS[metric_id]
+    family, name, suffix = metric_id.split(".", 2) if \
+        metric_id.count(".") >= 2 else (None, None, metric_id)
+    unit, label = METRIC_SUFFIXES[suffix]
+    return unit, f"{name}: {label}"
 
 #: Delayed ACK: the receiver acknowledges about every second full-size
 #: segment (RFC 1122 section 4.2.3.2; protocol-overheads.md section 6).
@@ -59,7 +87,7 @@ def evaluate(scenario: Scenario) -> Results:
                      for _, doc in documents])
 
     payload = wire.payload_bytes(mtu, ip_version, timestamps=timestamps)
-    frame = wire.wire_bytes(mtu, vlan_tags=vlan_tags,
+    frame = wire.wire_bytes(mtu, ip_version, vlan_tags=vlan_tags,
                             encapsulation_bytes=encap)
     efficiency = payload / frame
     goodput = link * efficiency
@@ -67,6 +95,7 @@ def evaluate(scenario: Scenario) -> Results:
 
     trace_mtu, trace_goodput = _goodput_versus_mtu(
         link, ip_version, timestamps, vlan_tags, encap)
+    hosts = host_network.analyse(documents)
 
     variants = []
     for i, (name, doc) in enumerate(documents):
@@ -79,17 +108,22 @@ def evaluate(scenario: Scenario) -> Results:
             "wire.payload_bytes": payload[i],
             "wire.frame_bytes": frame[i],
         }
+        values.update(hosts[i]["metrics"])
         valid = trace_mtu >= _minimum_mtu(ip_version[i])
-        variants.append(VariantResult(
-            name=name,
-            metrics=tuple(Metric(id, float(v), *METRICS[id])
-                          for id, v in values.items()),
-            bottleneck=Bottleneck(
+        bottleneck = Bottleneck(*hosts[i]["bottleneck"]) \
+            if hosts[i]["bottleneck"] else Bottleneck(
                 "wire.line_rate",
                 f"line rate of {_describe_nics(doc.nics)} at "
-                f"{100 * efficiency[i]:.2f} % framing efficiency"),
-            findings=_findings(doc.network),
-            assumptions=_assumptions(doc.network, int(encap[i])),
+                f"{100 * efficiency[i]:.2f} % framing efficiency")
+        variants.append(VariantResult(
+            name=name,
+            metrics=tuple(Metric(id, float(v), *metric_info(id))
+                          for id, v in values.items()),
+            bottleneck=bottleneck,
+            findings=_findings(doc.network) + tuple(hosts[i]["findings"]),
+            assumptions=_assumptions(doc.network, int(encap[i]),
+                                     bool(hosts[i]["metrics"]))
+            + tuple(hosts[i]["assumptions"]),
             traces={"goodput_vs_mtu": {
                 "x": {"id": "network.mtu", "unit": "B",
                       "values": trace_mtu[valid].tolist()},
@@ -132,7 +166,7 @@ def _describe_nics(nics):
                       for speed, count in speeds.items())
 
 
-def _assumptions(network, encap_bytes):
+def _assumptions(network, encap_bytes, host_modelled):
     # Worded without the variant's own numbers (those are metrics), so that
     # faces can list what all variants share once.
     notes = [
@@ -140,8 +174,10 @@ def _assumptions(network, encap_bytes):
         "40 B IPv6) - TCP header 20 B - 12 B timestamps option when on",
         "Ethernet framing counted per frame: preamble+SFD 8, IFG 12, MAC "
         "header 14, FCS 4, and 4 B per 802.1Q tag",
-        "Link-bound: host CPU, RSS and per-flow limits are not part of this "
-        "analysis",
+        "wire.* metrics are link-bound; host.* and transfer.* add CPU, RSS, "
+        "teaming and per-stream limits" if host_modelled else
+        "Link-bound: no transfer is defined, so host CPU, RSS and per-flow "
+        "limits are not evaluated",
         "No packet loss (loss costs far more than framing)",
         f"Delayed ACK: one ACK per {SEGMENTS_PER_ACK} segments in the "
         "reverse direction",

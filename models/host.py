@@ -1,0 +1,257 @@
+"""Host CPU cost of networking, per-core flow ceilings and RSS queues.
+
+Pure numpy functions that broadcast over scenarios. The cost structure is
+that of ``shared/reference/protocol-overheads.md`` section 8.2: cycles per
+payload byte (copies, software checksum), per stack traversal (once per
+TSO/LRO aggregate when offloaded, else per packet), per wire frame (driver,
+interrupts) and per IO or RDMA message.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from models._checks import require_positive
+
+#: Largest TSO/LSO send and LRO/GRO receive aggregate [B] (64 KiB IP
+#: datagram limit; protocol-overheads.md section 8.2, ``TSO_max``).
+AGGREGATE_BYTES = 65536
+
+
+@dataclass(frozen=True)
+class StackCosts:
+    """CPU cost coefficients of one platform class (see STACK_PRESETS).
+
+    Attributes
+    ----------
+    c_byte_tx, c_byte_rx : float
+        Cycles per payload byte sent / received with offloads on. [1/B]
+    c_pkt : float
+        Cycles per stack traversal (per aggregate when TSO/LRO). [cycles]
+    c_wire : float
+        Cycles per wire frame in the driver path. [cycles]
+    c_checksum : float
+        Extra cycles per byte when checksum offload is missing. [1/B]
+    c_encap : float
+        Extra cycles per packet for tunnel encap/decap in software. [cycles]
+    c_team : float
+        Extra cycles per frame in a static/LACP team driver. [cycles]
+    c_io : float
+        Cycles per RDMA message or storage IO. [cycles]
+    untuned_rss_factor : float
+        Cost multiplier when RSS queues are left at their defaults (shared
+        cores, hyperthread siblings, the remote NUMA node). [unitless]
+    source : str
+        Where the numbers come from.
+    """
+
+    c_byte_tx: float
+    c_byte_rx: float
+    c_pkt: float
+    c_wire: float
+    c_checksum: float
+    c_encap: float
+    c_team: float
+    c_io: float
+    untuned_rss_factor: float
+    source: str
+
+
+#: Cost coefficients by platform class. Each was fitted once, on the cases
+#: its source names, and is never re-fitted per case.
+STACK_PRESETS = {
+    "windows_host": StackCosts(
+        c_byte_tx=0.55, c_byte_rx=0.65, c_pkt=10_000.0, c_wire=500.0,
+        c_checksum=1.0, c_encap=5_000.0, c_team=1_000.0, c_io=20_000.0,
+        untuned_rss_factor=2.3,
+        source=(
+            "Fitted once on seed 001 (workinghardinit 2015, Hyper-V live "
+            "migration on 2 x 10 GbE; validation cases S-HV-a..i): c_byte_rx "
+            "from SMB Multichannel without a team (S-HV-h, 6-7 % CPU at 20 "
+            "Gbit/s), c_team from the LACP runs with tuned RSS (S-HV-b,d), "
+            "untuned_rss_factor from the default-RSS runs (S-HV-a,c); "
+            "c_pkt and c_wire split by the order of magnitude of driver and "
+            "stack costs (Clark et al. 1988: < 200 instructions per packet "
+            "fast path, plus interrupt and buffer handling); c_checksum ~1 "
+            "cycle/B (software Internet checksum); c_io keeps RDMA CPU near "
+            "zero (S-HV-i)")),
+    "vmkernel": StackCosts(
+        c_byte_tx=0.55, c_byte_rx=0.65, c_pkt=10_000.0, c_wire=500.0,
+        c_checksum=1.0, c_encap=5_000.0, c_team=0.0, c_io=20_000.0,
+        untuned_rss_factor=1.0,
+        source=(
+            "ESXi VMkernel (vMotion, IP storage): byte and packet costs "
+            "borrowed from windows_host (no separate measurement); ESXi "
+            "teams add no driver cost and RSS is not user-tuned")),
+    "linux_host": StackCosts(
+        c_byte_tx=0.55, c_byte_rx=0.65, c_pkt=10_000.0, c_wire=500.0,
+        c_checksum=1.0, c_encap=20_000.0, c_team=0.0, c_io=20_000.0,
+        untuned_rss_factor=1.0,
+        source=(
+            "Linux/KVM host: byte and packet costs borrowed from "
+            "windows_host; c_encap (Open vSwitch VXLAN in software) set so "
+            "that jumbo frames triple tenant throughput without inner "
+            "offloads, as Red Hat OSP 7 reports (validation case V10)")),
+    "vm_guest": StackCosts(
+        c_byte_tx=2.28, c_byte_rx=3.87, c_pkt=1_940.0, c_wire=1_000.0,
+        c_checksum=1.0, c_encap=5_000.0, c_team=0.0, c_io=20_000.0,
+        untuned_rss_factor=1.0,
+        source=(
+            "A VM's virtual NIC path, fitted once on VMware's ESX 3.5 U1 "
+            "10 GbE paper (validation case V5: one vCPU transmits ~8 Gbit/s "
+            "at MTU 1500 and fills 10 GbE with jumbo frames; receive gains "
+            "+40 % to 5.7 Gbit/s) at an assumed 3.0 GHz: c_wire is the "
+            "smallest value that lets jumbo transmit reach line rate")),
+}
+
+#: Platform class used when the scenario does not name one.
+DEFAULT_STACK = {"hyperv": "windows_host", "vsphere": "vmkernel",
+                 "kvm": "linux_host", "xen": "linux_host"}
+
+
+def stack_traversal_bytes(payload, offload, *,
+                          aggregate_bytes=AGGREGATE_BYTES):
+    """Bytes handled per pass through the stack.
+
+    Parameters
+    ----------
+    payload : numeric
+        Payload per wire packet. [B]
+    offload : bool or array-like of bool
+        TSO/LSO (send side) or LRO/GRO (receive side) in effect.
+    aggregate_bytes : numeric, default 65536
+        Aggregate size with the offload on. [B]
+
+    Returns
+    -------
+    numeric
+        ``aggregate_bytes`` with the offload, else ``payload``. [B]
+    """
+    return np.where(np.asarray(offload, dtype=bool), aggregate_bytes,
+                    payload)
+
+
+def cycles_per_byte(payload, traversal_bytes, c_byte, c_pkt, c_wire, *,
+                    checksum_offload=True, c_checksum=1.0, c_encap=0.0,
+                    c_team=0.0, rss_factor=1.0):
+    """CPU cycles spent per payload byte by one side of a TCP stream.
+
+    Parameters
+    ----------
+    payload : numeric
+        Payload per wire packet. [B]
+    traversal_bytes : numeric
+        Bytes per stack traversal, see :func:`stack_traversal_bytes`. [B]
+    c_byte, c_pkt, c_wire : numeric
+        Per-byte [1/B], per-traversal and per-frame [cycles] costs.
+    checksum_offload : bool or array-like of bool, default True
+        Checksums computed by the NIC.
+    c_checksum : numeric, default 1.0
+        Extra per-byte cost without checksum offload. [1/B]
+    c_encap : numeric, default 0.0
+        Extra per-packet cost of software encapsulation. [cycles]
+    c_team : numeric, default 0.0
+        Extra per-frame cost of a team driver. [cycles]
+    rss_factor : numeric, default 1.0
+        Multiplier for untuned RSS placement. [unitless]
+
+    Returns
+    -------
+    numeric
+        Cycles per payload byte. [1/B]
+
+    Notes
+    -----
+    .. math::
+
+        c = k_{rss} \\left(c_{byte} + c_{cs}[\\neg cs] + \\frac{c_{pkt}}{S}
+            + \\frac{c_{wire} + c_{encap} + c_{team}}{p}\\right)
+
+    References
+    ----------
+    protocol-overheads.md section 8.2; Menon and Zwaenepoel (2008): per-byte
+    and per-packet costs.
+    """
+    checksum = np.where(np.asarray(checksum_offload, dtype=bool), 0.0,
+                        c_checksum)
+    per_frame = np.asarray(c_wire) + c_encap + c_team
+    return rss_factor * (c_byte + checksum + c_pkt / traversal_bytes
+                         + per_frame / payload)
+
+
+def core_ceiling(ghz, cycles_per_byte):
+    """Throughput one core sustains for one flow.
+
+    Parameters
+    ----------
+    ghz : numeric
+        Core clock. [GHz]
+    cycles_per_byte : numeric
+        See :func:`cycles_per_byte`. [1/B]
+
+    Returns
+    -------
+    numeric
+        Per-core (and so per-flow) ceiling. [Gbit/s]
+
+    Notes
+    -----
+    .. math:: T_{core} = 8 f / c
+    """
+    ghz = require_positive("ghz", ghz, "GHz")
+    return 8.0 * ghz / require_positive("cycles_per_byte", cycles_per_byte,
+                                        "1/B")
+
+
+def cores_busy(throughput, cycles_per_byte, ghz):
+    """Cores' worth of CPU a data rate costs.
+
+    Parameters
+    ----------
+    throughput : numeric
+        Payload rate. [Gbit/s]
+    cycles_per_byte : numeric
+        See :func:`cycles_per_byte`. [1/B]
+    ghz : numeric
+        Core clock. [GHz]
+
+    Returns
+    -------
+    numeric
+        Busy cores. [cores]
+
+    Notes
+    -----
+    .. math:: n = T \\, c / (8 f)
+    """
+    return np.asarray(throughput) * cycles_per_byte / (8.0 * ghz)
+
+
+def expected_distinct(bins, items):
+    """Expected number of distinct bins hit when items hash uniformly.
+
+    Used for flows hashed onto RSS queues and onto team members alike.
+
+    Parameters
+    ----------
+    bins : numeric
+        Queues or members, >= 1.
+    items : numeric
+        Flows, >= 0.
+
+    Returns
+    -------
+    numeric
+        Expected busy bins, between min(1, items) and min(bins, items).
+
+    Notes
+    -----
+    .. math:: E = Q \\left(1 - (1 - 1/Q)^F\\right)
+
+    References
+    ----------
+    protocol-overheads.md section 8.2 (``distinct_q``); kernel.org
+    ``Documentation/networking/scaling.rst`` (one flow, one queue).
+    """
+    bins = np.asarray(bins, dtype=float)
+    return bins * (1.0 - (1.0 - 1.0 / bins) ** np.asarray(items))

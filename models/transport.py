@@ -1,0 +1,204 @@
+"""Bulk transfers (live migration, file copy, storage streams) over a host's
+links: plain TCP, compression, SMB Multichannel and SMB Direct (RDMA).
+
+One vectorised function evaluates any mix of transports, one element per
+scenario; it gives the receive-side throughput, the CPU it costs and the
+limit that binds. Which interfaces and how many connections a transport
+uses is decided before the call (see :func:`smb_connections`).
+"""
+
+import numpy as np
+
+from models._checks import require_choice, require_positive
+from models.host import core_ceiling, cores_busy, expected_distinct
+
+TRANSPORTS = ("tcp", "compression", "smb", "smb_direct")
+
+#: How receive traffic spreads over the links a transfer may use:
+#: ``one`` member only (switch-independent team, a single route), ``hash``
+#: flows hashed onto members (static/LACP team), ``all`` members evenly
+#: (SMB Multichannel over separate NICs).
+SPREADS = ("one", "hash", "all")
+
+#: Binding limits, in the order of the codes :func:`bulk_transfer` returns.
+LIMITS = ("link", "member_spread", "flow_per_member", "cpu_core",
+          "stream_cap", "compressor")
+
+#: SMB client defaults: connections per interface by kind and the
+#: per-session maximum (Windows ``ConnectionCountPerNetworkInterface`` 1,
+#: ``...PerRssNetworkInterface`` 4, ``...PerRdmaNetworkInterface`` 2,
+#: ``MaximumConnectionCountPerServer`` 32; Microsoft file-server
+#: performance tuning; protocol-overheads.md section 8.5).
+SMB_CONNECTIONS = {"plain": 1, "rss": 4, "rdma": 2}
+SMB_MAX_CONNECTIONS = 32
+
+#: Ceiling of one live-migration stream by hypervisor, as (Gbit/s, clock
+#: it was measured at in GHz or None when it does not scale with clock,
+#: transports it applies to): vSphere's stream helper saturates ~15 Gbit/s
+#: on one core (ESXi ``Migrate.MigrateStreamHelperBwUtilMax`` = 15000
+#: Mbit/s; validation case V7); a Hyper-V migration over SMB reaches 4.5-5
+#: Gbit/s per VM on one core, "depending on the speed of your CPU" (seed
+#: 001, case S-HV-e; host clock not published, 2.6 GHz assumed), while one
+#: VM over TCP reaches 10 Gbit/s (S-HV-g), so no cap applies there. QEMU
+#: and Xen: no published figure, no cap.
+MIGRATION_STREAM_CAPS = {"vsphere": (15.0, None, TRANSPORTS),
+                         "hyperv": (4.75, 2.6, ("smb", "smb_direct"))}
+
+#: Bytes moved per SMB Direct message (the SMB3 default maximum read/write
+#: size, 1 MiB), over which the per-message CPU cost is spread [B].
+SMB_DIRECT_MESSAGE_BYTES = 1 << 20
+
+
+def smb_connections(interfaces, kind, *, per_interface=None,
+                    max_per_session=SMB_MAX_CONNECTIONS):
+    """TCP (or RDMA) connections one SMB Multichannel session opens.
+
+    Parameters
+    ----------
+    interfaces : numeric
+        Interfaces of the winning class (SMB uses only the fastest
+        interfaces of the best kind: RDMA, then RSS-capable, then others).
+    kind : str or array-like of str
+        ``'rdma'``, ``'rss'`` or ``'plain'``.
+    per_interface : dict, optional
+        Connections per interface by kind; Windows defaults when omitted.
+    max_per_session : numeric, default 32
+        ``MaximumConnectionCountPerServer``.
+
+    Returns
+    -------
+    numeric
+        Connections, each one flow for RSS and team hashing.
+
+    Notes
+    -----
+    A NIC with a single RSS queue counts as non-RSS and gets one
+    connection (Barreto 2012, protocol-overheads.md section 8.5).
+    """
+    per_interface = SMB_CONNECTIONS if per_interface is None \
+        else per_interface
+    kind = require_choice("kind", kind, per_interface)
+    count = np.select([kind == k for k in per_interface],
+                      list(per_interface.values()))
+    return np.minimum(np.asarray(interfaces) * count, max_per_session)
+
+
+def bulk_transfer(transport, member_speed, members, spread, flows,
+                  rss_queues, cores, ghz, cycles_per_byte, efficiency, *,
+                  stream_cap=np.inf, streams=1, compression_ratio=1.0,
+                  compressor_speed=np.inf, compression_threads=1,
+                  c_io=20_000.0,
+                  message_bytes=SMB_DIRECT_MESSAGE_BYTES):
+    """Receive-side throughput, CPU and binding limit of a bulk transfer.
+
+    Parameters
+    ----------
+    transport : str or array-like of str
+        ``'tcp'``, ``'compression'`` (TCP carrying compressed data),
+        ``'smb'`` (SMB Multichannel over TCP) or ``'smb_direct'`` (RDMA).
+    member_speed : numeric
+        Nominal rate of each usable link. [Gbit/s]
+    members : numeric
+        Usable links (team members or SMB interfaces).
+    spread : str or array-like of str
+        ``'one'``, ``'hash'`` or ``'all'``, see :data:`SPREADS`.
+    flows : numeric
+        TCP connections (ignored for SMB Direct).
+    rss_queues : numeric
+        Receive queues of each member; a member hashes its own flows onto
+        its own queues, each served by one core.
+    cores : numeric
+        Cores the host has for them.
+    ghz : numeric
+        Core clock. [GHz]
+    cycles_per_byte : numeric
+        Receive-side stack cost per payload byte. [1/B]
+    efficiency : numeric
+        Payload share of the wire for the transport's framing. [unitless]
+    stream_cap : numeric, default inf
+        Ceiling of one application stream (e.g. a vMotion stream helper or
+        a migration worker on one core). [Gbit/s]
+    streams : numeric, default 1
+        Application streams (sessions x threads).
+    compression_ratio : numeric, default 1.0
+        Logical bytes per transmitted byte (compression only).
+    compressor_speed : numeric, default inf
+        Logical rate one compression thread sustains. [Gbit/s]
+    compression_threads : numeric, default 1
+        Compression threads.
+    c_io : numeric, default 20000
+        Host cycles per RDMA message. [cycles]
+    message_bytes : numeric, default 1 MiB
+        Payload per RDMA message. [B]
+
+    Returns
+    -------
+    dict of numeric
+        ``throughput`` logical payload rate [Gbit/s]; ``wire_payload`` rate
+        on the wire [Gbit/s]; ``cores`` busy cores for the network stack
+        and compression [cores]; ``busiest_core`` load of the most loaded
+        core [fraction]; ``busy_queues`` cores the flows land on; ``limit``
+        index into :data:`LIMITS`; ``spread_members`` expected members
+        carrying traffic.
+
+    Notes
+    -----
+    .. math::
+
+        T = \\min\\big(r (E_{members} S_m \\eta,\\; F S_m \\eta,\\;
+            E_{queues} T_{core}),\\; n_{thr} C,\\; n_{str} S_{str}\\big)
+
+    where :math:`E` is :func:`models.host.expected_distinct`, one flow never
+    exceeds one member nor one core, and RDMA has no per-core ceiling.
+
+    References
+    ----------
+    protocol-overheads.md sections 8.2, 8.4-8.6; validation cases S-HV-a..i
+    (seed 001).
+    """
+    transport = require_choice("transport", transport, TRANSPORTS)
+    spread = require_choice("spread", spread, SPREADS)
+    member_speed = require_positive("member_speed", member_speed, "Gbit/s")
+    members = require_positive("members", members)
+    rss_queues = require_positive("rss_queues", rss_queues)
+    cores = require_positive("cores", cores)
+    flows = require_positive("flows", flows)
+    rdma = transport == "smb_direct"
+    compressed = transport == "compression"
+
+    member_goodput = member_speed * efficiency
+    spread_members = np.select(
+        [spread == "one", spread == "hash"],
+        [np.ones_like(members), expected_distinct(members, flows)],
+        default=members)
+    per_member = expected_distinct(rss_queues, flows / spread_members)
+    busy_queues = np.minimum(np.minimum(spread_members * per_member,
+                                        flows), cores)
+    ratio = np.where(compressed, compression_ratio, 1.0)
+    bounds = np.stack(np.broadcast_arrays(
+        members * member_goodput * ratio,
+        spread_members * member_goodput * ratio,
+        np.where(rdma, np.inf, flows * member_goodput * ratio),
+        np.where(rdma, np.inf,
+                 busy_queues * core_ceiling(ghz, cycles_per_byte) * ratio),
+        streams * np.asarray(stream_cap, dtype=float),
+        np.where(compressed, compression_threads * compressor_speed,
+                 np.inf)))
+    limit = np.argmin(bounds, axis=0)
+    throughput = np.min(bounds, axis=0)
+    wire_payload = throughput / ratio
+
+    stack_cores = np.where(
+        rdma, wire_payload * 1e9 / 8.0 / message_bytes * c_io / (ghz * 1e9),
+        cores_busy(wire_payload, cycles_per_byte, ghz))
+    compression_cores = np.where(compressed,
+                                 throughput / compressor_speed, 0.0)
+    # the fullest queue holds ceil(F / busy) flows of the average rate
+    per_queue = np.ceil(flows / busy_queues) * wire_payload / flows
+    busiest = np.where(rdma, stack_cores,
+                       cores_busy(per_queue, cycles_per_byte, ghz))
+    return {"throughput": throughput, "wire_payload": wire_payload,
+            "cores": stack_cores + compression_cores,
+            "busiest_core": np.minimum(busiest, 1.0),
+            "busy_queues": np.where(rdma, 0.0, busy_queues),
+            "limit": limit, "spread_members": spread_members}
