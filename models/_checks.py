@@ -37,7 +37,11 @@ def require_range(name, values, low, high, unit=""):
 def require_choice(name, values, allowed):
     """Raise ValueError unless every element is one of ``allowed``."""
     values = np.asarray(values)
-    bad = ~np.isin(values, list(allowed))
+    # a few equality masks beat np.isin (which sorts) for small sets
+    good = np.zeros(values.shape, dtype=bool)
+    for choice in allowed:
+        good |= values == choice
+    bad = ~good
     if bad.any():
         choices = ", ".join(repr(a) for a in allowed)
         raise ValueError(
@@ -48,3 +52,28 @@ def require_choice(name, values, allowed):
 
 def _unit(unit):
     return f" [{unit}]" if unit else ""
+
+
+def as_codes(name, values, choices):
+    """Names (or their integer codes) as int8 codes into ``choices``.
+
+    Model functions accept readable names; hot paths may pass the codes
+    directly, which compares far faster than strings. Either way an unknown
+    value raises ValueError naming the parameter.
+    """
+    values = np.asarray(values)
+    if values.dtype.kind in "US":
+        codes = np.full(values.shape, -1, dtype=np.int8)
+        for index, choice in enumerate(choices):
+            codes[values == choice] = index
+    elif values.dtype.kind in "iu":
+        codes = values.astype(np.int8)
+        codes[(values < 0) | (values >= len(choices))] = -1
+    else:
+        codes = np.full(values.shape, -1, dtype=np.int8)
+    bad = codes < 0
+    if bad.any():
+        names = ", ".join(repr(c) for c in choices)
+        raise ValueError(f"{name} must be one of {names}, "
+                         f"got {_first_bad(values, bad)!r}")
+    return codes

@@ -9,16 +9,18 @@ uses is decided before the call (see :func:`smb_connections`).
 
 import numpy as np
 
-from models._checks import require_choice, require_positive
+from models._checks import as_codes, require_choice, require_positive
 from models.host import core_ceiling, cores_busy, expected_distinct
 
 TRANSPORTS = ("tcp", "compression", "smb", "smb_direct")
+TCP, COMPRESSION, SMB, SMB_DIRECT = range(4)
 
 #: How receive traffic spreads over the links a transfer may use:
 #: ``one`` member only (switch-independent team, a single route), ``hash``
 #: flows hashed onto members (static/LACP team), ``all`` members evenly
 #: (SMB Multichannel over separate NICs).
 SPREADS = ("one", "hash", "all")
+ONE, HASH, ALL = range(3)
 
 #: Binding limits, in the order of the codes :func:`bulk_transfer` returns.
 LIMITS = ("link", "member_spread", "flow_per_member", "cpu_core",
@@ -95,13 +97,14 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
     ----------
     transport : str or array-like of str
         ``'tcp'``, ``'compression'`` (TCP carrying compressed data),
-        ``'smb'`` (SMB Multichannel over TCP) or ``'smb_direct'`` (RDMA).
+        ``'smb'`` (SMB Multichannel over TCP) or ``'smb_direct'`` (RDMA);
+        or their codes (index into :data:`TRANSPORTS`).
     member_speed : numeric
         Nominal rate of each usable link. [Gbit/s]
     members : numeric
         Usable links (team members or SMB interfaces).
     spread : str or array-like of str
-        ``'one'``, ``'hash'`` or ``'all'``, see :data:`SPREADS`.
+        ``'one'``, ``'hash'`` or ``'all'``, see :data:`SPREADS` (or codes).
     flows : numeric
         TCP connections (ignored for SMB Direct).
     rss_queues : numeric
@@ -156,36 +159,43 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
     protocol-overheads.md sections 8.2, 8.4-8.6; validation cases S-HV-a..i
     (seed 001).
     """
-    transport = require_choice("transport", transport, TRANSPORTS)
-    spread = require_choice("spread", spread, SPREADS)
+    transport = as_codes("transport", transport, TRANSPORTS)
+    spread = as_codes("spread", spread, SPREADS)
     member_speed = require_positive("member_speed", member_speed, "Gbit/s")
     members = require_positive("members", members)
     rss_queues = require_positive("rss_queues", rss_queues)
     cores = require_positive("cores", cores)
     flows = require_positive("flows", flows)
-    rdma = transport == "smb_direct"
-    compressed = transport == "compression"
+    rdma = transport == SMB_DIRECT
+    compressed = transport == COMPRESSION
 
     member_goodput = member_speed * efficiency
     spread_members = np.select(
-        [spread == "one", spread == "hash"],
+        [spread == ONE, spread == HASH],
         [np.ones_like(members), expected_distinct(members, flows)],
         default=members)
     per_member = expected_distinct(rss_queues, flows / spread_members)
     busy_queues = np.minimum(np.minimum(spread_members * per_member,
                                         flows), cores)
     ratio = np.where(compressed, compression_ratio, 1.0)
-    bounds = np.stack(np.broadcast_arrays(
-        members * member_goodput * ratio,
-        spread_members * member_goodput * ratio,
-        np.where(rdma, np.inf, flows * member_goodput * ratio),
+    scaled = member_goodput * ratio
+    bounds = (  # in the order of LIMITS
+        members * scaled,
+        spread_members * scaled,
+        np.where(rdma, np.inf, flows * scaled),
         np.where(rdma, np.inf,
                  busy_queues * core_ceiling(ghz, cycles_per_byte) * ratio),
         streams * np.asarray(stream_cap, dtype=float),
         np.where(compressed, compression_threads * compressor_speed,
-                 np.inf)))
-    limit = np.argmin(bounds, axis=0)
-    throughput = np.min(bounds, axis=0)
+                 np.inf))
+    # running minimum: the first of equal bounds names the limit
+    throughput = bounds[0] + np.zeros(np.broadcast_shapes(
+        *(np.shape(b) for b in bounds)))
+    limit = np.zeros(throughput.shape, dtype=np.int8)
+    for code, bound in enumerate(bounds[1:], start=1):
+        tighter = bound < throughput
+        throughput = np.where(tighter, bound, throughput)
+        limit[tighter] = code
     wire_payload = throughput / ratio
 
     stack_cores = np.where(

@@ -15,7 +15,8 @@ Conventions (``shared/reference/protocol-overheads.md``):
 
 import numpy as np
 
-from models._checks import require_choice, require_positive, require_range
+from models._checks import (as_codes, require_choice, require_positive,
+                            require_range)
 
 #: Preamble 7 + start-of-frame delimiter 1 + inter-frame gap 12 [B]
 #: (IEEE 802.3; protocol-overheads.md section 1).
@@ -45,8 +46,9 @@ ROCE_HEADER_BYTES = 8 + 12 + 4
 ROCE_RESERVED_BYTES = 96
 #: InfiniBand path MTUs [B].
 IB_PATH_MTUS = (256, 512, 1024, 2048, 4096)
-#: Protocols whose framing the wire model knows.
+#: Protocols whose framing the wire model knows, and their codes.
 PROTOCOLS = ("tcp", "udp", "iwarp", "roce_v2")
+TCP, UDP, IWARP, ROCE = range(4)
 #: TCP timestamps option as stacks send it, NOP-aligned [B]
 #: (RFC 7323; Linux ``TCPOLEN_TSTAMP_ALIGNED``).
 TCP_TIMESTAMPS_BYTES = 12
@@ -77,8 +79,11 @@ def ip_header_bytes(ip_version):
     numeric
         20 for IPv4, 40 for IPv6. [B]
     """
-    ip_version = require_choice("ip_version", ip_version, IP_HEADER_BYTES)
-    return np.where(ip_version == 6, IP_HEADER_BYTES[6], IP_HEADER_BYTES[4])
+    ip_version = np.asarray(ip_version)
+    six = ip_version == 6
+    if not np.all(six | (ip_version == 4)):
+        require_choice("ip_version", ip_version, IP_HEADER_BYTES)
+    return np.where(six, IP_HEADER_BYTES[6], IP_HEADER_BYTES[4])
 
 
 def frame_overhead_bytes(vlan_tags=0):
@@ -227,19 +232,18 @@ def payload_bytes(mtu, ip_version=4, *, protocol="tcp", timestamps=True,
     sections 2, 5 and 6 (blog.a2o.si 2015-06-26; kylehailey.com).
     """
     mtu = _check_mtu(mtu, ip_version, mtu_limits)
-    protocol = require_choice("protocol", protocol, PROTOCOLS)
+    code = as_codes("protocol", protocol, PROTOCOLS)
     options = np.where(np.asarray(timestamps, dtype=bool),
                        TCP_TIMESTAMPS_BYTES, 0)
-    tcp = mtu - ip_header_bytes(ip_version) - TCP_HEADER_BYTES - options
-    if not np.any(protocol != "tcp"):
-        return tcp  # the common case, without the per-protocol selects
+    ip_header = ip_header_bytes(ip_version)
+    tcp = mtu - ip_header - TCP_HEADER_BYTES - options
+    if not code.any():
+        return tcp  # all TCP: the common case, without the selects
     # other protocols get a harmless MTU so RoCE's own limit cannot trip
-    roce = roce_path_mtu(np.where(protocol == "roce_v2", mtu,
-                                  MTU_LIMITS[1]))
+    roce = roce_path_mtu(np.where(code == ROCE, mtu, MTU_LIMITS[1]))
     return np.select(
-        [protocol == "tcp", protocol == "udp", protocol == "iwarp"],
-        [tcp, mtu - ip_header_bytes(ip_version) - UDP_HEADER_BYTES,
-         tcp - IWARP_WRITE_BYTES],
+        [code == TCP, code == UDP, code == IWARP],
+        [tcp, mtu - ip_header - UDP_HEADER_BYTES, tcp - IWARP_WRITE_BYTES],
         default=roce)
 
 
@@ -278,13 +282,13 @@ def wire_bytes(mtu, ip_version=4, *, protocol="tcp", vlan_tags=0,
     mtu = require_range("mtu", mtu, *mtu_limits, "B")
     encap = require_range("encapsulation_bytes", encapsulation_bytes,
                           0, 1024, "B")
-    protocol = require_choice("protocol", protocol, PROTOCOLS)
+    code = as_codes("protocol", protocol, PROTOCOLS)
     ip_packet = mtu
-    if np.any(protocol == "roce_v2"):
-        roce_packet = (roce_path_mtu(np.where(protocol == "roce_v2", mtu,
-                                              MTU_LIMITS[1]))
+    roce = code == ROCE
+    if roce.any():
+        roce_packet = (roce_path_mtu(np.where(roce, mtu, MTU_LIMITS[1]))
                        + ip_header_bytes(ip_version) + ROCE_HEADER_BYTES)
-        ip_packet = np.where(protocol == "roce_v2", roce_packet, mtu)
+        ip_packet = np.where(roce, roce_packet, mtu)
     return ip_packet + frame_overhead_bytes(vlan_tags) + encap
 
 

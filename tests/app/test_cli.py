@@ -118,3 +118,34 @@ def test_schema_is_json():
     process = run("schema")
     assert process.returncode == 0
     assert json.loads(process.stdout)["title"] == "Scenario"
+
+
+@pytest.mark.parametrize("field, value, fragment", [
+    ("transport", '"nfs"', "workloads.transfers[0].transport: must be "
+                           "'tcp', 'compression', 'smb' or 'smb_direct', "
+                           "got 'nfs'"),
+    ("via", '"no-such-team"', "via names team 'no-such-team'"),
+    ("sessions", "0", "workloads.transfers[0].sessions: must be >= 1, "
+                      "got 0"),
+])
+def test_bad_transfer_fields_exit_2(tmp_path, field, value, fragment):
+    # issue 3, bad input: unknown transport or a zero count names the
+    # field and the value, exit code 2, no traceback.
+    path = tmp_path / "bad.toml"
+    path.write_text('schema_version = 1\n[meta]\nname = "x"\n[[nics]]\n'
+                    'id = "a"\nspeed_gbps = 10\n[[workloads.transfers]]\n'
+                    f'name = "t"\n{field} = {value}\n')
+    assert_clean_failure(run("solve", str(path)), fragment)
+
+
+@pytest.mark.parametrize("section, fragment", [
+    ('[host]\ncores_per_socket = 0\n', "host.cores_per_socket: must be >= 1"),
+    ('[host]\nghz = -2.6\n', "host.ghz: must be > 0, got -2.6"),
+    ('[host]\nstack = "mainframe"\n', "host.stack: must be"),
+    ('[network]\nmtu = 9300\n', "network.mtu: must be <= 9216, got 9300"),
+])
+def test_bad_host_fields_exit_2(tmp_path, section, fragment):
+    path = tmp_path / "bad.toml"
+    path.write_text('schema_version = 1\n[meta]\nname = "x"\n[[nics]]\n'
+                    f'id = "a"\nspeed_gbps = 10\n{section}')
+    assert_clean_failure(run("solve", str(path)), fragment)

@@ -7,9 +7,10 @@ keep other load on the machine out of the numbers.
 
 import sys
 
-from tests.benchmarks import bench_startup, bench_wire
+from tests.benchmarks import bench_host, bench_startup, bench_wire
 
-BENCHMARKS = [*bench_wire.BENCHMARKS, *bench_startup.BENCHMARKS]
+BENCHMARKS = [*bench_wire.BENCHMARKS, *bench_host.BENCHMARKS,
+              *bench_startup.BENCHMARKS]
 
 
 def main():

@@ -166,3 +166,44 @@ def test_efficiency_rises_with_mtu(a, b, ip_version):
     low, high = sorted((a, b))
     assert wire.efficiency(low, ip_version) <= wire.efficiency(high,
                                                                ip_version)
+
+
+# -- other protocols (protocol-overheads.md sections 2, 5, 6) ------------------
+
+@pytest.mark.parametrize("mtu, expected", [
+    # V17 (Linux include/rdma/ib_addr.h, iboe_get_mtu): exact, with the step
+    # edges: 4096 + 96 gives 4096, one byte less gives 2048.
+    (1500, 1024), (9000, 4096), (4192, 4096), (4191, 2048), (2144, 2048),
+    (2143, 1024)])
+def test_v17_roce_path_mtu(mtu, expected):
+    assert wire.roce_path_mtu(mtu) == expected
+
+
+def test_roce_efficiency_formula():
+    # eff = pmtu / (pmtu + 14 + ip_hdr + 8 + 12 + 4 + 4 + 20 + 4*vlan_tags)
+    assert wire.efficiency(1500, protocol="roce_v2") == pytest.approx(
+        1024 / (1024 + 14 + 20 + 8 + 12 + 4 + 4 + 20), rel=1e-15)
+    assert wire.efficiency(9000, 6, protocol="roce_v2", vlan_tags=1) == \
+        pytest.approx(4096 / (4096 + 14 + 40 + 8 + 12 + 4 + 4 + 20 + 4),
+                      rel=1e-15)
+
+
+def test_udp_and_iwarp_payloads():
+    assert wire.payload_bytes(1500, protocol="udp") == 1472    # 1500-20-8
+    assert wire.payload_bytes(1500, 6, protocol="udp") == 1452
+    # iWARP tagged WRITE: TCP payload - DDP/RDMAP 16 - MPA CRC 4
+    assert wire.payload_bytes(1500, protocol="iwarp") == 1428
+    assert wire.payload_bytes(1500, protocol="iwarp", timestamps=False) \
+        == 1440
+
+
+def test_ack_frames():
+    # IPv4 ACK without options: 58 B padded to 64, + 20 B L1
+    assert wire.ack_wire_bytes(4, timestamps=False) == 84
+    assert wire.ack_wire_bytes(4) == 90          # 20+20+12+18 = 70, + 20
+    assert wire.ack_wire_bytes(6, vlan_tags=1) == 114
+
+
+def test_unknown_protocol_is_named():
+    with pytest.raises(ValueError, match="protocol must be one of .*'sctp'"):
+        wire.payload_bytes(1500, protocol="sctp")

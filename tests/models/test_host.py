@@ -1,0 +1,60 @@
+"""models/host.py: the CPU cost structure of protocol-overheads.md 8.2."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from models import host
+
+
+def test_cycles_per_byte_is_the_published_sum():
+    # c = k (c_byte + c_cs[no offload] + c_pkt/S + (c_wire+c_encap+c_team)/p)
+    value = host.cycles_per_byte(1448, 65536, 0.5, 10_000, 500,
+                                 checksum_offload=False, c_checksum=1.0,
+                                 c_encap=100, c_team=200, rss_factor=2.0)
+    assert value == pytest.approx(2 * (0.5 + 1.0 + 10_000 / 65536
+                                       + 800 / 1448), rel=1e-15)
+
+
+def test_offloads_set_the_traversal_size():
+    np.testing.assert_array_equal(
+        host.stack_traversal_bytes(np.array([1448, 8948]), [True, False]),
+        [65536, 8948])
+
+
+def test_core_ceiling_and_cores_busy_are_inverse():
+    ceiling = host.core_ceiling(2.6, 1.5)
+    assert ceiling == pytest.approx(8 * 2.6 / 1.5)
+    assert host.cores_busy(ceiling, 1.5, 2.6) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("bins, items, expected", [
+    (8, 0, 0.0), (8, 1, 1.0), (1, 5, 1.0), (2, 2, 1.5),
+    (2, 4, 1.875), (8, 1e6, 8.0)])
+def test_expected_distinct(bins, items, expected):
+    assert host.expected_distinct(bins, items) == pytest.approx(expected)
+
+
+@given(st.integers(1, 64), st.integers(1, 64), st.integers(0, 256))
+def test_more_queues_never_fewer_busy(a, b, flows):
+    low, high = sorted((a, b))
+    assert host.expected_distinct(low, flows) <= \
+        host.expected_distinct(high, flows) + 1e-12
+    assert host.expected_distinct(high, flows) <= min(high, flows) + 1e-12
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: host.core_ceiling(0, 1.0), "ghz"),
+    (lambda: host.core_ceiling(-2.6, 1.0), "ghz"),
+    (lambda: host.core_ceiling(2.6, np.nan), "cycles_per_byte"),
+])
+def test_bad_input_names_the_parameter(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()
+
+
+def test_every_preset_names_its_source():
+    for name, costs in host.STACK_PRESETS.items():
+        assert len(costs.source) > 40, name
+    assert set(host.DEFAULT_STACK.values()) <= set(host.STACK_PRESETS)

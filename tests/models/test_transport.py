@@ -1,0 +1,108 @@
+"""models/transport.py: SMB connection rules, team receive rules, limits."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from models import transport
+from models.transport import LIMITS, bulk_transfer
+
+
+def test_smb_connections_windows_defaults():
+    # Microsoft file-server tuning: 1 per plain NIC, 4 per RSS NIC, 2 per
+    # RDMA NIC, MaximumConnectionCountPerServer 32.
+    assert transport.smb_connections(2, "rss") == 8
+    assert transport.smb_connections(2, "plain") == 2
+    assert transport.smb_connections(2, "rdma") == 4
+    assert transport.smb_connections(16, "rss") == 32
+
+
+def run(**overrides):
+    arguments = dict(transport="tcp", member_speed=10.0, members=2,
+                     spread="hash", flows=4, rss_queues=8, cores=16,
+                     ghz=2.6, cycles_per_byte=1.2, efficiency=0.94)
+    arguments.update(overrides)
+    names = ("transport", "member_speed", "members", "spread", "flows",
+             "rss_queues", "cores", "ghz", "cycles_per_byte", "efficiency")
+    positional = [arguments.pop(n) for n in names]
+    return bulk_transfer(*positional, **arguments)
+
+
+def test_switch_independent_team_receives_on_one_member():
+    # S-HV-g (seed 001), exact on the rule: receive capacity = one member.
+    result = run(spread="one", flows=8)
+    assert result["throughput"] == pytest.approx(10 * 0.94)
+    assert LIMITS[result["limit"]] == "member_spread"
+
+
+def test_one_flow_never_exceeds_one_member():
+    result = run(spread="all", flows=1, cycles_per_byte=0.1)
+    assert result["throughput"] == pytest.approx(10 * 0.94)
+    assert LIMITS[result["limit"]] == "flow_per_member"
+
+
+def test_one_flow_never_exceeds_one_core():
+    result = run(spread="all", flows=1, cycles_per_byte=4.0)
+    assert result["throughput"] == pytest.approx(8 * 2.6 / 4.0)
+    assert LIMITS[result["limit"]] == "cpu_core"
+    assert result["busiest_core"] == pytest.approx(1.0)
+
+
+def test_rdma_has_no_core_ceiling_and_little_cpu():
+    result = run(transport="smb_direct", spread="all", flows=4,
+                 cycles_per_byte=50.0)
+    assert LIMITS[result["limit"]] == "link"
+    assert result["cores"] < 0.05
+
+
+def test_compression_multiplies_the_link_and_is_capped_by_threads():
+    link_bound = run(transport="compression", spread="all",
+                     compression_ratio=3.0, compressor_speed=100.0)
+    assert link_bound["throughput"] == pytest.approx(3 * 20 * 0.94)
+    assert link_bound["wire_payload"] == pytest.approx(20 * 0.94)
+    thread_bound = run(transport="compression", compression_ratio=3.0,
+                       compressor_speed=1.0, compression_threads=4)
+    assert thread_bound["throughput"] == pytest.approx(4.0)
+    assert LIMITS[thread_bound["limit"]] == "compressor"
+
+
+def test_stream_cap():
+    result = run(stream_cap=4.75, streams=2)
+    assert result["throughput"] == pytest.approx(9.5)
+    assert LIMITS[result["limit"]] == "stream_cap"
+
+
+@pytest.mark.parametrize("overrides, name", [
+    ({"transport": "nfs"}, "transport"),
+    ({"spread": "random"}, "spread"),
+    ({"member_speed": 0.0}, "member_speed"),
+    ({"member_speed": -10.0}, "member_speed"),
+    ({"cores": 0}, "cores"),
+    ({"rss_queues": 0}, "rss_queues"),
+])
+def test_bad_input_names_the_parameter(overrides, name):
+    with pytest.raises(ValueError, match=name):
+        run(**overrides)
+
+
+@given(st.sampled_from(transport.TRANSPORTS), st.sampled_from(
+    transport.SPREADS), st.integers(1, 8), st.integers(1, 64),
+    st.integers(1, 64), st.integers(1, 64), st.floats(0.2, 20.0))
+def test_more_cores_never_reduce_throughput(kind, spread, members, flows,
+                                            low, high, cycles):
+    low, high = sorted((low, high))
+    few = run(transport=kind, spread=spread, members=members, flows=flows,
+              cores=low, cycles_per_byte=cycles)
+    many = run(transport=kind, spread=spread, members=members, flows=flows,
+               cores=high, cycles_per_byte=cycles)
+    assert many["throughput"] >= few["throughput"] - 1e-9
+    assert many["throughput"] <= members * 10.0  # never above the links
+
+
+def test_vectorised_equals_scalar():
+    kinds = np.array(["tcp", "smb", "smb_direct", "compression"])
+    vector = run(transport=kinds, spread="all", flows=np.array([1, 8, 4, 2]))
+    for i, kind in enumerate(kinds):
+        scalar = run(transport=kind, spread="all", flows=[1, 8, 4, 2][i])
+        assert vector["throughput"][i] == pytest.approx(scalar["throughput"])

@@ -1,0 +1,247 @@
+"""Host-network models against the published cases of
+shared/reference/validation-cases.md (ids in each test), with one set of
+constants: the presets of models/host.py, fitted once."""
+
+import pytest
+
+from models.scenario import parse_scenario, scenario_from_dict
+from solvers.evaluate import evaluate
+from tests.conftest import EXAMPLES, minimal_document
+
+
+@pytest.fixture(scope="module")
+def seed001():
+    scenario = parse_scenario(
+        (EXAMPLES / "seed001_live_migration.toml").read_text(), "toml")
+    return {v.name: v for v in evaluate(scenario).variants}
+
+
+def value(variant, metric):
+    return variant.metric(metric).value
+
+
+# Seed 001 / S-HV (workinghardinit 2015). Tolerances are the issue's: +-10 %
+# on throughput, +-5 percentage points on CPU, one constant set for all.
+# The article's "20 Gbit/s" readings are interface counters while the model
+# reports goodput (up to ~7 % lower at MTU 1500), which the 10 % absorbs.
+SEED001 = [
+    # variant, measured Gbit/s, measured CPU % (None: not published)
+    ("Base", 17.0, 22.0),                          # S-HV-a
+    ("b LACP TCP tuned RSS", 17.0, 12.0),          # S-HV-b
+    ("c LACP SMB", 19.0, 24.0),                    # S-HV-c
+    ("d LACP SMB tuned RSS", 17.5, 8.0),           # S-HV-d
+    ("d LACP SMB tuned RSS", 19.0, None),          # S-HV-f, same set-up
+    ("e LACP SMB tuned, 2 VMs", 9.0, None),        # S-HV-e
+    ("g switch-independent TCP", 10.0, None),      # S-HV-g
+    ("h no team, SMB Multichannel", 20.0, 6.5),    # S-HV-h (6-7 %)
+    ("i SMB Direct (RoCEv2)", 20.0, None),         # S-HV-i
+]
+
+
+@pytest.mark.parametrize("name, gbps, cpu", SEED001,
+                         ids=[f"{row[0]}-{row[1]}" for row in SEED001])
+def test_seed001_every_configuration(seed001, name, gbps, cpu):
+    variant = seed001[name]
+    assert value(variant, "host.throughput_gbps") == \
+        pytest.approx(gbps, rel=0.10)
+    if cpu is not None:
+        assert value(variant, "host.cpu_pct") == pytest.approx(cpu, abs=5.0)
+
+
+def test_seed001_shapes(seed001):
+    cpu = {name: value(v, "host.cpu_pct") for name, v in seed001.items()}
+    rate = {name: value(v, "host.throughput_gbps")
+            for name, v in seed001.items()}
+    line = value(seed001["Base"], "wire.goodput_gbps")
+    # S-HV-a: below line rate; CPU above every SMB variant with tuned RSS
+    assert rate["Base"] < line
+    smb_tuned = ["d LACP SMB tuned RSS", "e LACP SMB tuned, 2 VMs",
+                 "h no team, SMB Multichannel", "i SMB Direct (RoCEv2)"]
+    assert all(cpu["Base"] > cpu[name] for name in smb_tuned)
+    # S-HV-b, S-HV-d: tuned RSS lowers CPU at about the same throughput
+    assert cpu["b LACP TCP tuned RSS"] < cpu["Base"]
+    assert cpu["d LACP SMB tuned RSS"] < cpu["c LACP SMB"]
+    # S-HV-c: SMB >= TCP on the same team
+    assert rate["c LACP SMB"] >= rate["Base"]
+    # S-HV-e: one core per VM, 4.5-5 Gbit/s each, total = 2 x per VM
+    two_vms = seed001["e LACP SMB tuned, 2 VMs"]
+    assert two_vms.bottleneck.id == "host.stream_cap"
+    assert 4.5 <= rate["e LACP SMB tuned, 2 VMs"] / 2 <= 5.0
+    # S-HV-f: one migration spreads over many cores only with SMB + RSS
+    assert value(seed001["d LACP SMB tuned RSS"],
+                 "transfer.live-migration.busy_cores") > 3
+    # S-HV-g: exact rule, a switch-independent team receives on one member
+    independent = seed001["g switch-independent TCP"]
+    assert independent.bottleneck.id == "host.member_spread"
+    assert rate["g switch-independent TCP"] == pytest.approx(
+        value(independent, "wire.goodput_gbps") / 2, rel=1e-12)
+    assert value(independent, "uplink.nic2.rx_util_pct") == 0
+    # S-HV-g: "a lot less CPU cycles" than LACP (no figure published)
+    assert cpu["g switch-independent TCP"] < cpu["Base"]
+    # S-HV-h: both links used, lowest CPU of the TCP-based runs whose CPU
+    # the article publishes (a, b, c, d, h)
+    published = [name for name, _, measured in SEED001 if measured]
+    assert min(published, key=cpu.get) == "h no team, SMB Multichannel"
+    assert seed001["h no team, SMB Multichannel"].bottleneck.id == \
+        "host.link"
+    # S-HV-i: link-bound at 2 x 10 GbE and the lowest CPU of all
+    assert seed001["i SMB Direct (RoCEv2)"].bottleneck.id == "host.link"
+    assert min(cpu, key=cpu.get) == "i SMB Direct (RoCEv2)"
+
+
+def test_s_v6_ipv6_vm_to_vm(tmp_path):
+    # S-V6 (VMware VROOM! 2013, seed 003): VM-to-VM IPv6 throughput ~2.5 %
+    # below IPv4 at identical CPU. Check: penalty in [0, 2.5 %] +-1 point,
+    # CPU per Gbit/s unchanged within 2 %.
+    scenario = parse_scenario(
+        (EXAMPLES / "seed003_ipv6_netperf.toml").read_text(), "toml")
+    ipv4, ipv6 = evaluate(scenario).variants
+    penalty = 1 - value(ipv6, "host.throughput_gbps") / \
+        value(ipv4, "host.throughput_gbps")
+    assert 0 <= penalty <= 0.035
+    per_gbps = [value(v, "host.cpu_pct") / value(v, "host.throughput_gbps")
+                for v in (ipv4, ipv6)]
+    assert per_gbps[1] == pytest.approx(per_gbps[0], rel=0.02)
+    # "both protocols drove bandwidth close to the 40 Gbit/s link speed"
+    assert value(ipv4, "host.throughput_gbps") > 0.9 * 40
+
+
+def transfer(host=None, nics=None, network=None, **transfer_fields):
+    """Evaluate one transfer; returns the base variant."""
+    fields = {"name": "t"}
+    fields.update(transfer_fields)
+    document = minimal_document(
+        host=host or {}, nics=nics or [{"id": "nic0", "speed_gbps": 10.0}],
+        network=network or {}, workloads={"transfers": [fields]})
+    return evaluate(scenario_from_dict(document)).variants[0]
+
+
+# V5 (VMware ESX 3.5 U1 10 GbE paper, 2008): one 1-vCPU VM, no LRO in the VM
+# path. The vm_guest preset was fitted on its transmit figures at an assumed
+# 3.0 GHz; receive must then follow.
+V5_HOST = {"hypervisor": "vsphere", "stack": "vm_guest", "sockets": 1,
+           "cores_per_socket": 1, "ghz": 3.0}
+V5_NIC = [{"id": "vmnic0", "speed_gbps": 10.0, "rss_queues": 1,
+           "offloads": {"ipv4": {"lro": False}}}]
+
+
+def test_v5_transmit_cpu_bound_at_1500_link_bound_with_jumbo():
+    standard = transfer(V5_HOST, V5_NIC, direction="send")
+    jumbo = transfer(V5_HOST, V5_NIC, {"mtu": 9000}, direction="send")
+    # "up to about 8 Gbit/s at standard MTU": +-10 % (a rounded figure)
+    assert value(standard, "host.throughput_gbps") == pytest.approx(8.0,
+                                                                     rel=0.1)
+    assert standard.bottleneck.id == "host.cpu_core"
+    # "saturates the 10 Gbit/s link with jumbo frames"
+    assert jumbo.bottleneck.id == "host.link"
+
+
+def test_v5_receive_below_transmit_and_gains_about_40_pct():
+    send = transfer(V5_HOST, V5_NIC, direction="send")
+    receive = transfer(V5_HOST, V5_NIC, direction="receive")
+    receive_jumbo = transfer(V5_HOST, V5_NIC, {"mtu": 9000},
+                             direction="receive")
+    assert value(receive, "host.throughput_gbps") < \
+        value(send, "host.throughput_gbps")
+    gain = value(receive_jumbo, "host.throughput_gbps") / \
+        value(receive, "host.throughput_gbps") - 1
+    # "+40 %, to 5.7 Gbit/s": the case allows +-10 percentage points
+    assert gain == pytest.approx(0.40, abs=0.10)
+    assert value(receive_jumbo, "host.throughput_gbps") == \
+        pytest.approx(5.7, rel=0.1)
+
+
+@pytest.mark.parametrize("speed, expected, limit", [
+    (25.0, 15.0, "host.stream_cap"), (40.0, 15.0, "host.stream_cap"),
+    (10.0, None, "host.link")])
+def test_v7_one_vmotion_stream_helper(speed, expected, limit):
+    # V7 (core.vmware.com; Migrate.MigrateStreamHelperBwUtilMax = 15000):
+    # one stream is capped near 15 Gbit/s (+-10 %) on fast links and is
+    # link-bound on 10 GbE.
+    result = transfer({"hypervisor": "vsphere"},
+                      [{"id": "vmk", "speed_gbps": speed}],
+                      purpose="live_migration")
+    assert result.bottleneck.id == limit
+    if expected:
+        assert value(result, "host.throughput_gbps") == \
+            pytest.approx(expected, rel=0.1)
+
+
+def test_v9_multi_nic_vmotion_on_1g_is_link_bound():
+    # V9/J6 (Wahl 2013): 2 x 1 GbE multi-NIC vMotion, slightly better
+    # without jumbo frames. Check: link-bound, modelled gain in [0, +6 %].
+    result = transfer({"hypervisor": "vsphere"},
+                      [{"id": "a", "speed_gbps": 1.0},
+                       {"id": "b", "speed_gbps": 1.0}],
+                      purpose="live_migration", multipath=True, sessions=2)
+    assert result.bottleneck.id == "host.link"
+    assert 0 <= value(result, "host.jumbo_gain_pct") <= 6
+
+
+def test_s_j1g_vmotion_on_1g():
+    # S-J1G (Boche 2011, seed 004): vMotion 7-15 % shorter in two batches,
+    # slightly worse in the third. Check: gain in [-2, +15 %], never a
+    # CPU-bound regime at 1 GbE for these inputs.
+    result = transfer({"hypervisor": "vsphere", "sockets": 2,
+                       "cores_per_socket": 4, "ghz": 2.3},
+                      [{"id": "vmnic0", "speed_gbps": 1.0}],
+                      purpose="live_migration")
+    assert -2 <= value(result, "host.jumbo_gain_pct") <= 15
+    assert result.bottleneck.id != "host.cpu_core"
+
+
+def test_j7_jumbo_on_10g_one_flow_per_core():
+    # J7 (longwhitevclouds 2012; 2 x X5650 2.66 GHz, ESXi 5): 10-30 % more
+    # throughput with jumbo frames and lower CPU per Gbit/s. Check: with
+    # per-packet-bound parameters (one flow on one core, vm_guest preset,
+    # LRO on as in vmxnet3) the gain lies in the band.
+    host = {"hypervisor": "vsphere", "stack": "vm_guest", "ghz": 2.66}
+    standard = transfer(host)
+    jumbo = transfer(host, network={"mtu": 9000})
+    assert standard.bottleneck.id == "host.cpu_core"
+    assert 10 <= value(standard, "host.jumbo_gain_pct") <= 30
+    assert value(jumbo, "host.cpu_pct") / \
+        value(jumbo, "host.throughput_gbps") < \
+        value(standard, "host.cpu_pct") / \
+        value(standard, "host.throughput_gbps")
+
+
+def test_v10_vxlan_without_inner_offload_triples_with_jumbo():
+    # V10/J9 (Red Hat OSP 7 docs): tenant throughput over VXLAN +300 % with
+    # jumbo frames on the underlay. Check: per-packet-bound, ratio >= 3
+    # with encapsulation and no inner offload; the link path alone (tunnel
+    # offloads on) must not produce it.
+    host = {"hypervisor": "kvm"}
+    nic = [{"id": "eth0", "speed_gbps": 10.0}]
+    offloaded = [{"id": "eth0", "speed_gbps": 10.0,
+                  "offloads": {"ipv4": {"tunnel": True}}}]
+    overlay = {"encapsulation": "vxlan"}
+    standard = transfer(host, nic, overlay)
+    jumbo = transfer(host, nic, {**overlay, "mtu": 8950})
+    assert standard.bottleneck.id == "host.cpu_core"
+    ratio = value(jumbo, "host.throughput_gbps") / \
+        value(standard, "host.throughput_gbps")
+    assert ratio >= 3
+    link_only = value(transfer(host, offloaded, {**overlay, "mtu": 8950}),
+                      "host.throughput_gbps") / value(
+        transfer(host, offloaded, overlay), "host.throughput_gbps")
+    assert link_only < 1.1
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "V8/J5 (vstorage.wordpress.com, Nimble iSCSI on 10 GbE, 32 OIO): the "
+    "+10 % jumbo gain comes from per-IO and per-PDU costs of small "
+    "sequential iSCSI reads, which the storage model (issue 6) adds. The "
+    "bulk-transfer model alone is link-bound on 10 GbE and gains only the "
+    "efficiency ratio (+5 %); this test flips when that lands."))
+def test_v8_iscsi_jumbo_gain_needs_the_storage_model():
+    result = transfer({"hypervisor": "vsphere", "sockets": 1,
+                       "cores_per_socket": 16},
+                      [{"id": "vmnic0", "speed_gbps": 10.0}])
+    assert value(result, "host.jumbo_gain_pct") >= 10
+
+
+def test_smb_direct_without_rdma_falls_back_with_a_finding():
+    result = transfer({"hypervisor": "hyperv"}, transport="smb_direct")
+    assert [f.id for f in result.findings] == ["host.smb_direct_unavailable"]
+    assert value(result, "host.cpu_pct") > 0.5  # TCP costs, not RDMA's
