@@ -356,6 +356,11 @@ class Variant(_Strict):
     description: str = ""
     set: dict[str, Any] = {}
 
+    def describe(self):
+        """The changes as text: ``path = value, ...`` (values as JSON)."""
+        return ", ".join(f"{path} = {json.dumps(value, ensure_ascii=False)}"
+                         for path, value in self.set.items()) or "no change"
+
 
 class Span(_Strict):
     """Evenly spaced values from start to stop (both included)."""

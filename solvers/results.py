@@ -104,14 +104,19 @@ class Results:
         Returns
         -------
         shared : list of str
-        specific : list of (str, str)
-            ``(variant name, assumption)`` for assumptions not shared.
+        specific : list of (tuple of str, str)
+            ``(variant names, assumption)`` for each assumption that only
+            some variants make, in first-seen order.
         """
         shared = [a for a in self.variants[0].assumptions
                   if all(a in v.assumptions for v in self.variants)]
-        specific = [(v.name, a) for v in self.variants
-                    for a in v.assumptions if a not in shared]
-        return shared, specific
+        specific = {}
+        for variant in self.variants:
+            for assumption in variant.assumptions:
+                if assumption not in shared:
+                    specific.setdefault(assumption, []).append(variant.name)
+        return shared, [(tuple(names), assumption)
+                        for assumption, names in specific.items()]
 
     def to_dict(self):
         """Plain data following the results contract."""
@@ -169,8 +174,8 @@ class Results:
             for finding in variant.findings:
                 lines.append(f"  {finding.severity}: {finding.message}")
             lines.extend(f"  assumes: {assumption}"
-                         for name, assumption in specific
-                         if name == variant.name)
+                         for names, assumption in specific
+                         if variant.name in names)
         lines.append("")
         lines.append("Assumptions (all variants):")
         lines.extend(f"  - {assumption}" for assumption in shared)

@@ -4,6 +4,8 @@ function draws into the on-screen plot and into the report's plot."""
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from solvers.results import format_number
+
 #: One colour per variant column, in order (colour-blind safe, Okabe-Ito).
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00",
            "#56B4E9", "#000000", "#F0E442")
@@ -56,3 +58,52 @@ def new_plot_widget():
         axis_item.setPen("k")
         axis_item.setTickFont(tick_font)
     return widget
+
+
+def has_host_results(results):
+    """Whether any variant carries host-network (transfer) metrics."""
+    return any(m.id == "host.throughput_gbps" for v in results.variants
+               for m in v.metrics)
+
+
+def draw_host_bars(plot_item, results, metric_id, label):
+    """One horizontal bar per variant for a host metric, coloured like the
+    variant's column, the value printed at the end of the bar.
+
+    Parameters
+    ----------
+    plot_item : pyqtgraph.PlotItem
+        Where to draw; cleared first.
+    results : solvers.results.Results
+        Results whose variants may carry ``metric_id``.
+    metric_id : str
+        E.g. ``'host.throughput_gbps'``.
+    label : str
+        Axis label with its unit.
+    """
+    plot_item.clear()
+    plot_item.setLabel("bottom", label)
+    plot_item.showGrid(x=False, y=False)
+    rows = [(i, v) for i, v in enumerate(results.variants)
+            if metric_id in {m.id for m in v.metrics}]
+    axis = plot_item.getAxis("left")
+    axis.setTicks([[(-row, v.name) for row, (_, v) in enumerate(rows)]])
+    # wide enough for the longest name now: an offscreen render (the PDF)
+    # happens before the axis would grow by itself
+    metrics = QtGui.QFontMetrics(axis.style.get("tickFont") or
+                                 QtWidgets.QApplication.font())
+    axis.setWidth(12 + max((metrics.horizontalAdvance(v.name)
+                            for _, v in rows), default=0))
+    widest = 0.0
+    for row, (index, variant) in enumerate(rows):
+        value = variant.metric(metric_id).value
+        widest = max(widest, value)
+        plot_item.addItem(pg.BarGraphItem(
+            x0=0, y=-row, width=value, height=0.6,
+            brush=variant_colour(index), pen=pg.mkPen(None)))
+        text = pg.TextItem(format_number(value), color="k", anchor=(0, 0.5))
+        text.setPos(value, -row)
+        plot_item.addItem(text)
+    plot_item.getViewBox().setRange(
+        xRange=(0, max(widest, 1e-9) * 1.18),
+        yRange=(-len(rows) + 0.4, 0.6), padding=0)

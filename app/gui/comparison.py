@@ -54,7 +54,7 @@ class ComparisonModel(QtCore.QAbstractTableModel):
         if self._results is None:
             return None
         if orientation == _Qt.Horizontal:
-            if role == _Qt.DisplayRole:
+            if role in (_Qt.DisplayRole, _Qt.ToolTipRole):
                 return self._results.variants[section].name
             if role == _Qt.ForegroundRole:
                 return QtGui.QBrush(QtGui.QColor(variant_colour(section)))

@@ -5,7 +5,8 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.gui.charts import draw_goodput_vs_mtu, new_plot_widget
+from app.gui.charts import (draw_goodput_vs_mtu, draw_host_bars,
+                            has_host_results, new_plot_widget)
 from app.gui.commands import SetValueCommand
 from app.gui.comparison import ComparisonModel
 from app.gui.editor import NetworkEditor
@@ -53,33 +54,48 @@ class MainWindow(QtWidgets.QMainWindow):
         self.table = QtWidgets.QTableView()
         self.table.setModel(self.table_model)
         self.table.setAlternatingRowColors(True)
+        # whole variant names, scrolling sideways when there are many
         self.table.horizontalHeader().setSectionResizeMode(
-            QtWidgets.QHeaderView.ResizeMode.Stretch)
+            QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
         self.table.verticalHeader().setSectionResizeMode(
             QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
         self.notes = QtWidgets.QTextBrowser()
         self.notes.setMinimumHeight(110)
 
-        wire_tab = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
-        wire_tab.addWidget(self.plot)
-        lower = QtWidgets.QWidget()
-        lower_layout = QtWidgets.QVBoxLayout(lower)
-        lower_layout.setContentsMargins(0, 0, 0, 0)
-        lower_layout.addWidget(self.table, 3)
-        lower_layout.addWidget(self.notes, 2)
-        wire_tab.addWidget(lower)
-        wire_tab.setSizes([360, 400])
+        # charts in tabs; the table and the notes stay visible below them
         self.tabs = QtWidgets.QTabWidget()
-        self.tabs.addTab(wire_tab, "Wire && MTU")
+        self.tabs.addTab(self.plot, "Wire && MTU")
+        self.tabs.addTab(self._build_host_tab(), "Transport && CPU")
+        right = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        right.addWidget(self.tabs)
+        right.addWidget(self.table)
+        right.addWidget(self.notes)
+        right.setSizes([380, 260, 160])
 
         splitter = QtWidgets.QSplitter()
         splitter.addWidget(left)
-        splitter.addWidget(self.tabs)
+        splitter.addWidget(right)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([300, 900])
         self.setCentralWidget(splitter)
         self._build_menus()
         self.resize(1280, 800)
+
+    def _build_host_tab(self):
+        tab = QtWidgets.QWidget()
+        layout = QtWidgets.QVBoxLayout(tab)
+        self.host_hint = QtWidgets.QLabel(
+            "This scenario defines no transfer (workloads.transfers): add "
+            "one to compare transports, teaming and CPU.")
+        self.host_hint.setWordWrap(True)
+        layout.addWidget(self.host_hint)
+        charts = QtWidgets.QHBoxLayout()
+        self.throughput_plot = new_plot_widget()
+        self.cpu_plot = new_plot_widget()
+        charts.addWidget(self.throughput_plot)
+        charts.addWidget(self.cpu_plot)
+        layout.addLayout(charts, 1)
+        return tab
 
     # -- menus ---------------------------------------------------------------
 
@@ -153,14 +169,22 @@ class MainWindow(QtWidgets.QMainWindow):
         self.variants.clear()
         self.variants.addItem("Base")
         for variant in self.scenario.variants:
-            changes = ", ".join(f"{k} = {v}" for k, v in variant.set.items())
-            self.variants.addItem(f"{variant.name}: {changes}")
+            self.variants.addItem(f"{variant.name}: {variant.describe()}")
         try:
             self.results = evaluate(self.scenario)
         except Exception as err:  # a model bug must not lose the document
             self._warn("Evaluation failed", f"{type(err).__name__}: {err}")
             return
         draw_goodput_vs_mtu(self.plot.getPlotItem(), self.results)
+        show_host = has_host_results(self.results)
+        self.host_hint.setVisible(not show_host)
+        self.throughput_plot.setVisible(show_host)
+        self.cpu_plot.setVisible(show_host)
+        if show_host:
+            draw_host_bars(self.throughput_plot.getPlotItem(), self.results,
+                           "host.throughput_gbps", "Throughput [Gbit/s]")
+            draw_host_bars(self.cpu_plot.getPlotItem(), self.results,
+                           "host.cpu_pct", "Host CPU [%]")
         self.table_model.set_results(self.results)
         self.notes.setHtml(_notes_html(self.results))
 
@@ -266,7 +290,7 @@ def _notes_html(results):
     shared, specific = results.assumptions_by_scope()
     lines.append("<b>Assumptions</b><ul>")
     lines += [f"<li>{escape(a)}</li>" for a in shared]
-    lines += [f"<li><b>{escape(name)}</b>: {escape(a)}</li>"
-              for name, a in specific]
+    lines += [f"<li><b>{escape(', '.join(names))}</b>: {escape(a)}</li>"
+              for names, a in specific]
     lines.append("</ul>")
     return "".join(lines)

@@ -12,7 +12,8 @@ import os
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.gui.application import FONT_FAMILY, application
-from app.gui.charts import (draw_goodput_vs_mtu, new_plot_widget,
+from app.gui.charts import (draw_goodput_vs_mtu, draw_host_bars,
+                            has_host_results, new_plot_widget,
                             variant_colour)
 from app.scenario_io import atomic_write
 from models.scenario import dump_scenario
@@ -151,8 +152,8 @@ class _Report:
         self.y += 4
         self.text("Variants (changes to the base):", bold=True, gap=2)
         for variant in scenario.variants:
-            changes = ", ".join(f"{k} = {v}" for k, v in variant.set.items())
-            self.text(f"{variant.name}: {changes}", indent=12, gap=2)
+            self.text(f"{variant.name}: {variant.describe()}", indent=12,
+                      gap=2)
 
         self.heading("Comparison")
         self.table(results)
@@ -163,9 +164,17 @@ class _Report:
 
         self.new_page()
         self.heading("Goodput versus MTU")
-        self.chart(results)
+        self.chart(lambda plot: draw_goodput_vs_mtu(plot, results))
         self.text("Lines: each variant's settings over the whole MTU range; "
                   "dots: the variant's own MTU.", size=8, colour="#555555")
+        if has_host_results(results):
+            self.heading("Transfer throughput and host CPU")
+            for metric, label in (("host.throughput_gbps",
+                                   "Throughput [Gbit/s]"),
+                                  ("host.cpu_pct", "Host CPU [%]")):
+                self.chart(lambda plot: draw_host_bars(plot, results, metric,
+                                                       label),
+                           QtCore.QSize(760, 60 + 34 * len(results.variants)))
 
         findings = [(v.name, f) for v in results.variants
                     for f in v.findings]
@@ -178,8 +187,8 @@ class _Report:
         shared, specific = results.assumptions_by_scope()
         for assumption in shared:
             self.text(f"• {assumption}", gap=2)
-        for name, assumption in specific:
-            self.text(f"• {name}: {assumption}", gap=2)
+        for names, assumption in specific:
+            self.text(f"• {', '.join(names)}: {assumption}", gap=2)
         self.y += 8
         self.text("Attached to this PDF: scenario.toml (the scenario as "
                   "evaluated) and results.json (every number above).",
@@ -247,15 +256,16 @@ class _Report:
                               QtCore.QPointF(self.width, self.y))
         self.y += 6
 
-    def chart(self, results):
+    def chart(self, draw, size=CHART_SIZE):
+        """Render a chart drawn by ``draw(plot_item)`` at full width."""
         widget = new_plot_widget()
-        widget.setFixedSize(CHART_SIZE)
-        draw_goodput_vs_mtu(widget.getPlotItem(), results)
+        widget.setFixedSize(size)
+        draw(widget.getPlotItem())
         # pyqtgraph lays items out only once shown (pyqtgraph issues #8,
         # #1997); offscreen, showing costs nothing.
         widget.show()
         QtWidgets.QApplication.processEvents()
-        height = self.width * CHART_SIZE.height() / CHART_SIZE.width()
+        height = self.width * size.height() / size.width()
         self.ensure(height)
         target = QtCore.QRectF(0, self.y, self.width, height)
         # Export mode makes pyqtgraph draw symbols as paths instead of cached

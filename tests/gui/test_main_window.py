@@ -25,7 +25,9 @@ def set_mtu(qtbot, window, value):
 
 def test_opens_the_example_with_every_variant(window):
     assert window.table_model.columnCount() == 5
-    assert window.table_model.rowCount() == 7
+    # 7 wire metrics, then the iperf transfer's host, transfer and uplink
+    assert window.table_model.rowCount() == \
+        len(window.results.metric_ids()) == 20
     assert window.variants.count() == 5
     assert goodput_cell(window) == "9.415"
     assert "line rate" in window.notes.toPlainText()
@@ -146,3 +148,29 @@ def test_tab_title(window):
     assert window.tabs.tabText(0) == "Wire && MTU"
     assert window.table.model().headerData(
         0, QtCore.Qt.Orientation.Horizontal) == "Base"
+
+
+def test_transport_tab_shows_one_bar_per_variant(window):
+    from app.paths import resource_path
+    import pyqtgraph as pg
+    window.new_document()  # no transfer: the tab says how to add one
+    assert not window.host_hint.isHidden()
+    assert window.open_path(resource_path("examples",
+                                          "seed001_live_migration.toml"))
+    window.tabs.setCurrentIndex(1)
+    assert window.host_hint.isHidden()
+    bars = [item for item in window.throughput_plot.getPlotItem().items
+            if isinstance(item, pg.BarGraphItem)]
+    assert len(bars) == 8
+    assert "team hash puts 4 flow(s)" in window.notes.toPlainText()
+
+
+def test_many_redraws_keep_none_alive(window):
+    # Regression: PySide6 6.12.0 decremented None's refcount on every
+    # graphics-item removal, so a few dozen redraws aborted Python 3.11
+    # ("deallocating None"). Every edit redraws every chart.
+    import sys
+    before = sys.getrefcount(None)
+    for mtu in range(1500, 1500 + 8 * 150, 8):
+        window.apply_value("network.mtu", mtu)
+    assert sys.getrefcount(None) >= before

@@ -1,6 +1,7 @@
 """The PDF report: pages, text, the vector chart and the attachments."""
 
 import json
+import unicodedata
 
 import pytest
 from pypdf import PdfReader
@@ -22,14 +23,17 @@ def report(qapp, example_path, tmp_path):
 
 def test_pages_and_their_sections(report):
     scenario, results, reader = report
-    assert len(reader.pages) == 2
+    assert len(reader.pages) == 3
     first = " ".join(reader.pages[0].extract_text().split())
     for text in (scenario.meta.name, "Comparison", "Binding limit",
                  "Link-bound TCP goodput", "9.900", "VXLAN"):
         assert text in first
     second = " ".join(reader.pages[1].extract_text().split())
     assert "Goodput versus MTU" in second
-    assert "Assumptions" in second
+    assert "Transfer throughput and host CPU" in second
+    third = " ".join(reader.pages[2].extract_text().split())
+    assert "Assumptions" in second + third  # the list may flow over
+    assert "No packet loss" in second + third
     assert reader.metadata.title == f"Linkplan report: {scenario.meta.name}"
 
 
@@ -62,3 +66,17 @@ def test_unwritable_target_raises_and_leaves_nothing(qapp, example_path,
         write_report(scenario, evaluate(scenario),
                      tmp_path / "missing" / "r.pdf")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_transport_section_when_transfers_exist(qapp, tmp_path):
+    from tests.conftest import EXAMPLES
+    scenario = load_scenario(EXAMPLES / "seed001_live_migration.toml")
+    path = tmp_path / "seed001.pdf"
+    write_report(scenario, evaluate(scenario), path)
+    # NFKC folds the typeset ligatures (fl, ffi) back into letters
+    text = unicodedata.normalize("NFKC", " ".join(
+        " ".join(page.extract_text().split())
+        for page in PdfReader(path).pages))
+    assert "Transfer throughput and host CPU" in text
+    assert "h no team, SMB Multichannel" in text
+    assert "the team hash puts 4 flow(s)" in text

@@ -37,7 +37,10 @@ def test_contract_shape(results):
         assert set(REQUIRED_METRICS) <= ids
         for metric in variant["metrics"]:
             assert {"id", "value", "unit"} <= set(metric)
-        assert variant["bottleneck"]["id"] == "wire.line_rate"
+        # the example's transfer names the host-level limit
+        expected = "host.cpu_core" if variant["name"] == "VXLAN overlay" \
+            else "host.link"
+        assert variant["bottleneck"]["id"] == expected
 
 
 def test_values_equal_the_model_functions(results):
@@ -135,3 +138,9 @@ def test_nan_never_reaches_results():
     (0.012345, "0.01235"), (0, "0"), (1448.0, "1,448")])
 def test_format_number(value, text):
     assert format_number(value) == text
+
+
+def test_without_transfers_the_wire_names_the_limit():
+    base = evaluate(scenario_from_dict(minimal_document())).variant("Base")
+    assert base.bottleneck.id == "wire.line_rate"
+    assert not any(m.id.startswith("host.") for m in base.metrics)
