@@ -23,27 +23,49 @@ def draw_goodput_vs_mtu(plot_item, results):
     Parameters
     ----------
     plot_item : pyqtgraph.PlotItem
-        Where to draw; cleared first.
+        Where to draw (items of another chart are cleared first).
     results : solvers.results.Results
         Results whose variants carry the ``goodput_vs_mtu`` trace.
     """
-    plot_item.clear()
-    if plot_item.legend is None:
-        # bottom right: the curves rise towards the top right
-        plot_item.addLegend(offset=(-10, -10))
-    plot_item.setLabel("bottom", "IP MTU [B]")
-    plot_item.setLabel("left", "Link-bound goodput [Gbit/s]")
-    plot_item.showGrid(x=True, y=True, alpha=0.25)
-    for index, variant in enumerate(results.variants):
+    key = ("goodput_vs_mtu",) + tuple(v.name for v in results.variants)
+    items = _reusable(plot_item, key)
+    if items is None:
+        if plot_item.legend is None:
+            # bottom right: the curves rise towards the top right
+            plot_item.addLegend(offset=(-10, -10))
+        plot_item.setLabel("bottom", "IP MTU [B]")
+        plot_item.setLabel("left", "Link-bound goodput [Gbit/s]")
+        plot_item.showGrid(x=True, y=True, alpha=0.25)
+        items = []
+        for index, variant in enumerate(results.variants):
+            colour = variant_colour(index)
+            curve = plot_item.plot(pen=pg.mkPen(colour, width=2),
+                                   name=variant.name)
+            marker = plot_item.plot(pen=None, symbol="o", symbolSize=10,
+                                    symbolBrush=colour,
+                                    symbolPen=pg.mkPen("w", width=1))
+            items.append((curve, marker))
+        _remember(plot_item, key, items)
+    for (curve, marker), variant in zip(items, results.variants):
         trace = variant.traces["goodput_vs_mtu"]
-        colour = variant_colour(index)
-        plot_item.plot(trace["x"]["values"], trace["y"]["values"],
-                       pen=pg.mkPen(colour, width=2), name=variant.name)
-        marker = trace["marker"]
-        plot_item.plot([marker["x"]], [marker["y"]], pen=None, symbol="o",
-                       symbolSize=10, symbolBrush=colour,
-                       symbolPen=pg.mkPen("w", width=1))
+        curve.setData(trace["x"]["values"], trace["y"]["values"])
+        marker.setData([trace["marker"]["x"]], [trace["marker"]["y"]])
     plot_item.getViewBox().enableAutoRange()
+
+
+def _reusable(plot_item, key):
+    """The items drawn last time for the same chart and variant names, or
+    None after clearing the plot. Edits keep the variants, so redraws only
+    update data instead of rebuilding every item."""
+    cached = getattr(plot_item, "_linkplan_chart", None)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    plot_item.clear()
+    return None
+
+
+def _remember(plot_item, key, items):
+    plot_item._linkplan_chart = (key, items)
 
 
 def new_plot_widget():
@@ -73,7 +95,7 @@ def draw_host_bars(plot_item, results, metric_id, label):
     Parameters
     ----------
     plot_item : pyqtgraph.PlotItem
-        Where to draw; cleared first.
+        Where to draw (items of another chart are cleared first).
     results : solvers.results.Results
         Results whose variants may carry ``metric_id``.
     metric_id : str
@@ -81,29 +103,38 @@ def draw_host_bars(plot_item, results, metric_id, label):
     label : str
         Axis label with its unit.
     """
-    plot_item.clear()
-    plot_item.setLabel("bottom", label)
-    plot_item.showGrid(x=False, y=False)
     rows = [(i, v) for i, v in enumerate(results.variants)
             if metric_id in {m.id for m in v.metrics}]
-    axis = plot_item.getAxis("left")
-    axis.setTicks([[(-row, v.name) for row, (_, v) in enumerate(rows)]])
-    # wide enough for the longest name now: an offscreen render (the PDF)
-    # happens before the axis would grow by itself
-    metrics = QtGui.QFontMetrics(axis.style.get("tickFont") or
-                                 QtWidgets.QApplication.font())
-    axis.setWidth(12 + max((metrics.horizontalAdvance(v.name)
-                            for _, v in rows), default=0))
+    key = ("bars", metric_id) + tuple(v.name for _, v in rows)
+    items = _reusable(plot_item, key)
+    if items is None:
+        plot_item.setLabel("bottom", label)
+        plot_item.showGrid(x=False, y=False)
+        axis = plot_item.getAxis("left")
+        axis.setTicks([[(-row, v.name) for row, (_, v) in enumerate(rows)]])
+        # wide enough for the longest name now: an offscreen render (the
+        # PDF) happens before the axis would grow by itself
+        metrics = QtGui.QFontMetrics(axis.style.get("tickFont") or
+                                     QtWidgets.QApplication.font())
+        axis.setWidth(12 + max((metrics.horizontalAdvance(v.name)
+                                for _, v in rows), default=0))
+        items = []
+        for row, (index, _) in enumerate(rows):
+            bar = pg.BarGraphItem(x0=0, y=-row, width=0.0, height=0.6,
+                                  brush=variant_colour(index),
+                                  pen=pg.mkPen(None))
+            text = pg.TextItem("", color="k", anchor=(0, 0.5))
+            plot_item.addItem(bar)
+            plot_item.addItem(text)
+            items.append((bar, text))
+        _remember(plot_item, key, items)
     widest = 0.0
-    for row, (index, variant) in enumerate(rows):
+    for row, ((bar, text), (_, variant)) in enumerate(zip(items, rows)):
         value = variant.metric(metric_id).value
         widest = max(widest, value)
-        plot_item.addItem(pg.BarGraphItem(
-            x0=0, y=-row, width=value, height=0.6,
-            brush=variant_colour(index), pen=pg.mkPen(None)))
-        text = pg.TextItem(format_number(value), color="k", anchor=(0, 0.5))
+        bar.setOpts(width=value)
+        text.setText(format_number(value))
         text.setPos(value, -row)
-        plot_item.addItem(text)
     plot_item.getViewBox().setRange(
         xRange=(0, max(widest, 1e-9) * 1.18),
         yRange=(-len(rows) + 0.4, 0.6), padding=0)

@@ -6,6 +6,12 @@ from app.gui.charts import variant_colour
 from solvers.results import format_number
 
 _Qt = QtCore.Qt
+# views ask data() ~20 times per cell and repaint: compare against
+# prebuilt constants, not freshly combined enums
+_DISPLAY = _Qt.ItemDataRole.DisplayRole
+_ALIGNMENT = _Qt.ItemDataRole.TextAlignmentRole
+_TOOLTIP = _Qt.ItemDataRole.ToolTipRole
+_RIGHT = int(_Qt.AlignmentFlag.AlignRight | _Qt.AlignmentFlag.AlignVCenter)
 
 
 class ComparisonModel(QtCore.QAbstractTableModel):
@@ -15,11 +21,25 @@ class ComparisonModel(QtCore.QAbstractTableModel):
         super().__init__(parent)
         self._results = None
         self._metric_ids = []
+        self._cells = []    # [row][column] -> Metric or None
+        self._display = []  # [row][column] -> formatted value
+        self._labels = []   # row header text
 
     def set_results(self, results):
         self.beginResetModel()
         self._results = results
         self._metric_ids = results.metric_ids() if results else []
+        # looked up once here: views ask for every cell on each repaint
+        by_variant = [{m.id: m for m in v.metrics}
+                      for v in (results.variants if results else ())]
+        self._cells = [[metrics.get(i) for metrics in by_variant]
+                       for i in self._metric_ids]
+        self._display = [["–" if m is None else format_number(m.value)
+                          for m in row] for row in self._cells]
+        self._labels = []
+        for row in self._cells:
+            first = next(m for m in row if m is not None)
+            self._labels.append(f"{first.label} [{first.unit}]")
         self.endResetModel()
 
     def rowCount(self, parent=QtCore.QModelIndex()):
@@ -30,22 +50,13 @@ class ComparisonModel(QtCore.QAbstractTableModel):
             return 0
         return len(self._results.variants)
 
-    def _metric(self, index):
-        variant = self._results.variants[index.column()]
-        try:
-            return variant.metric(self._metric_ids[index.row()])
-        except KeyError:
-            return None
-
-    def data(self, index, role=_Qt.DisplayRole):
-        if not index.isValid():
-            return None
-        metric = self._metric(index)
-        if role == _Qt.DisplayRole:
-            return "–" if metric is None else format_number(metric.value)
-        if role == _Qt.TextAlignmentRole:
-            return int(_Qt.AlignRight | _Qt.AlignVCenter)
-        if role == _Qt.ToolTipRole and metric is not None:
+    def data(self, index, role=_DISPLAY):
+        if role == _DISPLAY:
+            return self._display[index.row()][index.column()]
+        if role == _ALIGNMENT:
+            return _RIGHT
+        metric = self._cells[index.row()][index.column()]
+        if role == _TOOLTIP and metric is not None:
             return f"{metric.label}: {metric.value!r} {metric.unit}\n" \
                    f"id: {metric.id}"
         return None
@@ -59,11 +70,8 @@ class ComparisonModel(QtCore.QAbstractTableModel):
             if role == _Qt.ForegroundRole:
                 return QtGui.QBrush(QtGui.QColor(variant_colour(section)))
             return None
-        metric_id = self._metric_ids[section]
-        metric = next((v.metric(metric_id) for v in self._results.variants
-                       if metric_id in {m.id for m in v.metrics}), None)
-        if role == _Qt.DisplayRole and metric is not None:
-            return f"{metric.label} [{metric.unit}]"
+        if role == _Qt.DisplayRole:
+            return self._labels[section]
         if role == _Qt.ToolTipRole:
-            return metric_id
+            return self._metric_ids[section]
         return None

@@ -1,0 +1,31 @@
+"""Edit-to-screen latency of the desktop app: one parameter edit, the
+re-solve of every variant, and the repaint of chart, table and notes."""
+
+import os
+
+from tests.benchmarks.timing import best_time
+
+
+def edit_latency():
+    """GUI edit -> evaluate -> repaint, built-in example [ms]"""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from app.gui.application import application
+    from app.gui.main_window import MainWindow
+
+    app = application()
+    window = MainWindow()
+    window.open_example()
+    window.show()
+    app.processEvents()
+    mtus = iter(range(1500, 9000))
+
+    def edit():
+        window.apply_value("network.mtu", next(mtus))
+        app.processEvents()
+
+    seconds = best_time(edit, 20)
+    window.close()
+    return 1e3 * seconds, "ms", 100, False
+
+
+BENCHMARKS = [edit_latency]
