@@ -8,7 +8,7 @@ from solvers.results import format_number
 
 #: One colour per variant column, in order (colour-blind safe, Okabe-Ito).
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00",
-           "#56B4E9", "#000000", "#F0E442")
+           "#56B4E9", "#000000", "#B8A400")  # darkened yellow: legible text
 
 
 def variant_colour(index):
