@@ -505,7 +505,8 @@ def _resolve_variant(base, index, variant):
         try:
             set_path(data, path, value)
         except KeyError as err:
-            raise ScenarioError([(f'{prefix}.set."{path}"', err.args[0])])
+            raise ScenarioError([(f'{prefix}.set."{path}"',
+                                  err.args[0])]) from None
     try:
         return Scenario.model_validate(data)
     except ValidationError as err:

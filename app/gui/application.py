@@ -58,17 +58,24 @@ def _show_unexpected_error(kind, value, tb):
         "under a new name if in doubt.")
 
 
-def run_gui(path=None):
-    """Open the main window on ``path`` or on the built-in example."""
+def show_example_window():
+    """The application and a shown main window on the built-in example."""
     from app.gui.main_window import MainWindow
 
     app = application()
     window = MainWindow()
     window.open_example()
+    window.show()
+    app.processEvents()
+    return app, window
+
+
+def run_gui(path=None):
+    """Open the main window on ``path`` or on the built-in example."""
+    app, window = show_example_window()
     if path is not None:
         window.open_path(path)
     sys.excepthook = _show_unexpected_error
-    window.show()
     return app.exec()
 
 
@@ -79,13 +86,7 @@ def self_test():
     every step worked.
     """
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from app.gui.main_window import MainWindow
-
-    app = application()
-    window = MainWindow()
-    window.open_example()
-    window.show()
-    app.processEvents()
+    _, window = show_example_window()
     if window.results is None or window.table_model.rowCount() == 0:
         print("self-test failed: the example did not evaluate",
               file=sys.stderr)

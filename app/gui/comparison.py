@@ -12,6 +12,7 @@ _DISPLAY = _Qt.ItemDataRole.DisplayRole
 _ALIGNMENT = _Qt.ItemDataRole.TextAlignmentRole
 _TOOLTIP = _Qt.ItemDataRole.ToolTipRole
 _RIGHT = int(_Qt.AlignmentFlag.AlignRight | _Qt.AlignmentFlag.AlignVCenter)
+_ROOT = QtCore.QModelIndex()
 
 
 class ComparisonModel(QtCore.QAbstractTableModel):
@@ -42,10 +43,10 @@ class ComparisonModel(QtCore.QAbstractTableModel):
             self._labels.append(f"{first.label} [{first.unit}]")
         self.endResetModel()
 
-    def rowCount(self, parent=QtCore.QModelIndex()):
+    def rowCount(self, parent=_ROOT):
         return 0 if parent.isValid() else len(self._metric_ids)
 
-    def columnCount(self, parent=QtCore.QModelIndex()):
+    def columnCount(self, parent=_ROOT):
         if parent.isValid() or self._results is None:
             return 0
         return len(self._results.variants)

@@ -172,8 +172,8 @@ class _Report:
             for metric, label in (("host.throughput_gbps",
                                    "Throughput [Gbit/s]"),
                                   ("host.cpu_pct", "Host CPU [%]")):
-                self.chart(lambda plot: draw_host_bars(plot, results, metric,
-                                                       label),
+                self.chart(lambda plot, metric=metric, label=label:
+                           draw_host_bars(plot, results, metric, label),
                            QtCore.QSize(760, 60 + 34 * len(results.variants)))
 
         findings = [(v.name, f) for v in results.variants

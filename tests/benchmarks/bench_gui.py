@@ -9,14 +9,9 @@ from tests.benchmarks.timing import best_time
 def edit_latency():
     """GUI edit -> evaluate -> repaint, built-in example [ms]"""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from app.gui.application import application
-    from app.gui.main_window import MainWindow
+    from app.gui.application import show_example_window
 
-    app = application()
-    window = MainWindow()
-    window.open_example()
-    window.show()
-    app.processEvents()
+    app, window = show_example_window()
     mtus = iter(range(1500, 9000))
 
     def edit():
