@@ -26,6 +26,7 @@ from pydantic import (BaseModel, ConfigDict, Field, ValidationError,
                       field_validator, model_validator)
 
 from models.host import STACK_PRESETS
+from models.migration import STOP_RULES
 from models.transport import TRANSPORTS
 from models.wire import IPV6_MIN_MTU, MTU_LIMITS
 
@@ -257,16 +258,22 @@ class Flow(_Strict):
 
 
 class DirtyModel(_Strict):
-    """How the guest dirties memory during pre-copy."""
+    """How the guest dirties memory during pre-copy: a uniform rate, or a
+    hot working set that saturates plus a linear cold rate
+    (models.migration.dirty_bytes)."""
 
     kind: Literal["uniform", "hot_cold"] = "uniform"
-    rate_mib_s: float = Field(default=0.0, ge=0)
+    #: uniform: the dirtying rate; hot_cold: the hot set's initial rate
+    rate_mib_s: float = Field(default=0.0, ge=0, le=1e7)
     hot_set_gib: float = Field(default=0.0, ge=0)
-    cold_rate_mib_s: float = Field(default=0.0, ge=0)
+    cold_rate_mib_s: float = Field(default=0.0, ge=0, le=1e7)
 
 
 class Migration(_Strict):
-    """A live migration (or a batch of identical concurrent ones)."""
+    """A live migration (or a batch of identical VMs, ``concurrency`` at a
+    time). Its network rate comes from a transfer: the one named in
+    ``transfer``, or one built from ``transport``, ``streams`` and the
+    compression fields over all NICs."""
 
     name: str = Identifier
     memory_gib: float = Field(gt=0, le=24576)
@@ -275,15 +282,20 @@ class Migration(_Strict):
     zero_page_pct: float = Field(default=0.0, ge=0, le=100)
     dirty: DirtyModel = DirtyModel()
     first_round_rate_cap_mib_s: float | None = Field(default=None, gt=0)
-    transport: Literal["tcp", "compression", "smb", "smb_direct"] = "tcp"
+    transfer: str | None = None
+    transport: Literal[TRANSPORTS] = "tcp"
     streams: int = Field(default=1, ge=1, le=64)
-    compression_ratio: float = Field(default=1.0, ge=1)
+    compression_ratio: float = Field(default=1.0, ge=1, le=1000)
+    compressor_gbps: float = Field(default=1.0, gt=0)
     compression_threads: int = Field(default=1, ge=1, le=256)
-    stop_rule: Literal["vmotion", "qemu", "xen_legacy", "xen_v2",
-                       "hyperv", "fraction_left"] = "vmotion"
-    downtime_budget_ms: float = Field(default=300.0, gt=0)
+    stop_rule: Literal[tuple(STOP_RULES)] = "vmotion"
+    #: None: the stop rule's own default (QEMU 300 ms, vMotion 500 ms goal)
+    downtime_budget_ms: float | None = Field(default=None, gt=0)
     max_switchover_s: float | None = Field(default=None, gt=0)
-    throttling: Literal["none", "sdps", "auto_converge"] = "none"
+    #: stop when this share of memory is left (stop_rule fraction_left)
+    fraction_left_pct: float = Field(default=1.0, gt=0, lt=100)
+    #: None: the stop rule's default (SDPS for vMotion, none otherwise)
+    throttling: Literal["none", "sdps", "auto_converge"] | None = None
     time_budget_s: float | None = Field(default=None, gt=0)
 
 
@@ -445,6 +457,14 @@ class Scenario(_Strict):
                 if nic not in nic_ids:
                     raise ValueError(f"{where}.nics names NIC {nic!r}, "
                                      "which is not in nics")
+        transfers = {t.name for t in self.workloads.transfers}
+        _check_unique("workloads.migrations",
+                      [m.name for m in self.workloads.migrations], "name")
+        for i, item in enumerate(self.workloads.migrations):
+            if item.transfer is not None and item.transfer not in transfers:
+                raise ValueError(f"workloads.migrations[{i}].transfer names "
+                                 f"{item.transfer!r}, which is not in "
+                                 "workloads.transfers")
         profiles = {p.name for p in self.workloads.profiles}
         for i, flow in enumerate(self.workloads.flows):
             if flow.profile is not None and flow.profile not in profiles:

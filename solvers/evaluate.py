@@ -8,7 +8,7 @@ import numpy as np
 
 from models import wire
 from models.scenario import Scenario
-from solvers import __version__, host_network
+from solvers import __version__, host_network, migration
 from solvers.results import (Bottleneck, Finding, Metric, Results,
                              VariantResult)
 
@@ -39,6 +39,16 @@ METRIC_SUFFIXES = {
     "per_core_ceiling_gbps": ("Gbit/s", "per-core ceiling"),
     "rx_util_pct": ("%", "receive utilization"),
     "tx_util_pct": ("%", "transmit utilization"),
+    "converged": ("1", "converged (1 yes, 0 no)"),
+    "rounds": ("1", "pre-copy rounds"),
+    "rate_gbps": ("Gbit/s", "migration rate"),
+    "throttle_pct": ("%", "final guest throttle"),
+    "guest_slowdown": ("x", "guest slowdown"),
+    "dirty_window_gbps": ("Gbit/s", "dirtying over one downtime budget"),
+    "total_s": ("s", "total time"),
+    "downtime_s": ("s", "downtime"),
+    "bytes_sent_gib": ("GiB", "bytes sent"),
+    "all_vms_s": ("s", "all VMs, in batches"),
 }
 
 
@@ -46,6 +56,9 @@ def metric_info(metric_id):
     """(unit, label) of a metric id."""
     if metric_id in METRICS:
         return METRICS[metric_id]
+    if metric_id.startswith("migration.") and metric_id.count(".") == 1:
+        unit, label = METRIC_SUFFIXES[metric_id.split(".")[1]]
+        return unit, f"Migration: {label}"
     family, name, suffix = metric_id.split(".", 2) if \
         metric_id.count(".") >= 2 else (None, None, metric_id)
     unit, label = METRIC_SUFFIXES[suffix]
@@ -96,6 +109,7 @@ def evaluate(scenario: Scenario) -> Results:
     trace_mtu, trace_goodput = _goodput_versus_mtu(
         link, ip_version, timestamps, vlan_tags, encap)
     hosts = host_network.analyse(documents)
+    migrations = migration.analyse(documents)
 
     variants = []
     for i, (name, doc) in enumerate(documents):
@@ -109,6 +123,7 @@ def evaluate(scenario: Scenario) -> Results:
             "wire.frame_bytes": frame[i],
         }
         values.update(hosts[i]["metrics"])
+        values.update(migrations[i]["metrics"])
         valid = trace_mtu >= _minimum_mtu(ip_version[i])
         bottleneck = Bottleneck(*hosts[i]["bottleneck"]) \
             if hosts[i]["bottleneck"] else Bottleneck(
@@ -120,17 +135,19 @@ def evaluate(scenario: Scenario) -> Results:
             metrics=tuple(Metric(id, float(v), *metric_info(id))
                           for id, v in values.items()),
             bottleneck=bottleneck,
-            findings=_findings(doc.network) + tuple(hosts[i]["findings"]),
+            findings=_findings(doc.network) + tuple(hosts[i]["findings"])
+            + tuple(migrations[i]["findings"]),
             assumptions=_assumptions(doc.network, int(encap[i]),
                                      bool(hosts[i]["metrics"]))
-            + tuple(hosts[i]["assumptions"]),
+            + tuple(hosts[i]["assumptions"])
+            + tuple(migrations[i]["assumptions"]),
             traces={"goodput_vs_mtu": {
                 "x": {"id": "network.mtu", "unit": "B",
                       "values": trace_mtu[valid].tolist()},
                 "y": {"id": "wire.goodput_gbps", "unit": "Gbit/s",
                       "values": trace_goodput[i, valid].tolist()},
                 "marker": {"x": int(mtu[i]), "y": float(goodput[i])},
-            }},
+            }, **migrations[i]["traces"]},
         ))
     return Results(linkplan_version=__version__,
                    scenario=scenario.meta.name,

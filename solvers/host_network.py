@@ -99,6 +99,30 @@ def _stream_cap(doc, item):
         reference_ghz
 
 
+def run_transfers(pairs):
+    """Throughput of (scenario, transfer) pairs, all in one chain call.
+
+    Returns
+    -------
+    paths : list of _Path
+    now : dict of arrays
+        The chain's results at each scenario's MTU.
+    jumbo : array
+        Throughput of each pair at MTU 9000.
+    inputs : dict of arrays
+        The gathered model inputs.
+    """
+    rows = [(0, doc, item, _path(doc, item)) for doc, item in pairs]
+    inputs = _gather(rows)
+    both = {k: np.concatenate([v, v]) for k, v in inputs.items()}
+    both["mtu"] = np.concatenate([inputs["mtu"],
+                                  np.full(len(rows), JUMBO_MTU)])
+    chain = transfer_chain(both)
+    n = len(rows)
+    return ([row[3] for row in rows], {k: v[:n] for k, v in chain.items()},
+            chain["throughput"][n:], inputs)
+
+
 def analyse(documents):
     """Evaluate every transfer of every variant.
 
@@ -113,26 +137,16 @@ def analyse(documents):
         Per variant: ``metrics`` {id: value}, ``bottleneck`` (id, message)
         or None, ``findings``, ``assumptions``.
     """
-    rows = []  # (variant index, doc, transfer, path)
-    for index, (_, doc) in enumerate(documents):
-        for item in doc.workloads.transfers:
-            rows.append((index, doc, item, _path(doc, item)))
+    owners = [(index, doc, item) for index, (_, doc) in enumerate(documents)
+              for item in doc.workloads.transfers]
     out = [{"metrics": {}, "bottleneck": None, "findings": [],
             "assumptions": []} for _ in documents]
-    if not rows:
+    if not owners:
         return out
+    paths, now, jumbo, inputs = run_transfers(
+        [(doc, item) for _, doc, item in owners])
 
-    inputs = _gather(rows)
-    both = {k: np.concatenate([v, v]) if isinstance(v, np.ndarray) else v
-            for k, v in inputs.items()}
-    both["mtu"] = np.concatenate([inputs["mtu"],
-                                  np.full(len(rows), JUMBO_MTU)])
-    chain = transfer_chain(both)
-    n = len(rows)
-    now = {k: v[:n] for k, v in chain.items()}
-    jumbo = chain["throughput"][n:]
-
-    for r, (index, doc, item, path) in enumerate(rows):
+    for r, ((index, doc, item), path) in enumerate(zip(owners, paths)):
         result = out[index]
         total_cores = doc.host.sockets * doc.host.cores_per_socket
         prefix = f"transfer.{item.name}"

@@ -1,0 +1,456 @@
+"""Live-migration pre-copy: dirty-memory model, closed-form oracles and the
+vectorised round iteration with each hypervisor's stop rule and throttling.
+
+Units inside this module: bytes [B], seconds [s], rates [B/s]. Every
+function broadcasts over scenarios; :func:`precopy` iterates the rounds of
+all scenarios together, with a mask for those that have finished.
+Reference: ``shared/reference/live-migration.md`` (sections cited below).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from models._checks import as_codes, require_positive, require_range
+
+PAGE_BYTES = 4096
+#: Bytes QEMU sends per page besides its data (Gudkov's predictor,
+#: ``header_size = 8``; live-migration.md section 7).
+PAGE_HEADER_BYTES = 8
+
+THROTTLES = ("none", "auto_converge", "sdps")
+NONE, AUTO_CONVERGE, SDPS = range(3)
+
+#: Why a pre-copy ended, by code.
+OUTCOMES = ("switchover", "round_cap", "data_cap", "switchover_too_long",
+            "time_budget", "no_convergence")
+SWITCHOVER, ROUND_CAP, DATA_CAP, SWITCHOVER_TOO_LONG, TIME_BUDGET, \
+    NO_CONVERGENCE = range(6)
+
+
+@dataclass(frozen=True)
+class StopRule:
+    """How a hypervisor decides to stop and copy (live-migration.md 5).
+
+    Attributes
+    ----------
+    downtime_limit : float
+        Default switchover budget: stop when what is left can be sent in
+        this time. [s]
+    min_pages : float
+        Stop when fewer pages than this are dirty.
+    max_rounds : float
+        Stop and copy after this many pre-copy rounds (inf: no cap).
+    max_factor : float
+        Stop and copy once this many times the memory has been sent.
+    max_switchover : float
+        Fail when the switchover would take longer. [s]
+    throttle : str
+        Default throttling: 'none', 'auto_converge' or 'sdps'.
+    fixed_downtime : float
+        Device state transfer and resume, added to every downtime. [s]
+    source : str
+    """
+
+    downtime_limit: float
+    min_pages: float
+    max_rounds: float
+    max_factor: float
+    max_switchover: float
+    throttle: str
+    fixed_downtime: float
+    source: str
+
+
+#: Device-state transfer and resume time, one value for every hypervisor
+#: [s]: the idle QEMU guest of validation case LM-1 stops for 100 ms with
+#: almost nothing left to send, LM-8 for 9-29 ms; 50 ms sits between.
+FIXED_DOWNTIME = 0.05
+
+STOP_RULES = {
+    "qemu": StopRule(
+        0.3, 0, np.inf, np.inf, np.inf, "none", FIXED_DOWNTIME,
+        "QEMU migration/options.c: downtime-limit 300 ms, no iteration cap; "
+        "auto-converge is opt-in"),
+    "vmotion": StopRule(
+        0.5, 0, np.inf, np.inf, 100.0, "sdps", FIXED_DOWNTIME,
+        "ESXi Migrate.PreCopySwitchoverTimeGoal 500 ms, SDPS dynamic "
+        "(Migrate.SdpsEnabled 2), failure beyond the 100 s maximum "
+        "switchover time (VMware KB 2141355)"),
+    "xen_legacy": StopRule(
+        0.0, 50, 30, 3.0, np.inf, "none", FIXED_DOWNTIME,
+        "Xen xc_domain_save: fewer than 50 dirty pages, DEF_MAX_ITERS 29 "
+        "(30 passes), "
+        "DEF_MAX_FACTOR 3 (never more than 3 x memory)"),
+    "xen_v2": StopRule(
+        0.0, 50, 5, np.inf, np.inf, "none", FIXED_DOWNTIME,
+        "Xen migration v2 simple_precopy_policy: SPP_TARGET_DIRTY_COUNT 50, "
+        "SPP_MAX_ITERATIONS 5"),
+    "hyperv": StopRule(
+        0.3, 0, np.inf, np.inf, np.inf, "none", FIXED_DOWNTIME,
+        "Hyper-V's stop rule is not documented: modelled as the generic "
+        "downtime-budget rule (an assumption)"),
+    "fraction_left": StopRule(
+        0.0, 0, np.inf, np.inf, np.inf, "none", FIXED_DOWNTIME,
+        "Generic rule of Aldhalaan and Menasce (EPEW 2013): stop when a "
+        "fraction of memory is left"),
+}
+
+#: QEMU auto-converge: initial 20 %, increment 10 %, maximum 99 %, trigger
+#: when dirtied > 50 % of transferred in two periods (migration/ram.c,
+#: migration/options.c).
+AUTO_CONVERGE_STEPS = (0.20, 0.10, 0.99, 0.5)
+#: SDPS as interpreted in live-migration.md 6.2: engage when transmit/dirty
+#: < 1.3 (Migrate.PreCopyMinProgressPerc 130), then slow the vCPUs until
+#: transmit = 5 x dirty (Migrate.SdpsTargetRate 500, read as a ratio).
+SDPS_MIN_PROGRESS = 1.3
+SDPS_TARGET = 5.0
+
+
+def dirty_bytes(window, nonzero_memory, cold_rate, *, hot_set=0.0,
+                hot_rate=0.0, run_fraction=1.0):
+    """Unique bytes dirtied in a window that starts from a clean state.
+
+    Parameters
+    ----------
+    window : numeric
+        Length of the window. [s]
+    nonzero_memory : numeric
+        Non-zero guest memory, the ceiling of the curve. [B]
+    cold_rate : numeric
+        Linear dirtying rate of the cold remainder (the uniform model's
+        rate when ``hot_set`` is 0). [B/s]
+    hot_set : numeric, default 0
+        Hot writable working set. [B]
+    hot_rate : numeric, default 0
+        Initial dirtying rate of the hot set. [B/s]
+    run_fraction : numeric, default 1
+        vCPU run fraction, 1 - throttle.
+
+    Returns
+    -------
+    numeric
+        D(t). [B]
+
+    Notes
+    -----
+    .. math::
+
+        D(t) = \\min\\left(H (1 - e^{-r_h f t / H}) + r_c f t,\\; M_{nz}\\right)
+
+    References
+    ----------
+    live-migration.md section 3.2 (Clark et al. NSDI 2005 writable working
+    set; Gudkov 2023 saturating D(t)).
+    """
+    window = np.asarray(window, dtype=float)
+    hot_set = np.asarray(hot_set, dtype=float)
+    # below one byte there is no hot set to speak of (and no overflow)
+    safe = np.where(hot_set >= 1, hot_set, 1.0)
+    hot = np.where(hot_set >= 1, -safe * np.expm1(
+        -np.asarray(hot_rate) * run_fraction * window / safe), 0.0)
+    return np.minimum(hot + cold_rate * run_fraction * window,
+                      nonzero_memory)
+
+
+def converges(rate, downtime_limit, nonzero_memory, cold_rate, *,
+              hot_set=0.0, hot_rate=0.0):
+    """Whether pre-copy without throttling or caps reaches switchover.
+
+    Notes
+    -----
+    For any increasing concave D with D(0) = 0, iterating
+    :math:`t_{k+1} = D(t_k)/B` reaches :math:`t_k \\le d` in finite rounds
+    if and only if
+
+    .. math:: D(d)/d < B
+
+    (live-migration.md section 3.2).
+    """
+    downtime_limit = require_positive("downtime_limit", downtime_limit, "s")
+    return dirty_bytes(downtime_limit, nonzero_memory, cold_rate,
+                       hot_set=hot_set, hot_rate=hot_rate) \
+        / downtime_limit < rate
+
+
+def geometric_precopy(memory, rate, dirty_rate, downtime_limit, *,
+                      max_rounds=np.inf, fixed_downtime=0.0):
+    """Closed form of the uniform-dirty-rate model (Liu et al., HPDC 2011).
+
+    Parameters
+    ----------
+    memory : numeric
+        Memory sent in round 0. [B]
+    rate : numeric
+        Migration rate B. [B/s]
+    dirty_rate : numeric
+        Uniform dirtying rate D, below ``rate``. [B/s]
+    downtime_limit : numeric
+        Stop when at most ``rate * downtime_limit`` is left. [s]
+    max_rounds : numeric, default inf
+        Round cap K_max.
+    fixed_downtime : numeric, default 0
+        T_fixed. [s]
+
+    Returns
+    -------
+    dict of numeric
+        ``rounds`` n (the stop-and-copy round), ``bytes``, ``time`` and
+        ``downtime``.
+
+    Notes
+    -----
+    .. math::
+
+        \\lambda = D/B,\\quad n = \\lceil \\ln(B d / M) / \\ln\\lambda \\rceil,
+        \\quad V = M \\frac{1 - \\lambda^{n+1}}{1 - \\lambda},\\quad
+        T = V / B,\\quad T_{down} = M \\lambda^n / B + T_{fixed}
+    """
+    memory = require_positive("memory", memory, "B")
+    rate = require_positive("rate", rate, "B/s")
+    ratio = np.asarray(dirty_rate, dtype=float) / rate
+    if np.any((ratio < 0) | (ratio >= 1)):
+        raise ValueError("dirty_rate must be >= 0 and below rate for the "
+                         f"geometric model, got ratio {ratio!r}")
+    threshold = rate * downtime_limit
+    with np.errstate(divide="ignore"):
+        rounds = np.where(
+            threshold >= memory, 0,
+            np.ceil(np.log(threshold / memory) / np.log(ratio)))
+    # no dirtying: round 1 has nothing left, so n = 1 (0 if M fits at once)
+    rounds = np.minimum(np.where(ratio == 0, (threshold < memory) * 1.0,
+                                 rounds), max_rounds)
+    volume = memory * (1 - ratio ** (rounds + 1)) / (1 - ratio)
+    return {"rounds": rounds, "bytes": volume, "time": volume / rate,
+            "downtime": memory * ratio ** rounds / rate + fixed_downtime}
+
+
+def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
+            first_rate=None, zero_fraction=0.0, downtime_limit=0.3,
+            min_pages=0.0, fraction_left=0.0, max_rounds=np.inf,
+            max_factor=np.inf, max_switchover=np.inf, time_budget=np.inf,
+            throttle="none", fixed_downtime=FIXED_DOWNTIME,
+            page_header=PAGE_HEADER_BYTES, auto_converge=AUTO_CONVERGE_STEPS,
+            sdps_min_progress=SDPS_MIN_PROGRESS, sdps_target=SDPS_TARGET,
+            round_limit=300, trace=False):
+    """Iterate pre-copy rounds until each scenario stops, all at once.
+
+    Parameters
+    ----------
+    memory : numeric
+        Guest RAM M. [B]
+    rate : numeric
+        Effective migration rate B (after framing, stream caps, sharing and
+        compression). [B/s]
+    cold_rate : numeric, default 0
+        Uniform (cold) dirtying rate. [B/s]
+    hot_set, hot_rate : numeric, default 0
+        Hot working set [B] and its initial dirtying rate [B/s].
+    first_rate : numeric, optional
+        Rate of round 0 when lower than ``rate`` (destination page
+        allocation). [B/s]
+    zero_fraction : numeric, default 0
+        Share of pages that are zero (sent as a header only).
+    downtime_limit : numeric, default 0.3
+        Stop when what is left takes at most this long to send. [s]
+    min_pages : numeric, default 0
+        Stop when fewer pages than this are left (Xen).
+    fraction_left : numeric, default 0
+        Stop when at most this share of memory is left.
+    max_rounds, max_factor : numeric, default inf
+        Stop and copy after this many rounds, or once this many times the
+        memory has been sent (Xen caps).
+    max_switchover : numeric, default inf
+        Fail when the switchover would take longer. [s]
+    time_budget : numeric, default inf
+        Abort when pre-copy runs longer (a management timeout). [s]
+    throttle : str or array-like of str, default 'none'
+        'none', 'auto_converge' (QEMU) or 'sdps' (vMotion).
+    fixed_downtime : numeric, default 0.05
+        Device state and resume. [s]
+    page_header : numeric, default 8
+        Header bytes per page sent. [B]
+    auto_converge : tuple, default (0.20, 0.10, 0.99, 0.5)
+        Initial throttle, increment, maximum, trigger ratio.
+    sdps_min_progress, sdps_target : float, default 1.3, 5.0
+        SDPS engages below this transmit/dirty ratio and aims at the target.
+    round_limit : int, default 300
+        Rounds simulated before declaring no convergence.
+    trace : bool, default False
+        Also return the per-round volumes and durations.
+
+    Returns
+    -------
+    dict of numeric
+        ``converged`` (bool), ``outcome`` (index into OUTCOMES), ``rounds``
+        (pre-copy rounds before stop-and-copy), ``total_time`` [s],
+        ``downtime`` [s], ``bytes_sent`` [B], ``throttle`` (final, 0-1),
+        ``slowdown`` (guest, 1/f); with ``trace`` also ``round_bytes`` and
+        ``round_seconds`` (scenarios x rounds, NaN past the end). Time,
+        downtime and bytes are NaN where the migration never switches over.
+
+    Notes
+    -----
+    Round 0 sends the non-zero memory; round k+1 sends D(t_k). Stop and
+    copy when :math:`D(t_k) \\le \\max(B d, p_{min} P, \\alpha M)` or a cap
+    fires; then :math:`T_{down} = V_{stop}/B + T_{fixed}`
+    (live-migration.md section 4).
+    """
+    memory = require_positive("memory", memory, "B")
+    rate = require_positive("rate", rate, "B/s")
+    first_rate = rate if first_rate is None else np.minimum(
+        require_positive("first_rate", first_rate, "B/s"), rate)
+    zero_fraction = require_range("zero_fraction", zero_fraction, 0, 1)
+    for name, value in (("cold_rate", cold_rate), ("hot_rate", hot_rate),
+                        ("hot_set", hot_set)):
+        require_range(name, value, 0, np.inf, "B/s" if "rate" in name
+                      else "B")
+    throttle = as_codes("throttle", throttle, THROTTLES)
+    shape = np.broadcast_shapes(*(np.shape(v) for v in (
+        memory, rate, cold_rate, hot_set, hot_rate, first_rate,
+        zero_fraction, downtime_limit, min_pages, fraction_left, max_rounds,
+        max_factor, max_switchover, time_budget, throttle)))
+
+    def full(value):
+        return np.broadcast_to(np.asarray(value, dtype=float), shape).ravel()
+
+    memory, rate, first_rate = full(memory), full(rate), full(first_rate)
+    count = memory.size
+    nonzero = memory * (1 - full(zero_fraction))
+    overhead = 1 + page_header / PAGE_BYTES
+    # what each running scenario needs, compacted as scenarios finish so
+    # that a long tail of slow ones costs only their own share
+    live = {
+        "index": np.arange(count),
+        "rate": rate,
+        "nonzero": nonzero,
+        "memory": memory,
+        "cold_rate": full(cold_rate),
+        "hot_set": full(hot_set),
+        "hot_rate": full(hot_rate),
+        "threshold": np.maximum.reduce([rate * full(downtime_limit),
+                                        full(min_pages) * PAGE_BYTES,
+                                        full(fraction_left) * memory]),
+        "max_rounds": full(max_rounds),
+        "max_factor": full(max_factor),
+        "max_switchover": full(max_switchover),
+        "time_budget": full(time_budget),
+        "fixed_downtime": full(fixed_downtime),
+        "throttle": np.broadcast_to(throttle, shape).ravel(),
+        "slope": full(hot_rate) + full(cold_rate),  # unthrottled dirtying
+    }
+    initial, increment, maximum, trigger = auto_converge
+    pending = nonzero * overhead + (memory - nonzero) / PAGE_BYTES * \
+        page_header
+    seconds = pending / first_rate
+    live.update(pending=pending, seconds=seconds, elapsed=seconds.copy(),
+                sent=pending.copy(), rounds=np.ones(count),
+                fraction=np.ones(count), high=np.zeros(count),
+                alive=np.ones(count, dtype=bool))
+
+    outcome = np.full(count, NO_CONVERGENCE, dtype=np.int8)
+    total = np.full(count, np.nan)
+    downtime, bytes_sent = total.copy(), total.copy()
+    rounds_out, fraction_out = np.ones(count), np.ones(count)
+    # Without throttling or caps the theorem of section 3.2 decides up
+    # front: switchover iff h D(d)/d < B, with d the threshold in time.
+    window = live["threshold"] / rate
+    free = (live["throttle"] == NONE) & ~np.isfinite(live["max_rounds"]) \
+        & ~np.isfinite(live["max_factor"]) & (window > 0)
+    hopeless = free & ~(overhead * dirty_bytes(
+        window, nonzero, live["cold_rate"], hot_set=live["hot_set"],
+        hot_rate=live["hot_rate"]) < rate * window)
+    # ... once round 0 lasts the window: D(t0) >= D(d) >= B d after it
+    hopeless &= pending / first_rate >= window
+    outcome[hopeless] = np.where(np.isfinite(live["time_budget"][hopeless]),
+                                 TIME_BUDGET, NO_CONVERGENCE)
+    live["alive"] = ~hopeless
+    trace_rows = [(np.arange(count), pending, seconds)] if trace else []
+    for _ in range(round_limit):
+        s = live
+        dirty = dirty_bytes(s["seconds"], s["nonzero"], s["cold_rate"],
+                            hot_set=s["hot_set"], hot_rate=s["hot_rate"],
+                            run_fraction=s["fraction"]) * overhead
+        stop_time = dirty / s["rate"] + s["fixed_downtime"]
+        reason = np.select(
+            [dirty <= s["threshold"], s["rounds"] >= s["max_rounds"],
+             s["sent"] + dirty > s["max_factor"] * s["memory"],
+             s["elapsed"] > s["time_budget"]],
+            [SWITCHOVER, ROUND_CAP, DATA_CAP, TIME_BUDGET], default=-1)
+        reason = np.where((reason >= 0) & (reason != TIME_BUDGET) &
+                          (stop_time > s["max_switchover"]),
+                          SWITCHOVER_TOO_LONG, reason)
+        # throttling, from what this round showed
+        too_fast = dirty > trigger * s["pending"]
+        high = np.where(too_fast, s["high"] + 1, s["high"])
+        step = (s["throttle"] == AUTO_CONVERGE) & too_fast & (high >= 2)
+        high = np.where(step, 0, high)
+        current = 1 - s["fraction"]
+        fraction = np.where(step, 1 - np.where(
+            current == 0, initial, np.minimum(current + increment,
+                                              maximum)), s["fraction"])
+        slope = s["slope"]
+        engage = (s["throttle"] == SDPS) & \
+            (s["rate"] < sdps_min_progress * slope * fraction)
+        fraction = np.where(engage, np.minimum(
+            fraction, s["rate"] / (sdps_target * np.where(slope >= 1, slope,
+                                                          1))), fraction)
+        # no progress and no throttle step left: the rounds have reached
+        # their fixed point and will never switch over (section 3.2)
+        can_throttle = ((s["throttle"] == AUTO_CONVERGE) &
+                        (1 - fraction < maximum)) | engage | step
+        capped = np.isfinite(s["max_rounds"]) | np.isfinite(s["max_factor"])
+        stalled = (reason < 0) & (dirty >= s["pending"]) & ~can_throttle \
+            & ~capped  # a round or data cap will still end it
+        reason = np.where(stalled, np.where(np.isfinite(s["time_budget"]),
+                                            TIME_BUDGET, NO_CONVERGENCE),
+                          reason)
+
+        done = s["alive"] & (reason >= 0)
+        finished = done & (reason <= DATA_CAP)
+        where = s["index"][done]
+        outcome[where] = reason[done]
+        rounds_out[where] = s["rounds"][done]
+        fraction_out[where] = s["fraction"][done]
+        ok = s["index"][finished]
+        total[ok] = s["elapsed"][finished] + stop_time[finished]
+        downtime[ok] = stop_time[finished]
+        bytes_sent[ok] = s["sent"][finished] + dirty[finished]
+
+        alive = s["alive"] & ~done
+        remaining = np.count_nonzero(alive)
+        if not remaining:
+            break
+        s["high"], s["fraction"], s["pending"] = high, fraction, dirty
+        s["alive"] = alive
+        if remaining < 0.7 * alive.size:
+            # drop finished scenarios once enough have piled up: copying
+            # every array each round would cost more than it saves
+            live = s = {k: v[alive] for k, v in s.items()}
+        s["seconds"] = s["pending"] / s["rate"]
+        s["elapsed"] = s["elapsed"] + s["seconds"]
+        s["sent"] = s["sent"] + s["pending"]
+        s["rounds"] = s["rounds"] + s["alive"]
+        if trace:
+            trace_rows.append((s["index"][s["alive"]],
+                               s["pending"][s["alive"]],
+                               s["seconds"][s["alive"]]))
+    else:  # still running after round_limit rounds
+        where = live["index"][live["alive"]]
+        rounds_out[where] = live["rounds"][live["alive"]]
+        fraction_out[where] = live["fraction"][live["alive"]]
+
+    result = {"converged": outcome <= DATA_CAP, "outcome": outcome,
+              "rounds": rounds_out, "total_time": total,
+              "downtime": downtime, "bytes_sent": bytes_sent,
+              "throttle": 1 - fraction_out, "slowdown": 1 / fraction_out}
+    if trace:
+        volumes = np.full((count, len(trace_rows)), np.nan)
+        durations = volumes.copy()
+        for column, (index, volume, duration) in enumerate(trace_rows):
+            volumes[index, column] = volume
+            durations[index, column] = duration
+        result["round_bytes"] = volumes.reshape(shape + (-1,))
+        result["round_seconds"] = durations.reshape(shape + (-1,))
+    return {k: v if k.startswith("round_") else v.reshape(shape)
+            for k, v in result.items()}

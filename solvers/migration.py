@@ -1,0 +1,178 @@
+"""Live-migration analysis: each migration's rate from the transfer model,
+then the pre-copy iteration of models.migration for all of them at once."""
+
+import math
+
+import numpy as np
+
+from models import migration
+from models.scenario import Transfer
+from solvers import host_network
+from solvers.results import Finding
+
+GIB = 2 ** 30
+MIB = 2 ** 20
+
+
+def _transfer_of(doc, item):
+    """The transfer carrying a migration: the named one, or one built from
+    the migration's own transport fields over all NICs (one session per
+    concurrent migration, spread over the NICs like multi-NIC vMotion)."""
+    if item.transfer is not None:
+        return next(t for t in doc.workloads.transfers
+                    if t.name == item.transfer)
+    return Transfer(name=f"{item.name}-network", purpose="live_migration",
+                    transport=item.transport, sessions=item.concurrency,
+                    streams=item.streams, multipath=True,
+                    compression_ratio=item.compression_ratio,
+                    compressor_gbps=item.compressor_gbps,
+                    compression_threads=item.compression_threads)
+
+
+def _parameters(doc, item):
+    rule = migration.STOP_RULES[item.stop_rule]
+    dirty = item.dirty
+    hot = dirty.kind == "hot_cold"
+    budget = rule.downtime_limit if item.downtime_budget_ms is None \
+        else item.downtime_budget_ms / 1e3
+    return {
+        "memory": item.memory_gib * GIB,
+        "cold_rate": (dirty.cold_rate_mib_s if hot else dirty.rate_mib_s)
+        * MIB,
+        "hot_set": dirty.hot_set_gib * GIB if hot else 0.0,
+        "hot_rate": dirty.rate_mib_s * MIB if hot else 0.0,
+        "first_cap": (item.first_round_rate_cap_mib_s or math.inf) * MIB,
+        "zero_fraction": item.zero_page_pct / 100,
+        "downtime_limit": budget,
+        "min_pages": rule.min_pages,
+        "fraction_left": item.fraction_left_pct / 100
+        if item.stop_rule == "fraction_left" else 0.0,
+        "max_rounds": rule.max_rounds,
+        "max_factor": rule.max_factor,
+        "max_switchover": item.max_switchover_s or rule.max_switchover,
+        "time_budget": item.time_budget_s or math.inf,
+        "throttle": migration.THROTTLES.index(item.throttling or
+                                              rule.throttle),
+        "fixed_downtime": rule.fixed_downtime,
+    }
+
+
+def analyse(documents):
+    """Evaluate every migration of every variant (see host_network.analyse
+    for the shape of the result)."""
+    owners = [(index, doc, item) for index, (_, doc) in enumerate(documents)
+              for item in doc.workloads.migrations]
+    out = [{"metrics": {}, "findings": [], "assumptions": [], "traces": {}}
+           for _ in documents]
+    if not owners:
+        return out
+    _, network, _, _ = host_network.run_transfers(
+        [(doc, _transfer_of(doc, item)) for _, doc, item in owners])
+    concurrency = np.array([item.concurrency for _, _, item in owners])
+    rate = network["throughput"] * 1e9 / 8 / concurrency  # [B/s] each
+    columns = [_parameters(doc, item) for _, doc, item in owners]
+    p = {k: np.array([c[k] for c in columns]) for k in columns[0]}
+    result = migration.precopy(
+        p["memory"], rate, p["cold_rate"], hot_set=p["hot_set"],
+        hot_rate=p["hot_rate"], first_rate=np.minimum(p["first_cap"], rate),
+        zero_fraction=p["zero_fraction"],
+        downtime_limit=p["downtime_limit"], min_pages=p["min_pages"],
+        fraction_left=p["fraction_left"], max_rounds=p["max_rounds"],
+        max_factor=p["max_factor"], max_switchover=p["max_switchover"],
+        time_budget=p["time_budget"], throttle=p["throttle"],
+        fixed_downtime=p["fixed_downtime"], trace=True)
+    window = migration.dirty_bytes(
+        p["downtime_limit"], p["memory"] * (1 - p["zero_fraction"]),
+        p["cold_rate"], hot_set=p["hot_set"], hot_rate=p["hot_rate"])
+    window_rate = np.divide(window, p["downtime_limit"],
+                            out=np.zeros_like(window),
+                            where=p["downtime_limit"] > 0)
+
+    for r, (index, doc, item) in enumerate(owners):
+        prefix = f"migration.{item.name}"
+        converged = bool(result["converged"][r])
+        values = {
+            f"{prefix}.converged": float(converged),
+            f"{prefix}.rounds": result["rounds"][r],
+            f"{prefix}.rate_gbps": rate[r] * 8 / 1e9,
+            f"{prefix}.throttle_pct": 100 * result["throttle"][r],
+            f"{prefix}.guest_slowdown": result["slowdown"][r],
+            f"{prefix}.dirty_window_gbps": window_rate[r] * 8 / 1e9,
+        }
+        if converged:  # never a finite time for a migration that fails
+            batches = math.ceil(item.count / item.concurrency)
+            values.update({
+                f"{prefix}.total_s": result["total_time"][r],
+                f"{prefix}.downtime_s": result["downtime"][r],
+                f"{prefix}.bytes_sent_gib": result["bytes_sent"][r] / GIB,
+                f"{prefix}.all_vms_s": batches * result["total_time"][r],
+            })
+        target = out[index]
+        if not any(k.startswith("migration.") and k.count(".") == 1
+                   for k in target["metrics"]):
+            for key, value in list(values.items()):
+                target["metrics"][f"migration.{key.rsplit('.', 1)[1]}"] = \
+                    value
+        target["metrics"].update(values)
+        target["findings"].extend(_findings(item, result, r, rate[r],
+                                            window_rate[r]))
+        target["traces"][f"{prefix}.rounds"] = _trace(result, r)
+        rule = migration.STOP_RULES[item.stop_rule]
+        target["assumptions"].append(
+            f"Migration {item.name!r}: stop rule {item.stop_rule} "
+            f"({rule.source}); {1e3 * rule.fixed_downtime:g} ms of device "
+            "state and resume added to the downtime")
+        if (item.throttling or rule.throttle) == "sdps":
+            target["assumptions"].append(
+                "SDPS modelled as an interpretation of the ESXi settings "
+                "(engages below transmit/dirty 1.3, aims at 5)")
+    return out
+
+
+def _trace(result, r):
+    volumes = result["round_bytes"][r]
+    seconds = result["round_seconds"][r]
+    keep = ~np.isnan(volumes)
+    return {"x": {"id": "round", "unit": "1",
+                  "values": np.flatnonzero(keep).tolist()},
+            "y": {"id": "bytes", "unit": "GiB",
+                  "values": (volumes[keep] / GIB).tolist()},
+            "seconds": {"id": "duration", "unit": "s",
+                        "values": seconds[keep].tolist()}}
+
+
+def _findings(item, result, r, rate, window_rate):
+    outcome = migration.OUTCOMES[int(result["outcome"][r])]
+    evidence = {"metric": f"migration.{item.name}.dirty_window_gbps",
+                "value": window_rate * 8 / 1e9,
+                "threshold": rate * 8 / 1e9}
+    if outcome in ("no_convergence", "time_budget", "switchover_too_long"):
+        why = {"no_convergence": "pre-copy never reaches the switchover "
+                                 "threshold",
+               "time_budget": "the time budget runs out first",
+               "switchover_too_long": "the switchover would exceed the "
+                                      "maximum switchover time"}[outcome]
+        return [Finding(
+            id="migration.no_convergence", severity="critical",
+            message=(f"Migration {item.name!r} does not complete: {why}. "
+                     f"Over one downtime budget the guest dirties "
+                     f"{window_rate * 8 / 1e9:.2f} Gbit/s against a "
+                     f"migration rate of {rate * 8 / 1e9:.2f} Gbit/s; "
+                     "more bandwidth, a larger downtime budget or "
+                     "throttling (auto-converge, SDPS) would change that."),
+            evidence=evidence)]
+    if result["throttle"][r] > 0:
+        return [Finding(
+            id="migration.throttled", severity="warning",
+            message=(f"Migration {item.name!r} converges only by throttling "
+                     f"the guest to {100 * (1 - result['throttle'][r]):.0f} "
+                     f"% of its vCPU time (slowdown "
+                     f"{result['slowdown'][r]:.1f}x at the end)."),
+            evidence=evidence)]
+    if outcome != "switchover":
+        return [Finding(
+            id=f"migration.{outcome}", severity="info",
+            message=(f"Migration {item.name!r} stopped by the {outcome} "
+                     "rule of its hypervisor, not by reaching its downtime "
+                     "target."), evidence=evidence)]
+    return []

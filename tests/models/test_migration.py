@@ -1,0 +1,285 @@
+"""models/migration.py against its closed-form oracles, the measured cases
+of validation-cases.md section B and seed 003, and its properties."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from models import migration as mig
+from models import wire
+
+GIB, MIB, KIB = 2 ** 30, 2 ** 20, 1024
+HEADER = 1 + mig.PAGE_HEADER_BYTES / mig.PAGE_BYTES
+#: 1 GbE TCP goodput, MTU 1500 with timestamps (protocol-overheads.md 6)
+GBE = float(wire.goodput(1.0, 1500)) * 1e9 / 8
+
+
+# -- closed-form oracles (validation-cases.md section C) -----------------------
+
+@pytest.mark.parametrize("memory, rate, dirty, limit", [
+    (4 * GIB, 1e8, 2e7, 0.3), (48 * GIB, 4.3e9, 1e9, 0.5),
+    (1 * GIB, 1.2e9, 0.0, 0.03), (64 * GIB, 1e9, 9e8, 0.3)])
+def test_iteration_equals_the_geometric_solution(memory, rate, dirty, limit):
+    # Liu et al. HPDC 2011 closed form, exact (no headers, no T_fixed)
+    closed = mig.geometric_precopy(memory, rate, dirty, limit)
+    iterated = mig.precopy(memory, rate, dirty, downtime_limit=limit,
+                           page_header=0, fixed_downtime=0)
+    # n is the stop-and-copy round: rounds 0..n-1 are the n pre-copy ones
+    assert iterated["rounds"] == closed["rounds"]
+    for key, closed_key in (("total_time", "time"),
+                            ("bytes_sent", "bytes"),
+                            ("downtime", "downtime")):
+        assert iterated[key] == pytest.approx(closed[closed_key],
+                                              rel=1e-9)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.floats(0.5, 64), st.floats(0.05, 10), st.floats(0, 8),
+       st.floats(0, 10), st.floats(0, 2), st.sampled_from([0.03, 0.3, 1]))
+def test_switchover_exactly_when_the_criterion_holds(
+        memory_gib, rate_gbs, hot_gib, hot_rate_gbs, cold_gbs, limit):
+    # Section C: for concave D(t) the iteration reaches switchover exactly
+    # when D(d)/d < B. Rates are kept off the boundary by 1 %, where a
+    # finite round limit could not tell the two apart.
+    memory, rate = memory_gib * GIB, rate_gbs * 1e9
+    hot = min(hot_gib * GIB, memory)
+    kwargs = dict(hot_set=hot, hot_rate=hot_rate_gbs * 1e9)
+    criterion = mig.dirty_bytes(limit, memory, cold_gbs * 1e9, **kwargs) \
+        / limit
+    if abs(criterion / rate - 1) < 0.01:
+        return
+    result = mig.precopy(memory, rate, cold_gbs * 1e9, downtime_limit=limit,
+                         page_header=0, round_limit=5000, **kwargs)
+    assert bool(result["converged"]) == bool(criterion < rate)
+
+
+# -- measured cases ------------------------------------------------------------
+
+def test_s_v6_vmotion_of_a_48_gb_vm():
+    # S-V6 (seed 003, VMware VROOM! 2013): 1897 MB/s in round 0, 4301 MB/s
+    # later, ~40 s in total. Check: 40 s +-15 %, converged (SDPS engaged).
+    result = mig.precopy(48 * GIB, 4301e6, 0.0, hot_set=48 * GIB,
+                         hot_rate=40e9, first_rate=1897e6,
+                         downtime_limit=0.5, max_switchover=100,
+                         throttle="sdps")
+    assert result["converged"]
+    assert result["total_time"] == pytest.approx(40, rel=0.15)
+    assert 1897 / 4301 < 0.5  # B_first / B well below 1
+
+
+def qemu_lm(sent_kib, dirty_rate=0.0, zero_fraction=None):
+    memory = 4211524 * KIB  # "total ram" of the LM cases
+    return memory, mig.precopy(
+        memory, GBE, dirty_rate,
+        zero_fraction=0.0 if zero_fraction is None else zero_fraction,
+        downtime_limit=0.03)  # QEMU's default of that era (RHEL 7 guide)
+
+
+def lm1_zero_fraction():
+    # z fitted from LM-1's transferred bytes: non-zero pages with an 8 B
+    # header each, zero pages as the header alone
+    memory = 4211524 * KIB
+    nonzero = 363536 * KIB - memory / mig.PAGE_BYTES * mig.PAGE_HEADER_BYTES
+    return 1 - nonzero / memory
+
+
+def test_lm1_idle_qemu_guest_on_1g():
+    # LM-1 (qemu docs/multi-thread-compression.txt): 3333 ms, 100 ms down,
+    # 363536 kB sent. Check: time +-15 %, downtime 50-200 ms, only a small
+    # share of RAM sent (zero pages).
+    _, result = qemu_lm(363536, zero_fraction=lm1_zero_fraction())
+    assert result["total_time"] == pytest.approx(3.333, rel=0.15)
+    assert 0.05 <= result["downtime"] <= 0.2
+    assert result["bytes_sent"] < 0.1 * 4211524 * KIB
+
+
+def lm3_dirty_rate():
+    # the dirty model fitted: bytes re-sent after round 0, over round 0
+    memory = 4211524 * KIB
+    first = memory * HEADER
+    return (4274143 * KIB - first) / HEADER / (first / GBE)
+
+
+def test_lm3_busy_qemu_guest_on_1g():
+    # LM-3: 37369 ms, 337 ms down, 4274143 kB. Check: time +-15 %,
+    # converged, bytes +-5 %, and the implied rate within 3 % of the 1 GbE
+    # goodput (link-bound).
+    _, result = qemu_lm(4274143, lm3_dirty_rate())
+    assert result["converged"]
+    assert result["total_time"] == pytest.approx(37.369, rel=0.15)
+    assert result["bytes_sent"] == pytest.approx(4274143 * KIB, rel=0.05)
+    implied = 4274143 * KIB / 37.369
+    assert implied == pytest.approx(GBE, rel=0.03)
+    # downtime "of the right order": tens to hundreds of milliseconds
+    assert 0.01 <= result["downtime"] <= 1.0
+
+
+#: Compressor throughput of LM-2/LM-4 (8 zlib level-1 threads), one value
+#: fitted on both cases [B/s]: their logical rates are 1.65 and 2.19 Gbit/s.
+LM_COMPRESSOR = 1.92e9 / 8
+
+
+@pytest.mark.parametrize("case, raw_kib, sent_kib, measured, dirty", [
+    ("LM-2", 363536, 107819, 1.833, 0.0),
+    ("LM-4", 4274143, 1699824, 15.989, None)])
+def test_lm2_lm4_compression(case, raw_kib, sent_kib, measured, dirty):
+    # LM-2/LM-4: with c from the transferred bytes and the compressor as
+    # the binding limit, total time +-15 %; faster than LM-1/LM-3.
+    ratio = sent_kib / raw_kib             # compressed / raw
+    assert GBE / ratio > LM_COMPRESSOR     # compressor binds, not the link
+    dirty = lm3_dirty_rate() if dirty is None else dirty
+    zero = lm1_zero_fraction() if case == "LM-2" else 0.0
+    result = mig.precopy(4211524 * KIB, LM_COMPRESSOR, dirty,
+                         zero_fraction=zero, downtime_limit=0.03)
+    assert result["total_time"] == pytest.approx(measured, rel=0.15)
+    uncompressed = qemu_lm(raw_kib, dirty, zero)[1]["total_time"]
+    assert result["total_time"] < uncompressed
+
+
+def test_lm8_ten_ms_budget_converges_with_fixed_downtime_dominant():
+    # LM-8 (OPNFV KVM4NFV, 10 GbE, 10 ms budget, RAM uncertain 1-8 GiB):
+    # shape only. Both workloads converge; downtime is T_fixed plus at most
+    # the budget; the DPDK guest (pktgen at 2013 Mbit/s) takes longer.
+    rate = float(wire.goodput(10.0, 1500)) * 1e9 / 8
+    idle = mig.precopy(np.array([1, 8]) * GIB, rate, 0.0,
+                       downtime_limit=0.01)
+    dpdk = mig.precopy(np.array([1, 8]) * GIB, rate, 2013e6 / 8,
+                       hot_set=64 * MIB, hot_rate=2013e6 / 8,
+                       downtime_limit=0.01)
+    assert idle["converged"].all() and dpdk["converged"].all()
+    assert (dpdk["downtime"] <= mig.FIXED_DOWNTIME + 0.01 + 1e-9).all()
+    assert (dpdk["total_time"] > idle["total_time"]).all()
+
+
+def test_lm13_xen_legacy_downtimes():
+    # LM-13 (Clark et al. NSDI 2005, gigabit): 210 ms (SPECweb) and 60 ms
+    # (Quake 3). Shape: Xen legacy rules and a small hot WWS keep downtime
+    # in tens to hundreds of ms, the web workload the larger.
+    rule = mig.STOP_RULES["xen_legacy"]
+    common = dict(downtime_limit=rule.downtime_limit,
+                  min_pages=rule.min_pages, max_rounds=rule.max_rounds,
+                  max_factor=rule.max_factor)
+    web = mig.precopy(800 * MIB, GBE, 2 * MIB, hot_set=16 * MIB,
+                      hot_rate=60 * MIB, **common)
+    game = mig.precopy(800 * MIB, GBE, 0.5 * MIB, hot_set=4 * MIB,
+                       hot_rate=20 * MIB, **common)
+    for result in (web, game):
+        assert result["converged"]
+        assert 0.01 <= result["downtime"] <= 1.0
+    assert web["downtime"] > game["downtime"]
+
+
+def test_lm17_auto_converge_throttles_towards_its_maximum():
+    # LM-17 (Berrange 2016): 8 GB, 4 workers dirtying all of it, 10 GbE.
+    # Without throttling: no convergence. With auto-converge the throttle
+    # climbs; the guest slowdown is of the order of the reported 400 ->
+    # 7000 ms per GB (17.5x), i.e. within a factor of ten.
+    rate = float(wire.goodput(10.0, 1500)) * 1e9 / 8
+    workers = 4 / 0.4e0 * GIB  # 4 workers writing 1 GB per 400 ms
+    plain = mig.precopy(8 * GIB, rate, 0.0, hot_set=8 * GIB,
+                        hot_rate=workers)
+    assert not plain["converged"]
+    assert np.isnan(plain["total_time"])
+    throttled = mig.precopy(8 * GIB, rate, 0.0, hot_set=8 * GIB,
+                            hot_rate=workers, throttle="auto_converge")
+    assert throttled["throttle"] >= 0.9
+    assert 17.5 / 10 <= throttled["slowdown"] <= 17.5 * 10
+
+
+def test_lm16_time_grows_with_memory_and_load():
+    # LM-16 (IBM/NetApp/Intel 2011): shape. Time rises with memory size and
+    # with load; 10 GbE never beats the ideal link ratio.
+    sizes = np.array([4, 8, 16, 32]) * GIB
+    slow = float(wire.goodput(1.0, 1500)) * 1e9 / 8
+    fast = float(wire.goodput(10.0, 1500)) * 1e9 / 8
+    idle = mig.precopy(sizes, slow)
+    loaded = mig.precopy(sizes, slow, 20 * MIB)
+    assert np.all(np.diff(idle["total_time"]) > 0)
+    assert np.all(loaded["total_time"] > idle["total_time"])
+    ideal = 1 - slow / fast
+    idle_fast = mig.precopy(sizes, fast)
+    assert np.all(1 - idle_fast["total_time"] / idle["total_time"] <= ideal)
+    # a loaded single stream on 10 GbE is CPU-bound in 2011-era Hyper-V
+    # (one core per VM, seed case S-HV-e: 4.75 Gbit/s), so it stays below
+    single_stream = mig.precopy(sizes, 4.75e9 / 8, 20 * MIB)
+    reduction = 1 - single_stream["total_time"] / loaded["total_time"]
+    assert np.all(reduction < ideal)
+    assert np.all(reduction <= 0.82 + 0.05)  # "up to 82 % shorter"
+
+
+# -- behaviour -----------------------------------------------------------------
+
+def test_dirty_rate_at_or_above_bandwidth_never_gets_a_finite_time():
+    result = mig.precopy(np.full(3, 8 * GIB), 1e9, np.array([1e9, 2e9, 5e9]))
+    assert not result["converged"].any()
+    assert np.isnan(result["total_time"]).all()
+    assert (result["outcome"] == mig.NO_CONVERGENCE).all()
+
+
+def test_sdps_makes_it_converge_and_reports_the_throttle():
+    plain = mig.precopy(8 * GIB, 1e9, 2e9)
+    sdps = mig.precopy(8 * GIB, 1e9, 2e9, throttle="sdps")
+    assert not plain["converged"] and sdps["converged"]
+    assert sdps["throttle"] > 0 and sdps["slowdown"] > 1
+
+
+def test_caps_and_budgets():
+    # Xen's caps force a stop-and-copy; a management timeout aborts; a
+    # switchover beyond vMotion's 100 s fails (KB 2141355).
+    xen = mig.precopy(8 * GIB, 1e8, 2e8, max_rounds=30, max_factor=3)
+    assert xen["converged"] and xen["outcome"] == mig.DATA_CAP
+    timed_out = mig.precopy(8 * GIB, 1e9, 2e9, time_budget=60)
+    assert timed_out["outcome"] == mig.TIME_BUDGET
+    assert np.isnan(timed_out["total_time"])
+    too_long = mig.precopy(1000 * GIB, 1e8, 0.0, hot_set=1000 * GIB,
+                           hot_rate=1e12, max_switchover=100,
+                           max_rounds=2)
+    assert too_long["outcome"] == mig.SWITCHOVER_TOO_LONG
+
+
+def test_trace_rounds_add_up():
+    result = mig.precopy(48 * GIB, 4.3e9, 0.0, hot_set=48 * GIB,
+                         hot_rate=40e9, first_rate=1.9e9, throttle="sdps",
+                         trace=True)
+    seconds = result["round_seconds"][~np.isnan(result["round_seconds"])]
+    assert seconds.sum() + result["downtime"] == \
+        pytest.approx(result["total_time"])
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.floats(0.5, 256), st.floats(0.1, 20), st.floats(1.0, 4.0),
+       st.floats(0, 3), st.floats(0, 8), st.floats(0, 4),
+       st.sampled_from(["none", "auto_converge", "sdps"]))
+def test_more_bandwidth_and_less_memory_never_hurt(
+        memory_gib, rate_gbs, factor, cold_gbs, hot_gib, hot_gbs, throttle):
+    kwargs = dict(hot_set=min(hot_gib, memory_gib) * GIB,
+                  hot_rate=hot_gbs * 1e9, throttle=throttle)
+    base = mig.precopy(memory_gib * GIB, rate_gbs * 1e9, cold_gbs * 1e9,
+                       **kwargs)
+    faster = mig.precopy(memory_gib * GIB, factor * rate_gbs * 1e9,
+                         cold_gbs * 1e9, **kwargs)
+    if base["converged"] and throttle == "none":
+        assert faster["converged"]
+        assert faster["total_time"] <= base["total_time"] * (1 + 1e-9)
+    bigger = mig.precopy(factor * memory_gib * GIB, rate_gbs * 1e9,
+                         cold_gbs * 1e9, **kwargs)
+    if base["converged"] and bigger["converged"] and throttle == "none":
+        assert bigger["total_time"] >= base["total_time"] * (1 - 1e-9)
+    if base["converged"] and base["outcome"] == mig.SWITCHOVER:
+        # a downtime-rule switchover respects its budget (+ T_fixed)
+        assert base["downtime"] <= 0.3 + mig.FIXED_DOWNTIME + 1e-9
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    (dict(memory=0.0, rate=1e9), "memory"),
+    (dict(memory=-1.0, rate=1e9), "memory"),
+    (dict(memory=GIB, rate=0.0), "rate"),
+    (dict(memory=GIB, rate=np.nan), "rate"),
+    (dict(memory=GIB, rate=1e9, cold_rate=-5.0), "cold_rate"),
+    (dict(memory=GIB, rate=1e9, throttle="turbo"), "throttle"),
+    (dict(memory=GIB, rate=1e9, zero_fraction=1.5), "zero_fraction"),
+])
+def test_bad_input_names_the_parameter(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        mig.precopy(**kwargs)
