@@ -177,25 +177,28 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
     per_member = expected_distinct(rss_queues, flows / spread_members)
     busy_queues = np.minimum(np.minimum(spread_members * per_member,
                                         flows), cores)
-    ratio = np.where(compressed, compression_ratio, 1.0)
+    # selections by arithmetic, not np.where: with mixed transports the
+    # masks are random and np.where's branches cost several times more
+    ratio = 1.0 + compressed * (np.asarray(compression_ratio) - 1.0)
     scaled = member_goodput * ratio
+    not_for_rdma = np.where(rdma, np.inf, 0.0)  # +inf removes a bound
     bounds = (  # in the order of LIMITS
         members * scaled,
         spread_members * scaled,
-        np.where(rdma, np.inf, flows * scaled),
-        np.where(rdma, np.inf,
-                 busy_queues * core_ceiling(ghz, cycles_per_byte) * ratio),
+        flows * scaled + not_for_rdma,
+        busy_queues * core_ceiling(ghz, cycles_per_byte) * ratio
+        + not_for_rdma,
         streams * np.asarray(stream_cap, dtype=float),
-        np.where(compressed, compression_threads * compressor_speed,
-                 np.inf))
+        compression_threads * compressor_speed
+        + np.where(compressed, 0.0, np.inf))
     # running minimum: the first of equal bounds names the limit
     throughput = bounds[0] + np.zeros(np.broadcast_shapes(
         *(np.shape(b) for b in bounds)))
     limit = np.zeros(throughput.shape, dtype=np.int8)
     for code, bound in enumerate(bounds[1:], start=1):
         tighter = bound < throughput
-        throughput = np.where(tighter, bound, throughput)
-        limit[tighter] = code
+        throughput = np.minimum(bound, throughput)
+        limit += tighter * (code - limit)
     wire_payload = throughput / ratio
 
     stack_cores = np.where(

@@ -83,7 +83,8 @@ def ip_header_bytes(ip_version):
     six = ip_version == 6
     if not np.all(six | (ip_version == 4)):
         require_choice("ip_version", ip_version, IP_HEADER_BYTES)
-    return np.where(six, IP_HEADER_BYTES[6], IP_HEADER_BYTES[4])
+    return IP_HEADER_BYTES[4] + six * (IP_HEADER_BYTES[6]
+                                       - IP_HEADER_BYTES[4])
 
 
 def frame_overhead_bytes(vlan_tags=0):
@@ -233,8 +234,7 @@ def payload_bytes(mtu, ip_version=4, *, protocol="tcp", timestamps=True,
     """
     mtu = _check_mtu(mtu, ip_version, mtu_limits)
     code = as_codes("protocol", protocol, PROTOCOLS)
-    options = np.where(np.asarray(timestamps, dtype=bool),
-                       TCP_TIMESTAMPS_BYTES, 0)
+    options = np.asarray(timestamps, dtype=bool) * TCP_TIMESTAMPS_BYTES
     ip_header = ip_header_bytes(ip_version)
     tcp = mtu - ip_header - TCP_HEADER_BYTES - options
     if not code.any():

@@ -248,7 +248,7 @@ def _gather(rows):
 
 #: Rows per chunk of the chain: small enough for every intermediate array
 #: to stay in the CPU cache, large enough to amortise numpy's call cost.
-CHUNK_ROWS = 32_768
+CHUNK_ROWS = 16_384
 
 
 def transfer_chain(inputs):

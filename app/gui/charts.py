@@ -11,6 +11,17 @@ PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00",
            "#56B4E9", "#000000", "#B8A400")  # darkened yellow: legible text
 
 
+#: Bar charts of the analysis tabs: (metric id, axis label, text for a
+#: variant without the metric, or None to leave it out). Shared with the
+#: PDF report.
+HOST_BARS = (("host.throughput_gbps", "Throughput [Gbit/s]", None),
+             ("host.cpu_pct", "Host CPU [%]", None))
+MIGRATION_BARS = (("migration.total_s", "Migration time [s]",
+                   "does not converge"),
+                  ("migration.downtime_s", "Downtime [s]",
+                   "does not converge"))
+
+
 def variant_colour(index):
     """The colour of the variant at this position."""
     return PALETTE[index % len(PALETTE)]
@@ -82,14 +93,14 @@ def new_plot_widget():
     return widget
 
 
-def has_host_results(results):
-    """Whether any variant carries host-network (transfer) metrics."""
-    return any(m.id == "host.throughput_gbps" for v in results.variants
+def has_metric(results, metric_id):
+    """Whether any variant carries this metric."""
+    return any(m.id == metric_id for v in results.variants
                for m in v.metrics)
 
 
-def draw_host_bars(plot_item, results, metric_id, label):
-    """One horizontal bar per variant for a host metric, coloured like the
+def draw_metric_bars(plot_item, results, metric_id, label, missing=None):
+    """One horizontal bar per variant for a metric, coloured like the
     variant's column, the value printed at the end of the bar.
 
     Parameters
@@ -102,13 +113,18 @@ def draw_host_bars(plot_item, results, metric_id, label):
         E.g. ``'host.throughput_gbps'``.
     label : str
         Axis label with its unit.
+    missing : str, optional
+        Text for variants without the metric (e.g. "does not converge");
+        None leaves them out.
     """
     rows = [(i, v) for i, v in enumerate(results.variants)
-            if metric_id in {m.id for m in v.metrics}]
+            if missing is not None or metric_id in {m.id for m in v.metrics}]
     key = ("bars", metric_id) + tuple(v.name for _, v in rows)
     items = _reusable(plot_item, key)
     if items is None:
         plot_item.setLabel("bottom", label)
+        # the label carries the unit: no "(x0.001)" rescaling of the ticks
+        plot_item.getAxis("bottom").enableAutoSIPrefix(False)
         plot_item.showGrid(x=False, y=False)
         axis = plot_item.getAxis("left")
         axis.setTicks([[(-row, v.name) for row, (_, v) in enumerate(rows)]])
@@ -130,10 +146,14 @@ def draw_host_bars(plot_item, results, metric_id, label):
         _remember(plot_item, key, items)
     widest = 0.0
     for row, ((bar, text), (_, variant)) in enumerate(zip(items, rows)):
-        value = variant.metric(metric_id).value
+        try:
+            value = variant.metric(metric_id).value
+            shown = format_number(value)
+        except KeyError:
+            value, shown = 0.0, missing
         widest = max(widest, value)
         bar.setOpts(width=value)
-        text.setText(format_number(value))
+        text.setText(shown)
         text.setPos(value, -row)
     plot_item.getViewBox().setRange(
         xRange=(0, max(widest, 1e-9) * 1.18),

@@ -5,8 +5,8 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.gui.charts import (draw_goodput_vs_mtu, draw_host_bars,
-                            has_host_results, new_plot_widget)
+from app.gui.charts import (HOST_BARS, MIGRATION_BARS, draw_goodput_vs_mtu,
+                            draw_metric_bars, has_metric, new_plot_widget)
 from app.gui.commands import SetValueCommand
 from app.gui.comparison import ComparisonModel
 from app.gui.editor import NetworkEditor
@@ -16,6 +16,7 @@ from models.scenario import ScenarioError, new_scenario
 from solvers.evaluate import evaluate
 
 _FILE_FILTER = "Linkplan scenarios (*.toml *.json);;All files (*)"
+
 
 
 class MainWindow(QtWidgets.QMainWindow):
@@ -66,6 +67,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.tabs = QtWidgets.QTabWidget()
         self.tabs.addTab(self.plot, "Wire && MTU")
         self.tabs.addTab(self._build_host_tab(), "Transport && CPU")
+        self.tabs.addTab(self._build_migration_tab(), "Live migration")
         right = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
         right.addWidget(self.tabs)
         right.addWidget(self.table)
@@ -94,6 +96,23 @@ class MainWindow(QtWidgets.QMainWindow):
         self.cpu_plot = new_plot_widget()
         charts.addWidget(self.throughput_plot)
         charts.addWidget(self.cpu_plot)
+        layout.addLayout(charts, 1)
+        return tab
+
+    def _build_migration_tab(self):
+        tab = QtWidgets.QWidget()
+        layout = QtWidgets.QVBoxLayout(tab)
+        self.migration_hint = QtWidgets.QLabel(
+            "This scenario defines no live migration "
+            "(workloads.migrations): add one to see its time, downtime "
+            "and convergence.")
+        self.migration_hint.setWordWrap(True)
+        layout.addWidget(self.migration_hint)
+        charts = QtWidgets.QHBoxLayout()
+        self.migration_time_plot = new_plot_widget()
+        self.downtime_plot = new_plot_widget()
+        charts.addWidget(self.migration_time_plot)
+        charts.addWidget(self.downtime_plot)
         layout.addLayout(charts, 1)
         return tab
 
@@ -176,15 +195,19 @@ class MainWindow(QtWidgets.QMainWindow):
             self._warn("Evaluation failed", f"{type(err).__name__}: {err}")
             return
         draw_goodput_vs_mtu(self.plot.getPlotItem(), self.results)
-        show_host = has_host_results(self.results)
-        self.host_hint.setVisible(not show_host)
-        self.throughput_plot.setVisible(show_host)
-        self.cpu_plot.setVisible(show_host)
-        if show_host:
-            draw_host_bars(self.throughput_plot.getPlotItem(), self.results,
-                           "host.throughput_gbps", "Throughput [Gbit/s]")
-            draw_host_bars(self.cpu_plot.getPlotItem(), self.results,
-                           "host.cpu_pct", "Host CPU [%]")
+        for hint, plots, present, bars in (
+                (self.host_hint, (self.throughput_plot, self.cpu_plot),
+                 "host.throughput_gbps", HOST_BARS),
+                (self.migration_hint, (self.migration_time_plot,
+                                       self.downtime_plot),
+                 "migration.converged", MIGRATION_BARS)):
+            shown = has_metric(self.results, present)
+            hint.setVisible(not shown)
+            for plot, (metric_id, label, missing) in zip(plots, bars):
+                plot.setVisible(shown)
+                if shown:
+                    draw_metric_bars(plot.getPlotItem(), self.results,
+                                     metric_id, label, missing)
         self.table_model.set_results(self.results)
         self.notes.setHtml(_notes_html(self.results))
 

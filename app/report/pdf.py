@@ -12,8 +12,8 @@ import os
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.gui.application import FONT_FAMILY, application
-from app.gui.charts import (draw_goodput_vs_mtu, draw_host_bars,
-                            has_host_results, new_plot_widget,
+from app.gui.charts import (HOST_BARS, MIGRATION_BARS, draw_goodput_vs_mtu,
+                            draw_metric_bars, has_metric, new_plot_widget,
                             variant_colour)
 from app.scenario_io import atomic_write
 from models.scenario import dump_scenario
@@ -167,13 +167,17 @@ class _Report:
         self.chart(lambda plot: draw_goodput_vs_mtu(plot, results))
         self.text("Lines: each variant's settings over the whole MTU range; "
                   "dots: the variant's own MTU.", size=8, colour="#555555")
-        if has_host_results(results):
-            self.heading("Transfer throughput and host CPU")
-            for metric, label in (("host.throughput_gbps",
-                                   "Throughput [Gbit/s]"),
-                                  ("host.cpu_pct", "Host CPU [%]")):
-                self.chart(lambda plot, metric=metric, label=label:
-                           draw_host_bars(plot, results, metric, label),
+        for heading, present, bars in (
+                ("Transfer throughput and host CPU", "host.throughput_gbps",
+                 HOST_BARS),
+                ("Live migration: time and downtime", "migration.converged",
+                 MIGRATION_BARS)):
+            if not has_metric(results, present):
+                continue
+            self.heading(heading)
+            for metric, label, missing in bars:
+                self.chart(lambda plot, bar=(metric, label, missing):
+                           draw_metric_bars(plot, results, *bar),
                            QtCore.QSize(760, 60 + 34 * len(results.variants)))
 
         findings = [(v.name, f) for v in results.variants

@@ -7,11 +7,12 @@ keep other load on the machine out of the numbers.
 
 import sys
 
-from tests.benchmarks import (bench_gui, bench_host, bench_startup,
-                              bench_wire)
+from tests.benchmarks import (bench_gui, bench_host, bench_migration,
+                              bench_startup, bench_wire)
 
 BENCHMARKS = [*bench_wire.BENCHMARKS, *bench_host.BENCHMARKS,
-              *bench_startup.BENCHMARKS, *bench_gui.BENCHMARKS]
+              *bench_migration.BENCHMARKS, *bench_startup.BENCHMARKS,
+              *bench_gui.BENCHMARKS]
 
 
 def main():

@@ -174,3 +174,19 @@ def test_many_redraws_keep_none_alive(window):
     for mtu in range(1500, 1500 + 8 * 30, 8):
         window.apply_value("network.mtu", mtu)
     assert sys.getrefcount(None) >= before
+
+
+def test_migration_tab_names_migrations_that_do_not_converge(window):
+    from app.paths import resource_path
+    import pyqtgraph as pg
+    assert not window.migration_hint.isHidden()  # example: no migration
+    window.open_path(resource_path("examples", "seed001_live_migration.toml"))
+    # 700 MiB/s of dirtying outruns the 4.4 Gbit/s each of the four VMs
+    # get over TCP and LACP, but not one VM over SMB
+    window.apply_value("workloads.migrations[0].dirty.rate_mib_s", 700.0)
+    texts = [item.textItem.toPlainText()
+             for item in window.migration_time_plot.getPlotItem().items
+             if isinstance(item, pg.TextItem)]
+    assert texts[0] == "does not converge"
+    assert texts[2] != "does not converge"
+    assert "does not complete" in window.notes.toPlainText()
