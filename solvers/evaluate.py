@@ -49,6 +49,10 @@ METRIC_SUFFIXES = {
     "downtime_s": ("s", "downtime"),
     "bytes_sent_gib": ("GiB", "bytes sent"),
     "all_vms_s": ("s", "all VMs, in batches"),
+    "dirty_limit_gbps": ("Gbit/s", "dirtying at which it stops converging"),
+    "rate_needed_gbps": ("Gbit/s", "rate needed for the time budget"),
+    "nics_needed": ("1", "NICs needed for the time budget"),
+    "largest_vm_gib": ("GiB", "largest VM within the time budget"),
 }
 
 

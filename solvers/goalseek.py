@@ -9,9 +9,9 @@ bracketing method), in the shape of scipy.optimize: a result with ``x``,
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import elementwise
 
 from models import migration
+from models._checks import as_codes
 
 #: find_root's status codes, in words (scipy.optimize.elementwise).
 STATUS_MESSAGES = {
@@ -57,9 +57,10 @@ class GoalSeekResult:
                 for s in np.atleast_1d(self.status)]
 
 
-def _solve(function, low, high, args, *, log=True, xtol=1e-6):
+def _solve(function, low, high, args, *, log=True, xtol=1e-4):
     """Root of ``function(x, *args)`` in [low, high] for every element,
-    searched in log space when ``log`` (rates and sizes span decades)."""
+    searched in log space when ``log`` (rates and sizes span decades).
+    ``xtol`` 1e-4: a hundredth of a percent is finer than any input."""
     if log:
         wrapped = lambda y, *a: function(np.exp(y), *a)  # noqa: E731
         bracket = (np.log(low), np.log(high))
@@ -68,9 +69,14 @@ def _solve(function, low, high, args, *, log=True, xtol=1e-6):
     shape = np.broadcast_shapes(np.shape(low), np.shape(high),
                                 *(np.shape(a) for a in args))
     bracket = tuple(np.broadcast_to(b, shape) for b in bracket)
+    # imported here: scipy.optimize costs ~0.6 s, which only scenarios that
+    # seek a goal should pay (the CLI's start-up stays fast)
+    from scipy.optimize import elementwise
+
+    # in log space an absolute tolerance on log(x) is a relative one on x
+    tolerances = {"xatol": xtol, "xrtol": 0.0} if log else {"xrtol": xtol}
     result = elementwise.find_root(wrapped, bracket, args=args,
-                                   tolerances={"xrtol": xtol},
-                                   maxiter=200)
+                                   tolerances=tolerances, maxiter=200)
     x = np.exp(result.x) if log else result.x
     return GoalSeekResult(x=np.where(result.success, x, np.nan),
                           success=result.success, status=result.status,
@@ -78,18 +84,20 @@ def _solve(function, low, high, args, *, log=True, xtol=1e-6):
 
 
 def _total_time(rate, memory, cold_rate, hot_set, hot_rate, downtime_limit,
-                fixed_downtime):
+                fixed_downtime, throttle, first_rate_cap):
     result = migration.precopy(memory, rate, cold_rate, hot_set=hot_set,
                                hot_rate=hot_rate,
+                               first_rate=np.minimum(first_rate_cap, rate),
                                downtime_limit=downtime_limit,
-                               fixed_downtime=fixed_downtime)
+                               fixed_downtime=fixed_downtime,
+                               throttle=throttle)
     return np.where(result["converged"], result["total_time"], _NEVER)
 
 
 def rate_for_time(target_time, memory, *, cold_rate=0.0, hot_set=0.0,
                   hot_rate=0.0, downtime_limit=0.3,
-                  fixed_downtime=migration.FIXED_DOWNTIME,
-                  rate_range=(1e6, 1e12)):
+                  fixed_downtime=migration.FIXED_DOWNTIME, throttle=0,
+                  first_rate_cap=np.inf, rate_range=(1e6, 1e12)):
     """Smallest migration rate that finishes within ``target_time``.
 
     Parameters
@@ -97,7 +105,11 @@ def rate_for_time(target_time, memory, *, cold_rate=0.0, hot_set=0.0,
     target_time : numeric
         Wanted total migration time. [s]
     memory, cold_rate, hot_set, hot_rate, downtime_limit, fixed_downtime
-        As in :func:`models.migration.precopy` (no throttling). [B, B/s, s]
+        As in :func:`models.migration.precopy`. [B, B/s, s]
+    throttle : str, int or array-like, default 0
+        Throttling (name or code of models.migration.THROTTLES).
+    first_rate_cap : numeric, default inf
+        Ceiling of round 0's rate (destination allocation). [B/s]
     rate_range : tuple, default (1e6, 1e12)
         Rates searched. [B/s]
 
@@ -120,13 +132,15 @@ def rate_for_time(target_time, memory, *, cold_rate=0.0, hot_set=0.0,
                    np.asarray(hot_set, dtype=float),
                    np.asarray(hot_rate, dtype=float),
                    np.asarray(downtime_limit, dtype=float),
-                   np.asarray(fixed_downtime, dtype=float)))
+                   np.asarray(fixed_downtime, dtype=float),
+                   _throttle_codes(throttle),
+                   np.asarray(first_rate_cap, dtype=float)))
 
 
 def largest_memory(window, rate, *, cold_rate=0.0, hot_set=0.0,
                    hot_rate=0.0, downtime_limit=0.3,
-                   fixed_downtime=migration.FIXED_DOWNTIME,
-                   memory_range=(2 ** 20, 2 ** 45)):
+                   fixed_downtime=migration.FIXED_DOWNTIME, throttle=0,
+                   first_rate_cap=np.inf, memory_range=(2 ** 20, 2 ** 45)):
     """Largest VM that migrates within a maintenance window.
 
     Returns
@@ -139,14 +153,21 @@ def largest_memory(window, rate, *, cold_rate=0.0, hot_set=0.0,
     Root of :math:`T(M) - T_{window}`, increasing in M; a hot set larger
     than the memory is clipped to it.
     """
-    def excess(memory, window, rate, cold, hot, hot_r, limit, fixed):
+    def excess(memory, window, rate, cold, hot, hot_r, limit, fixed,
+               throttle, cap):
         return _total_time(rate, memory, cold, np.minimum(hot, memory),
-                           hot_r, limit, fixed) - window
+                           hot_r, limit, fixed, throttle, cap) - window
 
     return _solve(excess, memory_range[0], memory_range[1],
                   tuple(np.asarray(a, dtype=float) for a in (
                       window, rate, cold_rate, hot_set, hot_rate,
-                      downtime_limit, fixed_downtime)))
+                      downtime_limit, fixed_downtime))
+                  + (_throttle_codes(throttle),
+                     np.asarray(first_rate_cap, dtype=float)))
+
+
+def _throttle_codes(throttle):
+    return as_codes("throttle", throttle, migration.THROTTLES)
 
 
 def dirty_limit(rate, memory, *, cold_rate=0.0, hot_set=0.0, hot_rate=0.0,

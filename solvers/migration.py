@@ -7,7 +7,7 @@ import numpy as np
 
 from models import migration
 from models.scenario import Transfer
-from solvers import host_network
+from solvers import goalseek, host_network
 from solvers.results import Finding
 
 GIB = 2 ** 30
@@ -87,6 +87,7 @@ def analyse(documents):
     window_rate = np.divide(window, p["downtime_limit"],
                             out=np.zeros_like(window),
                             where=p["downtime_limit"] > 0)
+    answers = _goal_seek(p, rate, network)
 
     for r, (index, doc, item) in enumerate(owners):
         prefix = f"migration.{item.name}"
@@ -107,6 +108,8 @@ def analyse(documents):
                 f"{prefix}.bytes_sent_gib": result["bytes_sent"][r] / GIB,
                 f"{prefix}.all_vms_s": batches * result["total_time"][r],
             })
+        values.update({f"{prefix}.{k}": v[r] for k, v in answers.items()
+                       if np.isfinite(v[r])})
         target = out[index]
         if not any(k.startswith("migration.") and k.count(".") == 1
                    for k in target["metrics"]):
@@ -127,6 +130,43 @@ def analyse(documents):
                 "SDPS modelled as an interpretation of the ESXi settings "
                 "(engages below transmit/dirty 1.3, aims at 5)")
     return out
+
+
+def _goal_seek(p, rate, network):
+    """What would change each migration (all solved at once):
+    ``dirty_limit_gbps``, the dirtying at which it stops converging
+    without throttling; with a time budget, ``rate_needed_gbps`` and
+    ``nics_needed`` to finish within it and ``largest_vm_gib`` that fits."""
+    slope = p["hot_rate"] + p["cold_rate"]
+    limit = goalseek.dirty_limit(
+        rate, p["memory"] * (1 - p["zero_fraction"]),
+        cold_rate=np.where(slope > 0, p["cold_rate"], 1.0),
+        hot_set=p["hot_set"], hot_rate=p["hot_rate"],
+        downtime_limit=np.maximum(p["downtime_limit"], 1e-3))
+    answers = {"dirty_limit_gbps": limit.x * np.where(slope > 0, slope, 1.0)
+               * 8 / 1e9}
+    budget = p["time_budget"]
+    timed = np.isfinite(budget)
+    answers["rate_needed_gbps"] = np.full(rate.shape, np.nan)
+    answers["nics_needed"] = np.full(rate.shape, np.nan)
+    answers["largest_vm_gib"] = np.full(rate.shape, np.nan)
+    if timed.any():
+        model = dict(cold_rate=p["cold_rate"][timed],
+                     hot_set=p["hot_set"][timed],
+                     hot_rate=p["hot_rate"][timed],
+                     downtime_limit=p["downtime_limit"][timed],
+                     fixed_downtime=p["fixed_downtime"][timed],
+                     throttle=p["throttle"][timed],
+                     first_rate_cap=p["first_cap"][timed])
+        needed = goalseek.rate_for_time(budget[timed], p["memory"][timed],
+                                        **model).x
+        # NICs of the kind in use, each giving its share of the goodput
+        per_nic = rate[timed] / network["spread_members"][timed]
+        answers["rate_needed_gbps"][timed] = needed * 8 / 1e9
+        answers["nics_needed"][timed] = np.ceil(needed / per_nic)
+        answers["largest_vm_gib"][timed] = goalseek.largest_memory(
+            budget[timed], rate[timed], **model).x / GIB
+    return answers
 
 
 def _trace(result, r):

@@ -99,7 +99,8 @@ def test_rate_for_time_matches_the_idle_oracle():
     target = np.array([60.0, 30.0, 10.0])
     result = goalseek.rate_for_time(target, 4 * GIB)
     expected = 4 * GIB * HEADER / (target - mig.FIXED_DOWNTIME)
-    np.testing.assert_allclose(result.x, expected, rtol=1e-5)
+    # the solver stops within 1e-4 relative (goalseek._solve's xtol)
+    np.testing.assert_allclose(result.x, expected, rtol=1e-4)
     assert result.success.all()
 
 
@@ -116,19 +117,19 @@ def test_largest_memory_matches_the_idle_oracle():
     window = np.array([60.0, 600.0])
     result = goalseek.largest_memory(window, 1.18e9)
     np.testing.assert_allclose(
-        result.x, (window - mig.FIXED_DOWNTIME) * 1.18e9 / HEADER, rtol=1e-5)
+        result.x, (window - mig.FIXED_DOWNTIME) * 1.18e9 / HEADER, rtol=1e-4)
 
 
 def test_dirty_limit_uniform_is_the_rate_and_hot_sets_allow_more():
     uniform = goalseek.dirty_limit(np.array([1e8, 1e9]), 8 * GIB,
                                    cold_rate=1e7)
-    np.testing.assert_allclose(uniform.x * 1e7, [1e8, 1e9], rtol=1e-6)
+    np.testing.assert_allclose(uniform.x * 1e7, [1e8, 1e9], rtol=1e-4)
     # a hot set saturates, so its initial rate may exceed B: solving
     # H (1 - exp(-r d / H)) / d = B for d = 0.3 s gives r = 1.17 B
     hot = goalseek.dirty_limit(1e9, 8 * GIB, hot_set=GIB, hot_rate=1e9,
                                downtime_limit=0.3)
     expected = -GIB / 0.3 * np.log(1 - 0.3 * 1e9 / GIB)
-    assert hot.x * 1e9 == pytest.approx(expected, rel=1e-5)
+    assert hot.x * 1e9 == pytest.approx(expected, rel=1e-4)
     assert hot.x > 1
     # and a hot set below B d can never break convergence: no limit
     saturating = goalseek.dirty_limit(1e9, 8 * GIB, hot_set=GIB,
@@ -141,5 +142,22 @@ def test_goal_seek_answers_change_the_outcome_as_promised():
     memory, dirty = 32 * GIB, 50e6
     rate = goalseek.rate_for_time(120.0, memory, cold_rate=dirty).x
     result = mig.precopy(memory, rate, dirty)
-    assert result["total_time"] == pytest.approx(120.0, rel=1e-4)
+    assert result["total_time"] == pytest.approx(120.0, rel=2e-4)
     assert math.isfinite(float(rate))
+
+
+def test_evaluate_answers_what_it_takes_to_meet_the_time_budget():
+    # seed 003 with a 60 s slot: the rate it names, fed back into the
+    # same model (SDPS and the first-round cap included), meets the slot
+    scenario = parse_scenario((EXAMPLES / "seed003_vmotion.toml").read_text(),
+                              "toml")
+    base = evaluate(scenario).variants[0]
+    needed = metric(base, "migration.rate_needed_gbps") * 1e9 / 8
+    result = mig.precopy(48 * GIB, needed, 0.0, hot_set=48 * GIB,
+                         hot_rate=38147.0 * 2 ** 20,
+                         first_rate=min(1809.1 * 2 ** 20, needed),
+                         downtime_limit=0.5, max_switchover=100,
+                         throttle="sdps")
+    assert result["total_time"] == pytest.approx(60.0, rel=1e-3)
+    assert metric(base, "migration.nics_needed") == 2  # 10 GbE vmknics
+    assert metric(base, "migration.largest_vm_gib") > 48
