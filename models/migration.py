@@ -311,8 +311,13 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         zero_fraction, downtime_limit, min_pages, fraction_left, max_rounds,
         max_factor, max_switchover, time_budget, throttle)))
 
+    size = int(np.prod(shape))
+
     def full(value):
-        return np.broadcast_to(np.asarray(value, dtype=float), shape).ravel()
+        value = np.asarray(value, dtype=float)
+        if value.ndim == 0:  # the common scalar: no broadcasting machinery
+            return np.full(size, float(value))
+        return np.broadcast_to(value, shape).ravel()
 
     memory, rate, first_rate = full(memory), full(rate), full(first_rate)
     count = memory.size
@@ -372,11 +377,14 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
                             hot_set=s["hot_set"], hot_rate=s["hot_rate"],
                             run_fraction=s["fraction"]) * overhead
         stop_time = dirty / s["rate"] + s["fixed_downtime"]
-        reason = np.select(
-            [dirty <= s["threshold"], s["rounds"] >= s["max_rounds"],
-             s["sent"] + dirty > s["max_factor"] * s["memory"],
-             s["elapsed"] > s["time_budget"]],
-            [SWITCHOVER, ROUND_CAP, DATA_CAP, TIME_BUDGET], default=-1)
+        # first matching rule wins, in this order (nested where: cheaper
+        # than np.select for the small arrays of a single scenario)
+        reason = np.where(
+            dirty <= s["threshold"], SWITCHOVER, np.where(
+                s["rounds"] >= s["max_rounds"], ROUND_CAP, np.where(
+                    s["sent"] + dirty > s["max_factor"] * s["memory"],
+                    DATA_CAP, np.where(s["elapsed"] > s["time_budget"],
+                                       TIME_BUDGET, -1))))
         reason = np.where((reason >= 0) & (reason != TIME_BUDGET) &
                           (stop_time > s["max_switchover"]),
                           SWITCHOVER_TOO_LONG, reason)

@@ -196,3 +196,32 @@ def dirty_limit(rate, memory, *, cold_rate=0.0, hot_set=0.0, hot_rate=0.0,
                   tuple(np.asarray(a, dtype=float) for a in (
                       rate, memory, cold_rate, hot_set, hot_rate,
                       downtime_limit)))
+
+
+def rate_for_downtime(downtime, memory, *, cold_rate=0.0, hot_set=0.0,
+                      hot_rate=0.0, page_header=migration.PAGE_HEADER_BYTES):
+    """Smallest rate at which pre-copy, unthrottled, switches over within a
+    downtime budget.
+
+    Returns
+    -------
+    GoalSeekResult
+        ``x`` is the rate [B/s]; closed form, so ``nit`` is 0.
+
+    Notes
+    -----
+    The convergence criterion is exact (live-migration.md section 3.2), so
+    no root finding is needed:
+
+    .. math:: B_{min} = h \\, D(d) / d,\\quad h = 1 + \\text{header}/P
+    """
+    downtime = np.asarray(downtime, dtype=float)
+    header = 1 + page_header / migration.PAGE_BYTES
+    rate = header * migration.dirty_bytes(
+        downtime, memory, cold_rate, hot_set=hot_set,
+        hot_rate=hot_rate) / downtime
+    ok = np.isfinite(rate) & (downtime > 0)
+    zeros = np.zeros(np.shape(rate), dtype=int)
+    return GoalSeekResult(x=np.where(ok, rate, np.nan), success=ok,
+                          status=np.where(ok, 0, -3), nit=zeros,
+                          nfev=zeros + 1, method="closed_form")

@@ -81,12 +81,12 @@ def analyse(documents):
         max_factor=p["max_factor"], max_switchover=p["max_switchover"],
         time_budget=p["time_budget"], throttle=p["throttle"],
         fixed_downtime=p["fixed_downtime"], trace=True)
-    window = migration.dirty_bytes(
-        p["downtime_limit"], p["memory"] * (1 - p["zero_fraction"]),
-        p["cold_rate"], hot_set=p["hot_set"], hot_rate=p["hot_rate"])
-    window_rate = np.divide(window, p["downtime_limit"],
-                            out=np.zeros_like(window),
-                            where=p["downtime_limit"] > 0)
+    # the rate that would converge within the downtime budget: the
+    # evidence when a migration does not converge
+    window_rate = goalseek.rate_for_downtime(
+        np.maximum(p["downtime_limit"], 1e-3),
+        p["memory"] * (1 - p["zero_fraction"]), cold_rate=p["cold_rate"],
+        hot_set=p["hot_set"], hot_rate=p["hot_rate"]).x
     answers = _goal_seek(p, rate, network)
 
     for r, (index, doc, item) in enumerate(owners):
@@ -98,7 +98,7 @@ def analyse(documents):
             f"{prefix}.rate_gbps": rate[r] * 8 / 1e9,
             f"{prefix}.throttle_pct": 100 * result["throttle"][r],
             f"{prefix}.guest_slowdown": result["slowdown"][r],
-            f"{prefix}.dirty_window_gbps": window_rate[r] * 8 / 1e9,
+            f"{prefix}.rate_for_downtime_gbps": window_rate[r] * 8 / 1e9,
         }
         if converged:  # never a finite time for a migration that fails
             batches = math.ceil(item.count / item.concurrency)
@@ -183,7 +183,7 @@ def _trace(result, r):
 
 def _findings(item, result, r, rate, window_rate):
     outcome = migration.OUTCOMES[int(result["outcome"][r])]
-    evidence = {"metric": f"migration.{item.name}.dirty_window_gbps",
+    evidence = {"metric": f"migration.{item.name}.rate_for_downtime_gbps",
                 "value": window_rate * 8 / 1e9,
                 "threshold": rate * 8 / 1e9}
     if outcome in ("no_convergence", "time_budget", "switchover_too_long"):
@@ -195,9 +195,10 @@ def _findings(item, result, r, rate, window_rate):
         return [Finding(
             id="migration.no_convergence", severity="critical",
             message=(f"Migration {item.name!r} does not complete: {why}. "
-                     f"Over one downtime budget the guest dirties "
-                     f"{window_rate * 8 / 1e9:.2f} Gbit/s against a "
-                     f"migration rate of {rate * 8 / 1e9:.2f} Gbit/s; "
+                     f"Converging within its downtime budget takes "
+                     f"{window_rate * 8 / 1e9:.2f} Gbit/s (what the guest "
+                     "dirties over one budget); it gets "
+                     f"{rate * 8 / 1e9:.2f} Gbit/s; "
                      "more bandwidth, a larger downtime budget or "
                      "throttling (auto-converge, SDPS) would change that."),
             evidence=evidence)]

@@ -161,3 +161,15 @@ def test_evaluate_answers_what_it_takes_to_meet_the_time_budget():
     assert result["total_time"] == pytest.approx(60.0, rel=1e-3)
     assert metric(base, "migration.nics_needed") == 2  # 10 GbE vmknics
     assert metric(base, "migration.largest_vm_gib") > 48
+
+
+def test_rate_for_downtime_is_the_convergence_boundary():
+    # just above the closed-form rate pre-copy converges within the
+    # budget, just below it does not (live-migration.md section 3.2)
+    kwargs = dict(hot_set=2 * GIB, hot_rate=3e9, cold_rate=5e7)
+    boundary = goalseek.rate_for_downtime(0.3, 16 * GIB, **kwargs).x
+    above = mig.precopy(16 * GIB, 1.01 * boundary, downtime_limit=0.3,
+                        **kwargs)
+    below = mig.precopy(16 * GIB, 0.99 * boundary, downtime_limit=0.3,
+                        **kwargs)
+    assert above["converged"] and not below["converged"]
