@@ -44,6 +44,7 @@ dist: $(STAMP)
 smoke:
 	dist/linkplan/linkplan --version
 	dist/linkplan/linkplan solve $(EXAMPLE) --format json > /dev/null
+	dist/linkplan/linkplan solve resources/examples/seed003_vmotion.toml --format csv > /dev/null
 	QT_QPA_PLATFORM=offscreen dist/linkplan/linkplan --self-test
 
 clean:
