@@ -89,7 +89,7 @@ def analyse(documents):
         hot_set=p["hot_set"], hot_rate=p["hot_rate"]).x
     answers = _goal_seek(p, rate, network)
 
-    for r, (index, doc, item) in enumerate(owners):
+    for r, (index, _, item) in enumerate(owners):
         prefix = f"migration.{item.name}"
         converged = bool(result["converged"][r])
         values = {

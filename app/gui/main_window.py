@@ -83,37 +83,34 @@ class MainWindow(QtWidgets.QMainWindow):
         self._build_menus()
         self.resize(1280, 800)
 
-    def _build_host_tab(self):
+    @staticmethod
+    def _bar_tab(hint_text):
+        """A tab of two bar charts side by side, with a hint shown instead
+        when the scenario has nothing to chart."""
         tab = QtWidgets.QWidget()
         layout = QtWidgets.QVBoxLayout(tab)
-        self.host_hint = QtWidgets.QLabel(
-            "This scenario defines no transfer (workloads.transfers): add "
-            "one to compare transports, teaming and CPU.")
-        self.host_hint.setWordWrap(True)
-        layout.addWidget(self.host_hint)
+        hint = QtWidgets.QLabel(hint_text)
+        hint.setWordWrap(True)
+        layout.addWidget(hint)
         charts = QtWidgets.QHBoxLayout()
-        self.throughput_plot = new_plot_widget()
-        self.cpu_plot = new_plot_widget()
-        charts.addWidget(self.throughput_plot)
-        charts.addWidget(self.cpu_plot)
+        plots = (new_plot_widget(), new_plot_widget())
+        for plot in plots:
+            charts.addWidget(plot)
         layout.addLayout(charts, 1)
+        return tab, hint, plots
+
+    def _build_host_tab(self):
+        tab, self.host_hint, (self.throughput_plot, self.cpu_plot) = \
+            self._bar_tab("This scenario defines no transfer "
+                          "(workloads.transfers): add one to compare "
+                          "transports, teaming and CPU.")
         return tab
 
     def _build_migration_tab(self):
-        tab = QtWidgets.QWidget()
-        layout = QtWidgets.QVBoxLayout(tab)
-        self.migration_hint = QtWidgets.QLabel(
-            "This scenario defines no live migration "
-            "(workloads.migrations): add one to see its time, downtime "
-            "and convergence.")
-        self.migration_hint.setWordWrap(True)
-        layout.addWidget(self.migration_hint)
-        charts = QtWidgets.QHBoxLayout()
-        self.migration_time_plot = new_plot_widget()
-        self.downtime_plot = new_plot_widget()
-        charts.addWidget(self.migration_time_plot)
-        charts.addWidget(self.downtime_plot)
-        layout.addLayout(charts, 1)
+        tab, self.migration_hint, (self.migration_time_plot,
+                                   self.downtime_plot) = self._bar_tab(
+            "This scenario defines no live migration (workloads.migrations):"
+            " add one to see its time, downtime and convergence.")
         return tab
 
     # -- menus ---------------------------------------------------------------
