@@ -93,10 +93,33 @@ class Results:
                 return variant
         raise KeyError(f"no variant {name!r}")
 
-    def metric_ids(self):
-        """Metric ids in first-seen order over all variants."""
-        return list(dict.fromkeys(m.id for v in self.variants
-                                  for m in v.metrics))
+    def metric_ids(self, *, unique_rows=False):
+        """Metric ids in first-seen order over all variants.
+
+        With ``unique_rows``, leave out a per-item metric
+        (``transfer.<name>.x``, ``migration.<name>.x``) whose headline
+        (``host.x``, ``migration.x``) has the same value in every variant,
+        as when a scenario has a single transfer. For tables; the data
+        keeps both.
+        """
+        ids = list(dict.fromkeys(m.id for v in self.variants
+                                 for m in v.metrics))
+        if not unique_rows:
+            return ids
+        by_variant = [{m.id: m.value for m in v.metrics}
+                      for v in self.variants]
+        headline_of = {"transfer": "host", "migration": "migration"}
+
+        def repeats_headline(metric_id):
+            parts = metric_id.split(".")
+            if len(parts) != 3 or parts[0] not in headline_of:
+                return False
+            headline = f"{headline_of[parts[0]]}.{parts[2]}"
+            return all(headline in values and
+                       values[headline] == values.get(metric_id)
+                       for values in by_variant)
+
+        return [i for i in ids if not repeats_headline(i)]
 
     def assumptions_by_scope(self):
         """Assumptions split into those every variant shares and the rest.

@@ -29,7 +29,8 @@ class ComparisonModel(QtCore.QAbstractTableModel):
     def set_results(self, results):
         self.beginResetModel()
         self._results = results
-        self._metric_ids = results.metric_ids() if results else []
+        self._metric_ids = results.metric_ids(unique_rows=True) \
+            if results else []
         # looked up once here: views ask for every cell on each repaint
         by_variant = [{m.id: m for m in v.metrics}
                       for v in (results.variants if results else ())]

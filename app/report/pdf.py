@@ -199,7 +199,9 @@ class _Report:
                   size=8, colour="#555555")
 
     def table(self, results):
-        metric_ids = results.metric_ids()
+        """Metrics as rows, variants as columns; continues on new pages
+        with the header repeated."""
+        metric_ids = results.metric_ids(unique_rows=True)
         columns = len(results.variants)
         size = 8.5 if columns <= 5 else 7
         row_height = 20
@@ -210,33 +212,39 @@ class _Report:
             labels[metric_id] = f"{first.label} [{first.unit}]"
         metrics = QtGui.QFontMetricsF(self.font(size), self.writer)
         widest = max(metrics.horizontalAdvance(t) for t in labels.values())
-        label_width = min(widest + 16, self.width * 0.5)
+        label_width = min(widest + 16, self.width * 0.55)
         column_width = (self.width - label_width) / columns
-        self.painter.setFont(self.font(size, bold=True))
         header_height = 2 * row_height
-        self.ensure(header_height + row_height * len(metric_ids))
-        top = self.y
-        self.painter.fillRect(QtCore.QRectF(0, top, self.width,
-                                            header_height),
-                              QtGui.QColor("#e8eef4"))
         flags_right = int(_Qt.AlignmentFlag.AlignRight
                           | _Qt.AlignmentFlag.AlignVCenter
                           | _Qt.TextFlag.TextWordWrap)
         flags_left = int(_Qt.AlignmentFlag.AlignLeft
                          | _Qt.AlignmentFlag.AlignVCenter)
-        self.painter.setPen(QtGui.QColor("#000000"))
-        self.painter.drawText(QtCore.QRectF(4, top, label_width,
-                                            header_height),
-                              flags_left, "Metric [unit]")
-        for index, variant in enumerate(results.variants):
-            self.painter.setPen(QtGui.QColor(variant_colour(index)))
-            self.painter.drawText(
-                QtCore.QRectF(label_width + index * column_width, top,
-                              column_width - 4, header_height),
-                flags_right, variant.name)
-        self.y = top + header_height
-        self.painter.setFont(self.font(size))
+
+        def header():
+            self.ensure(header_height + 3 * row_height)
+            self.painter.setFont(self.font(size, bold=True))
+            self.painter.fillRect(QtCore.QRectF(0, self.y, self.width,
+                                                header_height),
+                                  QtGui.QColor("#e8eef4"))
+            self.painter.setPen(QtGui.QColor("#000000"))
+            self.painter.drawText(QtCore.QRectF(4, self.y, label_width,
+                                                header_height),
+                                  flags_left, "Metric [unit]")
+            for index, variant in enumerate(results.variants):
+                self.painter.setPen(QtGui.QColor(variant_colour(index)))
+                self.painter.drawText(
+                    QtCore.QRectF(label_width + index * column_width, self.y,
+                                  column_width - 4, header_height),
+                    flags_right, variant.name)
+            self.y += header_height
+            self.painter.setFont(self.font(size))
+
+        header()
         for row, metric_id in enumerate(metric_ids):
+            if self.y + row_height > self.page.height():
+                self.new_page()
+                header()
             if row % 2:
                 self.painter.fillRect(QtCore.QRectF(0, self.y, self.width,
                                                     row_height),

@@ -144,3 +144,17 @@ def test_without_transfers_the_wire_names_the_limit():
     base = evaluate(scenario_from_dict(minimal_document())).variant("Base")
     assert base.bottleneck.id == "wire.line_rate"
     assert not any(m.id.startswith("host.") for m in base.metrics)
+
+
+def test_table_rows_drop_only_repeats_of_a_headline():
+    scenario = parse_scenario(
+        (EXAMPLES / "seed003_vmotion.toml").read_text(), "toml")
+    results = evaluate(scenario)
+    rows = results.metric_ids(unique_rows=True)
+    assert "host.throughput_gbps" in rows
+    assert "transfer.vmotion-net.throughput_gbps" not in rows
+    assert "migration.total_s" in rows
+    assert "migration.vm48.total_s" not in rows
+    # equal values on different links are not repeats
+    assert {f"uplink.vmnic{i}.rx_util_pct" for i in range(4)} <= set(rows)
+    assert set(rows) < set(results.metric_ids())
