@@ -1,15 +1,18 @@
 """Linkplan's batch command line: ``linkplan solve | validate | schema |
 report``.
 
-Exit codes: 0 all fine, 1 some scenarios failed, 2 bad usage or input.
-Only ``report`` imports Qt, and only when it runs.
+Exit codes: 0 all fine; 1 some scenarios of a batch failed (the others were
+still processed, failures listed at the end); 2 bad usage, or the only
+input is bad. Only ``report`` imports Qt, and only when it runs.
 """
 
 import argparse
+import glob
 import json
 import os
 import sys
 import traceback
+from pathlib import Path
 
 from solvers import __version__
 
@@ -17,9 +20,16 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 _SOLVE_EXAMPLE = """example:
   linkplan solve resources/examples/jumbo_10gbe.toml --format table
-  linkplan solve scenario.toml --format csv -o results.csv"""
+  linkplan solve scenario.toml --format csv -o results.csv
+  linkplan solve 'plans/*.toml' plans/site2/ --format csv > all.csv
+
+Several inputs (files, quoted globs, directories of .toml/.json) give one
+CSV with one header, JSON Lines (one results object per line), or one table
+after another; a bad scenario is reported and the others are still solved
+(exit code 1)."""
 _VALIDATE_EXAMPLE = """example:
-  linkplan validate resources/examples/*.toml"""
+  linkplan validate resources/examples/*.toml
+  linkplan validate plans/        (every .toml and .json below plans/)"""
 _REPORT_EXAMPLE = """example:
   linkplan report resources/examples/jumbo_10gbe.toml -o comparison.pdf"""
 _SCHEMA_EXAMPLE = """example:
@@ -52,7 +62,9 @@ def build_parser():
 
     solve = add("solve", "Evaluate a scenario and print its results.",
                 _SOLVE_EXAMPLE)
-    solve.add_argument("file", help="scenario file (.toml or .json)")
+    solve.add_argument("files", nargs="+", metavar="file",
+                       help="scenario files (.toml or .json), quoted globs "
+                       "or directories")
     solve.add_argument("--format", choices=("json", "csv", "table"),
                        default="table", help="output format (default: table)")
     solve.add_argument("-o", "--output", help="write to this file instead "
@@ -60,7 +72,8 @@ def build_parser():
 
     validate = add("validate", "Check scenario files without solving them.",
                    _VALIDATE_EXAMPLE)
-    validate.add_argument("files", nargs="+", metavar="file")
+    validate.add_argument("files", nargs="+", metavar="file",
+                          help="scenario files, quoted globs or directories")
 
     add("schema", "Print the JSON Schema of scenario files.", _SCHEMA_EXAMPLE)
 
@@ -101,31 +114,87 @@ def _load_or_report(path):
         return None
 
 
+def expand_inputs(arguments):
+    """Scenario paths from files, globs and directories, in order.
+
+    Returns
+    -------
+    paths : list of str
+    problems : list of str
+        Arguments that matched nothing, as messages.
+    """
+    paths, problems = [], []
+    for argument in arguments:
+        if Path(argument).is_dir():
+            found = sorted(str(p) for p in Path(argument).rglob("*")
+                           if p.suffix.lower() in (".toml", ".json"))
+            what = "no .toml or .json file below this directory"
+        elif glob.has_magic(argument):
+            found = sorted(glob.glob(argument, recursive=True))
+            what = "no file matches this pattern"
+        else:
+            found, what = [argument], ""
+        if not found:
+            problems.append(f"{argument}: {what}")
+        paths.extend(p for p in found if p not in paths)
+    return paths, problems
+
+
+def _batch(args, handle):
+    """Run ``handle(path, scenario)`` on every input; report failures at
+    the end. Returns the exit code."""
+    paths, problems = expand_inputs(args.files)
+    for problem in problems:
+        print(f"linkplan: {problem}", file=sys.stderr)
+    failed = list(problems)
+    for path in paths:
+        scenario = _load_or_report(path)
+        if scenario is None:
+            failed.append(path)
+        else:
+            handle(path, scenario)
+    if not failed:
+        return EXIT_OK
+    if len(paths) + len(problems) == 1:
+        return EXIT_USAGE  # the only input is bad
+    print(f"linkplan: {len(failed)} of {len(paths) + len(problems)} inputs "
+          f"failed: {', '.join(failed)}", file=sys.stderr)
+    return EXIT_FAILED
+
+
 def _solve(args):
     from app.scenario_io import atomic_write
     from solvers.evaluate import evaluate
 
-    scenario = _load_or_report(args.file)
-    if scenario is None:
-        return EXIT_USAGE
-    results = evaluate(scenario)
-    text = {"json": results.to_json, "csv": results.to_csv,
-            "table": results.to_table}[args.format]()
+    parts = []
+
+    def solve_one(path, scenario):
+        results = evaluate(scenario)
+        if args.format == "csv":
+            text = results.to_csv()
+            # one header for the whole batch: the rows carry the scenario
+            parts.append(text if not parts else text.split("\n", 1)[1])
+        elif args.format == "json":
+            parts.append(results.to_json())
+        else:
+            parts.append(results.to_table())
+
+    code = _batch(args, solve_one)
+    if not parts:
+        return code
+    if args.format == "json" and len(parts) > 1:  # JSON Lines
+        parts = [json.dumps(json.loads(p), ensure_ascii=False,
+                            separators=(",", ":")) + "\n" for p in parts]
+    text = "".join(parts) if args.format != "table" else "\n".join(parts)
     if args.output:
         atomic_write(args.output, text.encode("utf-8"))
     else:
         sys.stdout.write(text)
-    return EXIT_OK
+    return code
 
 
 def _validate(args):
-    failures = 0
-    for path in args.files:
-        if _load_or_report(path) is None:
-            failures += 1
-        else:
-            print(f"{path}: valid")
-    return EXIT_USAGE if failures else EXIT_OK
+    return _batch(args, lambda path, scenario: print(f"{path}: valid"))
 
 
 def _schema(args):

@@ -93,10 +93,11 @@ def test_oversized_file_is_refused_without_reading_it(tmp_path):
                          "10 MiB")
 
 
-def test_directory_instead_of_file(tmp_path):
+def test_empty_directory_is_named(tmp_path):
     folder = tmp_path / "dir.toml"
     folder.mkdir()
-    assert_clean_failure(run("solve", str(folder)), "cannot read file")
+    assert_clean_failure(run("solve", str(folder)),
+                         "no .toml or .json file below this directory")
 
 
 def test_usage_errors_exit_2():
@@ -106,12 +107,47 @@ def test_usage_errors_exit_2():
     assert run("solve", "--help").stdout.count("example:") == 1
 
 
-def test_validate_reports_each_file(tmp_path):
+def test_validate_reports_each_file_and_goes_on(tmp_path):
+    # issue 7: a bad scenario is reported with its file and field, the
+    # batch goes on, failures are listed at the end, exit code 1
     bad = tmp_path / "bad.toml"
     bad.write_text("schema_version = 1\n")
-    process = run("validate", EXAMPLE, str(bad))
-    assert_clean_failure(process, f"{bad}: meta: required field is missing")
+    process = run("validate", str(bad), EXAMPLE)
+    assert process.returncode == 1
+    assert f"{bad}: meta: required field is missing" in process.stderr
     assert f"{EXAMPLE}: valid" in process.stdout
+    assert process.stderr.rstrip().endswith(f"1 of 2 inputs failed: {bad}")
+    assert "Traceback" not in process.stderr
+
+
+def test_directories_and_globs(tmp_path):
+    (tmp_path / "a.toml").write_text((ROOT / EXAMPLE).read_text())
+    (tmp_path / "b.json").write_text(json.dumps(
+        {"schema_version": 1, "meta": {"name": "j"},
+         "nics": [{"id": "n", "speed_gbps": 1}]}))
+    (tmp_path / "notes.txt").write_text("not a scenario")
+    process = run("validate", str(tmp_path))
+    assert process.returncode == 0
+    assert process.stdout.splitlines() == [f"{tmp_path / 'a.toml'}: valid",
+                                           f"{tmp_path / 'b.json'}: valid"]
+    process = run("validate", str(tmp_path / "*.toml"))
+    assert process.stdout.splitlines() == [f"{tmp_path / 'a.toml'}: valid"]
+    missing = run("validate", str(tmp_path / "*.yaml"), EXAMPLE)
+    assert missing.returncode == 1
+    assert "no file matches this pattern" in missing.stderr
+
+
+def test_solve_batch_gives_one_csv_and_json_lines():
+    examples = "resources/examples/seed00*.toml"
+    csv_text = run("solve", examples, "--format", "csv").stdout
+    lines = csv_text.splitlines()
+    assert lines[0].startswith("scenario,scenario_sha256,")
+    assert sum(line.startswith("scenario,") for line in lines) == 1
+    names = {line.split(",")[0] for line in lines[1:]}
+    assert len(names) == 3  # seed001, seed003 netperf and vMotion
+    jsonl = run("solve", examples, "--format", "json").stdout.splitlines()
+    assert len(jsonl) == 3
+    assert all(json.loads(line)["scenario_sha256"] for line in jsonl)
 
 
 def test_schema_is_json():
