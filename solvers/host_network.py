@@ -109,8 +109,6 @@ def run_transfers(pairs):
         The chain's results at each scenario's MTU.
     jumbo : array
         Throughput of each pair at MTU 9000.
-    inputs : dict of arrays
-        The gathered model inputs.
     """
     rows = [(0, doc, item, _path(doc, item)) for doc, item in pairs]
     inputs = _gather(rows)
@@ -120,7 +118,7 @@ def run_transfers(pairs):
     chain = transfer_chain(both)
     n = len(rows)
     return ([row[3] for row in rows], {k: v[:n] for k, v in chain.items()},
-            chain["throughput"][n:], inputs)
+            chain["throughput"][n:])
 
 
 def analyse(documents):
@@ -143,7 +141,7 @@ def analyse(documents):
             "assumptions": []} for _ in documents]
     if not owners:
         return out
-    paths, now, jumbo, inputs = run_transfers(
+    paths, now, jumbo = run_transfers(
         [(doc, item) for _, doc, item in owners])
 
     for r, ((index, doc, item), path) in enumerate(zip(owners, paths)):
@@ -171,7 +169,7 @@ def analyse(documents):
             result["bottleneck"] = (
                 f"host.{transport.LIMITS[int(now['limit'][r])]}",
                 f"{item.name}: {message}")
-        values.update(_uplinks(path, now, inputs, r))
+        values.update(_uplinks(path, now, r))
         result["metrics"].update(values)
         result["findings"].extend(path.notes)
         result["assumptions"].extend(_assumptions(doc, item, path))
@@ -184,8 +182,10 @@ def _gather(rows):
     """Model inputs of every row, as arrays."""
     columns = {k: [] for k in (
         "transport", "member_speed", "members", "spread", "flows",
-        "rss_queues", "cores", "ghz", "mtu", "ip_version", "timestamps", "vlan_tags",
-        "encap", "protocol", "lro", "checksum", "c_byte", "c_pkt", "c_wire",
+        "rss_queues", "cores", "ghz", "mtu", "ip_version", "timestamps",
+        "vlan_tags",
+        "encapsulation", "underlay_ip_version", "geneve_option_bytes",
+        "protocol", "lro", "checksum", "c_byte", "c_pkt", "c_wire",
         "c_checksum", "c_encap", "c_team", "c_io", "rss_factor",
         "stream_cap", "streams", "ratio", "compressor", "threads")}
     for _, doc, item, path in rows:
@@ -212,9 +212,9 @@ def _gather(rows):
             "ip_version": network.ip_version,
             "timestamps": network.tcp_timestamps,
             "vlan_tags": network.vlan_tags,
-            "encap": int(wire.encapsulation_bytes(
-                network.encapsulation, network.underlay_ip_version,
-                geneve_option_bytes=network.geneve_option_bytes)),
+            "encapsulation": network.encapsulation,
+            "underlay_ip_version": network.underlay_ip_version,
+            "geneve_option_bytes": network.geneve_option_bytes,
             "protocol": wire.PROTOCOLS.index(
                 sorted(rdma_kinds)[0] if path.transport == "smb_direct"
                 else "tcp"),
@@ -243,7 +243,12 @@ def _gather(rows):
         }
         for key, value in add.items():
             columns[key].append(value)
-    return {k: np.array(v) for k, v in columns.items()}
+    inputs = {k: np.array(v) for k, v in columns.items()}
+    # one vectorised call for all rows, not one per row
+    inputs["encap"] = wire.encapsulation_bytes(
+        inputs.pop("encapsulation"), inputs.pop("underlay_ip_version"),
+        geneve_option_bytes=inputs.pop("geneve_option_bytes"))
+    return inputs
 
 
 #: Rows per chunk of the chain: small enough for every intermediate array
@@ -288,6 +293,9 @@ def _chain_chunk(inputs):
         compressor_speed=inputs["compressor"],
         compression_threads=inputs["threads"], c_io=inputs["c_io"])
     result["core_ceiling"] = host.core_ceiling(inputs["ghz"], cycles)
+    result["ack_bytes"] = wire.ack_wire_bytes(
+        inputs["ip_version"], timestamps=inputs["timestamps"],
+        vlan_tags=inputs["vlan_tags"])
     result["efficiency"] = efficiency
     result["payload"] = payload
     return result
@@ -322,7 +330,7 @@ def _limit_message(limit, path, item, now, r):
             f"{item.compressor_gbps:g} Gbit/s")
 
 
-def _uplinks(path, now, inputs, r):
+def _uplinks(path, now, r):
     """Expected utilisation of each link carrying the transfer, receive
     (data) and transmit (ACKs) directions."""
     wire_rate = now["wire_payload"][r] / now["efficiency"][r]
@@ -332,10 +340,7 @@ def _uplinks(path, now, inputs, r):
     ack_rate = 0.0
     if path.transport != "smb_direct":
         packets = now["wire_payload"][r] * 1e9 / 8 / now["payload"][r]
-        ack_bytes = wire.ack_wire_bytes(inputs["ip_version"][r],
-                                        timestamps=inputs["timestamps"][r],
-                                        vlan_tags=inputs["vlan_tags"][r])
-        ack_rate = packets / 2 * ack_bytes * 8 / 1e9  # delayed ACK
+        ack_rate = packets / 2 * now["ack_bytes"][r] * 8 / 1e9  # delayed ACK
     values = {}
     for nic, share in zip(path.nics, shares):
         values[f"uplink.{nic.id}.rx_util_pct"] = \

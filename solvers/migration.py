@@ -66,7 +66,7 @@ def analyse(documents):
            for _ in documents]
     if not owners:
         return out
-    _, network, _, _ = host_network.run_transfers(
+    _, network, _ = host_network.run_transfers(
         [(doc, _transfer_of(doc, item)) for _, doc, item in owners])
     concurrency = np.array([item.concurrency for _, _, item in owners])
     rate = network["throughput"] * 1e9 / 8 / concurrency  # [B/s] each
