@@ -1,18 +1,18 @@
-"""Undo commands: thin Qt shells over the Qt-free scenario edits."""
+"""Undo commands: thin Qt shells over immutable scenario snapshots."""
 
 from PySide6 import QtGui
 
 
-class SetValueCommand(QtGui.QUndoCommand):
-    """Set one parameter path of the window's scenario, undoably."""
+class SetScenarioCommand(QtGui.QUndoCommand):
+    """Replace the window's scenario by an already validated one, undoably:
+    undo and redo swap snapshots, so nothing is validated twice."""
 
-    def __init__(self, window, path, old, new, label):
+    def __init__(self, window, before, after, label):
         super().__init__(label)
-        self._window, self._path = window, path
-        self._old, self._new = old, new
+        self._window, self._before, self._after = window, before, after
 
     def redo(self):
-        self._window.apply_value(self._path, self._new)
+        self._window.show_scenario(self._after)
 
     def undo(self):
-        self._window.apply_value(self._path, self._old)
+        self._window.show_scenario(self._before)

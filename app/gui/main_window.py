@@ -7,7 +7,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.gui.charts import (HOST_BARS, MIGRATION_BARS, draw_goodput_vs_mtu,
                             draw_metric_bars, has_metric, new_plot_widget)
-from app.gui.commands import SetValueCommand
+from app.gui.commands import SetScenarioCommand
 from app.gui.comparison import ComparisonModel
 from app.gui.editor import NetworkEditor
 from app.paths import DEFAULT_EXAMPLE, resource_path
@@ -162,20 +162,25 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def edit(self, path, value, label):
         """Apply a user edit as an undoable command, if it is valid."""
-        old = self.scenario.value_at(path)
-        if old == value:
+        if self.scenario.value_at(path) == value:
             return
         try:
-            self.scenario.with_value(path, value)
+            changed = self.scenario.with_value(path, value)
         except ScenarioError as err:
             self.statusBar().showMessage(f"Not applied: {err}", 10000)
             self.editor.load(self.scenario)
             return
-        self.undo_stack.push(SetValueCommand(self, path, old, value, label))
+        self.undo_stack.push(SetScenarioCommand(self, self.scenario, changed,
+                                                label))
 
     def apply_value(self, path, value):
-        """Set one parameter and re-solve (called by undo commands)."""
-        self.scenario = self.scenario.with_value(path, value)
+        """Set one parameter and re-solve, without an undo step (scripts,
+        tests and benchmarks)."""
+        self.show_scenario(self.scenario.with_value(path, value))
+
+    def show_scenario(self, scenario):
+        """Make a validated scenario the current one and re-solve."""
+        self.scenario = scenario
         self._refresh()
 
     def _refresh(self):
