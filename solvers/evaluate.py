@@ -114,7 +114,8 @@ def evaluate(scenario: Scenario) -> Results:
     trace_mtu, trace_goodput = _goodput_versus_mtu(
         link, ip_version, timestamps, vlan_tags, encap)
     hosts = host_network.analyse(documents)
-    migrations = migration.analyse(documents)
+    migrations = migration.analyse(documents,
+                                   [host["rates"] for host in hosts])
 
     variants = []
     for i, (name, doc) in enumerate(documents):

@@ -133,12 +133,13 @@ def analyse(documents):
     -------
     list of dict
         Per variant: ``metrics`` {id: value}, ``bottleneck`` (id, message)
-        or None, ``findings``, ``assumptions``.
+        or None, ``findings``, ``assumptions``, and ``rates``
+        {transfer name: (throughput [Gbit/s], members carrying it)}.
     """
     owners = [(index, doc, item) for index, (_, doc) in enumerate(documents)
               for item in doc.workloads.transfers]
     out = [{"metrics": {}, "bottleneck": None, "findings": [],
-            "assumptions": []} for _ in documents]
+            "assumptions": [], "rates": {}} for _ in documents]
     if not owners:
         return out
     paths, now, jumbo = run_transfers(
@@ -171,6 +172,9 @@ def analyse(documents):
                 f"{item.name}: {message}")
         values.update(_uplinks(path, now, r))
         result["metrics"].update(values)
+        # for migrations riding this transfer (solvers.migration)
+        result["rates"][item.name] = (now["throughput"][r],
+                                      now["spread_members"][r])
         result["findings"].extend(path.notes)
         result["assumptions"].extend(_assumptions(doc, item, path))
     for result in out:

@@ -57,19 +57,35 @@ def _parameters(doc, item):
     }
 
 
-def analyse(documents):
+def analyse(documents, transfer_rates=None):
     """Evaluate every migration of every variant (see host_network.analyse
-    for the shape of the result)."""
+    for the shape of the result).
+
+    ``transfer_rates`` (per variant, {name: (throughput, members)}, as
+    host_network.analyse reports them) spares re-running the transfers that
+    migrations name; the others are evaluated here.
+    """
     owners = [(index, doc, item) for index, (_, doc) in enumerate(documents)
               for item in doc.workloads.migrations]
     out = [{"metrics": {}, "findings": [], "assumptions": [], "traces": {}}
            for _ in documents]
     if not owners:
         return out
-    _, network, _ = host_network.run_transfers(
-        [(doc, _transfer_of(doc, item)) for _, doc, item in owners])
+    known = transfer_rates or [{} for _ in documents]
+    missing = [r for r, (index, _, item) in enumerate(owners)
+               if item.transfer not in known[index]]
+    throughput, spread = np.zeros(len(owners)), np.ones(len(owners))
+    for r, (index, _, item) in enumerate(owners):
+        if r not in missing:
+            throughput[r], spread[r] = known[index][item.transfer]
+    if missing:
+        _, network, _ = host_network.run_transfers(
+            [(owners[r][1], _transfer_of(owners[r][1], owners[r][2]))
+             for r in missing])
+        throughput[missing] = network["throughput"]
+        spread[missing] = network["spread_members"]
     concurrency = np.array([item.concurrency for _, _, item in owners])
-    rate = network["throughput"] * 1e9 / 8 / concurrency  # [B/s] each
+    rate = throughput * 1e9 / 8 / concurrency  # [B/s] each
     columns = [_parameters(doc, item) for _, doc, item in owners]
     p = {k: np.array([c[k] for c in columns]) for k in columns[0]}
     result = migration.precopy(
@@ -87,7 +103,7 @@ def analyse(documents):
         np.maximum(p["downtime_limit"], 1e-3),
         p["memory"] * (1 - p["zero_fraction"]), cold_rate=p["cold_rate"],
         hot_set=p["hot_set"], hot_rate=p["hot_rate"]).x
-    answers = _goal_seek(p, rate, network)
+    answers = _goal_seek(p, rate, spread)
 
     for r, (index, _, item) in enumerate(owners):
         prefix = f"migration.{item.name}"
@@ -132,7 +148,7 @@ def analyse(documents):
     return out
 
 
-def _goal_seek(p, rate, network):
+def _goal_seek(p, rate, spread):
     """What would change each migration (all solved at once):
     ``dirty_limit_gbps``, the dirtying at which it stops converging
     without throttling; with a time budget, ``rate_needed_gbps`` and
@@ -161,7 +177,7 @@ def _goal_seek(p, rate, network):
         needed = goalseek.rate_for_time(budget[timed], p["memory"][timed],
                                         **model).x
         # NICs of the kind in use, each giving its share of the goodput
-        per_nic = rate[timed] / network["spread_members"][timed]
+        per_nic = rate[timed] / spread[timed]
         answers["rate_needed_gbps"][timed] = needed * 8 / 1e9
         answers["nics_needed"][timed] = np.ceil(needed / per_nic)
         answers["largest_vm_gib"][timed] = goalseek.largest_memory(
