@@ -27,6 +27,9 @@ from pydantic import (BaseModel, ConfigDict, Field, ValidationError,
 
 from models.host import STACK_PRESETS
 from models.migration import STOP_RULES
+from models.teaming import (KERNEL_HASH_VARIANTS, LBT_TARGET_RULES,
+                            LINUX_HASHES, UNIFORM_HASH_FIELDS,
+                            required_flow_fields)
 from models.transport import TRANSPORTS
 from models.wire import IPV6_MIN_MTU, MTU_LIMITS
 
@@ -153,11 +156,25 @@ TEAMING_POLICIES = {
     "dynamic": ("Dynamic (LBFO/SET)", ("independent", "static", "lacp")),
 }
 
-#: Hash inputs for hash-based policies (Linux ``xmit_hash_policy`` names,
-#: Windows address-hash variants).
-HASH_POLICIES = ("layer2", "layer2+3", "layer3+4", "encap2+3", "encap3+4",
-                 "vlan+srcmac", "transport_ports", "ip_addresses",
-                 "mac_addresses")
+#: Hash inputs for hash-based policies: Linux ``xmit_hash_policy`` names
+#: (exact), the vDS LACP algorithms and the LBFO address-hash variants
+#: (uniform hashes of the named fields, approximate).
+HASH_POLICIES = LINUX_HASHES + tuple(UNIFORM_HASH_FIELDS)
+
+#: Policies that hash with a Linux ``xmit_hash_policy`` only, and those that
+#: take an LBFO address-hash variant only.
+LINUX_HASH_POLICIES = ("balance_xor", "balance_tlb")
+WINDOWS_HASHES = ("transport_ports", "ip_addresses", "mac_addresses")
+
+
+class NiocClass(_Strict):
+    """Network I/O Control allocation of one traffic class on every
+    adapter of a team (shares, reservation, limit)."""
+
+    traffic_class: str = Identifier
+    shares: float = Field(default=50.0, gt=0, le=100)
+    reservation_gbps: float = Field(default=0.0, ge=0)
+    limit_gbps: float | None = Field(default=None, gt=0)
 
 
 class Team(_Strict):
@@ -169,8 +186,20 @@ class Team(_Strict):
     switch_mode: Literal["independent", "static", "lacp"] = "independent"
     policy: Literal[tuple(TEAMING_POLICIES)] = "port_id"
     hash: Literal[HASH_POLICIES] | None = None
+    kernel_hash: Literal[tuple(KERNEL_HASH_VARIANTS)] = "current"
     lbt_threshold_pct: float = Field(default=75.0, gt=0, le=100)
     lbt_period_s: float = Field(default=30.0, gt=0, le=3600)
+    lbt_target_rule: Literal[LBT_TARGET_RULES] = "stay_below"
+    lbt_max_moves_per_uplink: int = Field(default=1, ge=1, le=64)
+    ovs_rebalance_interval_ms: int = Field(default=10_000, ge=0,
+                                           le=86_400_000)
+    ovs_hash_basis: int = Field(default=0, ge=0, le=2**32 - 1)
+    tlb_order: Literal["descending", "random"] = "descending"
+    dynamic_epoch_s: float = Field(default=10.0, gt=0, le=3600)
+    compare: list[Literal[tuple(TEAMING_POLICIES)]] | None = None
+    failures: int = Field(default=1, ge=1, le=7)
+    nioc: list[NiocClass] = []
+    nioc_reservation: Literal["floor", "additive"] = "floor"
 
     @model_validator(mode="after")
     def _policy_fits_switch_mode(self):
@@ -179,6 +208,24 @@ class Team(_Strict):
             raise ValueError(
                 f"policy {self.policy!r} ({label}) needs switch_mode "
                 f"{' or '.join(map(repr, modes))}, got {self.switch_mode!r}")
+        if self.hash is not None:
+            if self.policy in LINUX_HASH_POLICIES \
+                    and self.hash not in LINUX_HASHES:
+                raise ValueError(f"policy {self.policy!r} takes a Linux "
+                                 "xmit_hash_policy (" + ", ".join(
+                                     LINUX_HASHES) + f"), got {self.hash!r}")
+            if self.policy == "address_hash" \
+                    and self.hash not in WINDOWS_HASHES:
+                raise ValueError(f"policy 'address_hash' takes one of "
+                                 f"{', '.join(WINDOWS_HASHES)}, got "
+                                 f"{self.hash!r}")
+        if self.failures > 1 \
+                and self.failures >= len(self.members) + len(self.standby):
+            raise ValueError(f"failures must leave at least one uplink: "
+                             f"{self.failures} of "
+                             f"{len(self.members) + len(self.standby)}")
+        _check_unique("nioc", [c.traffic_class for c in self.nioc],
+                      "traffic_class")
         return self
 
 
@@ -235,6 +282,7 @@ class Flow(_Strict):
     vm: str = ""
     port_id: int | None = Field(default=None, ge=0)
     mac: str | None = MacAddress
+    dst_mac: str | None = MacAddress
     src_ip: str | None = None
     dst_ip: str | None = None
     protocol: Literal["tcp", "udp"] = "tcp"
@@ -245,6 +293,9 @@ class Flow(_Strict):
     tx_gbps: float = Field(default=0.0, ge=0)
     rx_gbps: float = Field(default=0.0, ge=0)
     profile: str | None = None
+    team: str | None = None
+    pin: list[str] = []
+    anti_affinity: str | None = None
 
     @field_validator("src_ip", "dst_ip")
     @classmethod
@@ -355,6 +406,7 @@ class Workloads(_Strict):
     """Everything that puts load on the host network."""
 
     profiles: list[TimeProfile] = []
+    time_step_s: float = Field(default=1.0, gt=0, le=3600)
     flows: list[Flow] = []
     transfers: list[Transfer] = []
     migrations: list[Migration] = []
@@ -465,16 +517,73 @@ class Scenario(_Strict):
                 raise ValueError(f"workloads.migrations[{i}].transfer names "
                                  f"{item.transfer!r}, which is not in "
                                  "workloads.transfers")
-        profiles = {p.name for p in self.workloads.profiles}
-        for i, flow in enumerate(self.workloads.flows):
-            if flow.profile is not None and flow.profile not in profiles:
-                raise ValueError(f"workloads.flows[{i}].profile names "
-                                 f"{flow.profile!r}, which is not in "
-                                 "workloads.profiles")
+        self._check_flows({t.name: t for t in self.teams})
+        for i, team in enumerate(self.teams):
+            self._check_reservations(i, team)
         if any(v.name == BASE_NAME for v in self.variants):
             raise ValueError(f"a variant may not be called {BASE_NAME!r}: "
                              "that name is the base scenario")
         return self
+
+    def _check_flows(self, teams):
+        profiles = {p.name for p in self.workloads.profiles}
+        _check_unique("workloads.flows", [f.id for f in self.workloads.flows],
+                      "id")
+        owners = {"port_id": {}, "mac": {}}
+        for i, flow in enumerate(self.workloads.flows):
+            where = f"workloads.flows[{i}]"
+            if flow.profile is not None and flow.profile not in profiles:
+                raise ValueError(f"{where}.profile names {flow.profile!r}, "
+                                 "which is not in workloads.profiles")
+            if flow.team is not None and flow.team not in teams:
+                raise ValueError(f"{where}.team names {flow.team!r}, which "
+                                 "is not in teams")
+            if flow.team is None and len(teams) > 1:
+                raise ValueError(f"{where}.team: required when there are "
+                                 f"several teams ({', '.join(teams)})")
+            team = teams.get(flow.team) if flow.team else \
+                next(iter(teams.values()), None)
+            uplinks = set(team.members + team.standby) if team else set()
+            if team is not None:
+                needed = required_flow_fields(team.policy, team.hash,
+                                              self.host.hypervisor)
+                for field in needed:
+                    if getattr(flow, field) is None:
+                        raise ValueError(
+                            f"{where}.{field} is required: team "
+                            f"{team.name!r} uses policy {team.policy!r}"
+                            + (f" with hash {team.hash!r}" if team.hash
+                               else ""))
+            for nic in flow.pin:
+                if nic not in uplinks:
+                    raise ValueError(f"{where}.pin names {nic!r}, which is "
+                                     "not an uplink of its team")
+            # one vNIC port or MAC belongs to one VM: a duplicate would
+            # silently merge two VMs' traffic
+            owner = flow.vm or flow.id
+            for key in owners:
+                value = getattr(flow, key)
+                if value is None:
+                    continue
+                value = value.lower() if key == "mac" else value
+                seen = owners[key].setdefault(value, owner)
+                if seen != owner:
+                    raise ValueError(f"{where}.{key} {value!r} is also used "
+                                     f"by VM {seen!r}")
+
+    def _check_reservations(self, index, team):
+        reserved = sum(c.reservation_gbps for c in team.nioc)
+        if not reserved:
+            return
+        speeds = {n.id: n.speed_gbps for n in self.nics}
+        slowest = min(speeds[m] for m in team.members + team.standby)
+        # vSphere admits system reservations up to 75 % of the slowest
+        # adapter's capacity (NIOC v3; validation case V5)
+        if reserved > 0.75 * slowest:
+            raise ValueError(
+                f"teams[{index}].nioc: reservations total {reserved:g} "
+                f"Gbit/s, above 75 % of the slowest uplink ({slowest:g} "
+                f"Gbit/s), which vSphere does not admit")
 
     # -- derived documents -------------------------------------------------
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from models import wire
 from models.scenario import Scenario
-from solvers import __version__, host_network, migration
+from solvers import __version__, host_network, migration, teaming
 from solvers.results import (Bottleneck, Finding, Metric, Results,
                              VariantResult)
 
@@ -54,6 +54,15 @@ METRIC_SUFFIXES = {
     "rate_needed_gbps": ("Gbit/s", "rate needed for the time budget"),
     "nics_needed": ("1", "NICs needed for the time budget"),
     "largest_vm_gib": ("GiB", "largest VM within the time budget"),
+    "peak_util_pct": ("%", "peak uplink utilization"),
+    "gap_to_optimal_pct": ("%", "peak above the optimal placement"),
+    "imbalance_pct": ("%", "busiest uplink above the mean, at the peak"),
+    "flows_over_member": ("1", "flows above their uplink's speed"),
+    "members_used": ("1", "uplinks carrying traffic at the peak"),
+    "n1_peak_util_pct": ("%", "peak utilization after a failure"),
+    "lower_bound_pct": ("%", "lower bound on the peak"),
+    "demand_gbps": ("Gbit/s", "demand at the peak"),
+    "allocated_gbps": ("Gbit/s", "bandwidth allocated at the peak"),
 }
 
 
@@ -64,8 +73,12 @@ def metric_info(metric_id):
     if metric_id.startswith("migration.") and metric_id.count(".") == 1:
         unit, label = METRIC_SUFFIXES[metric_id.split(".")[1]]
         return unit, f"Migration: {label}"
-    family, name, suffix = metric_id.split(".", 2) if \
-        metric_id.count(".") >= 2 else (None, None, metric_id)
+    if metric_id.count(".") < 2:
+        unit, label = METRIC_SUFFIXES[metric_id]
+        return unit, label
+    # family.name.suffix, where the name may itself hold dots
+    # (teaming.<team>.<policy>, teaming.nioc.<class>)
+    name, suffix = metric_id.split(".", 1)[1].rsplit(".", 1)
     unit, label = METRIC_SUFFIXES[suffix]
     return unit, f"{name}: {label}"
 
@@ -116,6 +129,7 @@ def evaluate(scenario: Scenario) -> Results:
     hosts = host_network.analyse(documents)
     migrations = migration.analyse(documents,
                                    [host["rates"] for host in hosts])
+    teams = teaming.analyse(documents)
 
     variants = []
     for i, (name, doc) in enumerate(documents):
@@ -130,9 +144,10 @@ def evaluate(scenario: Scenario) -> Results:
         }
         values.update(hosts[i]["metrics"])
         values.update(migrations[i]["metrics"])
+        values.update(teams[i]["metrics"])
         valid = trace_mtu >= _minimum_mtu(ip_version[i])
-        bottleneck = Bottleneck(*hosts[i]["bottleneck"]) \
-            if hosts[i]["bottleneck"] else Bottleneck(
+        limit = hosts[i]["bottleneck"] or teams[i].get("bottleneck")
+        bottleneck = Bottleneck(*limit) if limit else Bottleneck(
                 "wire.line_rate",
                 f"line rate of {_describe_nics(doc.nics)} at "
                 f"{100 * efficiency[i]:.2f} % framing efficiency")
@@ -142,18 +157,20 @@ def evaluate(scenario: Scenario) -> Results:
                           for id, v in values.items()),
             bottleneck=bottleneck,
             findings=_findings(doc.network) + tuple(hosts[i]["findings"])
-            + tuple(migrations[i]["findings"]),
+            + tuple(migrations[i]["findings"])
+            + tuple(teams[i]["findings"]),
             assumptions=_assumptions(doc.network, int(encap[i]),
                                      bool(hosts[i]["metrics"]))
             + tuple(hosts[i]["assumptions"])
-            + tuple(migrations[i]["assumptions"]),
+            + tuple(migrations[i]["assumptions"])
+            + tuple(teams[i]["assumptions"]),
             traces={"goodput_vs_mtu": {
                 "x": {"id": "network.mtu", "unit": "B",
                       "values": trace_mtu[valid].tolist()},
                 "y": {"id": "wire.goodput_gbps", "unit": "Gbit/s",
                       "values": trace_goodput[i, valid].tolist()},
                 "marker": {"x": int(mtu[i]), "y": float(goodput[i])},
-            }, **migrations[i]["traces"]},
+            }, **migrations[i]["traces"], **teams[i]["traces"]},
         ))
     return Results(linkplan_version=__version__,
                    scenario=scenario.meta.name,

@@ -20,7 +20,8 @@ from tests.conftest import ROOT
 
 GOLDEN = ROOT / "tests" / "data" / "golden"
 CASES = [("jumbo_10gbe", "json"), ("jumbo_10gbe", "csv"),
-         ("jumbo_10gbe", "table"), ("seed003_vmotion", "csv")]
+         ("jumbo_10gbe", "table"), ("seed003_vmotion", "csv"),
+         ("seed000_lbt", "json")]
 
 
 @pytest.mark.parametrize("example, fmt", CASES,

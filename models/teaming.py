@@ -1,0 +1,442 @@
+"""Teaming: which member of a team, bond or LAG each flow or port uses, the
+load that results on each member, the bounds any placement must respect,
+and how bandwidth shares divide one adapter.
+
+Static policies are pure functions of a flow's header fields and the number
+of usable members; every function here works on whole columns of flows at
+once. The dynamic policies (LBT, OVS rebalancing, Linux tlb, Windows
+Dynamic) are time simulations built on these functions in
+:mod:`solvers.teaming_dynamic`; the optimal placement is in
+:mod:`solvers.placement`.
+
+Integer conventions follow shared/reference/teaming.md section 10.2: MACs
+are 48-bit integers in wire order (the last byte is ``mac & 0xFF``), IPv4
+addresses are 32-bit integers in host order (``a << 24 | b << 16 | c << 8 |
+d``) and IPv6 addresses are pre-reduced to 32 bits by XOR of their four
+words, ports are 16-bit integers.
+"""
+
+import numpy as np
+
+from models._checks import require_choice
+
+U32 = np.uint32
+U64 = np.uint64
+
+#: Linux ``xmit_hash_policy`` values (LNX-DOC; teaming.md section 3.2).
+LINUX_HASHES = ("layer2", "layer2+3", "layer3+4", "encap2+3", "encap3+4",
+                "vlan+srcmac")
+
+#: Linux bonding hash variants by kernel period (teaming.md section 3.3):
+#: (EtherType term byte-swapped, ``>> 1`` on layer2+3, ``>> 1`` on
+#: layer3+4).
+KERNEL_HASH_VARIANTS = {
+    "pre_2017": (True, False, False),
+    "2017_2021": (True, True, True),     # b5f862180d70: shift on every IP hash
+    "2021_2022": (False, True, True),    # XDP refactor: numeric EtherType
+    "current": (False, False, True),     # 49aefd131739: shift on l3+4 only
+}
+
+#: Header fields each uniform-hash mode reads: the vDS LACP algorithms
+#: (API ``VMwareDvsLacpLoadBalanceAlgorithm``) and the LBFO address-hash
+#: variants. The vendors do not publish the hash functions, so these are
+#: modelled as a uniform hash of the named fields [Model] (teaming.md
+#: sections 2.7 and 5.1).
+UNIFORM_HASH_FIELDS = {
+    "srcMac": ("smac",), "destMac": ("dmac",),
+    "srcDestMac": ("smac", "dmac"),
+    "srcIp": ("sip",), "destIp": ("dip",), "srcDestIp": ("sip", "dip"),
+    "srcIpVlan": ("sip", "vlan"), "destIpVlan": ("dip", "vlan"),
+    "srcDestIpVlan": ("sip", "dip", "vlan"),
+    "srcTcpUdpPort": ("sport",), "destTcpUdpPort": ("dport",),
+    "srcDestTcpUdpPort": ("sport", "dport"),
+    "srcIpTcpUdpPort": ("sip", "sport"), "destIpTcpUdpPort": ("dip", "dport"),
+    "srcDestIpTcpUdpPort": ("sip", "dip", "sport", "dport"),
+    "srcIpTcpUdpPortVlan": ("sip", "sport", "vlan"),
+    "destIpTcpUdpPortVlan": ("dip", "dport", "vlan"),
+    "srcDestIpTcpUdpPortVlan": ("sip", "dip", "sport", "dport", "vlan"),
+    "vlan": ("vlan",), "srcPortId": ("port",),
+    "transport_ports": ("sip", "dip", "sport", "dport"),
+    "ip_addresses": ("sip", "dip"),
+    "mac_addresses": ("smac", "dmac"),
+}
+
+#: LBT target rules (teaming.md section 2.6, validation case V7):
+#: ``stay_below`` moves a port only if the target stays at or under the
+#: threshold; ``any_better`` whenever the target is less utilized than the
+#: source before the move. (The reference's pseudo-code compares the
+#: target *after* the move, which cannot move P1 in its own worked example
+#: V7, 90 % > 80 %; the example's outcome and its ping-pong are kept.)
+LBT_TARGET_RULES = ("stay_below", "any_better")
+
+ETHERTYPE_IPV4 = 0x0800
+ETHERTYPE_IPV6 = 0x86DD
+
+
+def _bswap32(x):
+    x = np.asarray(x, dtype=U32)
+    return ((x & U32(0xFF)) << U32(24)) | ((x & U32(0xFF00)) << U32(8)) \
+        | ((x >> U32(8)) & U32(0xFF00)) | (x >> U32(24))
+
+
+def _bswap16(x):
+    x = np.asarray(x, dtype=U32) & U32(0xFFFF)
+    return ((x & U32(0xFF)) << U32(8)) | (x >> U32(8))
+
+
+def fold(h):
+    """The bonding driver's final fold: ``h ^= h >> 16; h ^= h >> 8``."""
+    h = np.asarray(h, dtype=U32)
+    h = h ^ (h >> U32(16))
+    return h ^ (h >> U32(8))
+
+
+def linux_xmit_hash(policy, src_mac, dst_mac, src_ip, dst_ip, src_port,
+                    dst_port, *, ethertype=ETHERTYPE_IPV4, vlan_tci=0,
+                    has_ports=True, is_ip=True, kernel="current"):
+    """The Linux bonding driver's transmit hash, bit-exact.
+
+    Parameters
+    ----------
+    policy : str
+        ``xmit_hash_policy``: one of :data:`LINUX_HASHES`.
+    src_mac, dst_mac : array-like of int
+        48-bit MAC addresses in wire order.
+    src_ip, dst_ip : array-like of int
+        IPv4 addresses in host order, or IPv6 addresses reduced by XOR of
+        their four 32-bit words.
+    src_port, dst_port : array-like of int
+        TCP/UDP ports.
+    ethertype : array-like of int, default 0x0800
+        EtherType of the frame (0x86DD for IPv6).
+    vlan_tci : array-like of int, default 0
+        802.1Q tag control field (``vlan+srcmac`` only).
+    has_ports : array-like of bool, default True
+        False for fragments and protocols without a port pair, whose port
+        word is 0.
+    is_ip : array-like of bool, default True
+        False for non-IP frames, which fall back to the layer-2 hash.
+    kernel : str, default 'current'
+        Kernel period, a key of :data:`KERNEL_HASH_VARIANTS`.
+
+    Returns
+    -------
+    numpy.ndarray of uint32
+        The hash; the member is ``usable[hash % n]``.
+
+    Notes
+    -----
+    With :math:`W` the little-endian load of four wire-order bytes,
+    :math:`E = dmac_5 \\oplus smac_5 \\oplus et`, :math:`S = W(sip)`,
+    :math:`D = W(dip)` and :math:`P = W(sport, dport)`:
+    layer2 :math:`h = E`; layer2+3 :math:`h = fold(E \\oplus S \\oplus D)`;
+    layer3+4 :math:`h = fold(P \\oplus S \\oplus D) \\gg 1`; vlan+srcmac
+    :math:`h = tci \\oplus smac_{0..2} \\oplus smac_{3..5}`. ``encap3+4``
+    with an L4 hash already on the packet is modelled as a uniform hash of
+    the 5-tuple.
+
+    References
+    ----------
+    .. [1] torvalds/linux: drivers/net/bonding/bond_main.c
+       (``bond_eth_hash``, ``bond_flow_ip``, ``bond_xmit_hash``).
+    .. [2] Commits b5f862180d70 (2017) and 49aefd131739 (2022).
+    """
+    require_choice("xmit_hash_policy", policy, LINUX_HASHES)
+    require_choice("kernel", kernel, tuple(KERNEL_HASH_VARIANTS))
+    swapped_ethertype, shift_l23, shift_l34 = KERNEL_HASH_VARIANTS[kernel]
+    src_mac = np.asarray(src_mac, dtype=U64)
+    dst_mac = np.asarray(dst_mac, dtype=U64)
+    ethertype = np.asarray(ethertype, dtype=U32)
+    et_term = _bswap16(ethertype) if swapped_ethertype else ethertype
+    layer2 = ((dst_mac & U64(0xFF)).astype(U32)
+              ^ (src_mac & U64(0xFF)).astype(U32) ^ et_term)
+    if policy == "layer2":
+        return layer2
+    if policy == "vlan+srcmac":
+        return (np.asarray(vlan_tci, dtype=U32)
+                ^ (src_mac >> U64(24)).astype(U32)
+                ^ (src_mac & U64(0xFFFFFF)).astype(U32))
+    if policy == "encap3+4":
+        return uniform_hash([src_ip, dst_ip, src_port, dst_port]).astype(U32)
+    addresses = _bswap32(src_ip) ^ _bswap32(dst_ip)
+    if policy in ("layer2+3", "encap2+3"):
+        h = fold(layer2 ^ addresses)
+        if shift_l23:
+            h = h >> U32(1)
+    else:
+        ports = _bswap16(src_port) | (_bswap16(dst_port) << U32(16))
+        ports = np.where(has_ports, ports, U32(0))
+        h = fold(ports ^ addresses)
+        if shift_l34:
+            h = h >> U32(1)
+    return np.where(is_ip, h, layer2).astype(U32)
+
+
+def uniform_hash(columns, seed=0):
+    """A well-mixed 64-bit hash of several integer columns (splitmix64
+    finaliser), for the vendors' unpublished hash functions [Model].
+
+    Parameters
+    ----------
+    columns : sequence of array-like of int
+        The fields to hash; they broadcast against each other.
+    seed : int, default 0
+        Hash basis (OVS ``bond-hash-basis``, a Monte-Carlo trial).
+
+    Returns
+    -------
+    numpy.ndarray of uint64
+    """
+    h = np.full(np.broadcast_shapes(*(np.shape(c) for c in columns)),
+                U64(seed) * U64(0x9E3779B97F4A7C15), dtype=U64)
+    for column in columns:
+        h = _splitmix(h ^ np.asarray(column).astype(U64))
+    return h
+
+
+def _splitmix(z):
+    z = z + U64(0x9E3779B97F4A7C15)
+    z = (z ^ (z >> U64(30))) * U64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> U64(27))) * U64(0x94D049BB133111EB)
+    return z ^ (z >> U64(31))
+
+
+def port_id_member(port_id, members):
+    """vSphere originating virtual port, Hyper-V Port:
+    ``active[port_id mod n]`` [Model] (teaming.md sections 2.2 and 5.1).
+
+    Parameters
+    ----------
+    port_id : array-like of int
+        Virtual switch port id.
+    members : numeric
+        Number of usable members *n*.
+
+    Returns
+    -------
+    numpy.ndarray of int
+        Index into the usable members.
+    """
+    return np.asarray(port_id, dtype=np.int64) % np.asarray(members)
+
+
+def source_mac_member(src_mac, members):
+    """vSphere source MAC hash: ``active[mac_last_byte mod n]``, labelled
+    approximate [Model] (teaming.md section 2.3)."""
+    return (np.asarray(src_mac, dtype=U64) & U64(0xFF)).astype(np.int64) \
+        % np.asarray(members)
+
+
+def ip_hash_member(src_ip, dst_ip, members):
+    """vSphere IP hash: ``active[(sip & 0xFF) ^ (dip & 0xFF) mod n]``
+    [Doc: XOR of the last octets; Model: the modulo reduction]
+    (teaming.md section 2.4; validation case V1)."""
+    src_ip = np.asarray(src_ip, dtype=U32)
+    dst_ip = np.asarray(dst_ip, dtype=U32)
+    last = (src_ip & U32(0xFF)) ^ (dst_ip & U32(0xFF))
+    return last.astype(np.int64) % np.asarray(members)
+
+
+def member_loads(member, rate, members):
+    """Offered load on each member: the sum of the rates placed on it.
+
+    Parameters
+    ----------
+    member : array-like of int, shape (F,)
+        Member index of each unit.
+    rate : array-like of float, shape (F,) or (T, F)
+        Rate of each unit, optionally over T time steps. [Gbit/s]
+    members : int
+        Number of members.
+
+    Returns
+    -------
+    numpy.ndarray, shape (members,) or (T, members)
+        Load per member. [Gbit/s]
+    """
+    member = np.asarray(member, dtype=np.int64)
+    rate = np.asarray(rate, dtype=float)
+    if rate.ndim == 1:
+        return np.bincount(member, weights=rate, minlength=members)
+    steps = rate.shape[0]
+    index = (np.arange(steps)[:, None] * members + member[None, :]).ravel()
+    return np.bincount(index, weights=rate.ravel(),
+                       minlength=steps * members).reshape(steps, members)
+
+
+def placement_lower_bound(demand, speed):
+    """Lower bound on the peak utilization of any unsplittable placement.
+
+    Parameters
+    ----------
+    demand : array-like of float, shape (..., F)
+        Demand of each unit. [Gbit/s]
+    speed : array-like of float, shape (U,)
+        Member speeds. [Gbit/s]
+
+    Returns
+    -------
+    numpy.ndarray, shape (...)
+        The bound on ``max_u load_u / speed_u``. [1]
+
+    Notes
+    -----
+    :math:`LB_1 = \\sum d / \\sum C` (perfect splitting) and
+    :math:`LB_2 = \\max_{k<m} \\sum_{i\\le k} d_{(i)} / \\sum_{i\\le k}
+    C_{(i)}` over the k largest demands and speeds (the k largest units sit
+    on at most k members); the bound is their maximum, the optimum of the
+    preemptive problem ``Q|pmtn|Cmax`` (teaming.md section 7.2).
+    """
+    demand = np.asarray(demand, dtype=float)
+    speed = np.sort(np.asarray(speed, dtype=float))[::-1]
+    members = speed.size
+    largest = -np.sort(-demand, axis=-1)[..., :members]
+    largest = np.concatenate(
+        [largest, np.zeros(largest.shape[:-1]
+                           + (members - largest.shape[-1],))], axis=-1)
+    partial = np.cumsum(largest, axis=-1)[..., :members - 1] \
+        / np.cumsum(speed)[:members - 1]
+    total = demand.sum(axis=-1) / speed.sum()
+    if members == 1:
+        return total
+    return np.maximum(total, partial.max(axis=-1))
+
+
+def bandwidth_shares(demand, shares, capacity, *, reservation=0.0,
+                     limit=np.inf, reservation_mode="floor"):
+    """Divide an adapter between traffic classes by shares, reservations
+    and limits (NIOC v3 style weighted max-min).
+
+    Parameters
+    ----------
+    demand : array-like of float, shape (..., K)
+        Demand of each class on the adapter. [Gbit/s]
+    shares : array-like of float, shape (..., K)
+        Relative shares (> 0).
+    capacity : array-like of float, shape (...)
+        Adapter capacity. [Gbit/s]
+    reservation : array-like of float, default 0
+        Guaranteed bandwidth per class. [Gbit/s]
+    limit : array-like of float, default inf
+        Cap per class. [Gbit/s]
+    reservation_mode : {'floor', 'additive'}, default 'floor'
+        ``floor``: a reservation is a minimum of the share allocation;
+        ``additive``: reservations are granted first and the remainder is
+        split by shares. VMware does not publish the scheduler; both are
+        [Model] choices and agree unless a reservation binds.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., K)
+        Allocation per class. [Gbit/s]
+
+    Notes
+    -----
+    With :math:`w_i = \\min(d_i, l_i)` and :math:`f_i = \\min(r_i, w_i)`,
+    floor mode finds :math:`\\lambda` with
+    :math:`\\sum_i \\mathrm{clip}(\\lambda s_i, f_i, w_i) = C`; additive
+    mode :math:`\\sum_i f_i + \\mathrm{clip}(\\lambda s_i, 0, w_i - f_i)
+    = C`. Both sums are piecewise linear in :math:`\\lambda`, solved
+    exactly at their breakpoints. If every class fits, it gets its want.
+
+    References
+    ----------
+    .. [1] vSphere Networking, "Bandwidth allocation for system traffic"
+       (shares 100/100/50 on 10 GbE: 40/40/20 %); teaming.md section 2.8.
+    """
+    require_choice("reservation_mode", reservation_mode,
+                   ("floor", "additive"))
+    demand, shares, reservation, limit = np.broadcast_arrays(
+        *(np.asarray(a, dtype=float)
+          for a in (demand, shares, reservation, limit)))
+    capacity = np.asarray(capacity, dtype=float)
+    # no class can use more than the adapter, which also keeps the
+    # breakpoints finite for unbounded demand
+    want = np.minimum(np.minimum(demand, limit), capacity[..., None])
+    floor = np.minimum(reservation, want)
+    if reservation_mode == "floor":
+        low, high = floor, want
+    else:
+        low, high = np.zeros_like(want), want - floor
+    budget = capacity if reservation_mode == "floor" \
+        else capacity - floor.sum(axis=-1)
+    # The allocated total is linear between breakpoints lambda = low/s and
+    # high/s; evaluate it at every breakpoint and interpolate.
+    breaks = np.sort(np.concatenate([low / shares, high / shares], axis=-1),
+                     axis=-1)
+    totals = np.clip(breaks[..., :, None] * shares[..., None, :],
+                     low[..., None, :], high[..., None, :]).sum(axis=-1)
+    index = np.clip((totals < budget[..., None]).sum(axis=-1), 1,
+                    breaks.shape[-1] - 1)
+    lower = np.take_along_axis(breaks, index[..., None] - 1, -1)[..., 0]
+    upper = np.take_along_axis(breaks, index[..., None], -1)[..., 0]
+    t_low = np.take_along_axis(totals, index[..., None] - 1, -1)[..., 0]
+    t_high = np.take_along_axis(totals, index[..., None], -1)[..., 0]
+    slope = np.where(t_high > t_low, (budget - t_low)
+                     / np.where(t_high > t_low, t_high - t_low, 1.0), 0.0)
+    lam = lower + slope * (upper - lower)
+    alloc = np.clip(lam[..., None] * shares, low, high)
+    if reservation_mode == "additive":
+        alloc = alloc + floor
+    fits = want.sum(axis=-1) <= capacity
+    return np.where(fits[..., None], want, alloc)
+
+
+#: Flow fields (Flow attribute names) each header-hash field reads.
+_HASH_FIELD_ATTRIBUTES = {"smac": "mac", "dmac": "dst_mac", "sip": "src_ip",
+                          "dip": "dst_ip", "sport": "src_port",
+                          "dport": "dst_port", "vlan": None, "port": None}
+
+#: Flow fields each Linux hash reads (teaming.md section 3.2).
+_LINUX_HASH_FIELDS = {
+    "layer2": ("smac", "dmac"),
+    "layer2+3": ("smac", "dmac", "sip", "dip"),
+    "layer3+4": ("sip", "dip", "sport", "dport"),
+    "encap2+3": ("smac", "dmac", "sip", "dip"),
+    "encap3+4": ("sip", "dip", "sport", "dport"),
+    "vlan+srcmac": ("smac",),
+}
+
+
+def default_hash(policy, hash_name, hypervisor):
+    """The hash a policy uses: the team's own when the policy takes it,
+    else the platform default (Linux ``layer2``, LBFO ``TransportPorts``;
+    vSphere LACP has no default, so ``srcDestIpTcpUdpPort`` is assumed and
+    labelled).
+
+    Returns
+    -------
+    str or None
+        None for policies that do not hash header fields.
+    """
+    if policy in ("balance_xor", "balance_tlb"):
+        return hash_name if hash_name in LINUX_HASHES else "layer2"
+    if policy == "address_hash":
+        return hash_name if hash_name in ("transport_ports", "ip_addresses",
+                                          "mac_addresses") \
+            else "transport_ports"
+    if policy == "lacp":
+        return hash_name or {"vsphere": "srcDestIpTcpUdpPort",
+                             "hyperv": "transport_ports"}.get(hypervisor,
+                                                              "layer2")
+    if policy == "ovs_balance_tcp":
+        return "srcDestIpTcpUdpPort"
+    return None
+
+
+def required_flow_fields(policy, hash_name=None, hypervisor="vsphere"):
+    """Flow fields a policy needs (``Flow`` attribute names).
+
+    Port-based policies need none: without port ids they place ports in
+    connect order. Missing fields are an input error, never a guess.
+    """
+    fixed = {"src_mac": ("mac",), "ip_hash": ("src_ip", "dst_ip"),
+             "balance_alb": ("dst_ip",), "ovs_balance_slb": ("mac",)}
+    if policy in fixed:
+        return fixed[policy]
+    hashed = default_hash(policy, hash_name, hypervisor)
+    if hashed is None:
+        return ()
+    fields = _LINUX_HASH_FIELDS.get(hashed) or UNIFORM_HASH_FIELDS[hashed]
+    return tuple(_HASH_FIELD_ATTRIBUTES[f] for f in fields
+                 if _HASH_FIELD_ATTRIBUTES[f])

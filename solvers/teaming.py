@@ -1,0 +1,638 @@
+"""Teaming analysis of one scenario: every compared policy's per-uplink load
+over time, its peak, its distance to the optimal placement, its N-1 (N-k)
+verdict, and bandwidth shares.
+
+Static policies are whole-column hash functions; the load-aware ones are
+the simulations of :mod:`solvers.teaming_dynamic`; the optimum is
+:func:`solvers.placement.place`. Which rules are vendor-documented and
+which are modelled is listed in each result's assumptions
+(shared/reference/teaming.md section 10.4).
+"""
+
+import ipaddress
+from itertools import combinations
+
+import numpy as np
+
+from models import teaming
+from models.scenario import TEAMING_POLICIES
+from solvers import teaming_dynamic
+from solvers.placement import place
+from solvers.results import Finding
+
+#: Policies compared by default, by hypervisor: the ones that platform
+#: offers (teaming.md sections 2-5).
+DEFAULT_COMPARE = {
+    "vsphere": ("port_id", "src_mac", "ip_hash", "failover", "lbt", "lacp"),
+    "hyperv": ("hyperv_port", "address_hash", "dynamic", "failover"),
+    "kvm": ("failover", "balance_xor", "lacp", "balance_rr", "balance_tlb",
+            "balance_alb", "ovs_balance_slb", "ovs_balance_tcp"),
+    "xen": ("failover", "ovs_balance_slb", "ovs_balance_tcp", "lacp"),
+}
+
+#: The indivisible unit each policy places: a vNIC port (all its flows) or
+#: a single flow. Each policy is compared with the optimum of its own unit.
+PORT_POLICIES = ("port_id", "src_mac", "lbt", "hyperv_port",
+                 "ovs_balance_slb")
+
+#: Policies whose receive traffic arrives on the transmit member (MAC
+#: learning, or a switch hash assumed to be the same function); the others
+#: are listed in :func:`_receive_members`.
+SAME_MEMBER_RX = ("port_id", "src_mac", "lbt", "hyperv_port", "dynamic",
+                  "ovs_balance_slb", "ovs_balance_tcp", "failover", "ip_hash",
+                  "lacp", "balance_xor")
+
+#: What each policy's result rests on that the vendor does not publish.
+MODELLED = {
+    "port_id": "vSphere port-ID mapping assumed active[port_id mod n]",
+    "src_mac": "vSphere source-MAC hash assumed active[last MAC byte mod "
+               "n] (approximate)",
+    "ip_hash": "vSphere IP hash reduction assumed modulo n; receive side "
+               "assumed to use the same hash",
+    "lbt": "LBT: target = least utilized uplink after the move, {rule}, "
+           "{moves} port(s) per uplink per period",
+    "lacp": "LACP hash {hash}: {exactness}; the switch hashes receive "
+            "traffic with the same function",
+    "balance_xor": "Linux hash {hash} emulated bit-exactly ({kernel} "
+                   "kernel)",
+    "balance_rr": "balance-rr: packets split evenly (one TCP flow spans "
+                  "members, with reordering)",
+    "balance_tlb": "balance-tlb: 10 s greedy epochs, buckets placed "
+                   "{order}; receive on the active slave",
+    "balance_alb": "balance-alb: transmit as tlb keyed by destination IP; "
+                   "receive per peer, round-robin over the fastest slaves",
+    "ovs_balance_slb": "OVS buckets drawn by a uniform hash of MAC+VLAN "
+                       "(the datapath hash cannot be reproduced offline)",
+    "ovs_balance_tcp": "OVS buckets drawn by a uniform hash of the 5-tuple; "
+                       "first placement random",
+    "hyperv_port": "Hyper-V Port affinity assumed port_id mod n",
+    "address_hash": "LBFO address hash {hash} modelled as a uniform hash "
+                    "(approximate)",
+    "dynamic": "Windows Dynamic approximated as LPT re-placement every "
+               "{epoch:g} s, speed-unaware",
+    "failover": "Explicit failover: the first healthy active uplink "
+                "carries everything",
+}
+
+#: Constant demand is simulated for this many of the slowest policy
+#: period, so that load-aware policies reach their steady state.
+STEADY_PERIODS = 10
+
+#: Points kept per trace (each keeps the maximum of its bin).
+TRACE_POINTS = 300
+
+#: Snapshots tried when looking for the best static placement over time.
+OPTIMAL_SNAPSHOTS = 4
+
+
+def analyse(documents):
+    """Teaming results of each scenario document.
+
+    Returns
+    -------
+    list of dict
+        Per document: ``metrics`` (id -> value), ``findings``,
+        ``assumptions`` and ``traces``.
+    """
+    return [_analyse_document(doc) for _, doc in documents]
+
+
+def _analyse_document(doc):
+    out = {"metrics": {}, "findings": [], "assumptions": [], "traces": {}}
+    flows = doc.workloads.flows
+    if not flows or not doc.teams:
+        return out
+    several = len({f.team for f in flows}) > 1
+    for team in doc.teams:
+        mine = [f for f in flows if (f.team or doc.teams[0].name) == team.name]
+        if mine:
+            prefix = f"teaming.{team.name}" if several else "teaming"
+            _analyse_team(doc, team, mine, prefix, out)
+    return out
+
+
+class _Flows:
+    """Column view of a team's flows over the simulated time axis."""
+
+    def __init__(self, doc, team, flows, uplinks):
+        self.count = len(flows)
+        step = doc.workloads.time_step_s
+        profiles = {p.name: p for p in doc.workloads.profiles}
+        horizon = max((profiles[f.profile].t_s[-1] for f in flows
+                       if f.profile), default=0.0)
+        if horizon > 0:
+            self.t = np.arange(0.0, horizon + step / 2, step)
+        else:
+            period = max(team.lbt_period_s, teaming_dynamic.TLB_REBALANCE_S,
+                         team.ovs_rebalance_interval_ms / 1000,
+                         team.dynamic_epoch_s)
+            self.t = np.arange(0.0, STEADY_PERIODS * period, step)
+        self.step = step
+        scale = np.ones((self.t.size, self.count))
+        for i, flow in enumerate(flows):
+            if flow.profile:
+                p = profiles[flow.profile]
+                scale[:, i] = np.interp(self.t, p.t_s, p.scale)
+        self.tx = scale * np.array([f.tx_gbps for f in flows])
+        self.rx = scale * np.array([f.rx_gbps for f in flows])
+        self.smac = np.array([_mac(f.mac) for f in flows], dtype=np.uint64)
+        self.dmac = np.array([_mac(f.dst_mac) for f in flows],
+                             dtype=np.uint64)
+        self.sip = np.array([_ip(f.src_ip) for f in flows], dtype=np.uint32)
+        self.dip = np.array([_ip(f.dst_ip) for f in flows], dtype=np.uint32)
+        self.sport = np.array([f.src_port or 0 for f in flows])
+        self.dport = np.array([f.dst_port or 0 for f in flows])
+        self.has_ports = np.array([f.src_port is not None
+                                   and f.dst_port is not None
+                                   for f in flows])
+        self.vlan = np.array([f.vlan or 0 for f in flows])
+        self.proto = np.array([6 if f.protocol == "tcp" else 17
+                               for f in flows])
+        self.ethertype = np.array(
+            [teaming.ETHERTYPE_IPV6 if f.src_ip and ":" in f.src_ip
+             else teaming.ETHERTYPE_IPV4 for f in flows])
+        self.traffic_class = [f.traffic_class for f in flows]
+        self.ids = [f.id for f in flows]
+        # vNIC ports: the flows of one VM share one port
+        owners = list(dict.fromkeys(f.vm or f.id for f in flows))
+        self.owners = owners
+        self.unit = np.array([owners.index(f.vm or f.id) for f in flows])
+        self.units = len(owners)
+        port_ids = {}
+        for f in flows:
+            if f.port_id is not None:
+                port_ids.setdefault(f.vm or f.id, f.port_id)
+        self.connect_order = len(port_ids) < len(owners)
+        self.port_id = np.arange(len(owners)) if self.connect_order \
+            else np.array([port_ids[o] for o in owners])
+        self.allowed = np.ones((self.count, len(uplinks)), dtype=bool)
+        for i, f in enumerate(flows):
+            if f.pin:
+                self.allowed[i] = [u in f.pin for u in uplinks]
+        groups = list(dict.fromkeys(f.anti_affinity for f in flows
+                                    if f.anti_affinity))
+        self.group = np.array([groups.index(f.anti_affinity)
+                               if f.anti_affinity else -1 for f in flows])
+        self.constrained = bool(groups) or not self.allowed.all()
+
+    def unit_rates(self):
+        """(T, units) transmit and receive rate of each vNIC port."""
+        def by_unit(rate):
+            return teaming.member_loads(self.unit, rate, self.units)
+        return by_unit(self.tx), by_unit(self.rx)
+
+
+def _mac(text):
+    return int(text.replace("-", ":").replace(":", ""), 16) if text else 0
+
+
+def _ip(text):
+    if not text:
+        return 0
+    value = int(ipaddress.ip_address(text))
+    if value >= 1 << 32:     # IPv6: XOR of the four words (ipv6_addr_hash)
+        value = (value ^ (value >> 32) ^ (value >> 64) ^ (value >> 96)) \
+            & 0xFFFFFFFF
+    return value
+
+
+def _analyse_team(doc, team, flows, prefix, out):
+    uplinks = team.members + team.standby
+    speeds = {n.id: n.speed_gbps for n in doc.nics}
+    speed = np.array([speeds[u] for u in uplinks])
+    columns = _Flows(doc, team, flows, uplinks)
+    hypervisor = doc.host.hypervisor
+    compare = list(dict.fromkeys(
+        [team.policy] + list(team.compare if team.compare is not None
+                             else DEFAULT_COMPARE[hypervisor])))
+    skipped = {}
+    for policy in compare[1:]:
+        missing = [field for field in teaming.required_flow_fields(
+            policy, team.hash, hypervisor)
+            if any(getattr(f, field) is None for f in flows)]
+        if missing:
+            skipped[policy] = missing
+    compare = [p for p in compare if p not in skipped]
+    active = list(range(len(team.members)))
+    results = {}
+    for policy in compare:
+        tx_member, rx_member, moves = _place(policy, columns, active, speed,
+                                             team, hypervisor)
+        results[policy] = _loads(policy, columns, tx_member, rx_member,
+                                 speed, active)
+        results[policy]["moves"] = [
+            {"t_s": float(columns.t[min(step, columns.t.size - 1)]),
+             "port": columns.owners[unit], "from": uplinks[source],
+             "to": uplinks[target]} for step, unit, source, target in moves]
+    optimal = {unit: _optimal(columns, speed, active, unit, results)
+               for unit in ("port", "flow")}
+    failures = _failure_sets(team, len(uplinks))
+    metrics = out["metrics"]
+    for policy in compare:
+        result = results[policy]
+        unit = "port" if policy in PORT_POLICIES else "flow"
+        peak = result["peak"]
+        best = optimal[unit]["peak"]
+        n1_peak, n1_detail = _failure_peak(policy, columns, speed, team,
+                                           hypervisor, failures, result)
+        base = f"{prefix}.{policy}"
+        metrics[f"{base}.peak_util_pct"] = 100 * peak
+        metrics[f"{base}.gap_to_optimal_pct"] = \
+            100 * (peak / best - 1) if best > 0 else 0.0
+        metrics[f"{base}.imbalance_pct"] = result["imbalance"]
+        metrics[f"{base}.flows_over_member"] = result["over_member"]
+        metrics[f"{base}.members_used"] = result["members_used"]
+        if n1_peak is not None:
+            metrics[f"{base}.n1_peak_util_pct"] = 100 * n1_peak
+        result["n1"] = (n1_peak, n1_detail)
+        out["traces"][f"{base}.uplink_util"] = {
+            **_trace(columns.t, result["util"], uplinks),
+            "events": result["moves"]}
+    configured = optimal["port" if team.policy in PORT_POLICIES else "flow"]
+    own = results[team.policy]
+    busiest = int(np.argmax(own["util"].max(axis=0)))
+    out.setdefault("bottleneck", (
+        "teaming.uplink",
+        f"{uplinks[busiest]} at {100 * own['peak']:.1f} % of "
+        f"{speed[busiest]:g} Gbit/s under "
+        f"{TEAMING_POLICIES[team.policy][0]}"))
+    metrics[f"{prefix}.optimal.peak_util_pct"] = 100 * configured["peak"]
+    metrics[f"{prefix}.optimal.lower_bound_pct"] = 100 * configured["bound"]
+    if team.nioc:
+        _nioc(team, columns, results[team.policy], speed, prefix, metrics)
+    out["findings"].extend(_findings(team, columns, speed, results, compare,
+                                     optimal, prefix, uplinks))
+    out["assumptions"].extend(_assumptions(team, compare, skipped, columns,
+                                           hypervisor, configured))
+
+
+def _place(policy, columns, usable, speed, team, hypervisor):
+    """Member index (into the team's uplinks) of every flow, (F,) for
+    static policies or (T, F) for dynamic ones, for transmit and receive,
+    and the moves a load-aware policy made as (time, unit, from, to)."""
+    usable = np.asarray(usable)
+    n = usable.size
+    c = columns
+    moves = []
+    if policy == "lacp":
+        usable = _active_aggregator(usable, speed)
+        n = usable.size
+    if policy in ("port_id", "hyperv_port"):
+        tx = usable[teaming.port_id_member(c.port_id, n)][c.unit]
+    elif policy == "src_mac":
+        tx = usable[teaming.source_mac_member(c.smac, n)]
+    elif policy == "ip_hash":
+        tx = usable[teaming.ip_hash_member(c.sip, c.dip, n)]
+    elif policy in ("failover", "balance_rr"):
+        tx = np.full(c.count, usable[0])
+    elif policy in ("lacp", "balance_xor", "address_hash"):
+        tx = usable[_header_hash(teaming.default_hash(
+            policy, team.hash, hypervisor), c, team) % n]
+    elif policy == "lbt":
+        unit_tx, unit_rx = c.unit_rates()
+        initial = usable[teaming.port_id_member(c.port_id, n)]
+        member, moves = teaming_dynamic.lbt(
+            unit_tx, unit_rx, speed, initial,
+            period_steps=max(1, round(team.lbt_period_s / c.step)),
+            threshold=team.lbt_threshold_pct / 100,
+            target_rule=team.lbt_target_rule,
+            max_moves_per_uplink=team.lbt_max_moves_per_uplink,
+            allowed=_mask(usable, speed.size))
+        tx = member[:, c.unit]
+    elif policy in ("ovs_balance_slb", "ovs_balance_tcp"):
+        if policy == "ovs_balance_slb":
+            key = [(c.vlan.astype(np.uint64) << np.uint64(48)) | c.smac]
+        else:
+            key = [c.sip, c.dip, c.proto, c.sport, c.dport]
+        bucket = (teaming.uniform_hash(key, seed=team.ovs_hash_basis)
+                  & np.uint64(0xFF)).astype(np.int64)
+        member = teaming_dynamic.ovs_bond(
+            c.tx, bucket, n, step_s=c.step,
+            rebalance_interval_s=team.ovs_rebalance_interval_ms / 1000,
+            initial="round_robin" if policy == "ovs_balance_slb"
+            else "random", seed=team.ovs_hash_basis)
+        tx = usable[member]
+    elif policy in ("balance_tlb", "balance_alb"):
+        if policy == "balance_tlb":
+            bucket = _header_hash(teaming.default_hash(
+                policy, team.hash, hypervisor), c, team) & 0xFF
+        else:
+            bucket = _byte_xor(c.dip)
+        member = teaming_dynamic.tlb(c.tx, bucket, speed[usable],
+                                     step_s=c.step, order=team.tlb_order,
+                                     seed=team.ovs_hash_basis)
+        tx = usable[member]
+    elif policy == "dynamic":
+        tx = usable[teaming_dynamic.windows_dynamic(
+            c.tx, n, step_s=c.step, epoch_s=team.dynamic_epoch_s)]
+    else:   # pragma: no cover - the schema admits only known policies
+        raise ValueError(f"unknown teaming policy {policy!r}")
+    return tx, _receive_members(policy, tx, c, usable, speed, team), moves
+
+
+def _mask(usable, members):
+    mask = np.zeros(members, dtype=bool)
+    mask[usable] = True
+    return mask
+
+
+def _receive_members(policy, tx, columns, usable, speed, team):
+    if policy in SAME_MEMBER_RX or policy == "balance_rr" or (
+            policy == "address_hash" and team.switch_mode != "independent"):
+        return tx
+    if policy == "balance_alb":
+        # each new peer learns the next of the fastest slaves in turn
+        fastest = usable[speed[usable] == speed[usable].max()]
+        peers = {}
+        for ip in columns.dip:
+            peers.setdefault(int(ip), len(peers))
+        order = np.array([peers[int(ip)] for ip in columns.dip])
+        return fastest[order % fastest.size]
+    # balance_tlb, and Switch Independent address hash: ARP answers come
+    # from the primary, so everything arrives there (teaming.md 3.5, 5.1)
+    return np.full(columns.count, usable[0])
+
+
+def _active_aggregator(usable, speed):
+    """802.3ad: ports of one speed form an aggregator; the one with the
+    largest aggregate bandwidth carries traffic (``ad_select=stable``;
+    teaming.md section 3.4, case T4)."""
+    speeds = speed[usable]
+    classes = np.unique(speeds)
+    totals = np.array([speeds[speeds == s].sum() for s in classes])
+    return usable[speeds == classes[np.argmax(totals)]]
+
+
+def _header_hash(name, c, team):
+    if name in teaming.LINUX_HASHES:
+        return teaming.linux_xmit_hash(
+            name, c.smac, c.dmac, c.sip, c.dip, c.sport, c.dport,
+            ethertype=c.ethertype, vlan_tci=c.vlan, has_ports=c.has_ports,
+            kernel=team.kernel_hash).astype(np.int64)
+    fields = {"smac": c.smac, "dmac": c.dmac, "sip": c.sip, "dip": c.dip,
+              "sport": c.sport, "dport": c.dport, "vlan": c.vlan,
+              "port": c.port_id[c.unit]}
+    h = teaming.uniform_hash([fields[f] for f in
+                              teaming.UNIFORM_HASH_FIELDS[name]])
+    return (h >> np.uint64(1)).astype(np.int64)
+
+
+def _byte_xor(ip):
+    ip = ip.astype(np.int64)
+    return (ip ^ (ip >> 8) ^ (ip >> 16) ^ (ip >> 24)) & 0xFF
+
+
+def _loads(policy, columns, tx_member, rx_member, speed, usable):
+    members = speed.size
+    steps = columns.t.size
+
+    def spread(member, rate):
+        if policy == "balance_rr":
+            share = np.zeros((steps, members))
+            share[:, usable] = rate.sum(axis=1, keepdims=True) / len(usable)
+            return share
+        if member.ndim == 1:
+            return teaming.member_loads(member, rate, members)
+        index = np.arange(steps)[:, None] * members + member
+        return np.bincount(index.ravel(), weights=rate.ravel(),
+                           minlength=steps * members).reshape(steps,
+                                                              members)
+
+    tx_load = spread(tx_member, columns.tx)
+    rx_load = spread(rx_member, columns.rx)
+    util = np.maximum(tx_load, rx_load) / speed
+    peak = float(util.max())
+    # Spread is judged at the busiest demand, at its last occurrence, so
+    # that a load-aware policy is seen after it has reacted to it.
+    total = (columns.tx + columns.rx).sum(axis=1)
+    peak_step = steps - 1 - int(np.argmax(total[::-1]))
+    at_peak = util[peak_step]
+    mean = at_peak[usable].mean()
+    member_at_peak = tx_member if tx_member.ndim == 1 \
+        else tx_member[peak_step]
+    demand = np.maximum(columns.tx[peak_step], columns.rx[peak_step])
+    over = 0 if policy == "balance_rr" else int(
+        (demand > speed[member_at_peak] * (1 + 1e-12)).sum())
+    return {"util": util, "peak": peak, "peak_step": peak_step,
+            "imbalance": 100 * (at_peak.max() / mean - 1) if mean > 0
+            else 0.0,
+            "over_member": over,
+            "members_used": int((at_peak > 0).sum()),
+            "member_at_peak": member_at_peak}
+
+
+def _optimal(columns, speed, usable, unit, results):
+    """Best peak over time of an unsplittable placement of ``unit``s on
+    the active uplinks, with a proven lower bound.
+
+    The placement is solved at the snapshot with the highest lower bound
+    and checked over all time; more snapshots are tried while the gap is
+    open. A policy whose peak is lower is itself a better placement."""
+    if unit == "port":
+        tx, rx = columns.unit_rates()
+        membership = np.eye(columns.units, dtype=bool)[columns.unit]
+        allowed = np.stack([columns.allowed[membership[:, u]].all(axis=0)
+                            for u in range(columns.units)])
+        group = np.array([columns.group[membership[:, u]].max()
+                          for u in range(columns.units)])
+    else:
+        tx, rx, allowed, group = columns.tx, columns.rx, columns.allowed, \
+            columns.group
+    demand = np.maximum(tx, rx)
+    allowed = allowed[:, usable]
+    speeds = speed[usable]
+    bounds = teaming.placement_lower_bound(demand, speeds)
+    bound = float(bounds.max())
+    best, best_member, status = np.inf, None, 0
+    for step in np.argsort(-bounds, kind="stable")[:OPTIMAL_SNAPSHOTS]:
+        result = place(demand[step], speeds,
+                       allowed=allowed if columns.constrained else None,
+                       groups=group if columns.constrained else None)
+        if not result.success:
+            return {"peak": np.nan, "bound": np.nan, "status": 2}
+        bound = max(bound, result.lower_bound)
+        loads = teaming.member_loads(result.member, demand, speeds.size)
+        peak = float((loads / speeds).max())
+        if peak < best:
+            best, best_member = peak, result.member
+        if best <= bound * (1 + 1e-9):
+            break
+    if not columns.constrained:
+        same_unit = [r["peak"] for p, r in results.items()
+                     if p != "balance_rr"
+                     and (unit == "flow" or p in PORT_POLICIES)]
+        best = min([best] + same_unit)
+    return {"peak": best, "bound": min(bound, best), "member": best_member,
+            "status": status}
+
+
+def _failure_sets(team, uplinks):
+    k = min(team.failures, uplinks - 1)
+    if k < 1:
+        return []
+    return list(combinations(range(uplinks), k))
+
+
+def _usable_after(team, failed):
+    active = [i for i in range(len(team.members)) if i not in failed]
+    standby = [len(team.members) + i for i in range(len(team.standby))
+               if len(team.members) + i not in failed]
+    # a standby uplink replaces each failed active one, in list order
+    replaced = len(team.members) - len(active)
+    return active + standby[:replaced] if active else standby
+
+
+def _failure_peak(policy, columns, speed, team, hypervisor, failures,
+                  healthy):
+    worst, detail = None, None
+    for failed in failures:
+        usable = _usable_after(team, set(failed))
+        if not usable:
+            continue
+        tx, rx, _ = _place(policy, columns, usable, speed, team,
+                           hypervisor)
+        result = _loads(policy, columns, tx, rx, speed, usable)
+        if worst is None or result["peak"] > worst:
+            moved = int((result["member_at_peak"]
+                         != healthy["member_at_peak"]).sum())
+            worst = result["peak"]
+            detail = {"failed": failed, "moved": moved,
+                      "overloaded": int((result["util"].max(axis=0)
+                                         > 1).sum())}
+    return worst, detail
+
+
+def _nioc(team, columns, result, speed, prefix, metrics):
+    """NIOC shares on each uplink at the configured policy's peak."""
+    classes = [c.traffic_class for c in team.nioc]
+    step = result["peak_step"]
+    member = result["member_at_peak"]
+    demand = np.zeros((speed.size, len(classes)))
+    for i, name in enumerate(columns.traffic_class):
+        if name in classes:
+            rate = max(columns.tx[step, i], columns.rx[step, i])
+            demand[member[i], classes.index(name)] += rate
+    alloc = teaming.bandwidth_shares(
+        demand, [c.shares for c in team.nioc], speed,
+        reservation=[c.reservation_gbps for c in team.nioc],
+        limit=[c.limit_gbps or np.inf for c in team.nioc],
+        reservation_mode=team.nioc_reservation)
+    for k, name in enumerate(classes):
+        metrics[f"{prefix}.nioc.{name}.demand_gbps"] = demand[:, k].sum()
+        metrics[f"{prefix}.nioc.{name}.allocated_gbps"] = alloc[:, k].sum()
+
+
+def _trace(t, util, uplinks):
+    bins = max(1, -(-t.size // TRACE_POINTS))
+    usable = t.size // bins * bins
+    if bins > 1:
+        t_out = t[:usable:bins]
+        u_out = util[:usable].reshape(-1, bins, util.shape[1]).max(axis=1)
+    else:
+        t_out, u_out = t, util
+    return {"x": {"id": "time", "unit": "s", "values": t_out.tolist()},
+            "series": [{"id": uplink, "unit": "%",
+                        "values": (100 * u_out[:, i]).tolist()}
+                       for i, uplink in enumerate(uplinks)]}
+
+
+def _findings(team, columns, speed, results, compare, optimal, prefix,
+              uplinks):
+    findings = []
+    configured = results[team.policy]
+    name = TEAMING_POLICIES[team.policy][0]
+    peak_demand = np.maximum(columns.tx, columns.rx).max(axis=0)
+    too_big = np.flatnonzero(peak_demand > speed.max())
+    if too_big.size:
+        findings.append(Finding(
+            id="teaming.flow_exceeds_links", severity="critical",
+            message=(f"Flow {columns.ids[too_big[0]]!r} peaks at "
+                     f"{peak_demand[too_big[0]]:.3g} Gbit/s, above every "
+                     f"uplink ({speed.max():g} Gbit/s): no hash policy can "
+                     "carry one flow on two links"),
+            evidence={"metric": f"{prefix}.{team.policy}.flows_over_member",
+                      "value": int(too_big.size), "threshold": 0}))
+    if configured["members_used"] == 1 and len(team.members) > 1 \
+            and team.policy not in ("failover",):
+        findings.append(Finding(
+            id="teaming.one_member", severity="warning",
+            message=(f"{name}: at the peak all traffic is on one uplink "
+                     f"while {len(team.members) - 1} other(s) idle"),
+            evidence={"metric": f"{prefix}.{team.policy}.members_used",
+                      "value": 1, "threshold": 2}))
+    if configured["peak"] > 1:
+        findings.append(Finding(
+            id="teaming.overloaded", severity="critical",
+            message=(f"{name}: the busiest uplink needs "
+                     f"{100 * configured['peak']:.0f} % of its capacity"),
+            evidence={"metric": f"{prefix}.{team.policy}.peak_util_pct",
+                      "value": 100 * configured["peak"], "threshold": 100}))
+    best_policy = min(compare, key=lambda p: (results[p]["peak"],
+                                              compare.index(p)))
+    if results[best_policy]["peak"] < configured["peak"] * 0.95:
+        findings.append(Finding(
+            id="teaming.better_policy", severity="info",
+            message=(f"{TEAMING_POLICIES[best_policy][0]} peaks at "
+                     f"{100 * results[best_policy]['peak']:.0f} % against "
+                     f"{100 * configured['peak']:.0f} % for {name}"),
+            evidence={"metric": f"{prefix}.{best_policy}.peak_util_pct",
+                      "value": 100 * results[best_policy]["peak"],
+                      "threshold": 100 * configured["peak"]}))
+    n1_peak, detail = configured["n1"]
+    if n1_peak is not None and n1_peak > 1:
+        lost = ", ".join(uplinks[i] for i in detail["failed"])
+        findings.append(Finding(
+            id="teaming.n1_overload", severity="warning",
+            message=(f"If {lost} fails, {name} needs {100 * n1_peak:.0f} % "
+                     f"of an uplink; {detail['moved']} flow(s) move"),
+            evidence={"metric": f"{prefix}.{team.policy}.n1_peak_util_pct",
+                      "value": 100 * n1_peak, "threshold": 100}))
+    if team.policy == "balance_rr":
+        findings.append(Finding(
+            id="teaming.reordering", severity="warning",
+            message=("balance-rr splits each TCP flow over members: "
+                     "expect reordering; raise net.ipv4.tcp_reordering"),
+            evidence={"metric": f"{prefix}.balance_rr.members_used",
+                      "value": configured["members_used"], "threshold": 1}))
+    if np.unique(speed).size > 1 and team.policy not in (
+            "lbt", "balance_tlb", "balance_alb", "failover"):
+        findings.append(Finding(
+            id="teaming.mixed_speeds", severity="info",
+            message=(f"{name} ignores member speed: a slow uplink gets as "
+                     "many units as a fast one"),
+            evidence={"metric": f"{prefix}.{team.policy}.peak_util_pct",
+                      "value": 100 * configured["peak"],
+                      "threshold": 100 * optimal["flow"]["peak"]}))
+    return findings
+
+
+def _assumptions(team, compare, skipped, columns, hypervisor, optimal):
+    notes = []
+    for policy in compare:
+        text = MODELLED.get(policy)
+        if text:
+            hashed = teaming.default_hash(policy, team.hash, hypervisor)
+            notes.append(text.format(
+                rule=team.lbt_target_rule.replace("_", " "),
+                moves=team.lbt_max_moves_per_uplink, hash=hashed,
+                kernel=team.kernel_hash, order=team.tlb_order,
+                epoch=team.dynamic_epoch_s,
+                exactness="bit-exact Linux emulation"
+                if hashed in teaming.LINUX_HASHES
+                else "uniform hash of its fields (approximate)"))
+    if columns.connect_order:
+        notes.append("Ports without a port_id are numbered in connect "
+                     "(list) order")
+    if team.hash is None and "lacp" in compare and hypervisor == "vsphere":
+        notes.append("vDS LACP hash not set: srcDestIpTcpUdpPort assumed; "
+                     "set it to match the physical switch")
+    for policy, fields in skipped.items():
+        notes.append(f"{policy} not compared: flows lack "
+                     f"{', '.join(fields)}")
+    notes.append("Optimal: min-max placement of whole units on the active "
+                 f"uplinks (LPT + MILP), lower bound "
+                 f"{100 * optimal['bound']:.1f} %")
+    notes.append(f"Failures: every set of {team.failures} uplink(s) removed "
+                 "for the whole horizon; standby uplinks replace failed "
+                 "active ones")
+    return notes

@@ -1,0 +1,403 @@
+"""Load-aware teaming policies as time simulations over a demand series:
+vSphere Load-Based Teaming, Open vSwitch bond rebalancing, Linux
+balance-tlb/alb and Windows Dynamic.
+
+Each simulation loops over the policy's own epochs (30 s, 10 s...), never
+over time steps or flows: within an epoch the placement is fixed and loads
+come from whole-array sums. Each returns the member of every unit at every
+time step, shape (T, units), from which the caller sums member loads.
+Rules that the vendors do not publish are parameters with the defaults of
+shared/reference/teaming.md and are labelled [Model] there.
+"""
+
+import numpy as np
+
+from models.teaming import LBT_TARGET_RULES, member_loads
+from solvers.placement import lpt
+
+
+#: Open vSwitch bond constants (ovs ofproto/bond.c, lib/dpif.h; O1).
+OVS_BUCKETS = 256
+OVS_MIN_OVERLOAD_BYTES = 100_000
+
+#: Linux balance-tlb/alb constants (include/net/bond_alb.h; T1).
+TLB_BUCKETS = 256
+TLB_REBALANCE_S = 10.0
+
+
+def _epochs(steps, period_steps):
+    """Start and end step of each epoch; the last one may be short."""
+    starts = np.arange(0, steps, period_steps)
+    return starts, np.minimum(starts + period_steps, steps)
+
+
+def _epoch_means(rate, starts, ends):
+    cumulative = np.concatenate([np.zeros((1,) + rate.shape[1:]),
+                                 np.cumsum(rate, axis=0)])
+    return (cumulative[ends] - cumulative[starts]) \
+        / (ends - starts)[:, None]
+
+
+def lbt(tx, rx, speed, initial, *, period_steps=30, threshold=0.75,
+        target_rule="stay_below", max_moves_per_uplink=1, allowed=None):
+    """vSphere Load-Based Teaming ("Route based on physical NIC load").
+
+    Parameters
+    ----------
+    tx, rx : array-like of float, shape (T, P)
+        Transmit and receive rate of each virtual port per time step.
+        [Gbit/s]
+    speed : array-like of float, shape (U,)
+        Uplink speeds. [Gbit/s]
+    initial : array-like of int, shape (P,)
+        Uplink of each port at the start (originating-port placement).
+    period_steps : int, default 30
+        Evaluation period in time steps (30 s at 1 s steps). [Doc]
+    threshold : float, default 0.75
+        Mean utilization over a period above which an uplink sheds a port.
+        [Doc]
+    target_rule : str, default 'stay_below'
+        One of :data:`LBT_TARGET_RULES`. [Model]
+    max_moves_per_uplink : int, default 1
+        Ports moved from one uplink per period. [Model]
+    allowed : array-like of bool, shape (U,), optional
+        Uplinks that may receive a port (failed ones excluded).
+
+    Returns
+    -------
+    member : numpy.ndarray of int, shape (T, P)
+        Uplink of each port at each step.
+    moves : list of (int, int, int, int)
+        ``(step, port, from, to)``: a move decided at the end of a period
+        takes effect at ``step``.
+
+    Notes
+    -----
+    At the end of each period, with :math:`u_k = \\max(\\bar{tx}_k,
+    \\bar{rx}_k) / C_k` over the period, every uplink with
+    :math:`u_k > threshold` (busiest first) moves its port with the largest
+    :math:`\\max(\\bar{tx}, \\bar{rx})` to the uplink where the port's
+    addition gives the lowest utilization, subject to the target rule
+    (teaming.md section 2.6).
+    """
+    tx = np.asarray(tx, dtype=float)
+    rx = np.asarray(rx, dtype=float)
+    speed = np.asarray(speed, dtype=float)
+    if target_rule not in LBT_TARGET_RULES:
+        raise ValueError(f"lbt target_rule must be one of "
+                         f"{LBT_TARGET_RULES}, got {target_rule!r}")
+    steps, _ = tx.shape
+    members = speed.size
+    starts, ends = _epochs(steps, period_steps)
+    tx_mean, rx_mean = _epoch_means(tx, starts, ends), \
+        _epoch_means(rx, starts, ends)
+    current = np.array(initial, dtype=np.int64)
+    member = np.empty(tx.shape, dtype=np.int64)
+    moves = []
+    for epoch, (start, end) in enumerate(zip(starts, ends)):
+        member[start:end] = current
+        if end - start < period_steps or members < 2:
+            continue   # a short last period is never evaluated
+        port_tx, port_rx = tx_mean[epoch], rx_mean[epoch]
+        load_tx = np.bincount(current, port_tx, members)
+        load_rx = np.bincount(current, port_rx, members)
+        start_util = np.maximum(load_tx, load_rx) / speed
+        # only uplinks over the threshold when the period ends shed ports,
+        # so a port is not moved back within the same cycle
+        for source in np.argsort(-start_util, kind="stable"):
+            if start_util[source] <= threshold:
+                break
+            for _ in range(max_moves_per_uplink):
+                util = max(load_tx[source], load_rx[source]) / speed[source]
+                on_source = np.flatnonzero(current == source)
+                if util <= threshold or on_source.size == 0:
+                    break
+                port = on_source[np.argmax(np.maximum(
+                    port_tx[on_source], port_rx[on_source]))]
+                after = np.maximum(load_tx + port_tx[port],
+                                   load_rx + port_rx[port]) / speed
+                after[source] = np.inf
+                if allowed is not None:
+                    after[~np.asarray(allowed)] = np.inf
+                target = int(np.argmin(after))
+                if target_rule == "stay_below":
+                    allowed = after[target] <= threshold
+                else:
+                    before = np.maximum(load_tx, load_rx) / speed
+                    allowed = before[target] < util
+                if not allowed:
+                    break
+                current[port] = target
+                for load, rate in ((load_tx, port_tx), (load_rx, port_rx)):
+                    load[source] -= rate[port]
+                    load[target] += rate[port]
+                moves.append((int(end), int(port), int(source), target))
+    return member, moves
+
+
+def ovs_rebalance(bucket_bytes, bucket_member, enabled):
+    """One run of Open vSwitch ``bond_rebalance()``, exactly as the code.
+
+    Parameters
+    ----------
+    bucket_bytes : array-like of int, shape (256,)
+        Each bucket's byte counter (bytes since the last run plus the
+        halved history). [B]
+    bucket_member : array-like of int, shape (256,)
+        Member of each bucket, -1 for none.
+    enabled : array-like of bool, shape (U,)
+        Members that may carry traffic.
+
+    Returns
+    -------
+    numpy.ndarray of int
+        The new member of each bucket. The caller halves the counters
+        afterwards (the EWMA of ``bond.c``).
+
+    Notes
+    -----
+    Heaviest and lightest enabled members are compared; the run stops when
+    their difference is below ``to >> 5`` or 100 000 B. Otherwise buckets of
+    the heavier member, heaviest first, are taken while they fit in the
+    ideal delta ``(from + to) / 2 - to``, until the rest is under 10 % of
+    it; the move stands only if the lighter side rises by at least that
+    10 % (teaming.md section 4.3, cases O2-O4 and O6).
+
+    References
+    ----------
+    .. [1] openvswitch/ovs: ofproto/bond.c, ``bond_rebalance``,
+       ``choose_entries_to_migrate`` (commit 298d4151f, 2021).
+    """
+    bucket_bytes = np.asarray(bucket_bytes, dtype=np.int64)
+    member = np.array(bucket_member, dtype=np.int64)
+    enabled = np.asarray(enabled, dtype=bool)
+    assigned = member >= 0
+    tx = np.bincount(member[assigned], bucket_bytes[assigned],
+                     enabled.size).astype(np.int64)
+    entries = {m: sorted((b for b in np.flatnonzero(member == m)
+                          if bucket_bytes[b] > 0),
+                         key=lambda b: -bucket_bytes[b])
+               for m in np.flatnonzero(enabled)}
+    bals = sorted(entries, key=lambda m: -tx[m])
+    while len(bals) >= 2:
+        heavy, light = bals[0], bals[-1]
+        overload = tx[heavy] - tx[light]
+        if overload < tx[light] >> 5 or overload < OVS_MIN_OVERLOAD_BYTES:
+            break
+        picked = _ovs_choose(entries[heavy], bucket_bytes, tx[heavy],
+                             tx[light])
+        if not picked:
+            bals.pop(0)
+            continue
+        for bucket in picked:
+            member[bucket] = light
+            tx[heavy] -= bucket_bytes[bucket]
+            tx[light] += bucket_bytes[bucket]
+            entries[heavy].remove(bucket)
+        bals.sort(key=lambda m: -tx[m])
+    return member
+
+
+def _ovs_choose(entries, bucket_bytes, from_tx, to_tx):
+    if len(entries) <= 1:
+        return []
+    ideal = (from_tx + to_tx) // 2 - to_tx
+    threshold = ideal // 10
+    delta, picked = 0, []
+    for bucket in entries:
+        if delta + bucket_bytes[bucket] <= ideal:
+            picked.append(bucket)
+            delta += bucket_bytes[bucket]
+        if ideal - delta < threshold:
+            break
+    if not picked:
+        picked, delta = [entries[-1]], bucket_bytes[entries[-1]]
+    new_low = min(from_tx - delta, to_tx + delta)
+    return picked if new_low > to_tx and new_low - to_tx >= threshold \
+        else []
+
+
+def ovs_bond(rate, bucket, members, *, step_s=1.0,
+             rebalance_interval_s=10.0, initial="round_robin", seed=0):
+    """Open vSwitch balance-slb / balance-tcp over time.
+
+    Parameters
+    ----------
+    rate : array-like of float, shape (T, F)
+        Transmit rate of each flow per step. [Gbit/s]
+    bucket : array-like of int, shape (F,)
+        Bucket (0-255) of each flow: the hash of source MAC and VLAN
+        (slb) or of the 5-tuple (tcp), seeded by ``bond-hash-basis``.
+    members : int
+        Enabled members.
+    step_s : float, default 1
+        Time step. [s]
+    rebalance_interval_s : float, default 10
+        ``bond-rebalance-interval``; 0 disables rebalancing, values below
+        1 s are raised to 1 s (O1). [s]
+    initial : {'round_robin', 'random'}, default 'round_robin'
+        First assignment of a bucket: the next enabled member in turn
+        (without recirculation, balance-slb) or a random member (with
+        recirculation, balance-tcp).
+    seed : int, default 0
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (T, F)
+        Member of each flow at each step.
+    """
+    rate = np.asarray(rate, dtype=float)
+    bucket = np.asarray(bucket, dtype=np.int64)
+    steps = rate.shape[0]
+    bucket_rate = member_loads(bucket, rate, OVS_BUCKETS)
+    used = np.flatnonzero(bucket_rate.max(axis=0) > 0)
+    bucket_member = np.full(OVS_BUCKETS, -1)
+    if initial == "round_robin":
+        bucket_member[used] = np.arange(used.size) % members
+    else:
+        bucket_member[used] = np.random.default_rng(seed).integers(
+            0, members, used.size)
+    per_bucket = np.empty((steps, OVS_BUCKETS), dtype=np.int64)
+    if rebalance_interval_s == 0:
+        per_bucket[:] = bucket_member
+        return per_bucket[:, bucket]
+    interval = max(1, round(max(rebalance_interval_s, 1.0) / step_s))
+    counters = np.zeros(OVS_BUCKETS, dtype=np.int64)
+    starts, ends = _epochs(steps, interval)
+    byte_rate = bucket_rate * (1e9 / 8 * step_s)
+    enabled = np.ones(members, dtype=bool)
+    for start, end in zip(starts, ends):
+        per_bucket[start:end] = bucket_member
+        counters += byte_rate[start:end].sum(axis=0).astype(np.int64)
+        if end - start == interval:
+            bucket_member = ovs_rebalance(counters, bucket_member, enabled)
+            counters //= 2
+    return per_bucket[:, bucket]
+
+
+def tlb_assign(bucket_rate, speed, *, order="descending", first_epoch=False,
+               seed=0):
+    """One balance-tlb/alb epoch: greedy placement of buckets on the slave
+    with the largest absolute spare capacity.
+
+    Parameters
+    ----------
+    bucket_rate : array-like of float, shape (B,)
+        Each bucket's rate in the previous epoch. [Gbit/s]
+    speed : array-like of float, shape (U,)
+        Slave speeds. [Gbit/s]
+    order : {'descending', 'random'}, default 'descending'
+        Order of the buckets' first packets in the epoch: rate-descending
+        (an LPT-like best case) or random. [Model]
+    first_epoch : bool, default False
+        The first epoch after the bond comes up, when the table is zeroed
+        and every bucket counts as 0 B/s, so all stack on one slave (T3).
+    seed : int, default 0
+        Seed of the random order.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (B,)
+        Slave of each bucket (-1 for buckets without traffic).
+
+    Notes
+    -----
+    :math:`gap_s = speed_s[Mbit/s] \\cdot 2^{20} - 8\\,load_s[B/s]`; a
+    bucket placed on slave s adds its history ``1 + bytes / 10`` (B/s) to
+    ``load_s``. The criterion is absolute spare capacity, and the
+    :math:`2^{20}` scaling credits each slave with 4.9 % more than nominal
+    (teaming.md section 3.5, case T2).
+
+    References
+    ----------
+    .. [1] gregkh/linux: drivers/net/bonding/bond_alb.c (``compute_gap``,
+       ``tlb_get_least_loaded_slave``, ``__tlb_choose_channel``).
+    """
+    bucket_rate = np.asarray(bucket_rate, dtype=float)
+    speed = np.asarray(speed, dtype=float)
+    active = np.flatnonzero(bucket_rate > 0)
+    if order == "descending":
+        active = active[np.argsort(-bucket_rate[active], kind="stable")]
+    else:
+        active = np.random.default_rng(seed).permutation(active)
+    history = np.zeros(bucket_rate.size) if first_epoch \
+        else 1.0 + bucket_rate * 1e9 / 8     # B/s, as 1 + bytes / 10 s
+    spare = speed * 1000 * 2 ** 20
+    member = np.full(bucket_rate.size, -1)
+    for bucket in active:
+        slave = int(np.argmax(spare))
+        member[bucket] = slave
+        spare[slave] -= 8 * history[bucket]
+    return member
+
+
+def tlb(rate, bucket, speed, *, step_s=1.0, order="descending", seed=0):
+    """Linux balance-tlb / balance-alb transmit placement over time.
+
+    Parameters
+    ----------
+    rate : array-like of float, shape (T, F)
+        [Gbit/s]
+    bucket : array-like of int, shape (F,)
+        Bucket of each flow: ``xmit_hash & 0xFF`` (tlb) or the XOR of the
+        destination IP bytes (alb).
+    speed : array-like of float, shape (U,)
+        [Gbit/s]
+    step_s : float, default 1
+        [s]
+    order, seed
+        As in :func:`tlb_assign`.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (T, F)
+    """
+    rate = np.asarray(rate, dtype=float)
+    bucket = np.asarray(bucket, dtype=np.int64)
+    steps = rate.shape[0]
+    bucket_rate = member_loads(bucket, rate, TLB_BUCKETS)
+    epoch = max(1, round(TLB_REBALANCE_S / step_s))
+    starts, ends = _epochs(steps, epoch)
+    means = _epoch_means(bucket_rate, starts, ends)
+    member = np.empty(rate.shape, dtype=np.int64)
+    # Before the first rebalance the table is zeroed; from then on each
+    # epoch places buckets by the previous epoch's rates.
+    previous = means[0]
+    for index, (start, end) in enumerate(zip(starts, ends)):
+        slaves = tlb_assign(previous, speed, order=order,
+                            first_epoch=index == 0, seed=seed + index)
+        member[start:end] = slaves[bucket]
+        previous = means[index]
+    return member
+
+
+def windows_dynamic(rate, members, *, step_s=1.0, epoch_s=10.0):
+    """Windows LBFO/SET Dynamic, approximated as a speed-unaware LPT
+    re-placement of the flows every epoch on the previous epoch's rates
+    [Model]: the flowlet gap and rebalancing rule are not published
+    (teaming.md section 5.1).
+
+    Parameters
+    ----------
+    rate : array-like of float, shape (T, F)
+        [Gbit/s]
+    members : int
+    step_s, epoch_s : float
+        Time step and re-placement epoch. [s]
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (T, F)
+    """
+    rate = np.asarray(rate, dtype=float)
+    steps = rate.shape[0]
+    epoch = max(1, round(epoch_s / step_s))
+    starts, ends = _epochs(steps, epoch)
+    means = _epoch_means(rate, starts, ends)
+    member = np.empty(rate.shape, dtype=np.int64)
+    equal = np.ones(members)
+    placement = lpt(means[0], equal)
+    for index, (start, end) in enumerate(zip(starts, ends)):
+        member[start:end] = placement
+        placement = lpt(means[index], equal)
+    return member

@@ -1,0 +1,193 @@
+"""Teaming hash functions, loads, bounds and bandwidth shares against the
+worked cases of shared/reference/teaming.md section 9. Hash cases are
+integer arithmetic: they must match exactly."""
+
+import ipaddress
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from models import teaming
+
+INF = np.inf
+
+
+def ip(text):
+    return int(ipaddress.ip_address(text))
+
+
+# H1/H2 (commit 49aefd131739 message; teaming.md 3.3): dmac[5] 0xa0/0xa1,
+# smac[5] 0xe3, 192.168.122.30 -> 192.168.122.1. EtherType term 0x0008 is
+# the pre-2021 byte-swapped form, 0x0800 the current one.
+H1_ARGS = ([0xE3, 0xE3], [0xA0, 0xA1], ip("192.168.122.30"),
+           ip("192.168.122.1"), 0, 0)
+
+
+@pytest.mark.parametrize("kernel, expected", [
+    ("pre_2017", [522133332, 522133333]),      # H1 fold, no shift
+    ("2017_2021", [261066666, 261066666]),     # H1 after >> 1
+    ("2021_2022", [261065642, 261065642]),     # H2 after >> 1
+    ("current", [522131284, 522131285]),       # H2 fold, no shift
+])
+def test_layer2_3_commit_example(kernel, expected):
+    h = teaming.linux_xmit_hash("layer2+3", *H1_ARGS, kernel=kernel)
+    assert h.tolist() == expected
+
+
+def test_layer2_3_members_by_kernel():
+    # H2: with n = 3 the fixed kernel puts the two flows on members 1 / 2,
+    # the 0x0008 term on 0 / 1; with >> 1 both land on one member of two.
+    current = teaming.linux_xmit_hash("layer2+3", *H1_ARGS)
+    assert (current % 3).tolist() == [1, 2]
+    old = teaming.linux_xmit_hash("layer2+3", *H1_ARGS, kernel="pre_2017")
+    assert (old % 3).tolist() == [0, 1]
+    shifted = teaming.linux_xmit_hash("layer2+3", *H1_ARGS,
+                                      kernel="2017_2021")
+    assert (shifted % 2).tolist() == [0, 0]
+
+
+# H4-H6: 10.0.0.11 (MAC ..:11) -> 10.0.0.20 (MAC ..:22), dport 445,
+# source ports 50000-50003.
+H4_ARGS = (0x11, 0x22, ip("10.0.0.11"), ip("10.0.0.20"),
+           np.arange(50000, 50004), 445)
+
+
+def test_layer2_h4():
+    h = teaming.linux_xmit_hash("layer2", *H4_ARGS)
+    assert int(h) == 0x0833
+    assert [int(h) % n for n in (2, 3, 4)] == [1, 2, 3]
+
+
+def test_layer2_3_h5():
+    h = teaming.linux_xmit_hash("layer2+3", *H4_ARGS)
+    assert int(h) == 522131236
+    assert [int(h) % n for n in (2, 3, 4)] == [0, 1, 0]
+    shifted = teaming.linux_xmit_hash("layer2+3", *H4_ARGS,
+                                      kernel="2021_2022")
+    assert [int(shifted) % n for n in (3, 4)] == [2, 2]
+
+
+def test_layer3_4_h6_consecutive_ports_pair_up():
+    h = teaming.linux_xmit_hash("layer3+4", *H4_ARGS)
+    assert h.tolist() == [0x5151F998, 0x5151F918, 0x5151F899, 0x5151F819]
+    assert (h % 2).tolist() == [0, 0, 1, 1]
+    assert (h % 3).tolist() == [2, 0, 2, 0]
+    assert (h % 4).tolist() == [0, 0, 1, 1]   # two of four members
+
+
+def test_vlan_srcmac_h7():
+    h = teaming.linux_xmit_hash("vlan+srcmac", 0x005056ABCDEF, 0, 0, 0, 0,
+                                0, vlan_tci=100)
+    assert int(h) == 0xAB9DDD == 11247069
+    assert [int(h) % n for n in (2, 3, 4)] == [1, 0, 1]
+
+
+def test_non_ip_frames_fall_back_to_layer2():
+    h = teaming.linux_xmit_hash("layer3+4", *H4_ARGS, is_ip=False)
+    assert (h == 0x0833).all()
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.integers(0, 2**32 - 1), min_size=1, max_size=50))
+def test_fold_low_byte_is_xor_of_bytes(words):
+    # H3: the power-of-two shortcut of teaming.md 3.2
+    x = np.array(words, dtype=np.uint64).astype(np.uint32)
+    expected = (x ^ (x >> 8) ^ (x >> 16) ^ (x >> 24)) & 0xFF
+    assert ((teaming.fold(x) & 0xFF) == expected).all()
+
+
+def test_layer3_4_all_on_one_member_probability_h8():
+    # H8: one IP pair, k = 4 connections with random ephemeral ports:
+    # P(all on one member) = n (1/n)^k = 0.125 (n = 2), 0.0156 (n = 4).
+    # 20 000 trials: binomial standard error 0.0023 and 0.0009, so a
+    # tolerance of 3 standard errors.
+    rng = np.random.default_rng(7)
+    ports = rng.integers(32768, 61000, size=(20000, 4))
+    h = teaming.linux_xmit_hash("layer3+4", 0x11, 0x22, ip("10.0.0.11"),
+                                ip("10.0.0.20"), ports, 445)
+    for n, expected, tol in ((2, 0.125, 0.007), (4, 0.015625, 0.0027)):
+        member = h % n
+        one = (member == member[:, :1]).all(axis=1).mean()
+        assert one == pytest.approx(expected, abs=tol)
+
+
+def test_vsphere_ip_hash_v1_parity():
+    # V1: source .11, targets .20-.23 -> 1/0/1/0 on 2 uplinks, 3/2/1/0 on 4
+    targets = [ip(f"10.0.0.{i}") for i in (20, 21, 22, 23)]
+    assert teaming.ip_hash_member(ip("10.0.0.11"), targets,
+                                  2).tolist() == [1, 0, 1, 0]
+    assert teaming.ip_hash_member(ip("10.0.0.11"), targets,
+                                  4).tolist() == [3, 2, 1, 0]
+
+
+def test_port_id_and_source_mac():
+    assert teaming.port_id_member([10, 11, 12, 13], 2).tolist() == \
+        [0, 1, 0, 1]
+    assert teaming.source_mac_member([0x005056000010, 0x005056000011],
+                                     4).tolist() == [0, 1]
+
+
+def test_member_loads_over_time():
+    rate = np.array([[1.0, 2.0, 3.0], [2.0, 2.0, 2.0]])
+    loads = teaming.member_loads([0, 1, 0], rate, 2)
+    assert loads.tolist() == [[4.0, 2.0], [4.0, 2.0]]
+
+
+def test_uniform_hash_spreads_evenly():
+    # a uniform hash over 100 000 consecutive ports: each of 4 members gets
+    # a quarter; the binomial standard error is 0.14 %, so 1 % is loose
+    h = teaming.uniform_hash([np.arange(100000)])
+    shares = np.bincount((h % np.uint64(4)).astype(int)) / 100000
+    assert np.allclose(shares, 0.25, atol=0.01)
+
+
+@pytest.mark.parametrize("demand, speed, expected", [
+    # S2 (teaming.md 7.3): LB = 42 / 45
+    ([9, 7, 6, 6, 8, 6], [10, 10, 25], 42 / 45),
+    # LB2 binds: one unit larger than the smallest share
+    ([15, 1], [10, 10], 1.5),
+    ([4, 5, 6, 7, 8], [1, 1], 15.0),
+])
+def test_placement_lower_bound(demand, speed, expected):
+    assert teaming.placement_lower_bound(demand, speed) == \
+        pytest.approx(expected)
+
+
+# NIOC (teaming.md 2.8; V3-V6): 10 G adapter, FT / iSCSI / management
+# shares 100 / 100 / 50. Allocations are exact water-filling results.
+SHARES = [100, 100, 50]
+
+
+@pytest.mark.parametrize("demand, kwargs, expected", [
+    ([INF, INF, INF], {}, [4, 4, 2]),                        # V3
+    ([INF, INF, 0], {}, [5, 5, 0]),                          # V4
+    ([INF, INF, INF], {"limit": [INF, 3, INF]}, [14 / 3, 3, 7 / 3]),
+    ([INF, INF, INF], {"reservation": [0, 0, 3]}, [3.5, 3.5, 3.0]),  # V6
+    ([INF, INF, INF], {"reservation": [0, 0, 3],
+                       "reservation_mode": "additive"}, [2.8, 2.8, 4.4]),
+    ([1, 2, 3], {}, [1, 2, 3]),                              # all fit
+])
+def test_bandwidth_shares(demand, kwargs, expected):
+    alloc = teaming.bandwidth_shares(demand, SHARES, 10.0, **kwargs)
+    assert alloc == pytest.approx(expected)
+
+
+def test_bandwidth_shares_vectorised_over_adapters():
+    alloc = teaming.bandwidth_shares([[INF, INF, INF], [INF, INF, 0]],
+                                     SHARES, [10.0, 10.0])
+    assert alloc == pytest.approx(np.array([[4, 4, 2], [5, 5, 0]]))
+
+
+def test_unknown_hash_policy_names_the_value():
+    with pytest.raises(ValueError, match="xmit_hash_policy.*'layer5'"):
+        teaming.linux_xmit_hash("layer5", 0, 0, 0, 0, 0, 0)
+
+
+@pytest.mark.parametrize("policy, fields", [
+    ("port_id", ()), ("ip_hash", ("src_ip", "dst_ip")),
+    ("src_mac", ("mac",)), ("balance_xor", ("mac", "dst_mac")),
+])
+def test_required_flow_fields(policy, fields):
+    assert teaming.required_flow_fields(policy) == fields
