@@ -247,6 +247,10 @@ def _analyse_team(doc, team, flows, prefix, out):
         result["n1"] = (n1_peak, n1_detail)
         out["traces"][f"{base}.uplink_util"] = {
             **_trace(columns.t, result["util"], uplinks),
+            "policy": policy, "label": TEAMING_POLICIES[policy][0],
+            "configured": policy == team.policy,
+            "threshold_pct": team.lbt_threshold_pct if policy == "lbt"
+            else None,
             "events": result["moves"]}
     configured = optimal["port" if team.policy in PORT_POLICIES else "flow"]
     own = results[team.policy]

@@ -158,3 +158,87 @@ def draw_metric_bars(plot_item, results, metric_id, label, missing=None):
     plot_item.getViewBox().setRange(
         xRange=(0, max(widest, 1e-9) * 1.18),
         yRange=(-len(rows) + 0.4, 0.6), padding=0)
+
+
+def teaming_traces(variant):
+    """The per-uplink utilization traces of a variant's first analysed
+    team, the configured policy first, and that team's metric prefix."""
+    prefix = next((m.id.rsplit(".", 2)[0] for m in variant.metrics
+                   if m.id.endswith(".optimal.peak_util_pct")), None)
+    traces = [t for key, t in variant.traces.items()
+              if prefix and key.endswith(".uplink_util")
+              and key.rsplit(".", 2)[0] == prefix]
+    return sorted(traces, key=lambda t: not t["configured"]), prefix
+
+
+def draw_uplink_series(plot_item, trace):
+    """Utilization of each uplink over time under one policy, with the LBT
+    threshold and the moves LBT made.
+
+    Parameters
+    ----------
+    plot_item : pyqtgraph.PlotItem
+    trace : dict
+        A ``teaming.<policy>.uplink_util`` trace.
+    """
+    plot_item.clear()
+    if plot_item.legend is None:
+        # bottom right: the ramps climb towards the top
+        plot_item.addLegend(offset=(-10, -10))
+    plot_item.legend.clear()
+    plot_item.setLabel("bottom", "Time [s]")
+    plot_item.setLabel("left", "Uplink utilization [%]")
+    plot_item.setTitle(trace["label"], size="9pt")
+    plot_item.showGrid(x=True, y=True, alpha=0.25)
+    t = trace["x"]["values"]
+    for index, series in enumerate(trace["series"]):
+        plot_item.plot(t, series["values"], name=series["id"],
+                       pen=pg.mkPen(variant_colour(index), width=2))
+    if trace["threshold_pct"] is not None:
+        plot_item.addItem(pg.InfiniteLine(
+            pos=trace["threshold_pct"], angle=0,
+            pen=pg.mkPen("#555555", width=1, style=QtCore.Qt.DashLine),
+            label=f"LBT threshold {trace['threshold_pct']:g} %",
+            labelOpts={"position": 0.72, "color": "#333333"}))
+    for event in trace["events"]:
+        plot_item.addItem(pg.InfiniteLine(
+            pos=event["t_s"], angle=90,
+            pen=pg.mkPen("#999999", width=1, style=QtCore.Qt.DotLine)))
+    plot_item.getViewBox().enableAutoRange()
+
+
+def draw_policy_peaks(plot_item, variant):
+    """Peak uplink utilization of every compared policy against the
+    optimal placement (dashed line)."""
+    traces, prefix = teaming_traces(variant)
+    plot_item.clear()
+    plot_item.getAxis("bottom").enableAutoSIPrefix(False)
+    axis = plot_item.getAxis("left")
+    names = [t["policy"] for t in traces]
+    axis.setTicks([[(-row, name) for row, name in enumerate(names)]])
+    metrics = QtGui.QFontMetrics(axis.style.get("tickFont") or
+                                 QtWidgets.QApplication.font())
+    axis.setWidth(12 + max((metrics.horizontalAdvance(n) for n in names),
+                           default=0))
+    widest = 0.0
+    for row, trace in enumerate(traces):
+        value = variant.metric(f"{prefix}.{trace['policy']}"
+                               f".peak_util_pct").value
+        widest = max(widest, value)
+        colour = "#D55E00" if value > 100 else "#0072B2"
+        plot_item.addItem(pg.BarGraphItem(x0=0, y=-row, width=value,
+                                          height=0.6, brush=colour,
+                                          pen=pg.mkPen(None)))
+        text = pg.TextItem(f"{format_number(value)} %", color="k",
+                           anchor=(0, 0.5))
+        text.setPos(value, -row)
+        plot_item.addItem(text)
+    optimal = variant.metric(f"{prefix}.optimal.peak_util_pct").value
+    plot_item.setLabel("bottom", "Peak uplink utilization [%]; dashed: "
+                       f"optimal placement {format_number(optimal)} %")
+    plot_item.addItem(pg.InfiniteLine(
+        pos=optimal, angle=90,
+        pen=pg.mkPen("#009E73", width=2, style=QtCore.Qt.DashLine)))
+    plot_item.getViewBox().setRange(
+        xRange=(0, max(widest, optimal, 1e-9) * 1.22),
+        yRange=(-len(traces) + 0.4, 0.6), padding=0)

@@ -6,7 +6,9 @@ from pathlib import Path
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.gui.charts import (HOST_BARS, MIGRATION_BARS, draw_goodput_vs_mtu,
-                            draw_metric_bars, has_metric, new_plot_widget)
+                            draw_metric_bars, draw_policy_peaks,
+                            draw_uplink_series, has_metric, new_plot_widget,
+                            teaming_traces)
 from app.gui.commands import SetScenarioCommand
 from app.gui.comparison import ComparisonModel
 from app.gui.editor import NetworkEditor
@@ -68,6 +70,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.tabs.addTab(self.plot, "Wire && MTU")
         self.tabs.addTab(self._build_host_tab(), "Transport && CPU")
         self.tabs.addTab(self._build_migration_tab(), "Live migration")
+        self.tabs.addTab(self._build_teaming_tab(), "Teaming")
         right = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
         right.addWidget(self.tabs)
         right.addWidget(self.table)
@@ -112,6 +115,71 @@ class MainWindow(QtWidgets.QMainWindow):
             "This scenario defines no live migration (workloads.migrations):"
             " add one to see its time, downtime and convergence.")
         return tab
+
+    def _build_teaming_tab(self):
+        tab, self.teaming_hint, (self.uplink_plot, self.policy_plot) = \
+            self._bar_tab("This scenario defines no flows on a team "
+                          "(workloads.flows, teams): add them to compare "
+                          "teaming policies, the optimum and N-1.")
+        pickers = QtWidgets.QHBoxLayout()
+        self.teaming_variant = QtWidgets.QComboBox()
+        self.teaming_variant.setToolTip("Variant whose teaming is shown")
+        self.teaming_policy = QtWidgets.QComboBox()
+        self.teaming_policy.setToolTip("Policy whose uplink loads are "
+                                       "shown over time")
+        for label, combo in (("Variant", self.teaming_variant),
+                             ("Policy", self.teaming_policy)):
+            pickers.addWidget(QtWidgets.QLabel(label))
+            pickers.addWidget(combo, 1)
+        tab.layout().insertLayout(1, pickers)
+        self.teaming_variant.currentIndexChanged.connect(
+            self._draw_teaming_variant)
+        self.teaming_policy.currentIndexChanged.connect(
+            self._draw_teaming_policy)
+        return tab
+
+    def _draw_teaming(self):
+        shown = any(teaming_traces(v)[0] for v in self.results.variants)
+        self.teaming_hint.setVisible(not shown)
+        for widget in (self.uplink_plot, self.policy_plot,
+                       self.teaming_variant, self.teaming_policy):
+            widget.setVisible(shown)
+        if not shown:
+            return
+        previous = self.teaming_variant.currentIndex()
+        with QtCore.QSignalBlocker(self.teaming_variant):
+            self.teaming_variant.clear()
+            self.teaming_variant.addItems(
+                [v.name for v in self.results.variants])
+            self.teaming_variant.setCurrentIndex(max(previous, 0) if
+                                                 previous < len(
+                                                     self.results.variants)
+                                                 else 0)
+        self._draw_teaming_variant()
+
+    def _teaming_variant(self):
+        return self.results.variants[max(self.teaming_variant.currentIndex(),
+                                         0)]
+
+    def _draw_teaming_variant(self):
+        variant = self._teaming_variant()
+        traces, _ = teaming_traces(variant)
+        previous = self.teaming_policy.currentText()
+        with QtCore.QSignalBlocker(self.teaming_policy):
+            self.teaming_policy.clear()
+            for trace in traces:
+                self.teaming_policy.addItem(trace["label"], trace["policy"])
+            index = self.teaming_policy.findText(previous)
+            self.teaming_policy.setCurrentIndex(max(index, 0))
+        draw_policy_peaks(self.policy_plot.getPlotItem(), variant)
+        self._draw_teaming_policy()
+
+    def _draw_teaming_policy(self):
+        traces, _ = teaming_traces(self._teaming_variant())
+        policy = self.teaming_policy.currentData()
+        trace = next((t for t in traces if t["policy"] == policy), None)
+        if trace is not None:
+            draw_uplink_series(self.uplink_plot.getPlotItem(), trace)
 
     # -- menus ---------------------------------------------------------------
 
@@ -210,6 +278,7 @@ class MainWindow(QtWidgets.QMainWindow):
                 if shown:
                     draw_metric_bars(plot.getPlotItem(), self.results,
                                      metric_id, label, missing)
+        self._draw_teaming()
         self.table_model.set_results(self.results)
         self.notes.setHtml(_notes_html(self.results))
 

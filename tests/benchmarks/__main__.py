@@ -8,10 +8,11 @@ keep other load on the machine out of the numbers.
 import sys
 
 from tests.benchmarks import (bench_gui, bench_host, bench_migration,
-                              bench_startup, bench_wire)
+                              bench_startup, bench_teaming, bench_wire)
 
 BENCHMARKS = [*bench_wire.BENCHMARKS, *bench_host.BENCHMARKS,
-              *bench_migration.BENCHMARKS, *bench_startup.BENCHMARKS,
+              *bench_migration.BENCHMARKS, *bench_teaming.BENCHMARKS,
+              *bench_startup.BENCHMARKS,
               *bench_gui.BENCHMARKS]
 
 

@@ -11,3 +11,13 @@ def best_time(function, repeat=5):
         function()
         best = min(best, time.perf_counter() - start)
     return best
+
+
+def median_time(function, repeat=7):
+    """Median wall time of ``repeat`` calls [s]."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return sorted(times)[len(times) // 2]

@@ -192,3 +192,25 @@ def test_migration_tab_names_migrations_that_do_not_converge(window):
     assert texts[0] == "does not converge"
     assert texts[2] != "does not converge"
     assert "does not complete" in window.notes.toPlainText()
+
+
+def test_teaming_tab_compares_policies_and_follows_the_variant(window):
+    from app.paths import resource_path
+    import pyqtgraph as pg
+    assert not window.teaming_hint.isHidden()  # example: no flows
+    window.open_path(resource_path("examples", "seed000_lbt.toml"))
+    assert window.teaming_hint.isHidden()
+    assert window.teaming_policy.count() == 6
+    assert window.teaming_policy.currentData() == "lbt"  # configured first
+    curves = window.uplink_plot.getPlotItem().listDataItems()
+    assert [c.name() for c in curves] == ["dvUplink1", "dvUplink2"]
+    # one dotted line per LBT move, one dashed threshold
+    lines = [i for i in window.uplink_plot.getPlotItem().items
+             if isinstance(i, pg.InfiniteLine)]
+    assert len(lines) == 3
+    window.teaming_variant.setCurrentIndex(1)    # "Originating port ID"
+    assert window.teaming_policy.currentData() == "lbt"   # kept by name
+    window.teaming_policy.setCurrentIndex(
+        window.teaming_policy.findData("port_id"))
+    second = window.uplink_plot.getPlotItem().listDataItems()[1]
+    assert max(second.getData()[1]) == 0          # dvUplink2 idles

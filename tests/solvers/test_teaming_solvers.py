@@ -292,8 +292,8 @@ def test_standby_uplink_takes_over_in_failover_order():
     flows = [{"id": "f0", "tx_gbps": 6.0}]
     doc = scenario_from_dict({
         "schema_version": 1, "meta": {"name": "t"},
-        "nics": [{"id": "a", "speed_gbps": 10.0},
-                 {"id": "b", "speed_gbps": 25.0}],
+        "nics": [{"id": "a", "speed_gbps": 25.0},
+                 {"id": "b", "speed_gbps": 10.0}],
         "teams": [{"name": "t", "members": ["a"], "standby": ["b"],
                    "policy": "failover", "compare": []}],
         "workloads": {"flows": flows}})
