@@ -13,8 +13,9 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.gui.application import FONT_FAMILY, application
 from app.gui.charts import (HOST_BARS, MIGRATION_BARS, draw_goodput_vs_mtu,
-                            draw_metric_bars, has_metric, new_plot_widget,
-                            variant_colour)
+                            draw_metric_bars, draw_policy_peaks,
+                            draw_uplink_series, has_metric, new_plot_widget,
+                            teaming_traces, variant_colour)
 from app.scenario_io import atomic_write
 from models.scenario import dump_scenario
 from solvers.results import format_number
@@ -179,6 +180,16 @@ class _Report:
                 self.chart(lambda plot, bar=(metric, label, missing):
                            draw_metric_bars(plot, results, *bar),
                            QtCore.QSize(760, 60 + 34 * len(results.variants)))
+
+        for variant in results.variants:
+            traces, _ = teaming_traces(variant)
+            if not traces:
+                continue
+            self.heading(f"Teaming: {variant.name}")
+            self.chart(lambda plot, v=variant: draw_policy_peaks(plot, v),
+                       QtCore.QSize(760, 60 + 34 * len(traces)))
+            self.chart(lambda plot, t=traces[0]: draw_uplink_series(plot, t),
+                       QtCore.QSize(760, 300))
 
         findings = [(v.name, f) for v in results.variants
                     for f in v.findings]
