@@ -588,7 +588,8 @@ def _findings(team, columns, speed, results, compare, optimal, prefix,
         findings.append(Finding(
             id="teaming.n1_overload", severity="warning",
             message=(f"If {lost} fails, {name} needs {100 * n1_peak:.0f} % "
-                     f"of an uplink; {detail['moved']} flow(s) move"),
+                     f"of an uplink: {detail['overloaded']} uplink(s) "
+                     f"overloaded, {detail['moved']} flow(s) move"),
             evidence={"metric": f"{prefix}.{team.policy}.n1_peak_util_pct",
                       "value": 100 * n1_peak, "threshold": 100}))
     if team.policy == "balance_rr":
