@@ -1,5 +1,5 @@
-"""Linkplan's batch command line: ``linkplan solve | validate | schema |
-report``.
+"""Linkplan's batch command line: ``linkplan solve | advise | validate |
+schema | report``.
 
 Exit codes: 0 all fine; 1 some scenarios of a batch failed (the others were
 still processed, failures listed at the end); 2 bad usage, or the only
@@ -32,6 +32,15 @@ _VALIDATE_EXAMPLE = """example:
   linkplan validate plans/        (every .toml and .json below plans/)"""
 _REPORT_EXAMPLE = """example:
   linkplan report resources/examples/jumbo_10gbe.toml -o comparison.pdf"""
+_ADVISE_EXAMPLE = """example:
+  linkplan advise resources/examples/seed002_hcibench.toml
+  linkplan advise plan.toml --goal min_cpu --format json
+
+Each recommendation is a parameter change (path: old -> new) with its
+effect predicted by re-solving the changed scenario, ranked by the gain on
+the goal. Goals: max_throughput, min_cpu, min_migration_time, max_iops,
+latency_target, min_peak_util (default: the scenario's goal, else the one
+its workloads suggest)."""
 _SCHEMA_EXAMPLE = """example:
   linkplan schema > scenario.schema.json"""
 
@@ -69,6 +78,17 @@ def build_parser():
                        default="table", help="output format (default: table)")
     solve.add_argument("-o", "--output", help="write to this file instead "
                        "of standard output (written only on success)")
+
+    advise = add("advise", "Recommend parameter changes, each with its "
+                 "predicted effect.", _ADVISE_EXAMPLE)
+    advise.add_argument("files", nargs="+", metavar="file",
+                        help="scenario files, quoted globs or directories")
+    advise.add_argument("--goal", help="what to optimise (see below)")
+    advise.add_argument("--format", choices=("json", "table"),
+                        default="table", help="output format (default: "
+                        "table)")
+    advise.add_argument("-o", "--output", help="write to this file instead "
+                        "of standard output (written only on success)")
 
     validate = add("validate", "Check scenario files without solving them.",
                    _VALIDATE_EXAMPLE)
@@ -193,6 +213,81 @@ def _solve(args):
     return code
 
 
+def _advise(args):
+    from app.scenario_io import atomic_write
+    from models.scenario import GOALS
+    from solvers.advise import advise
+
+    if args.goal is not None and args.goal not in GOALS:
+        print(f"linkplan advise: --goal must be one of {', '.join(GOALS)}, "
+              f"got {args.goal!r}", file=sys.stderr)
+        return EXIT_USAGE
+    parts, bad_goal = [], []
+
+    def advise_one(path, scenario):
+        try:
+            result = advise(scenario, args.goal)
+        except ValueError as err:
+            print(f"linkplan: {path}: {err}", file=sys.stderr)
+            bad_goal.append(path)
+            return
+        if args.format == "json":
+            parts.append(json.dumps(_advice_dict(path, scenario, result),
+                                    ensure_ascii=False,
+                                    separators=(",", ":")) + "\n")
+        else:
+            parts.append(_advice_table(path, scenario, result))
+
+    code = _batch(args, advise_one)
+    if bad_goal and code == EXIT_OK:
+        code = EXIT_USAGE if len(bad_goal) == 1 and not parts \
+            else EXIT_FAILED
+    if parts:
+        text = "".join(parts) if args.format == "json" else "\n".join(parts)
+        if args.output:
+            atomic_write(args.output, text.encode("utf-8"))
+        else:
+            sys.stdout.write(text)
+    return code
+
+
+def _advice_dict(path, scenario, result):
+    return {"linkplan_version": __version__, "file": path,
+            "scenario": scenario.meta.name,
+            "scenario_sha256": scenario.sha256(), "goal": result.goal,
+            "metric": result.metric, "base_value": result.base_value,
+            "message": result.message,
+            "recommendations": [
+                {"id": r.id, "severity": r.severity, "message": r.message,
+                 "evidence": r.evidence, "change": r.change,
+                 "effect": r.effect, "gain_pct": r.gain_pct}
+                for r in result.recommendations]}
+
+
+def _advice_table(path, scenario, result):
+    lines = [f"Scenario: {scenario.meta.name}  ({path})",
+             f"Goal: {result.goal} ({result.metric} = "
+             f"{result.base_value:.4g} now); {result.message}", ""]
+    if not result.recommendations:
+        lines.append("No change improves the goal: nothing to recommend.")
+    for rank, r in enumerate(result.recommendations, 1):
+        lines.append(f"{rank}. [{r.severity}] {r.id}  ({r.gain_pct:+.1f} %)")
+        for change_path, change in r.change.items():
+            lines.append(f"     change  {change_path}: {change['old']!r} → "
+                         f"{change['new']!r}")
+        for metric_id, e in r.effect.items():
+            delta = "" if e["change_pct"] is None \
+                else f"  ({e['change_pct']:+.1f} %)"
+            lines.append(f"     effect  {metric_id}: {e['before']:.4g} → "
+                         f"{e['after']:.4g} {e['unit']}{delta}")
+        lines.append(f"     because {r.evidence['metric']} = "
+                     f"{r.evidence['value']:.4g} (threshold "
+                     f"{r.evidence['threshold']:.4g})"
+                     if isinstance(r.evidence.get("value"), (int, float))
+                     else "")
+    return "\n".join(lines) + "\n"
+
+
 def _validate(args):
     return _batch(args, lambda path, scenario: print(f"{path}: valid"))
 
@@ -214,5 +309,5 @@ def _report(args):
     return EXIT_OK
 
 
-_COMMANDS = {"solve": _solve, "validate": _validate, "schema": _schema,
-             "report": _report}
+_COMMANDS = {"solve": _solve, "advise": _advise, "validate": _validate,
+             "schema": _schema, "report": _report}

@@ -27,6 +27,7 @@ from pydantic import (BaseModel, ConfigDict, Field, ValidationError,
 
 from models.host import STACK_PRESETS
 from models.migration import STOP_RULES
+from models.storage import SPINDLE_15K_IOPS, SPINDLE_15K_MBPS, WRITE_PENALTY
 from models.teaming import (KERNEL_HASH_VARIANTS, LBT_TARGET_RULES,
                             LINUX_HASHES, UNIFORM_HASH_FIELDS,
                             required_flow_fields)
@@ -356,7 +357,19 @@ class Backend(_Strict):
     iops_max: float | None = Field(default=None, gt=0)
     mbps_max: float | None = Field(default=None, gt=0)
     devices: int | None = Field(default=None, ge=1)
+    device_iops: float = Field(default=SPINDLE_15K_IOPS, gt=0)
+    device_mbps: float = Field(default=SPINDLE_15K_MBPS, gt=0)
+    raid: Literal[tuple(WRITE_PENALTY)] = "none"
     service_time_ms: float | None = Field(default=None, gt=0)
+
+    @model_validator(mode="after")
+    def _some_limit(self):
+        if self.iops_max is None and self.mbps_max is None \
+                and self.devices is None:
+            raise ValueError("give at least one of iops_max, mbps_max or "
+                             "devices: without a back-end limit IOPS are "
+                             "unbounded")
+        return self
 
 
 class StorageWorkload(_Strict):
@@ -371,7 +384,9 @@ class StorageWorkload(_Strict):
     disks_per_vm: int = Field(default=1, ge=1)
     threads_per_disk: int = Field(default=1, ge=1)
     working_set_pct: float = Field(default=100.0, gt=0, le=100)
-    backend: Backend = Backend()
+    nics: list[str] = []
+    smb_encryption: bool = False
+    backend: Backend
 
 
 class Transfer(_Strict):
@@ -460,6 +475,24 @@ class Sweep(_Strict):
     axes: list[Axis] = Field(min_length=1)
 
 
+#: What a scenario optimises; advice is ranked by it.
+GOALS = {
+    "max_throughput": ("host.throughput_gbps", "max"),
+    "min_cpu": ("host.cpu_pct", "min"),
+    "min_migration_time": ("migration.total_s", "min"),
+    "max_iops": ("storage.iops", "max"),
+    "latency_target": ("storage.latency_ms", "min"),
+    "min_peak_util": ("teaming.optimal.peak_util_pct", "min"),
+}
+
+
+class Goal(_Strict):
+    """The scenario's goal, by which recommendations are ranked."""
+
+    kind: Literal[tuple(GOALS)] = "max_throughput"
+    latency_target_ms: float | None = Field(default=None, gt=0)
+
+
 class Scenario(_Strict):
     """The whole scenario document.
 
@@ -470,6 +503,7 @@ class Scenario(_Strict):
 
     schema_version: Literal[SCHEMA_VERSION]
     meta: Meta
+    goal: Goal | None = None
     host: Host = Host()
     nics: list[Nic] = Field(min_length=1)
     teams: list[Team] = []
@@ -517,6 +551,13 @@ class Scenario(_Strict):
                 raise ValueError(f"workloads.migrations[{i}].transfer names "
                                  f"{item.transfer!r}, which is not in "
                                  "workloads.transfers")
+        _check_unique("workloads.storage",
+                      [w.name for w in self.workloads.storage], "name")
+        for i, item in enumerate(self.workloads.storage):
+            for nic in item.nics:
+                if nic not in nic_ids:
+                    raise ValueError(f"workloads.storage[{i}].nics names "
+                                     f"NIC {nic!r}, which is not in nics")
         self._check_flows({t.name: t for t in self.teams})
         for i, team in enumerate(self.teams):
             self._check_reservations(i, team)
@@ -609,8 +650,14 @@ class Scenario(_Strict):
 
     def with_value(self, path, value):
         """A new, validated scenario with one parameter changed."""
+        return self.with_values({path: value})
+
+    def with_values(self, changes):
+        """A new, validated scenario with several parameters changed at
+        once (path -> value), validated only as a whole."""
         data = self.model_dump(mode="json")
-        set_path(data, path, value)
+        for path, value in changes.items():
+            set_path(data, path, value)
         return scenario_from_dict(data)
 
     def sha256(self):

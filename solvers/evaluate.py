@@ -8,7 +8,8 @@ import numpy as np
 
 from models import wire
 from models.scenario import Scenario
-from solvers import __version__, host_network, migration, teaming
+from solvers import (__version__, host_network, migration, storage,
+                     teaming)
 from solvers.results import (Bottleneck, Finding, Metric, Results,
                              VariantResult)
 
@@ -25,6 +26,13 @@ METRICS = {
     "host.cpu_pct": ("%", "Host: CPU"),
     "host.busiest_core_pct": ("%", "Host: busiest core"),
     "host.jumbo_gain_pct": ("%", "Host: gain from MTU 9000"),
+    "storage.iops": ("1/s", "Storage: IOPS"),
+    "storage.latency_ms": ("ms", "Storage: latency"),
+    "storage.throughput_mbps": ("MB/s", "Storage: throughput"),
+    "storage.oio": ("1", "Storage: outstanding IO"),
+    "storage.knee_oio": ("1", "Storage: outstanding IO at the knee"),
+    "storage.cpu_pct": ("%", "Storage: host CPU"),
+    "storage.jumbo_gain_pct": ("%", "Storage: IOPS gain from MTU 9000"),
 }
 
 #: Units and labels of the per-transfer (``transfer.<name>.*``) and
@@ -63,6 +71,11 @@ METRIC_SUFFIXES = {
     "lower_bound_pct": ("%", "lower bound on the peak"),
     "demand_gbps": ("Gbit/s", "demand at the peak"),
     "allocated_gbps": ("Gbit/s", "bandwidth allocated at the peak"),
+    "iops": ("1/s", "IOPS"),
+    "latency_ms": ("ms", "latency"),
+    "throughput_mbps": ("MB/s", "throughput"),
+    "oio": ("1", "outstanding IO"),
+    "knee_oio": ("1", "outstanding IO at the knee"),
 }
 
 
@@ -90,20 +103,34 @@ SEGMENTS_PER_ACK = 2
 TRACE_MTU_STEP = 8
 
 
-def evaluate(scenario: Scenario) -> Results:
+def evaluate(scenario: Scenario, *, advice=False) -> Results:
     """Evaluate the base scenario and every variant.
 
     Parameters
     ----------
     scenario : Scenario
         A validated scenario document.
+    advice : bool, default False
+        Also attach each variant's recommendations (:func:`solvers.advise.
+        advise`) as findings with their change and predicted metrics.
+        Each re-solves the changed scenarios, so faces ask for it when the
+        user does, not on every edit.
 
     Returns
     -------
     Results
         One :class:`VariantResult` per variant, the base first.
     """
-    documents = scenario.variant_documents()
+    return evaluate_documents(scenario.variant_documents(),
+                              scenario=scenario.meta.name,
+                              scenario_sha256=scenario.sha256(),
+                              advice=advice)
+
+
+def evaluate_documents(documents, *, scenario, scenario_sha256,
+                       advice=False):
+    """:func:`evaluate` on already resolved ``(name, document)`` pairs,
+    e.g. the points of a search built without re-validating each one."""
     networks = [doc.network for _, doc in documents]
     mtu = np.array([n.mtu for n in networks])
     ip_version = np.array([n.ip_version for n in networks])
@@ -130,6 +157,7 @@ def evaluate(scenario: Scenario) -> Results:
     migrations = migration.analyse(documents,
                                    [host["rates"] for host in hosts])
     teams = teaming.analyse(documents)
+    stores = storage.analyse(documents)
 
     variants = []
     for i, (name, doc) in enumerate(documents):
@@ -145,8 +173,10 @@ def evaluate(scenario: Scenario) -> Results:
         values.update(hosts[i]["metrics"])
         values.update(migrations[i]["metrics"])
         values.update(teams[i]["metrics"])
+        values.update(stores[i]["metrics"])
         valid = trace_mtu >= _minimum_mtu(ip_version[i])
-        limit = hosts[i]["bottleneck"] or teams[i].get("bottleneck")
+        limit = hosts[i]["bottleneck"] or stores[i]["bottleneck"] \
+            or teams[i].get("bottleneck")
         bottleneck = Bottleneck(*limit) if limit else Bottleneck(
                 "wire.line_rate",
                 f"line rate of {_describe_nics(doc.nics)} at "
@@ -158,12 +188,13 @@ def evaluate(scenario: Scenario) -> Results:
             bottleneck=bottleneck,
             findings=_findings(doc.network) + tuple(hosts[i]["findings"])
             + tuple(migrations[i]["findings"])
-            + tuple(teams[i]["findings"]),
+            + tuple(teams[i]["findings"]) + tuple(stores[i]["findings"]),
             assumptions=_assumptions(doc.network, int(encap[i]),
                                      bool(hosts[i]["metrics"]))
             + tuple(hosts[i]["assumptions"])
             + tuple(migrations[i]["assumptions"])
-            + tuple(teams[i]["assumptions"]),
+            + tuple(teams[i]["assumptions"])
+            + tuple(stores[i]["assumptions"]),
             traces={"goodput_vs_mtu": {
                 "x": {"id": "network.mtu", "unit": "B",
                       "values": trace_mtu[valid].tolist()},
@@ -172,9 +203,11 @@ def evaluate(scenario: Scenario) -> Results:
                 "marker": {"x": int(mtu[i]), "y": float(goodput[i])},
             }, **migrations[i]["traces"], **teams[i]["traces"]},
         ))
-    return Results(linkplan_version=__version__,
-                   scenario=scenario.meta.name,
-                   scenario_sha256=scenario.sha256(),
+    if advice:
+        variants = [_with_advice(result, doc)
+                    for result, (_, doc) in zip(variants, documents)]
+    return Results(linkplan_version=__version__, scenario=scenario,
+                   scenario_sha256=scenario_sha256,
                    variants=tuple(variants))
 
 
@@ -244,3 +277,25 @@ def _findings(network):
         evidence={"metric": "network.packet_loss_pct",
                   "value": network.packet_loss_pct, "threshold": 0.0},
     ),)
+
+
+def _with_advice(result, document):
+    # solvers.advise evaluates through this module
+    from solvers.advise import advise
+
+    try:
+        recommendations = advise(document).recommendations
+    except ValueError:   # nothing the scenario measures can be optimised
+        return result
+    findings = tuple(
+        Finding(id=r.id, severity=r.severity, message=r.message,
+                evidence=r.evidence, change=r.change,
+                predicted=tuple(Metric(metric_id, e["after"], e["unit"],
+                                       metric_info(metric_id)[1])
+                                for metric_id, e in r.effect.items()))
+        for r in recommendations)
+    return VariantResult(name=result.name, metrics=result.metrics,
+                         bottleneck=result.bottleneck,
+                         findings=result.findings + findings,
+                         assumptions=result.assumptions,
+                         traces=result.traces)

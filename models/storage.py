@@ -1,0 +1,279 @@
+"""Storage IO: outstanding IO, IOPS against outstanding IO (Little's law and
+the closed-queue curve), protocol bytes per IO for iSCSI, NFSv3 and SMB3,
+and the backend, network and CPU ceilings on IOPS.
+
+Every function broadcasts over arrays of scenarios. References:
+shared/reference/storage-io.md (sections 1-3 and 7) and
+protocol-overheads.md section 7 (per-IO bytes).
+"""
+
+import numpy as np
+
+from models._checks import as_codes, require_positive, require_range
+
+PROTOCOLS = ("nfs3", "iscsi", "smb3", "vsan", "local")
+NFS3, ISCSI, SMB3, VSAN, LOCAL = range(5)
+
+#: What set the IOPS ceiling, in the order of the codes returned by
+#: :func:`iops_ceiling`.
+LIMITS = ("backend", "network", "cpu")
+
+#: RAID write penalty: back-end IOs per random host write (RAID 1/10 write
+#: both mirrors; RAID 5 reads data and parity and writes both; RAID 6 adds
+#: a second parity; industry rule, e.g. storage-io planning guides).
+WRITE_PENALTY = {"none": 1.0, "raid0": 1.0, "raid1": 2.0, "raid10": 2.0,
+                 "raid5": 4.0, "raid6": 6.0}
+
+#: Random IOPS of one 15K rpm spindle: 1 / (3.5 ms average seek + 2 ms half
+#: rotation) ~ 180 [Derived from the drive's mechanics].
+SPINDLE_15K_IOPS = 180.0
+
+#: Sequential rate of one 15K rpm spindle [MB/s] (2011-era 146 GB SAS
+#: drives stream 100-150 MB/s; the lower end is taken).
+SPINDLE_15K_MBPS = 100.0
+
+#: Protocol header bytes per message (protocol-overheads.md section 7):
+#: iSCSI basic header segment 48; NFSv3 over RPC with AUTH_SYS; SMB2/3
+#: NetBIOS 4 + SMB2 header 64 + command body.
+ISCSI_BHS = 48
+NFS_AUTH_SYS_BODY = 32       # AUTH_SYS with a short host name, one gid
+NFS_FILE_HANDLE = 32         # bytes; servers use 32-64
+SMB_ENCRYPTION = 52          # SMB3 transform header
+
+#: Network round trip and stack latency added to the device service time
+#: in the unloaded latency R0 [s]: a switched LAN round trip with
+#: interrupt moderation is tens of microseconds [Model default].
+NETWORK_ROUND_TRIP_S = 50e-6
+
+
+def total_oio(vms, disks_per_vm, threads_per_disk):
+    """Outstanding IO of a benchmark: VMs × data disks per VM × threads per
+    disk (HCIBench/Vdbench; storage-io.md section 5.1).
+
+    Parameters
+    ----------
+    vms, disks_per_vm, threads_per_disk : array-like of int
+
+    Returns
+    -------
+    numpy.ndarray
+        Total outstanding IO. [1]
+    """
+    return np.asarray(vms) * np.asarray(disks_per_vm) \
+        * np.asarray(threads_per_disk)
+
+
+def closed_queue_iops(oio, iops_max, unloaded_latency):
+    """IOPS of a closed single-class queue with ``oio`` requests in flight:
+    the machine-repairman model (M/M/1//N).
+
+    Parameters
+    ----------
+    oio : array-like of int
+        Outstanding IO, N >= 1. [1]
+    iops_max : array-like of float
+        Bottleneck service rate μ. [1/s]
+    unloaded_latency : array-like of float
+        Latency of one IO alone, R0 >= 1/μ. [s]
+
+    Returns
+    -------
+    numpy.ndarray
+        IOPS; latency follows from Little's law as ``oio / iops``. [1/s]
+
+    Notes
+    -----
+    With :math:`Z = R_0 - 1/\\mu` and :math:`a = \\mu Z`, the probability
+    that the server idles is Erlang's B formula :math:`B(N, a)`, so
+
+    .. math:: X(N) = \\mu \\, (1 - B(N, a)),
+
+    evaluated with the stable recursion :math:`1/B(n) = 1 + (n/a)/B(n-1)`.
+    It follows :math:`N/R_0` below the knee :math:`N^* = R_0\\mu` and
+    approaches μ above it (storage-io.md section 3; its worked example is
+    reproduced exactly).
+
+    References
+    ----------
+    .. [1] E. D. Lazowska et al., Quantitative System Performance, 1984.
+    """
+    oio = np.asarray(oio, dtype=float)
+    iops_max = require_positive("iops_max", iops_max, "1/s")
+    latency = require_positive("unloaded_latency", unloaded_latency, "s")
+    require_range("oio", oio, 1, 1e7)
+    oio, iops_max, latency = np.broadcast_arrays(oio, iops_max, latency)
+    think = np.maximum(latency - 1.0 / iops_max, 0.0)
+    load = iops_max * think
+    inverse = np.ones(oio.shape)
+    # one vectorised step per outstanding IO, frozen once n passes N;
+    # 1/B overflows to inf far above the knee, where B = 0 exactly enough
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        for n in range(1, int(oio.max()) + 1):
+            step = 1.0 + n / load * inverse
+            inverse = np.where(n <= oio, step, inverse)
+            # past the knee 1/B grows faster than geometrically: once every
+            # element is done or has B below 1e-20, the rest changes nothing
+            if n % 16 == 0 and ((n >= oio) | (inverse > 1e20)).all():
+                break
+        blocking = np.where(load > 0, 1.0 / inverse, 0.0)
+    return iops_max * (1.0 - blocking)
+
+
+def io_message_bytes(protocol, block_bytes, read, *, encrypted=False):
+    """Upper-layer bytes of one IO in each direction.
+
+    Parameters
+    ----------
+    protocol : array-like of str or int
+        One of :data:`PROTOCOLS`.
+    block_bytes : array-like of float
+        IO size. [B]
+    read : array-like of bool
+        True for a read, False for a write.
+    encrypted : array-like of bool, default False
+        SMB3 encryption (adds a 52 B transform header per message).
+
+    Returns
+    -------
+    to_target, from_target : numpy.ndarray
+        Bytes sent to the storage target and received from it. [B]
+
+    Notes
+    -----
+    iSCSI: command PDU 48 (+ immediate data on writes), Data-In PDUs of 48
+    + data on reads with the status on the last one, a 48 B response on
+    writes. NFSv3: record mark, RPC call header, AUTH_SYS credential,
+    verifier, file handle and arguments; data padded to 4 B. SMB2/3:
+    4 + 64 + 48 (read/write request), 4 + 64 + 16 (responses). vSAN's
+    protocol is not published and is modelled like iSCSI [Model].
+    (protocol-overheads.md section 7.)
+    """
+    codes = as_codes("protocol", protocol, PROTOCOLS)
+    block = np.asarray(block_bytes, dtype=float)
+    read = np.asarray(read, dtype=bool)
+    padded = np.ceil(block / 4) * 4
+    nfs_call = 4 + 24 + (8 + NFS_AUTH_SYS_BODY) + 8 + (4 + NFS_FILE_HANDLE)
+    smb_extra = np.where(encrypted, SMB_ENCRYPTION, 0)
+    # (read request, read response, write request, write response)
+    table = np.stack(np.broadcast_arrays(
+        np.select([codes == NFS3, codes == SMB3, codes == LOCAL],
+                  [nfs_call + 12, 4 + 64 + 48 + smb_extra, 0], ISCSI_BHS),
+        np.select([codes == NFS3, codes == SMB3, codes == LOCAL],
+                  [4 + 16 + 8 + 104 + padded, 4 + 64 + 16 + block
+                   + smb_extra, 0], ISCSI_BHS + block),
+        np.select([codes == NFS3, codes == SMB3, codes == LOCAL],
+                  [nfs_call + 20 + padded, 4 + 64 + 48 + block + smb_extra,
+                   0], ISCSI_BHS + block),
+        np.select([codes == NFS3, codes == SMB3, codes == LOCAL],
+                  [4 + 16 + 8 + 136, 4 + 64 + 16 + smb_extra, 0],
+                  ISCSI_BHS)))
+    to_target = np.where(read, table[0], table[2])
+    from_target = np.where(read, table[1], table[3])
+    return to_target, from_target
+
+
+def io_wire_bytes(message_bytes, payload_bytes, frame_overhead_bytes,
+                  ack_frame_bytes=84.0, *, reverse_messages=1.0,
+                  segments_per_ack=2):
+    """Wire bytes of one direction of an IO, and of the ACKs it causes.
+
+    Parameters
+    ----------
+    message_bytes : array-like of float
+        Upper-layer bytes in this direction. [B]
+    payload_bytes : array-like of float
+        TCP payload per full segment. [B]
+    frame_overhead_bytes : array-like of float
+        Wire bytes per frame beyond the payload (headers, preamble, gap).
+        [B]
+    ack_frame_bytes : float, default 84
+        A pure ACK on the wire (minimum frame + preamble + gap). [B]
+    reverse_messages : array-like of float, default 1
+        Messages the other direction sends anyway, which carry ACKs.
+    segments_per_ack : int, default 2
+        Delayed ACK.
+
+    Returns
+    -------
+    wire, ack_wire : numpy.ndarray
+        Wire bytes in this direction, and pure-ACK bytes it causes in the
+        other. [B]
+
+    Notes
+    -----
+    Each message starts a new segment (low outstanding IO, the
+    conservative case): :math:`n = \\lceil bytes / payload \\rceil`.
+    """
+    message = np.asarray(message_bytes, dtype=float)
+    segments = np.ceil(message / np.asarray(payload_bytes, dtype=float))
+    wire = message + segments * np.asarray(frame_overhead_bytes)
+    acks = np.maximum(np.ceil(segments / segments_per_ack)
+                      - np.asarray(reverse_messages), 0.0)
+    return wire, acks * ack_frame_bytes
+
+
+def backend_iops(block_bytes, read_fraction, random_fraction, *,
+                 iops_max=np.inf, mbps_max=np.inf, devices=0,
+                 device_iops=SPINDLE_15K_IOPS, device_mbps=SPINDLE_15K_MBPS,
+                 write_penalty=1.0):
+    """IOPS the storage back end sustains for a block size and IO mix.
+
+    Parameters
+    ----------
+    block_bytes : array-like of float
+        [B]
+    read_fraction, random_fraction : array-like of float
+        Shares of reads and of random IO, 0-1. [1]
+    iops_max, mbps_max : array-like of float, default inf
+        Published limits of the array or cluster. [1/s], [MB/s]
+    devices : array-like of int, default 0
+        Spindles or devices behind the data (0: no device limit).
+    device_iops, device_mbps : array-like of float
+        Random IOPS and sequential MB/s of one device (defaults: a 15K rpm
+        spindle). [1/s], [MB/s]
+    write_penalty : array-like of float, default 1
+        Back-end IOs per random host write (:data:`WRITE_PENALTY`).
+
+    Returns
+    -------
+    numpy.ndarray
+        [1/s]
+
+    Notes
+    -----
+    Random IO costs :math:`r + p\\,w` device operations per host IO, so
+    :math:`IOPS_{rand} = n \\, IOPS_{dev} / (r + p w)`; sequential IO is
+    bandwidth-bound, :math:`IOPS_{seq} = n \\, MB/s_{dev} \\cdot 10^6 /
+    block` (full-stripe writes, no penalty). The mix is the harmonic
+    combination, then capped by the published limits.
+    """
+    block = require_positive("block_bytes", block_bytes, "B")
+    read = require_range("read_fraction", read_fraction, 0, 1)
+    random = require_range("random_fraction", random_fraction, 0, 1)
+    devices = np.asarray(devices, dtype=float)
+    with np.errstate(divide="ignore"):
+        rand = np.where(devices > 0, devices * np.asarray(device_iops)
+                        / (read + np.asarray(write_penalty) * (1 - read)),
+                        np.inf)
+        seq = np.where(devices > 0, devices * np.asarray(device_mbps) * 1e6
+                       / block, np.inf)
+        mixed = 1.0 / (random / rand + (1 - random) / seq)
+    return np.minimum(np.minimum(mixed, np.asarray(iops_max, dtype=float)),
+                      np.asarray(mbps_max, dtype=float) * 1e6 / block)
+
+
+def iops_ceiling(backend, network, cpu):
+    """The lowest of the three IOPS ceilings and which one it is.
+
+    Returns
+    -------
+    ceiling : numpy.ndarray
+        [1/s]
+    limit : numpy.ndarray of int
+        Index into :data:`LIMITS`.
+    """
+    stacked = np.stack(np.broadcast_arrays(np.asarray(backend, float),
+                                           np.asarray(network, float),
+                                           np.asarray(cpu, float)))
+    limit = np.argmin(stacked, axis=0)
+    return np.take_along_axis(stacked, limit[None], 0)[0], limit
