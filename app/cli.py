@@ -232,11 +232,11 @@ def _advise(args):
             bad_goal.append(path)
             return
         if args.format == "json":
-            parts.append(json.dumps(_advice_dict(path, scenario, result),
-                                    ensure_ascii=False,
-                                    separators=(",", ":")) + "\n")
+            parts.append(json.dumps(
+                {"file": path, **result.to_dict(scenario)},
+                ensure_ascii=False, separators=(",", ":")) + "\n")
         else:
-            parts.append(_advice_table(path, scenario, result))
+            parts.append(f"File: {path}\n" + result.to_table(scenario))
 
     code = _batch(args, advise_one)
     if bad_goal and code == EXIT_OK:
@@ -249,43 +249,6 @@ def _advise(args):
         else:
             sys.stdout.write(text)
     return code
-
-
-def _advice_dict(path, scenario, result):
-    return {"linkplan_version": __version__, "file": path,
-            "scenario": scenario.meta.name,
-            "scenario_sha256": scenario.sha256(), "goal": result.goal,
-            "metric": result.metric, "base_value": result.base_value,
-            "message": result.message,
-            "recommendations": [
-                {"id": r.id, "severity": r.severity, "message": r.message,
-                 "evidence": r.evidence, "change": r.change,
-                 "effect": r.effect, "gain_pct": r.gain_pct}
-                for r in result.recommendations]}
-
-
-def _advice_table(path, scenario, result):
-    lines = [f"Scenario: {scenario.meta.name}  ({path})",
-             f"Goal: {result.goal} ({result.metric} = "
-             f"{result.base_value:.4g} now); {result.message}", ""]
-    if not result.recommendations:
-        lines.append("No change improves the goal: nothing to recommend.")
-    for rank, r in enumerate(result.recommendations, 1):
-        lines.append(f"{rank}. [{r.severity}] {r.id}  ({r.gain_pct:+.1f} %)")
-        for change_path, change in r.change.items():
-            lines.append(f"     change  {change_path}: {change['old']!r} → "
-                         f"{change['new']!r}")
-        for metric_id, e in r.effect.items():
-            delta = "" if e["change_pct"] is None \
-                else f"  ({e['change_pct']:+.1f} %)"
-            lines.append(f"     effect  {metric_id}: {e['before']:.4g} → "
-                         f"{e['after']:.4g} {e['unit']}{delta}")
-        lines.append(f"     because {r.evidence['metric']} = "
-                     f"{r.evidence['value']:.4g} (threshold "
-                     f"{r.evidence['threshold']:.4g})"
-                     if isinstance(r.evidence.get("value"), (int, float))
-                     else "")
-    return "\n".join(lines) + "\n"
 
 
 def _validate(args):

@@ -8,13 +8,13 @@ the base, so the prediction is the model itself, not a rule of thumb.
 """
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
 from models.scenario import (GOALS, TEAMING_POLICIES, ScenarioError,
                              parse_path, scenario_from_dict)
-from solvers import storage
+from solvers import __version__, storage
 from solvers.evaluate import evaluate, evaluate_documents
 
 #: A change must move the goal metric by more than this to be advised [%].
@@ -77,6 +77,41 @@ class AdviceResult:
     status: int = 0
     message: str = ""
     rejected: tuple = field(default_factory=tuple)
+
+    def to_dict(self, scenario):
+        """Plain data for JSON, with the version and scenario hash."""
+        return {"linkplan_version": __version__,
+                "scenario": scenario.meta.name,
+                "scenario_sha256": scenario.sha256(), "goal": self.goal,
+                "metric": self.metric, "base_value": self.base_value,
+                "message": self.message,
+                "recommendations": [asdict(r) for r in self.recommendations]}
+
+    def to_table(self, scenario):
+        """The recommendations as text, one block per change."""
+        lines = [f"Scenario: {scenario.meta.name}",
+                 f"Goal: {self.goal} ({self.metric} = {self.base_value:.4g} "
+                 f"now); {self.message}", ""]
+        if not self.recommendations:
+            lines.append("No change improves the goal: nothing to "
+                         "recommend.")
+        for rank, r in enumerate(self.recommendations, 1):
+            lines.append(f"{rank}. [{r.severity}] {r.id}  "
+                         f"({r.gain_pct:+.1f} % on the goal)")
+            for path, change in r.change.items():
+                lines.append(f"     change  {path}: {change['old']!r} → "
+                             f"{change['new']!r}")
+            for metric_id, e in r.effect.items():
+                delta = "" if e["change_pct"] is None \
+                    else f"  ({e['change_pct']:+.1f} %)"
+                lines.append(f"     effect  {metric_id}: {e['before']:.4g} "
+                             f"→ {e['after']:.4g} {e['unit']}{delta}")
+            value = r.evidence.get("value")
+            if isinstance(value, (int, float)):
+                lines.append(f"     because {r.evidence['metric']} = "
+                             f"{value:.4g} (threshold "
+                             f"{r.evidence['threshold']:.4g})")
+        return "\n".join(lines) + "\n"
 
 
 def resolve_goal(scenario, goal=None):

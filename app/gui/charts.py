@@ -16,6 +16,8 @@ PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00",
 #: PDF report.
 HOST_BARS = (("host.throughput_gbps", "Throughput [Gbit/s]", None),
              ("host.cpu_pct", "Host CPU [%]", None))
+STORAGE_BARS = (("storage.iops", "Storage IOPS [1/s]", None),
+                ("storage.latency_ms", "Storage latency [ms]", None))
 MIGRATION_BARS = (("migration.total_s", "Migration time [s]",
                    "does not converge"),
                   ("migration.downtime_s", "Downtime [s]",

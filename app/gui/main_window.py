@@ -5,16 +5,18 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.gui.charts import (HOST_BARS, MIGRATION_BARS, draw_goodput_vs_mtu,
-                            draw_metric_bars, draw_policy_peaks,
-                            draw_uplink_series, has_metric, new_plot_widget,
-                            teaming_traces)
+from app.gui.advice import AdviceDialog
+from app.gui.charts import (HOST_BARS, MIGRATION_BARS, STORAGE_BARS,
+                            draw_goodput_vs_mtu, draw_metric_bars,
+                            draw_policy_peaks, draw_uplink_series, has_metric,
+                            new_plot_widget, teaming_traces)
 from app.gui.commands import SetScenarioCommand
 from app.gui.comparison import ComparisonModel
 from app.gui.editor import NetworkEditor
 from app.paths import DEFAULT_EXAMPLE, resource_path
 from app.scenario_io import load_scenario, save_scenario
 from models.scenario import ScenarioError, new_scenario
+from solvers.advise import advise
 from solvers.evaluate import evaluate
 
 _FILE_FILTER = "Linkplan scenarios (*.toml *.json);;All files (*)"
@@ -71,6 +73,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.tabs.addTab(self._build_host_tab(), "Transport && CPU")
         self.tabs.addTab(self._build_migration_tab(), "Live migration")
         self.tabs.addTab(self._build_teaming_tab(), "Teaming")
+        self.tabs.addTab(self._build_storage_tab(), "Storage")
         right = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
         right.addWidget(self.tabs)
         right.addWidget(self.table)
@@ -114,6 +117,13 @@ class MainWindow(QtWidgets.QMainWindow):
                                    self.downtime_plot) = self._bar_tab(
             "This scenario defines no live migration (workloads.migrations):"
             " add one to see its time, downtime and convergence.")
+        return tab
+
+    def _build_storage_tab(self):
+        tab, self.storage_hint, (self.iops_plot, self.latency_plot) = \
+            self._bar_tab("This scenario defines no storage workload "
+                          "(workloads.storage): add one to see IOPS, latency "
+                          "and what limits them.")
         return tab
 
     def _build_teaming_tab(self):
@@ -203,6 +213,38 @@ class MainWindow(QtWidgets.QMainWindow):
         redo.setShortcut(keys.Redo)
         edit_menu.addAction(undo)
         edit_menu.addAction(redo)
+        analysis_menu = self.menuBar().addMenu("&Analysis")
+        recommend = analysis_menu.addAction("&Recommend changes…",
+                                            self.recommend_dialog)
+        recommend.setShortcut(QtGui.QKeySequence("Ctrl+R"))
+
+    def recommend_dialog(self):
+        """Advise on the base scenario; apply the chosen change undoably."""
+        dialog = self.advice_dialog()
+        if dialog is not None and dialog.exec() and dialog.chosen:
+            self.apply_recommendation(dialog.chosen)
+
+    def advice_dialog(self):
+        """The dialog for the current scenario, or None after telling the
+        user why there is nothing to advise."""
+        try:
+            result = advise(self.scenario)
+        except ValueError as err:
+            self._warn("Nothing to recommend", str(err))
+            return None
+        return AdviceDialog(result, self.scenario, self)
+
+    def apply_recommendation(self, recommendation):
+        changes = {path: c["new"] for path, c in
+                   recommendation.change.items()}
+        try:
+            changed = self.scenario.with_values(changes)
+        except ScenarioError as err:
+            self._warn("Change not applied", str(err))
+            return
+        self.undo_stack.push(SetScenarioCommand(
+            self, self.scenario, changed,
+            f"Apply {recommendation.id.removeprefix('advice.')}"))
 
     # -- document ------------------------------------------------------------
 
@@ -270,7 +312,9 @@ class MainWindow(QtWidgets.QMainWindow):
                  "host.throughput_gbps", HOST_BARS),
                 (self.migration_hint, (self.migration_time_plot,
                                        self.downtime_plot),
-                 "migration.converged", MIGRATION_BARS)):
+                 "migration.converged", MIGRATION_BARS),
+                (self.storage_hint, (self.iops_plot, self.latency_plot),
+                 "storage.iops", STORAGE_BARS)):
             shown = has_metric(self.results, present)
             hint.setVisible(not shown)
             for plot, (metric_id, label, missing) in zip(plots, bars):

@@ -12,12 +12,13 @@ import os
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.gui.application import FONT_FAMILY, application
-from app.gui.charts import (HOST_BARS, MIGRATION_BARS, draw_goodput_vs_mtu,
-                            draw_metric_bars, draw_policy_peaks,
-                            draw_uplink_series, has_metric, new_plot_widget,
-                            teaming_traces, variant_colour)
+from app.gui.charts import (HOST_BARS, MIGRATION_BARS, STORAGE_BARS,
+                            draw_goodput_vs_mtu, draw_metric_bars,
+                            draw_policy_peaks, draw_uplink_series, has_metric,
+                            new_plot_widget, teaming_traces, variant_colour)
 from app.scenario_io import atomic_write
 from models.scenario import dump_scenario
+from solvers.advise import advise
 from solvers.results import format_number
 
 #: Logical resolution of the PDF [dpi]: cosmetic (1 px) chart pens come out
@@ -172,7 +173,9 @@ class _Report:
                 ("Transfer throughput and host CPU", "host.throughput_gbps",
                  HOST_BARS),
                 ("Live migration: time and downtime", "migration.converged",
-                 MIGRATION_BARS)):
+                 MIGRATION_BARS),
+                ("Storage: IOPS and latency", "storage.iops",
+                 STORAGE_BARS)):
             if not has_metric(results, present):
                 continue
             self.heading(heading)
@@ -190,6 +193,20 @@ class _Report:
                        QtCore.QSize(760, 60 + 34 * len(traces)))
             self.chart(lambda plot, t=traces[0]: draw_uplink_series(plot, t),
                        QtCore.QSize(760, 300))
+
+        try:
+            advice = advise(scenario)
+        except ValueError:   # nothing the scenario measures to optimise
+            advice = None
+        if advice is not None:
+            self.heading("Recommended changes (base scenario)")
+            self.text(f"Goal {advice.goal}: {advice.metric} = "
+                      f"{advice.base_value:.4g} now. Each effect is the "
+                      "model re-solved with the change.", gap=4)
+            if not advice.recommendations:
+                self.text("No change improves the goal.")
+            for rank, r in enumerate(advice.recommendations, 1):
+                self.text(f"{rank}. {r.message}", gap=3)
 
         findings = [(v.name, f) for v in results.variants
                     for f in v.findings]

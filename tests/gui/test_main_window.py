@@ -214,3 +214,26 @@ def test_teaming_tab_compares_policies_and_follows_the_variant(window):
         window.teaming_policy.findData("port_id"))
     second = window.uplink_plot.getPlotItem().listDataItems()[1]
     assert max(second.getData()[1]) == 0          # dvUplink2 idles
+
+
+def test_recommendation_is_applied_as_an_undoable_edit(window):
+    from app.paths import resource_path
+    window.open_path(resource_path("examples", "seed002_hcibench.toml"))
+    dialog = window.advice_dialog()
+    assert dialog.list.count() == 1 and dialog.apply_button.isEnabled()
+    dialog._apply()
+    window.apply_recommendation(dialog.chosen)
+    assert window.scenario.value_at(
+        "workloads.storage[0].threads_per_disk") == 2
+    assert window.results.variants[0].metric("storage.oio").value == 20
+    window.undo_stack.undo()
+    assert window.scenario.value_at(
+        "workloads.storage[0].threads_per_disk") == 1
+
+
+def test_nothing_to_advise_is_a_dialog_not_a_crash(window, dialogs):
+    assert window.advice_dialog() is not None   # jumbo example: throughput
+    window.show_scenario(window.scenario.with_values(
+        {"workloads.transfers": [], "workloads.migrations": []}))
+    assert window.advice_dialog() is None
+    assert dialogs and "Nothing to recommend" in str(dialogs[-1])
