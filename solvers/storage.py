@@ -64,7 +64,8 @@ def analyse(documents):
                 f"storage.{limit}", _describe_limit(limit, item, result, i))
         target.update({f"storage.{item.name}.{k}": v
                        for k, v in metrics.items()})
-        out[d]["findings"].extend(_findings(item, result, i))
+        goal = doc.goal.kind if doc.goal else None
+        out[d]["findings"].extend(_findings(item, result, i, goal))
         out[d]["assumptions"].extend(_assumptions(doc, item))
     return out
 
@@ -170,10 +171,13 @@ def _describe_limit(limit, item, result, i):
             f"{result['knee'][i, 0]:.1f}")
 
 
-def _findings(item, result, i):
+def _findings(item, result, i, goal):
+    """The outstanding-IO rules of storage-io.md section 7: too low for an
+    IOPS or throughput goal (the default), far past the knee for a latency
+    goal."""
     oio, knee = float(result["oio"][i]), float(result["knee"][i, 0])
     found = []
-    if oio < OIO_LOW_SHARE * knee:
+    if goal != "latency_target" and oio < OIO_LOW_SHARE * knee:
         found.append(Finding(
             id="storage.oio_too_low", severity="warning",
             message=(f"{item.name}: the outstanding IO ({oio:g} = "
@@ -182,7 +186,7 @@ def _findings(item, result, i):
                      f"the back end's IOPS; the knee is at {knee:.1f}"),
             evidence={"metric": f"storage.{item.name}.oio", "value": oio,
                       "threshold": OIO_LOW_SHARE * knee}))
-    elif oio > OIO_HIGH_MULTIPLE * knee:
+    elif goal == "latency_target" and oio > OIO_HIGH_MULTIPLE * knee:
         found.append(Finding(
             id="storage.oio_past_knee", severity="info",
             message=(f"{item.name}: {oio:g} outstanding IO is far past the "
