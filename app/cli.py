@@ -1,5 +1,5 @@
-"""Linkplan's batch command line: ``linkplan solve | advise | validate |
-schema | report``.
+"""Linkplan's batch command line: ``linkplan solve | sweep | advise |
+validate | schema | report``.
 
 Exit codes: 0 all fine; 1 some scenarios of a batch failed (the others were
 still processed, failures listed at the end); 2 bad usage, or the only
@@ -41,6 +41,17 @@ effect predicted by re-solving the changed scenario, ranked by the gain on
 the goal. Goals: max_throughput, min_cpu, min_migration_time, max_iops,
 latency_target, min_peak_util (default: the scenario's goal, else the one
 its workloads suggest)."""
+_SWEEP_EXAMPLE = """example:
+  linkplan sweep resources/examples/jumbo_10gbe.toml -o mtu_sweep.csv
+  linkplan sweep plan.toml --sweep speeds --format jsonl > points.jsonl
+
+The scenario's [[sweeps]] table lists axes (a parameter path with values,
+linspace or logspace); mode "product" evaluates every combination, "zip"
+the i-th values together. Rows stream out in chunks: memory stays flat. A
+progress bar shows on a terminal. With -o the rows go to FILE.partial
+first; Ctrl-C keeps that partial file (whole rows only), success renames
+it to FILE. Sweeps above 20,000 points use every core unless --processes
+says otherwise."""
 _SCHEMA_EXAMPLE = """example:
   linkplan schema > scenario.schema.json"""
 
@@ -51,6 +62,17 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def _positive_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, "
+                                         f"got {text!r}")
+    return value
 
 
 def build_parser():
@@ -89,6 +111,19 @@ def build_parser():
                         "table)")
     advise.add_argument("-o", "--output", help="write to this file instead "
                         "of standard output (written only on success)")
+
+    sweep = add("sweep", "Evaluate a scenario's sweep and stream one row "
+                "per point.", _SWEEP_EXAMPLE)
+    sweep.add_argument("file", help="scenario file with a [[sweeps]] table")
+    sweep.add_argument("--sweep", dest="sweep_name", metavar="NAME",
+                       help="which sweep (default: the first)")
+    sweep.add_argument("--format", choices=("csv", "jsonl"), default="csv",
+                       help="output format (default: csv)")
+    sweep.add_argument("-o", "--output", help="write to this file instead "
+                       "of standard output")
+    sweep.add_argument("--processes", type=_positive_int, default=None,
+                       help="worker processes (default: 1 below 20,000 "
+                       "points, else one per core)")
 
     validate = add("validate", "Check scenario files without solving them.",
                    _VALIDATE_EXAMPLE)
@@ -251,6 +286,144 @@ def _advise(args):
     return code
 
 
+def _sweep(args):
+    from solvers import sweep
+
+    scenario = _load_or_report(args.file)
+    if scenario is None:
+        return EXIT_USAGE
+    try:
+        plan = sweep.plan(scenario, args.sweep_name)
+    except ValueError as err:
+        print(f"linkplan sweep: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    processes = args.processes or sweep.default_processes(plan.total)
+    writer = _SweepWriter(args, scenario, plan)
+    progress = _Progress(plan) if sys.stderr.isatty() else None
+    try:
+        for chunk in sweep.run(scenario, plan, processes=processes):
+            writer.write(chunk)
+            if progress:
+                progress.update(writer.points)
+    except KeyboardInterrupt:
+        where = writer.interrupted()
+        print(f"\nlinkplan sweep: interrupted after {writer.points:,} of "
+              f"{plan.total:,} points; {where}", file=sys.stderr)
+        return 130
+    writer.finish()
+    if progress:
+        progress.done()
+    return EXIT_OK
+
+
+class _SweepWriter:
+    """Streams sweep rows as CSV or JSON Lines; with -o into FILE.partial,
+    renamed to FILE once complete. Only whole rows are ever written."""
+
+    def __init__(self, args, scenario, plan):
+        self.format, self.plan, self.points = args.format, plan, 0
+        self.stamp = (__version__, scenario.sha256())
+        self.scenario_name = scenario.meta.name
+        self.output = args.output
+        self.partial = f"{args.output}.partial" if args.output else None
+        self.stream = open(self.partial, "w", encoding="utf-8",
+                           newline="") if self.partial else sys.stdout
+        self.metrics, self.dropped = None, set()
+
+    def write(self, chunk):
+        from solvers.results import csv_cell
+
+        if self.metrics is None:
+            self._header(chunk)
+        lines = []
+        for combo, metrics in chunk:
+            values = [metrics[m][0] if m in metrics else None
+                      for m in self.metrics]
+            extra = set(metrics) - set(self.metrics) - self.dropped
+            if extra:   # a metric the first chunk did not have
+                self.dropped |= extra
+                print(f"linkplan sweep: metrics {sorted(extra)} appear only "
+                      "in later points and are left out", file=sys.stderr)
+            if self.format == "csv":
+                cells = [*self.stamp, str(self.points),
+                         *(csv_cell(_plain(v)) for v in combo),
+                         *("" if v is None else repr(v) for v in values)]
+                lines.append(",".join(_quote(c) for c in cells))
+            else:
+                lines.append(json.dumps(
+                    {"point": self.points,
+                     "values": dict(zip(self.plan.paths, combo)),
+                     "metrics": {m: v for m, v in zip(self.metrics, values)
+                                 if v is not None}},
+                    ensure_ascii=False, separators=(",", ":")))
+            self.points += 1
+        self.stream.write("\n".join(lines) + "\n")
+        self.stream.flush()
+
+    def _header(self, chunk):
+        self.metrics, units = [], {}
+        for _, metrics in chunk:
+            for metric_id, (_, unit) in metrics.items():
+                if metric_id not in units:
+                    self.metrics.append(metric_id)
+                    units[metric_id] = unit
+        if self.format == "csv":
+            header = ["linkplan_version", "scenario_sha256", "point",
+                      *self.plan.paths,
+                      *(f"{m}[{units[m]}]" for m in self.metrics)]
+            self.stream.write(",".join(_quote(h) for h in header) + "\n")
+        else:
+            self.stream.write(json.dumps(
+                {"linkplan_version": self.stamp[0],
+                 "scenario": self.scenario_name,
+                 "scenario_sha256": self.stamp[1], "sweep": self.plan.name,
+                 "mode": self.plan.mode, "axes": list(self.plan.paths),
+                 "points": self.plan.total, "units": units},
+                ensure_ascii=False, separators=(",", ":")) + "\n")
+
+    def finish(self):
+        if self.partial:
+            self.stream.close()
+            os.replace(self.partial, self.output)
+
+    def interrupted(self):
+        if self.partial:
+            self.stream.close()
+            return f"the rows so far are in {self.partial}"
+        return "the rows so far are complete"
+
+
+def _plain(value):
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def _quote(cell):
+    if any(ch in cell for ch in ',"\n\r'):
+        return '"' + cell.replace('"', '""') + '"'
+    return cell
+
+
+class _Progress:
+    """A one-line progress bar on a terminal's stderr."""
+
+    def __init__(self, plan):
+        import time
+        self.clock, self.total = time.monotonic, plan.total
+        self.start = self.clock()
+
+    def update(self, points):
+        elapsed = self.clock() - self.start
+        left = elapsed * (self.total - points) / max(points, 1)
+        filled = int(30 * points / self.total)
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] "
+                         f"{points:,}/{self.total:,} points, {elapsed:.1f} s,"
+                         f" ~{left:.0f} s left ")
+        sys.stderr.flush()
+
+    def done(self):
+        sys.stderr.write("\n")
+
+
 def _validate(args):
     return _batch(args, lambda path, scenario: print(f"{path}: valid"))
 
@@ -272,5 +445,5 @@ def _report(args):
     return EXIT_OK
 
 
-_COMMANDS = {"solve": _solve, "advise": _advise, "validate": _validate,
-             "schema": _schema, "report": _report}
+_COMMANDS = {"solve": _solve, "sweep": _sweep, "advise": _advise,
+             "validate": _validate, "schema": _schema, "report": _report}

@@ -13,8 +13,9 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from models.scenario import (GOALS, TEAMING_POLICIES, ScenarioError,
-                             parse_path, scenario_from_dict)
+                             scenario_from_dict)
 from solvers import __version__, storage
+from solvers.grid import grid_documents
 from solvers.evaluate import evaluate, evaluate_documents
 
 #: A change must move the goal metric by more than this to be advised [%].
@@ -466,7 +467,7 @@ def search(scenario, grid, goal=None, *, tradeoffs=("host.cpu_pct",)):
     if len(combos) > MAX_GRID:
         raise ValueError(f"grid: {len(combos)} combinations, above the "
                          f"limit of {MAX_GRID}")
-    documents = _grid_documents(base, paths, combos)
+    documents = grid_documents(base, paths, combos)
     if goal in ("max_iops", "latency_target") and all(
             t == "nic_count" or t.startswith("storage.") for t in tradeoffs):
         table = _storage_table(documents)
@@ -508,49 +509,6 @@ def search(scenario, grid, goal=None, *, tradeoffs=("host.cpu_pct",)):
         points=points, pareto=pareto_front(scores, np.array(costs)),
         success=bool(np.isfinite(scores[best])), status=0,
         message=f"{len(points)} configurations evaluated")
-
-
-def _grid_documents(base, paths, combos):
-    """One document per grid point. Each axis value is validated once on
-    the base; points are built by copying only the changed branch of the
-    document, which keeps 10,000 points to milliseconds."""
-    validated = {}
-    for axis, path in enumerate(paths):
-        for value in {combo[axis] for combo in combos}:
-            try:
-                changed = base.with_value(path, value)
-            except ScenarioError as err:
-                raise ValueError(f"grid.{path} = {value!r}: {err}") \
-                    from None
-            validated[path, value] = _get(changed, parse_path(path))
-    keys = [parse_path(path) for path in paths]
-    return [_replace(base, [(k, validated[path, value])
-                            for k, path, value in zip(keys, paths, combo)])
-            for combo in combos]
-
-
-def _get(node, keys):
-    for key in keys:
-        node = node[key] if isinstance(key, int) else getattr(node, key)
-    return node
-
-
-def _replace(node, changes):
-    """A copy of ``node`` with each ``(keys, value)`` applied; every node
-    on a changed branch is copied once, however many changes pass it."""
-    if len(changes) == 1 and not changes[0][0]:
-        return changes[0][1]
-    branches = {}
-    for keys, value in changes:
-        branches.setdefault(keys[0], []).append((keys[1:], value))
-    if isinstance(node, list):
-        items = list(node)
-        for index, rest in branches.items():
-            items[index] = _replace(items[index], rest)
-        return items
-    return node.model_copy(update={
-        key: _replace(getattr(node, key), rest)
-        for key, rest in branches.items()})
 
 
 def _storage_table(documents):

@@ -128,9 +128,11 @@ def evaluate(scenario: Scenario, *, advice=False) -> Results:
 
 
 def evaluate_documents(documents, *, scenario, scenario_sha256,
-                       advice=False):
+                       advice=False, traces=True):
     """:func:`evaluate` on already resolved ``(name, document)`` pairs,
-    e.g. the points of a search built without re-validating each one."""
+    e.g. the points of a search built without re-validating each one;
+    ``traces=False`` leaves out the chart series (sweeps need numbers
+    only)."""
     networks = [doc.network for _, doc in documents]
     mtu = np.array([n.mtu for n in networks])
     ip_version = np.array([n.ip_version for n in networks])
@@ -151,8 +153,9 @@ def evaluate_documents(documents, *, scenario, scenario_sha256,
     goodput = link * efficiency
     packets = wire.packet_rate(goodput, payload)
 
-    trace_mtu, trace_goodput = _goodput_versus_mtu(
-        link, ip_version, timestamps, vlan_tags, encap)
+    if traces:
+        trace_mtu, trace_goodput = _goodput_versus_mtu(
+            link, ip_version, timestamps, vlan_tags, encap)
     hosts = host_network.analyse(documents)
     migrations = migration.analyse(documents,
                                    [host["rates"] for host in hosts])
@@ -174,7 +177,6 @@ def evaluate_documents(documents, *, scenario, scenario_sha256,
         values.update(migrations[i]["metrics"])
         values.update(teams[i]["metrics"])
         values.update(stores[i]["metrics"])
-        valid = trace_mtu >= _minimum_mtu(ip_version[i])
         limit = hosts[i]["bottleneck"] or stores[i]["bottleneck"] \
             or teams[i].get("bottleneck")
         bottleneck = Bottleneck(*limit) if limit else Bottleneck(
@@ -195,13 +197,10 @@ def evaluate_documents(documents, *, scenario, scenario_sha256,
             + tuple(migrations[i]["assumptions"])
             + tuple(teams[i]["assumptions"])
             + tuple(stores[i]["assumptions"]),
-            traces={"goodput_vs_mtu": {
-                "x": {"id": "network.mtu", "unit": "B",
-                      "values": trace_mtu[valid].tolist()},
-                "y": {"id": "wire.goodput_gbps", "unit": "Gbit/s",
-                      "values": trace_goodput[i, valid].tolist()},
-                "marker": {"x": int(mtu[i]), "y": float(goodput[i])},
-            }, **migrations[i]["traces"], **teams[i]["traces"]},
+            traces={"goodput_vs_mtu": _goodput_trace(
+                trace_mtu, trace_goodput[i], ip_version[i], mtu[i],
+                goodput[i]), **migrations[i]["traces"],
+                **teams[i]["traces"]} if traces else {},
         ))
     if advice:
         variants = [_with_advice(result, doc)
@@ -209,6 +208,15 @@ def evaluate_documents(documents, *, scenario, scenario_sha256,
     return Results(linkplan_version=__version__, scenario=scenario,
                    scenario_sha256=scenario_sha256,
                    variants=tuple(variants))
+
+
+def _goodput_trace(trace_mtu, trace_goodput, ip_version, mtu, goodput):
+    valid = trace_mtu >= _minimum_mtu(ip_version)
+    return {"x": {"id": "network.mtu", "unit": "B",
+                  "values": trace_mtu[valid].tolist()},
+            "y": {"id": "wire.goodput_gbps", "unit": "Gbit/s",
+                  "values": trace_goodput[valid].tolist()},
+            "marker": {"x": int(mtu), "y": float(goodput)}}
 
 
 def _minimum_mtu(ip_version):

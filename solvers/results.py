@@ -158,10 +158,10 @@ class Results:
                          "variant", "metric", "value", "unit", "label"])
         for variant in self.variants:
             for m in variant.metrics:
-                writer.writerow([_cell(self.scenario), self.scenario_sha256,
-                                 self.linkplan_version, _cell(variant.name),
-                                 m.id, repr(m.value), _cell(m.unit),
-                                 _cell(m.label)])
+                writer.writerow([csv_cell(self.scenario), self.scenario_sha256,
+                                 self.linkplan_version, csv_cell(variant.name),
+                                 m.id, repr(m.value), csv_cell(m.unit),
+                                 csv_cell(m.label)])
         return out.getvalue()
 
     def to_table(self):
@@ -215,6 +215,7 @@ def format_number(value):
     return f"{value:,.{decimals}f}"
 
 
-def _cell(text):
+def csv_cell(text):
+    """A CSV text cell that a spreadsheet will not run as a formula."""
     text = str(text)
     return "'" + text if text.startswith(_FORMULA_PREFIXES) else text

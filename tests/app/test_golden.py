@@ -75,3 +75,39 @@ def test_same_input_same_bytes():
     second = run("solve", "resources/examples/seed001_live_migration.toml",
                  "--format", "json").stdout
     assert first == second
+
+
+# sweep and advise: JSON Lines compared record by record, tables and CSV
+# cell by cell with numbers to 1e-12 (same rationale as above)
+OTHER_CASES = [("sweep", "jumbo_10gbe", "csv"),
+               ("sweep", "jumbo_10gbe", "jsonl"),
+               ("advise", "seed002_hcibench", "table"),
+               ("advise", "seed001_live_migration", "json")]
+
+
+@pytest.mark.parametrize("command, example, fmt", OTHER_CASES,
+                         ids=[f"{c}-{e}-{f}" for c, e, f in OTHER_CASES])
+def test_command_output_matches_golden_file(command, example, fmt):
+    process = run(command, f"resources/examples/{example}.toml", "--format",
+                  fmt)
+    assert process.returncode == 0, process.stderr
+    golden = GOLDEN / f"{command}-{example}.{'txt' if fmt == 'table' else fmt}"
+    if os.environ.get("LINKPLAN_REGENERATE_GOLDEN"):
+        golden.write_text(process.stdout)
+    expected = golden.read_text()
+    if fmt in ("json", "jsonl"):
+        lines, golden_lines = process.stdout.splitlines(), \
+            expected.splitlines()
+        assert len(lines) == len(golden_lines)
+        for line, golden_line in zip(lines, golden_lines):
+            assert_same(json.loads(line), json.loads(golden_line))
+    elif fmt == "csv":
+        rows = list(csv.reader(io.StringIO(process.stdout)))
+        golden_rows = list(csv.reader(io.StringIO(expected)))
+        assert rows[0] == golden_rows[0] and len(rows) == len(golden_rows)
+        for row, golden_row in zip(rows[1:], golden_rows[1:]):
+            assert row[:3] == golden_row[:3]
+            assert [float(c) for c in row[3:]] == pytest.approx(
+                [float(c) for c in golden_row[3:]], rel=1e-12)
+    else:
+        assert process.stdout == expected

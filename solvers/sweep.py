@@ -1,0 +1,182 @@
+"""Sweeps: a base scenario evaluated over the product (or zip) of axes of
+parameter values, in chunks, so that any number of points streams out in
+bounded memory. Chunks may be spread over worker processes.
+
+The faces (the CLI) write the rows; this module yields them in point order.
+"""
+
+import math
+import os
+import signal
+from collections import deque
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+from models.scenario import parse_scenario
+from solvers.evaluate import evaluate_documents
+from solvers.grid import axis_values, grid_documents, validate_values
+
+#: Points evaluated together: large enough to amortise the per-call cost
+#: of the vectorised chain, small enough to keep memory flat.
+CHUNK_POINTS = 2048
+
+
+@dataclass(frozen=True)
+class SweepPlan:
+    """Which points a sweep has.
+
+    Attributes
+    ----------
+    name : str
+    mode : str
+        ``product`` (every combination) or ``zip`` (the i-th value of every
+        axis together).
+    paths : tuple of str
+    values : tuple of list
+        The values of each axis.
+    total : int
+        Number of points.
+    """
+
+    name: str
+    mode: str
+    paths: tuple
+    values: tuple
+    total: int
+
+    def point(self, index):
+        """The values of point ``index``: the last axis varies fastest."""
+        if self.mode == "zip":
+            return tuple(v[index] for v in self.values)
+        combo = []
+        for values in reversed(self.values):
+            index, digit = divmod(index, len(values))
+            combo.append(values[digit])
+        return tuple(reversed(combo))
+
+
+def plan(scenario, name=None):
+    """The plan of a scenario's sweep (the first one unless named).
+
+    Raises
+    ------
+    ValueError
+        No sweep, an unknown name, zipped axes of unequal length, or a
+        value or path the scenario does not accept (named).
+    """
+    if not scenario.sweeps:
+        raise ValueError("sweeps: the scenario defines no sweep (add a "
+                         "[[sweeps]] table with axes)")
+    names = [s.name for s in scenario.sweeps]
+    if name is None:
+        sweep = scenario.sweeps[0]
+    elif name in names:
+        sweep = scenario.sweeps[names.index(name)]
+    else:
+        raise ValueError(f"--sweep: no sweep named {name!r} (the scenario "
+                         f"has {', '.join(map(repr, names))})")
+    index = scenario.sweeps.index(sweep)
+    values = tuple(axis_values(a) for a in sweep.axes)
+    paths = tuple(a.path for a in sweep.axes)
+    if len(set(paths)) < len(paths):
+        raise ValueError(f"sweeps[{index}].axes: a path appears twice")
+    if sweep.mode == "zip":
+        lengths = {len(v) for v in values}
+        if len(lengths) > 1:
+            raise ValueError(f"sweeps[{index}] ({sweep.name!r}): zipped "
+                             "axes need equal lengths, got "
+                             f"{[len(v) for v in values]}")
+        total = len(values[0])
+    else:
+        total = math.prod(len(v) for v in values)
+    base = _base(scenario)
+    try:
+        validate_values(base, paths, [sorted(set(v), key=repr)
+                                      for v in values])
+    except ValueError as err:
+        raise ValueError(f"sweeps[{index}] ({sweep.name!r}): {err}") \
+            from None
+    return SweepPlan(sweep.name, sweep.mode, paths, values, total)
+
+
+def _base(scenario):
+    return scenario.model_copy(update={"variants": [], "sweeps": []})
+
+
+def run(scenario, sweep_plan, *, chunk_points=CHUNK_POINTS, processes=1):
+    """Evaluate every point, chunk by chunk, in order.
+
+    Parameters
+    ----------
+    scenario : Scenario
+    sweep_plan : SweepPlan
+    chunk_points : int
+    processes : int
+        Worker processes; 1 evaluates in this process.
+
+    Yields
+    ------
+    list of (tuple, dict)
+        One chunk: per point its values and ``{metric id: (value, unit)}``.
+    """
+    starts = range(0, sweep_plan.total, chunk_points)
+    chunks = ((start, min(start + chunk_points, sweep_plan.total))
+              for start in starts)
+    if processes <= 1:
+        base = _base(scenario)
+        for start, stop in chunks:
+            yield _evaluate_chunk(base, sweep_plan, start, stop)
+        return
+    text = _base(scenario).model_dump_json()
+    pool = ProcessPoolExecutor(processes, initializer=_init_worker,
+                               initargs=(text, sweep_plan))
+    try:
+        # a few chunks in flight, yielded in point order: bounded memory
+        pending = deque()
+        for bounds in chunks:
+            pending.append(pool.submit(_worker_chunk, bounds))
+            if len(pending) >= 2 * processes:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _evaluate_chunk(base, sweep_plan, start, stop):
+    combos = [sweep_plan.point(i) for i in range(start, stop)]
+    documents = grid_documents(base, list(sweep_plan.paths), combos)
+    results = evaluate_documents(
+        [(str(start + i), doc) for i, doc in enumerate(documents)],
+        scenario="", scenario_sha256="", traces=False)
+    return [(combo, {m.id: (m.value, m.unit) for m in variant.metrics})
+            for combo, variant in zip(combos, results.variants)]
+
+
+_WORKER = {}
+
+
+def _init_worker(text, sweep_plan):
+    # Ctrl-C is the parent's to handle: it stops handing out chunks and
+    # closes the output cleanly
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _WORKER["base"] = parse_scenario(text, "json")
+    _WORKER["plan"] = sweep_plan
+
+
+def _worker_chunk(bounds):
+    return _evaluate_chunk(_WORKER["base"], _WORKER["plan"], *bounds)
+
+
+def default_processes(total):
+    """Worker processes for a sweep of ``total`` points: one below the
+    threshold where spawning pays (see :data:`PARALLEL_FROM_POINTS`), else
+    the machine's cores."""
+    if total < PARALLEL_FROM_POINTS:
+        return 1
+    return max(1, min(os.cpu_count() or 1, 8))
+
+
+#: Below this many points a second process does not pay for its start-up
+#: (importing numpy, scipy and pydantic in the worker, about 0.5 s).
+PARALLEL_FROM_POINTS = 20_000
