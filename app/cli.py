@@ -50,8 +50,9 @@ linspace or logspace); mode "product" evaluates every combination, "zip"
 the i-th values together. Rows stream out in chunks: memory stays flat. A
 progress bar shows on a terminal. With -o the rows go to FILE.partial
 first; Ctrl-C keeps that partial file (whole rows only), success renames
-it to FILE. Sweeps above 20,000 points use every core unless --processes
-says otherwise."""
+it to FILE. Sweeps of 5,000 points or more use every core unless
+--processes says otherwise (below that, starting workers costs more than
+it saves)."""
 _SCHEMA_EXAMPLE = """example:
   linkplan schema > scenario.schema.json"""
 
@@ -122,7 +123,7 @@ def build_parser():
     sweep.add_argument("-o", "--output", help="write to this file instead "
                        "of standard output")
     sweep.add_argument("--processes", type=_positive_int, default=None,
-                       help="worker processes (default: 1 below 20,000 "
+                       help="worker processes (default: 1 below 5,000 "
                        "points, else one per core)")
 
     validate = add("validate", "Check scenario files without solving them.",
@@ -328,27 +329,24 @@ class _SweepWriter:
         self.partial = f"{args.output}.partial" if args.output else None
         self.stream = open(self.partial, "w", encoding="utf-8",
                            newline="") if self.partial else sys.stdout
-        self.metrics, self.dropped = None, set()
+        self.metrics = None
 
     def write(self, chunk):
-        from solvers.results import csv_cell
-
         if self.metrics is None:
             self._header(chunk)
         lines = []
         for combo, metrics in chunk:
-            values = [metrics[m][0] if m in metrics else None
-                      for m in self.metrics]
-            extra = set(metrics) - set(self.metrics) - self.dropped
-            if extra:   # a metric the first chunk did not have
-                self.dropped |= extra
-                print(f"linkplan sweep: metrics {sorted(extra)} appear only "
-                      "in later points and are left out", file=sys.stderr)
+            if not self.known >= metrics.keys():
+                self._drop(metrics.keys() - self.known)
+            values = [metrics.get(m) for m in self.metrics]
             if self.format == "csv":
-                cells = [*self.stamp, str(self.points),
-                         *(csv_cell(_plain(v)) for v in combo),
-                         *("" if v is None else repr(v) for v in values)]
-                lines.append(",".join(_quote(c) for c in cells))
+                # numbers are repr()s (exact, never quoted); only the axis
+                # values can be text that needs escaping
+                lines.append(
+                    f"{self.prefix}{self.points},"
+                    + ",".join(map(_axis_cell, combo)) + ","
+                    + ",".join("" if v is None else repr(v)
+                               for v in values))
             else:
                 lines.append(json.dumps(
                     {"point": self.points,
@@ -360,13 +358,23 @@ class _SweepWriter:
         self.stream.write("\n".join(lines) + "\n")
         self.stream.flush()
 
+    def _drop(self, extra):
+        # a metric the first chunk did not have: the columns are fixed
+        self.known |= extra
+        print(f"linkplan sweep: metrics {sorted(extra)} appear only in "
+              "later points and are left out", file=sys.stderr)
+
     def _header(self, chunk):
+        from solvers.evaluate import metric_info
+
         self.metrics, units = [], {}
         for _, metrics in chunk:
-            for metric_id, (_, unit) in metrics.items():
+            for metric_id in metrics:
                 if metric_id not in units:
                     self.metrics.append(metric_id)
-                    units[metric_id] = unit
+                    units[metric_id] = metric_info(metric_id)[0]
+        self.known = set(self.metrics)
+        self.prefix = f"{self.stamp[0]},{self.stamp[1]},"
         if self.format == "csv":
             header = ["linkplan_version", "scenario_sha256", "point",
                       *self.plan.paths,
@@ -393,8 +401,11 @@ class _SweepWriter:
         return "the rows so far are complete"
 
 
-def _plain(value):
-    return repr(value) if isinstance(value, float) else str(value)
+def _axis_cell(value):
+    from solvers.results import csv_cell
+
+    return _quote(csv_cell(repr(value) if isinstance(value, float)
+                           else value))
 
 
 def _quote(cell):

@@ -4,6 +4,8 @@ The base and all variants are evaluated together: their inputs are gathered
 into arrays and each model function is called once for the whole set.
 """
 
+import functools
+
 import numpy as np
 
 from models import wire
@@ -79,6 +81,7 @@ METRIC_SUFFIXES = {
 }
 
 
+@functools.lru_cache(maxsize=4096)
 def metric_info(metric_id):
     """(unit, label) of a metric id."""
     if metric_id in METRICS:
@@ -128,11 +131,15 @@ def evaluate(scenario: Scenario, *, advice=False) -> Results:
 
 
 def evaluate_documents(documents, *, scenario, scenario_sha256,
-                       advice=False, traces=True):
+                       advice=False, traces=True, numbers_only=False):
     """:func:`evaluate` on already resolved ``(name, document)`` pairs,
-    e.g. the points of a search built without re-validating each one;
-    ``traces=False`` leaves out the chart series (sweeps need numbers
-    only)."""
+    e.g. the points of a search built without re-validating each one.
+
+    ``traces=False`` leaves out the chart series; ``numbers_only=True``
+    returns just one ``{metric id: value}`` dict per document (sweeps:
+    units come from :func:`metric_info`), skipping findings, assumptions
+    and result objects.
+    """
     networks = [doc.network for _, doc in documents]
     mtu = np.array([n.mtu for n in networks])
     ip_version = np.array([n.ip_version for n in networks])
@@ -177,6 +184,9 @@ def evaluate_documents(documents, *, scenario, scenario_sha256,
         values.update(migrations[i]["metrics"])
         values.update(teams[i]["metrics"])
         values.update(stores[i]["metrics"])
+        if numbers_only:
+            variants.append(values)
+            continue
         limit = hosts[i]["bottleneck"] or stores[i]["bottleneck"] \
             or teams[i].get("bottleneck")
         bottleneck = Bottleneck(*limit) if limit else Bottleneck(
@@ -202,6 +212,8 @@ def evaluate_documents(documents, *, scenario, scenario_sha256,
                 goodput[i]), **migrations[i]["traces"],
                 **teams[i]["traces"]} if traces else {},
         ))
+    if numbers_only:
+        return variants
     if advice:
         variants = [_with_advice(result, doc)
                     for result, (_, doc) in zip(variants, documents)]

@@ -62,9 +62,26 @@ def grid_documents(base, paths, combos):
                                 [sorted({c[i] for c in combos}, key=repr)
                                  for i in range(len(paths))])
     keys = [parse_path(path) for path in paths]
-    return [_replace(base, [(k, validated[i](value))
-                            for i, (k, value) in enumerate(zip(keys, combo))])
-            for combo in combos]
+    # Axes under the same top-level field form a group; the changed copy of
+    # that field depends only on the group's values, so it is built once
+    # per distinct value tuple and shared by every point that has them.
+    groups = {}
+    for axis, key in enumerate(keys):
+        groups.setdefault(key[0], []).append(axis)
+    cache = {top: {} for top in groups}
+    documents = []
+    for combo in combos:
+        update = {}
+        for top, axes in groups.items():
+            values = tuple(combo[a] for a in axes)
+            branch = cache[top].get(values)
+            if branch is None:
+                branch = _replace(getattr(base, top), [
+                    (keys[a][1:], validated[a](combo[a])) for a in axes])
+                cache[top][values] = branch
+            update[top] = branch
+        documents.append(base.model_copy(update=update))
+    return documents
 
 
 def validate_values(base, paths, values_per_axis):
