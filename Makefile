@@ -40,11 +40,14 @@ bench: $(STAMP)
 dist: $(STAMP)
 	$(BIN)/pyinstaller --noconfirm --clean --log-level WARN build.spec
 
-## smoke: the frozen build's three smoke tests
+## smoke: the frozen build's smoke tests
 smoke:
 	dist/linkplan/linkplan --version
 	dist/linkplan/linkplan solve $(EXAMPLE) --format json > /dev/null
 	dist/linkplan/linkplan solve resources/examples/seed003_vmotion.toml --format csv > /dev/null
+	dist/linkplan/linkplan solve resources/examples/seed000_lbt.toml --format csv > /dev/null
+	dist/linkplan/linkplan advise resources/examples/seed002_hcibench.toml > /dev/null
+	dist/linkplan/linkplan sweep $(EXAMPLE) --processes 2 > /dev/null
 	QT_QPA_PLATFORM=offscreen dist/linkplan/linkplan --self-test
 
 clean:

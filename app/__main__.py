@@ -6,6 +6,11 @@ import sys
 
 
 def main(argv=None):
+    if getattr(sys, "frozen", False):
+        # sweep workers of a frozen build must run the worker, not the app
+        # (needed wherever processes are spawned rather than forked)
+        import multiprocessing
+        multiprocessing.freeze_support()
     argv = sys.argv[1:] if argv is None else argv
     if argv == ["--self-test"]:
         from app.gui.application import self_test

@@ -298,7 +298,8 @@ def _sweep(args):
     except ValueError as err:
         print(f"linkplan sweep: {err}", file=sys.stderr)
         return EXIT_USAGE
-    processes = args.processes or sweep.default_processes(plan.total)
+    processes = args.processes or sweep.default_processes(plan.total,
+                                                          os.cpu_count())
     writer = _SweepWriter(args, scenario, plan)
     progress = _Progress(plan) if sys.stderr.isatty() else None
     try:

@@ -6,7 +6,6 @@ The faces (the CLI) write the rows; this module yields them in point order.
 """
 
 import math
-import os
 import signal
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
@@ -176,13 +175,13 @@ def _worker_chunk(bounds):
     return _evaluate_chunk(_WORKER["base"], _WORKER["plan"], *bounds)
 
 
-def default_processes(total):
-    """Worker processes for a sweep of ``total`` points: one below the
-    threshold where spawning pays (see :data:`PARALLEL_FROM_POINTS`), else
-    the machine's cores."""
+def default_processes(total, cores):
+    """Worker processes for a sweep of ``total`` points on a machine with
+    ``cores`` cores: one below :data:`PARALLEL_FROM_POINTS`, where spawning
+    does not pay, else one per core (at most 8)."""
     if total < PARALLEL_FROM_POINTS:
         return 1
-    return max(1, min(os.cpu_count() or 1, 8))
+    return max(1, min(cores or 1, 8))
 
 
 #: Below this many points a second process does not pay for its start-up

@@ -139,3 +139,9 @@ def test_ctrl_c_leaves_a_valid_partial_file(tmp_path):
 def test_dump_keeps_sweeps():
     scenario = load_scenario(ROOT / EXAMPLE)
     assert "mtu_by_link_speed" in dump_scenario(scenario, "toml")
+
+
+def test_processes_only_above_the_measured_threshold():
+    assert sweep.default_processes(sweep.PARALLEL_FROM_POINTS - 1, 8) == 1
+    assert sweep.default_processes(sweep.PARALLEL_FROM_POINTS, 4) == 4
+    assert sweep.default_processes(10 ** 6, None) == 1

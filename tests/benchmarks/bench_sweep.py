@@ -2,6 +2,7 @@
 wall time including start-up, and peak memory of the process tree."""
 
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -59,7 +60,8 @@ def _run(processes):
 
 def sweep_100k_time():
     """sweep: 100,040 points to CSV, default processes, start-up incl. [s]"""
-    return _run(sweep.default_processes(100_040)), "s", 10.0, False
+    return _run(sweep.default_processes(100_040, os.cpu_count())), "s", \
+        10.0, False
 
 
 def sweep_100k_memory():
