@@ -19,6 +19,10 @@ OIO_LOW_SHARE = 1.0
 #: Outstanding IO above this multiple of the knee only adds latency.
 OIO_HIGH_MULTIPLE = 4.0
 
+#: Largest TSO/LRO aggregate: one stack traversal per this many bytes of a
+#: message [B] (protocol-overheads.md section 8.2, TSO_max).
+AGGREGATE_BYTES = 65536
+
 #: The MTU the jumbo gain is predicted for [B].
 JUMBO_MTU = 9000
 
@@ -96,7 +100,8 @@ def inputs(doc, item):
         "penalty": storage.WRITE_PENALTY[backend.raid],
         "service_s": service, "encrypted": item.smb_encryption,
         "rdma": rdma, "c_io": preset.c_io,
-        "c_byte": preset.c_byte_rx, "c_frame": preset.c_pkt + preset.c_wire,
+        "c_byte": preset.c_byte_rx, "c_pkt": preset.c_pkt,
+        "c_wire": preset.c_wire,
         "hz": doc.host.ghz * 1e9,
         "cores": doc.host.sockets * doc.host.cores_per_socket,
     }
@@ -122,13 +127,19 @@ def evaluate_rows(rows):
         to_wire, to_acks = storage.io_wire_bytes(to_bytes, payload, overhead)
         from_wire, from_acks = storage.io_wire_bytes(from_bytes, payload,
                                                      overhead)
-        directions.append((to_wire + from_acks, from_wire + to_acks,
-                           np.ceil(np.maximum(to_bytes, 1) / payload)
-                           + np.ceil(np.maximum(from_bytes, 1) / payload)))
-    (r_to, r_from, r_frames), (w_to, w_from, w_frames) = directions
+        # every frame costs the driver path; TSO/LRO turn each message
+        # into one stack traversal per 64 KiB (protocol-overheads.md 8.2)
+        messages = [np.maximum(b, 1) for b in (to_bytes, from_bytes)]
+        directions.append((
+            to_wire + from_acks, from_wire + to_acks,
+            sum(np.ceil(m / payload) for m in messages),
+            sum(np.ceil(m / AGGREGATE_BYTES) for m in messages)))
+    (r_to, r_from, r_frames, r_passes), (w_to, w_from, w_frames,
+                                         w_passes) = directions
     to_target = read * r_to + (1 - read) * w_to
     from_target = read * r_from + (1 - read) * w_from
     frames = read * r_frames + (1 - read) * w_frames
+    passes = read * r_passes + (1 - read) * w_passes
     local = col["protocol"] == "local"
     link_bytes = col["link_gbps"][:, None] * 1e9 / 8
     with np.errstate(divide="ignore"):
@@ -144,7 +155,7 @@ def evaluate_rows(rows):
     cycles = col["c_io"][:, None] + np.where(
         (col["rdma"] | local)[:, None], 0.0,
         col["block"][:, None] * col["c_byte"][:, None]
-        + frames * col["c_frame"][:, None])
+        + frames * col["c_wire"][:, None] + passes * col["c_pkt"][:, None])
     cpu = col["paths"][:, None] * col["hz"][:, None] / cycles
     ceiling, limit = storage.iops_ceiling(backend, network, cpu)
     serialisation = np.where(local[:, None], 0.0,
