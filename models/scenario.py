@@ -449,20 +449,40 @@ class Span(_Strict):
     num: int = Field(ge=1, le=1_000_000)
 
 
+class Range(_Strict):
+    """Values from start to stop (included when it falls on a step) in
+    steps of ``step``."""
+
+    start: float
+    stop: float
+    step: float
+
+    @model_validator(mode="after")
+    def _finite_count(self):
+        if self.step == 0 or (self.stop - self.start) / self.step < 0:
+            raise ValueError(f"step {self.step:g} never gets from "
+                             f"{self.start:g} to {self.stop:g}")
+        if (self.stop - self.start) / self.step >= 1_000_000:
+            raise ValueError("more than 1,000,000 values")
+        return self
+
+
 class Axis(_Strict):
     """One sweep axis: a parameter path and the values it takes."""
 
     path: str = Field(min_length=1)
     values: list[Any] | None = Field(default=None, min_length=1)
+    range: Range | None = None
     linspace: Span | None = None
     logspace: Span | None = None
 
     @model_validator(mode="after")
     def _one_source(self):
-        given = [k for k in ("values", "linspace", "logspace")
+        given = [k for k in ("values", "range", "linspace", "logspace")
                  if getattr(self, k) is not None]
         if len(given) != 1:
-            raise ValueError("give exactly one of values, linspace, logspace"
+            raise ValueError("give exactly one of values, range, linspace, "
+                             "logspace"
                              f" (got {', '.join(given) or 'none'})")
         return self
 

@@ -24,14 +24,19 @@ MAX_CORNERS = 64
 
 
 def axis_values(axis):
-    """The values of one sweep axis (``values``, ``linspace`` or
-    ``logspace`` with base-10 exponents), as a list; span values that are
-    whole numbers are ints."""
+    """The values of one sweep axis (``values``, ``range``, ``linspace`` or
+    ``logspace`` with base-10 exponents), as a list; computed values that
+    are whole numbers are ints."""
     if axis.values is not None:
         return list(axis.values)
-    span = axis.linspace or axis.logspace
-    grid = np.linspace(span.start, span.stop, span.num)
-    values = (10.0 ** grid if axis.logspace else grid).tolist()
+    if axis.range is not None:
+        r = axis.range
+        count = int(np.floor((r.stop - r.start) / r.step + 1e-9)) + 1
+        values = (r.start + r.step * np.arange(count)).tolist()
+    else:
+        span = axis.linspace or axis.logspace
+        grid = np.linspace(span.start, span.stop, span.num)
+        values = (10.0 ** grid if axis.logspace else grid).tolist()
     # whole numbers stay whole, so that integer fields (MTU, counts)
     # accept a span; float fields accept them as they are
     return [int(v) if v.is_integer() else v for v in values]

@@ -111,3 +111,16 @@ def test_command_output_matches_golden_file(command, example, fmt):
                 [float(c) for c in golden_row[3:]], rel=1e-12)
     else:
         assert process.stdout == expected
+
+
+@pytest.mark.parametrize("args, name", [
+    (("schema",), "schema.json"),
+    (("validate", "resources/examples"), "validate-examples.txt"),
+])
+def test_schema_and_validate_match_golden_files(args, name):
+    process = run(*args)
+    assert process.returncode == 0, process.stderr
+    golden = GOLDEN / name
+    if os.environ.get("LINKPLAN_REGENERATE_GOLDEN"):
+        golden.write_text(process.stdout)
+    assert process.stdout == golden.read_text()

@@ -145,3 +145,22 @@ def test_processes_only_above_the_measured_threshold():
     assert sweep.default_processes(sweep.PARALLEL_FROM_POINTS - 1, 8) == 1
     assert sweep.default_processes(sweep.PARALLEL_FROM_POINTS, 4) == 4
     assert sweep.default_processes(10 ** 6, None) == 1
+
+
+def test_range_axis_steps_to_an_included_stop():
+    from models.scenario import Axis
+    from solvers.grid import axis_values
+    axis = Axis(path="network.mtu",
+                range={"start": 1500, "stop": 9000, "step": 1500})
+    assert axis_values(axis) == [1500, 3000, 4500, 6000, 7500, 9000]
+    axis = Axis(path="nics[0].speed_gbps",
+                range={"start": 0.5, "stop": 1.6, "step": 0.5})
+    assert axis_values(axis) == [0.5, 1, 1.5]
+
+
+def test_range_that_never_arrives_is_refused(tmp_path):
+    process = run("sweep", str(write_sweep(tmp_path, [
+        {"path": "network.mtu", "range": {"start": 9000, "stop": 1500,
+                                          "step": 500}}])))
+    assert process.returncode == 2
+    assert "never gets from 9000 to 1500" in process.stderr
