@@ -252,14 +252,23 @@ def _candidates(doc, goal):
                 {"metric": f"storage.{item.name}.oio", "value": oio,
                  "threshold": storage.OIO_LOW_SHARE * knee},
                 {f"{prefix}.threads_per_disk": threads})
-        if goal == "latency_target" and oio > 4 * knee \
-                and item.threads_per_disk > 1:
+        target = doc.goal.latency_target_ms if doc.goal else None
+        latency = value(f"storage.{item.name}.latency_ms")
+        over_target = target is not None and latency > target
+        if goal == "latency_target" and item.threads_per_disk > 1 and (
+                oio > 4 * knee or over_target):
+            # back to the knee: past it, outstanding IO only queues
             threads = max(1, int(np.ceil(knee / per_thread)))
             yield _Candidate(
-                "advice.storage.fewer_threads", "info",
-                f"outstanding IO {oio:g} is far past the knee {knee:.1f}",
-                {"metric": f"storage.{item.name}.oio", "value": oio,
-                 "threshold": 4 * knee},
+                "advice.storage.fewer_threads",
+                "warning" if over_target else "info",
+                f"latency {latency:.3g} ms "
+                + (f"is above the target {target:g} ms" if over_target
+                   else f"with outstanding IO {oio:g} far past the knee "
+                   f"{knee:.1f}"),
+                {"metric": f"storage.{item.name}.latency_ms",
+                 "value": latency,
+                 "threshold": target if over_target else None},
                 {f"{prefix}.threads_per_disk": threads})
     if doc.network.mtu < 9000:
         metric = "storage.jumbo_gain_pct" if doc.workloads.storage \

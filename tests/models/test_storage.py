@@ -77,3 +77,11 @@ def test_iops_ceiling_names_the_limit():
 def test_bad_input_names_the_parameter(call, fragment):
     with pytest.raises(ValueError, match=fragment):
         call()
+
+
+def test_bound_is_littles_law_then_the_bottleneck():
+    # storage-io.md section 2 with Z = 0: N / R0 below the knee, mu above
+    assert storage.iops_bound([1, 20, 40], 1e5, 200e-6).tolist() == \
+        [5000, 1e5, 1e5]
+    curve = storage.closed_queue_iops([1, 20, 40], 1e5, 200e-6)
+    assert (curve <= storage.iops_bound([1, 20, 40], 1e5, 200e-6)).all()

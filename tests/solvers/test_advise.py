@@ -157,3 +157,23 @@ def test_pareto_single_tradeoff_fast_path_matches_general_loop():
         costs = rng.integers(0, 5, (30, 1)).astype(float)
         padded = np.concatenate([costs, np.zeros((30, 1))], axis=1)
         assert pareto_front(scores, costs) == pareto_front(scores, padded)
+
+
+def test_latency_target_recommends_fewer_threads():
+    scenario = example("seed002_hcibench").with_values({
+        "goal": {"kind": "latency_target", "latency_target_ms": 1.2},
+        "workloads.storage[0].threads_per_disk": 4})
+    top = advise(scenario).recommendations[0]
+    assert top.id == "advice.storage.fewer_threads"
+    assert top.change["workloads.storage[0].threads_per_disk"]["new"] == 2
+    assert top.effect["storage.latency_ms"]["after"] < \
+        top.effect["storage.latency_ms"]["before"]
+
+
+def test_nfs_costs_more_cpu_per_io_than_iscsi():
+    # Radkov et al. (FAST 2004): NFS about twice iSCSI's CPU; shape check
+    scenario = example("seed004_jumbo_ip_storage")
+    base = evaluate(scenario).variants[0]
+    nfs = base.metric("storage.nfs3_random_8k_70r.cpu_pct").value
+    iscsi = base.metric("storage.iscsi_random_8k_70r.cpu_pct").value
+    assert nfs > iscsi
