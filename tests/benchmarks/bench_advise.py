@@ -7,7 +7,7 @@ from tests.benchmarks.timing import best_time
 
 
 def advise_time():
-    """advise() on seed001 (9 configurations, migration, team) [ms]"""
+    """advise() on the seed001 base (LACP transfer, migration) [ms]"""
     scenario = load_scenario(resource_path("examples",
                                            "seed001_live_migration.toml"))
     return 1e3 * best_time(lambda: advise(scenario)), "ms", 200, False
