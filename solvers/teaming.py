@@ -81,8 +81,13 @@ STEADY_PERIODS = 10
 #: Points kept per trace (each keeps the maximum of its bin).
 TRACE_POINTS = 300
 
-#: Snapshots tried when looking for the best static placement over time.
+#: Distinct demand snapshots tried when looking for the best static
+#: placement over time.
 OPTIMAL_SNAPSHOTS = 4
+
+#: Time limit of one MILP inside evaluate() [s]: every edit re-solves, so
+#: an open gap is reported rather than waited for.
+MILP_TIME_LIMIT_S = 0.2
 
 
 def analyse(documents):
@@ -448,10 +453,21 @@ def _optimal(columns, speed, usable, unit, results):
     bounds = teaming.placement_lower_bound(demand, speeds)
     bound = float(bounds.max())
     best, best_member, status = np.inf, None, 0
-    for step in np.argsort(-bounds, kind="stable")[:OPTIMAL_SNAPSHOTS]:
+    shapes = []
+    for step in np.argsort(-bounds, kind="stable"):
+        # a snapshot proportional to one already placed has the same best
+        # placement (constant demand: every step; one shared profile: all)
+        top = demand[step].max()
+        shape = demand[step] / top if top > 0 else demand[step]
+        if any(np.allclose(shape, seen) for seen in shapes):
+            continue
+        if len(shapes) == OPTIMAL_SNAPSHOTS:
+            break
+        shapes.append(shape)
         result = place(demand[step], speeds,
                        allowed=allowed if columns.constrained else None,
-                       groups=group if columns.constrained else None)
+                       groups=group if columns.constrained else None,
+                       options={"time_limit": MILP_TIME_LIMIT_S})
         if not result.success:
             return {"peak": np.nan, "bound": np.nan, "status": 2}
         bound = max(bound, result.lower_bound)
