@@ -1,12 +1,15 @@
-"""The scenario editor panel: the base scenario's network settings."""
+"""The scenario editor panel: the base scenario's network settings and
+its first team's load-balancing policy."""
 
 from PySide6 import QtCore, QtWidgets
 
+from models.scenario import TEAMING_POLICIES
 from models.wire import ENCAPSULATIONS, MTU_LIMITS
 
 
 class NetworkEditor(QtWidgets.QGroupBox):
-    """Edits ``network.*`` of the base scenario.
+    """Edits ``network.*`` and the first team's policy of the base
+    scenario.
 
     Emits ``edited(path, value, label)`` when the user commits a change; the
     window turns it into an undo command. ``load`` shows a scenario without
@@ -14,6 +17,8 @@ class NetworkEditor(QtWidgets.QGroupBox):
     """
 
     edited = QtCore.Signal(str, object, str)
+    #: several parameters that must change together: {path: value}, label
+    edited_many = QtCore.Signal(dict, str)
 
     def __init__(self, parent=None):
         super().__init__("Network (base scenario)", parent)
@@ -66,11 +71,33 @@ class NetworkEditor(QtWidgets.QGroupBox):
         self.nics.setWordWrap(True)
         form.addRow("NICs", self.nics)
 
+        self.team_policy = QtWidgets.QComboBox()
+        for policy, (label, _) in TEAMING_POLICIES.items():
+            self.team_policy.addItem(label, policy)
+        self.team_policy.setToolTip(
+            "Load-balancing policy of the first team; the switch mode "
+            "follows when the policy needs another one")
+        self.team_policy.activated.connect(self._policy_chosen)
+        self.team_policy_label = QtWidgets.QLabel("Team policy")
+        form.addRow(self.team_policy_label, self.team_policy)
+        self._team = None
+
+    def _policy_chosen(self, index):
+        policy = self.team_policy.itemData(index)
+        label, modes = TEAMING_POLICIES[policy]
+        changes = {"teams[0].policy": policy}
+        if self._team.switch_mode not in modes:
+            changes["teams[0].switch_mode"] = modes[0]
+        self.edited_many.emit(changes, f"Set team policy to {label}")
+
     def load(self, scenario):
         """Show the scenario's values without emitting ``edited``."""
         network = scenario.network
+        self._team = scenario.teams[0] if scenario.teams else None
+        for widget in (self.team_policy, self.team_policy_label):
+            widget.setVisible(self._team is not None)
         widgets = (self.mtu, self.ip_version, self.vlan_tags,
-                   self.timestamps, self.encapsulation)
+                   self.timestamps, self.encapsulation, self.team_policy)
         for widget in widgets:
             widget.blockSignals(True)
         try:
@@ -81,6 +108,9 @@ class NetworkEditor(QtWidgets.QGroupBox):
             self.timestamps.setChecked(network.tcp_timestamps)
             self.encapsulation.setCurrentIndex(
                 self.encapsulation.findData(network.encapsulation))
+            if self._team is not None:
+                self.team_policy.setCurrentIndex(
+                    self.team_policy.findData(self._team.policy))
         finally:
             for widget in widgets:
                 widget.blockSignals(False)

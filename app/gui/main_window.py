@@ -36,6 +36,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
         self.editor = NetworkEditor()
         self.editor.edited.connect(self.edit)
+        self.editor.edited_many.connect(self.edit_many)
         self.title = QtWidgets.QLabel()
         self.title.setWordWrap(True)
         self.title.setStyleSheet("font-weight: bold; font-size: 13pt;")
@@ -235,16 +236,10 @@ class MainWindow(QtWidgets.QMainWindow):
         return AdviceDialog(result, self.scenario, self)
 
     def apply_recommendation(self, recommendation):
-        changes = {path: c["new"] for path, c in
-                   recommendation.change.items()}
-        try:
-            changed = self.scenario.with_values(changes)
-        except ScenarioError as err:
-            self._warn("Change not applied", str(err))
-            return
-        self.undo_stack.push(SetScenarioCommand(
-            self, self.scenario, changed,
-            f"Apply {recommendation.id.removeprefix('advice.')}"))
+        """Apply a recommendation's change as one undoable edit."""
+        self.edit_many({path: c["new"]
+                        for path, c in recommendation.change.items()},
+                       f"Apply {recommendation.id.removeprefix('advice.')}")
 
     # -- document ------------------------------------------------------------
 
@@ -272,10 +267,15 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def edit(self, path, value, label):
         """Apply a user edit as an undoable command, if it is valid."""
-        if self.scenario.value_at(path) == value:
+        self.edit_many({path: value}, label)
+
+    def edit_many(self, changes, label):
+        """Apply several parameters that change together as one undoable
+        command, if the result is valid."""
+        if all(self.scenario.value_at(p) == v for p, v in changes.items()):
             return
         try:
-            changed = self.scenario.with_value(path, value)
+            changed = self.scenario.with_values(changes)
         except ScenarioError as err:
             self.statusBar().showMessage(f"Not applied: {err}", 10000)
             self.editor.load(self.scenario)

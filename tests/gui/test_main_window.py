@@ -237,3 +237,26 @@ def test_nothing_to_advise_is_a_dialog_not_a_crash(window, dialogs):
         {"workloads.transfers": [], "workloads.migrations": []}))
     assert window.advice_dialog() is None
     assert dialogs and "Nothing to recommend" in str(dialogs[-1])
+
+
+def test_team_policy_edit_brings_its_switch_mode(window):
+    from app.paths import resource_path
+    assert window.editor.team_policy.isHidden()   # example: no team
+    window.open_path(resource_path("examples", "seed000_lbt.toml"))
+    # the example's "Originating port ID" variant would refuse LACP's
+    # switch mode (a variant that an edit breaks is refused)
+    window.show_scenario(window.scenario.with_values({"variants": []}))
+    combo = window.editor.team_policy
+    assert not combo.isHidden() and combo.currentData() == "lbt"
+    combo.activated.emit(combo.findData("lacp"))
+    assert window.scenario.teams[0].policy == "lacp"
+    assert window.scenario.teams[0].switch_mode == "lacp"
+    window.undo_stack.undo()
+    assert (window.scenario.teams[0].policy,
+            window.scenario.teams[0].switch_mode) == ("lbt", "independent")
+    # a policy whose hash fields the flows lack is refused, with the field
+    window.show_scenario(window.scenario.with_values({
+        "workloads.flows[0].src_ip": None}))
+    combo.activated.emit(combo.findData("ip_hash"))
+    assert window.scenario.teams[0].policy == "lbt"
+    assert "src_ip is required" in window.statusBar().currentMessage()
