@@ -236,8 +236,8 @@ def draw_policy_peaks(plot_item, variant):
         text.setPos(value, -row)
         plot_item.addItem(text)
     optimal = variant.metric(f"{prefix}.optimal.peak_util_pct").value
-    plot_item.setLabel("bottom", "Peak uplink utilization [%]; dashed: "
-                       f"optimal placement {format_number(optimal)} %")
+    plot_item.setLabel("bottom", "Peak utilization [%]; dashed: optimum "
+                       f"{format_number(optimal)} %")
     plot_item.addItem(pg.InfiniteLine(
         pos=optimal, angle=90,
         pen=pg.mkPen("#009E73", width=2, style=QtCore.Qt.DashLine)))

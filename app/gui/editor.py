@@ -77,6 +77,11 @@ class NetworkEditor(QtWidgets.QGroupBox):
         self.team_policy.setToolTip(
             "Load-balancing policy of the first team; the switch mode "
             "follows when the policy needs another one")
+        # the vendors' names are long: elide rather than widen the panel
+        self.team_policy.setSizeAdjustPolicy(
+            QtWidgets.QComboBox.SizeAdjustPolicy
+            .AdjustToMinimumContentsLengthWithIcon)
+        self.team_policy.setMinimumContentsLength(14)
         self.team_policy.activated.connect(self._policy_chosen)
         self.team_policy_label = QtWidgets.QLabel("Team policy")
         form.addRow(self.team_policy_label, self.team_policy)
