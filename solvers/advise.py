@@ -14,6 +14,7 @@ import numpy as np
 
 from models.scenario import (GOALS, TEAMING_POLICIES, ScenarioError,
                              scenario_from_dict)
+from models.teaming import default_hash
 from solvers import __version__, storage
 from solvers.grid import grid_documents
 from solvers.evaluate import evaluate, evaluate_documents
@@ -330,6 +331,17 @@ def _candidates(doc, goal):
         peak = value(f"teaming.{team.policy}.peak_util_pct")
         if peak is None:
             continue
+        hashed = default_hash(team.policy, team.hash, doc.host.hypervisor)
+        if hashed in ("layer2", "layer2+3", "encap2+3"):
+            # a hash on MACs or IPs alone keeps every connection to one
+            # peer (or through one router) on one member; ports spread it
+            yield _Candidate(
+                "advice.teaming.hash_layer3_4", "warning" if peak > 100
+                else "info", f"xmit_hash_policy {hashed} ignores ports",
+                {"metric": f"teaming.{team.policy}.members_used",
+                 "value": value(f"teaming.{team.policy}.members_used"),
+                 "threshold": len(team.members)},
+                {f"teams[{i}].hash": "layer3+4"})
         for metric in base.metrics:
             parts = metric.id.split(".")
             if len(parts) == 3 and parts[0] == "teaming" \

@@ -81,7 +81,7 @@ def test_seed001_top_recommendation_is_smb():
 
 @pytest.mark.parametrize("name", ["seed000_lbt", "seed001_live_migration",
                                   "seed002_hcibench", "seed003_vmotion",
-                                  "jumbo_10gbe"])
+                                  "jumbo_10gbe", "explain_layer2_gateway"])
 def test_every_prediction_equals_evaluate_of_the_changed_scenario(name):
     scenario = example(name)
     base = scenario.model_copy(update={"variants": []})
@@ -177,3 +177,18 @@ def test_nfs_costs_more_cpu_per_io_than_iscsi():
     nfs = base.metric("storage.nfs3_random_8k_70r.cpu_pct").value
     iscsi = base.metric("storage.iscsi_random_8k_70r.cpu_pct").value
     assert nfs > iscsi
+
+
+def test_layer2_bond_behind_a_router_is_explained_and_fixed():
+    # teaming.md section 8, row 1 (openmediavault #1542): layer2 hashing
+    # through one gateway MAC puts every flow on one member
+    scenario = example("explain_layer2_gateway")
+    base, fixed = evaluate(scenario).variants
+    assert base.metric("teaming.balance_xor.members_used").value == 1
+    assert "teaming.one_member" in {f.id for f in base.findings}
+    assert fixed.metric("teaming.balance_xor.members_used").value == 2
+    top = advise(scenario).recommendations[0]
+    assert top.change == {"teams[0].hash": {"old": "layer2",
+                                            "new": "layer3+4"}}
+    assert top.effect["teaming.balance_xor.peak_util_pct"]["after"] == \
+        pytest.approx(80.0)
