@@ -13,6 +13,7 @@ from app.gui.charts import (HOST_BARS, MIGRATION_BARS, STORAGE_BARS,
 from app.gui.commands import SetScenarioCommand
 from app.gui.comparison import ComparisonModel
 from app.gui.editor import NetworkEditor
+from app.gui.parameters import ParameterTable
 from app.paths import DEFAULT_EXAMPLE, resource_path
 from app.scenario_io import load_scenario, save_scenario
 from models.scenario import ScenarioError, new_scenario
@@ -51,9 +52,15 @@ class MainWindow(QtWidgets.QMainWindow):
         left_layout.addWidget(self.title)
         left_layout.addWidget(self.description)
         left_layout.addWidget(self.editor)
-        variants_box = QtWidgets.QGroupBox("Variants")
-        QtWidgets.QVBoxLayout(variants_box).addWidget(self.variants)
-        left_layout.addWidget(variants_box, 1)
+        self.parameters = ParameterTable()
+        self.parameters.edited.connect(self.edit)
+        self.parameters.refused.connect(
+            lambda message: self.statusBar().showMessage(
+                f"Not applied: {message}", 10000))
+        lists = QtWidgets.QTabWidget()
+        lists.addTab(self.variants, "Variants")
+        lists.addTab(self.parameters, "All parameters")
+        left_layout.addWidget(lists, 1)
 
         self.plot = new_plot_widget()
         self.table_model = ComparisonModel(self)
@@ -279,6 +286,7 @@ class MainWindow(QtWidgets.QMainWindow):
         except ScenarioError as err:
             self.statusBar().showMessage(f"Not applied: {err}", 10000)
             self.editor.load(self.scenario)
+            self.parameters.load(self.scenario)
             return
         self.undo_stack.push(SetScenarioCommand(self, self.scenario, changed,
                                                 label))
@@ -295,6 +303,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _refresh(self):
         self.editor.load(self.scenario)
+        self.parameters.load(self.scenario)
         self.title.setText(self.scenario.meta.name)
         self.description.setText(self.scenario.meta.description)
         self.variants.clear()

@@ -260,3 +260,48 @@ def test_team_policy_edit_brings_its_switch_mode(window):
     combo.activated.emit(combo.findData("ip_hash"))
     assert window.scenario.teams[0].policy == "lbt"
     assert "src_ip is required" in window.statusBar().currentMessage()
+
+
+def parameter_row(window, path):
+    table = window.parameters
+    for row in range(table.rowCount()):
+        if table.item(row, 0).text() == path:
+            return table.item(row, 1)
+    raise KeyError(path)
+
+
+def test_any_parameter_is_editable_and_undoable(window):
+    from app.paths import resource_path
+    window.open_path(resource_path("examples", "seed002_hcibench.toml"))
+    cell = parameter_row(window, "workloads.storage[0].threads_per_disk")
+    assert cell.text() == "1"
+    cell.setText("2")
+    assert window.results.variants[0].metric("storage.oio").value == 20
+    window.undo_stack.undo()
+    assert parameter_row(
+        window, "workloads.storage[0].threads_per_disk").text() == "1"
+
+
+def test_bad_parameter_text_is_refused_and_restored(window):
+    cell = parameter_row(window, "network.mtu")
+    cell.setText("jumbo")
+    assert "network.mtu: expected a whole number, got 'jumbo'" in \
+        window.statusBar().currentMessage()
+    assert parameter_row(window, "network.mtu").text() == "1500"
+    parameter_row(window, "network.mtu").setText("99999")   # out of range
+    assert "Not applied" in window.statusBar().currentMessage()
+    assert window.scenario.network.mtu == 1500
+    assert parameter_row(window, "network.mtu").text() == "1500"
+
+
+def test_parameter_text_parses_to_the_current_type():
+    from app.gui.parameters import parse_like, scalar_parameters
+    assert parse_like("9000", 1500) == 9000
+    assert parse_like("2.5", 10.0) == 2.5
+    assert parse_like("on", False) is True
+    assert parse_like("none", None) is None and parse_like("3", None) == 3.0
+    assert parse_like('["a", "b"]', ["a"]) == ["a", "b"]
+    assert parse_like("lacp", "independent") == "lacp"
+    rows = dict(scalar_parameters({"nics": [{"id": "a", "speed_gbps": 1.0}],
+                                   "variants": [{"name": "x"}]}))
+    assert rows == {"nics[0].id": "a", "nics[0].speed_gbps": 1.0}
