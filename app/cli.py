@@ -335,11 +335,18 @@ class _SweepWriter:
     def write(self, chunk):
         if self.metrics is None:
             self._header(chunk)
+        if chunk.metric_ids == tuple(self.metrics):
+            rows = chunk.values
+        else:   # map this chunk's metrics onto the fixed columns
+            extra = set(chunk.metric_ids) - self.known
+            if extra:
+                self._drop(extra)
+            where = [chunk.metric_ids.index(m) if m in chunk.metric_ids
+                     else None for m in self.metrics]
+            rows = [[None if i is None else row[i] for i in where]
+                    for row in chunk.values]
         lines = []
-        for combo, metrics in chunk:
-            if not self.known >= metrics.keys():
-                self._drop(metrics.keys() - self.known)
-            values = [metrics.get(m) for m in self.metrics]
+        for combo, values in zip(chunk.combos, rows):
             if self.format == "csv":
                 # numbers are repr()s (exact, never quoted); only the axis
                 # values can be text that needs escaping
@@ -368,12 +375,8 @@ class _SweepWriter:
     def _header(self, chunk):
         from solvers.evaluate import metric_info
 
-        self.metrics, units = [], {}
-        for _, metrics in chunk:
-            for metric_id in metrics:
-                if metric_id not in units:
-                    self.metrics.append(metric_id)
-                    units[metric_id] = metric_info(metric_id)[0]
+        self.metrics = list(chunk.metric_ids)
+        units = {m: metric_info(m)[0] for m in self.metrics}
         self.known = set(self.metrics)
         self.prefix = f"{self.stamp[0]},{self.stamp[1]},"
         if self.format == "csv":
