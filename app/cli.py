@@ -219,7 +219,6 @@ def _batch(args, handle):
 
 
 def _solve(args):
-    from app.scenario_io import atomic_write
     from solvers.evaluate import evaluate
 
     parts = []
@@ -241,16 +240,23 @@ def _solve(args):
     if args.format == "json" and len(parts) > 1:  # JSON Lines
         parts = [json.dumps(json.loads(p), ensure_ascii=False,
                             separators=(",", ":")) + "\n" for p in parts]
-    text = "".join(parts) if args.format != "table" else "\n".join(parts)
+    _emit(args, "".join(parts) if args.format != "table"
+          else "\n".join(parts))
+    return code
+
+
+def _emit(args, text):
+    """Write a command's whole output: atomically to ``-o`` when given,
+    else to standard output."""
+    from app.scenario_io import atomic_write
+
     if args.output:
         atomic_write(args.output, text.encode("utf-8"))
     else:
         sys.stdout.write(text)
-    return code
 
 
 def _advise(args):
-    from app.scenario_io import atomic_write
     from models.scenario import GOALS
     from solvers.advise import advise
 
@@ -279,11 +285,8 @@ def _advise(args):
         code = EXIT_USAGE if len(bad_goal) == 1 and not parts \
             else EXIT_FAILED
     if parts:
-        text = "".join(parts) if args.format == "json" else "\n".join(parts)
-        if args.output:
-            atomic_write(args.output, text.encode("utf-8"))
-        else:
-            sys.stdout.write(text)
+        _emit(args, "".join(parts) if args.format == "json"
+              else "\n".join(parts))
     return code
 
 

@@ -12,11 +12,10 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from models.scenario import (GOALS, TEAMING_POLICIES, ScenarioError,
-                             scenario_from_dict)
+from models.scenario import GOALS, TEAMING_POLICIES, ScenarioError
 from models.teaming import default_hash
 from solvers import __version__, storage
-from solvers.grid import grid_documents
+from solvers.grid import grid_documents, paused_gc
 from solvers.evaluate import evaluate, evaluate_documents
 
 #: A change must move the goal metric by more than this to be advised [%].
@@ -186,14 +185,19 @@ def advise(scenario, goal=None):
     """
     goal = resolve_goal(scenario, goal)
     base = scenario.model_copy(update={"variants": [], "sweeps": []})
-    candidates = list(_candidates(base, goal))
-    trial, kept, rejected = _as_variants(base, candidates)
-    results = evaluate(trial)
-    documents = dict(trial.variant_documents())
-    before = goal_value(results.variants[0], base, goal)
+    base_result = evaluate(base).variants[0]
+    kept, documents, rejected = _validated(
+        base, _candidates(base, goal, base_result))
+    # the changed scenarios, evaluated together: what evaluate() gives for
+    # each is the prediction
+    results = evaluate_documents(
+        [(f"candidate {i}", doc) for i, doc in enumerate(documents)],
+        scenario=base.meta.name, scenario_sha256=base.sha256()).variants \
+        if documents else ()
+    before = goal_value(base_result, base, goal)
     recommendations = []
-    for candidate, variant in zip(kept, results.variants[1:]):
-        after = goal_value(variant, documents[variant.name], goal)
+    for candidate, doc, variant in zip(kept, documents, results):
+        after = goal_value(variant, doc, goal)
         if not np.isfinite(before) and np.isfinite(after):
             gain = 100.0   # e.g. a migration that now converges
         elif not (np.isfinite(before) and np.isfinite(after)) or before == 0:
@@ -202,9 +206,8 @@ def advise(scenario, goal=None):
             gain = _better(goal) * 100 * (after / before - 1)
         if gain <= MIN_GAIN_PCT:
             continue
-        recommendations.append(_recommend(candidate, goal, results.variants[0],
-                                          variant, base,
-                                          documents[variant.name], gain))
+        recommendations.append(_recommend(candidate, goal, base_result,
+                                          variant, base, doc, gain))
     # ties on the goal (e.g. two ways to line rate) go to the cheaper one
     recommendations.sort(key=lambda r: (-round(r.gain_pct, 1), _cpu_after(r)))
     return AdviceResult(
@@ -230,9 +233,9 @@ class _Candidate:
     changes: dict
 
 
-def _candidates(doc, goal):
-    """Rules that fire on the base, each with the precise change to try."""
-    base = evaluate(doc.model_copy(update={"variants": []})).variants[0]
+def _candidates(doc, goal, base):
+    """Rules that fire on the base (evaluated as ``base``), each with the
+    precise change to try."""
 
     def value(metric_id):
         try:
@@ -268,8 +271,10 @@ def _candidates(doc, goal):
                    else f"with outstanding IO {oio:g} far past the knee "
                    f"{knee:.1f}"),
                 {"metric": f"storage.{item.name}.latency_ms",
-                 "value": latency,
-                 "threshold": target if over_target else None},
+                 "value": latency, "threshold": target}
+                if over_target else
+                {"metric": f"storage.{item.name}.oio", "value": oio,
+                 "threshold": 4 * knee},
                 {f"{prefix}.threads_per_disk": threads})
     if doc.network.mtu < 9000:
         metric = "storage.jumbo_gain_pct" if doc.workloads.storage \
@@ -363,27 +368,24 @@ def _switch_mode(policy, team):
     return team.switch_mode if team.switch_mode in modes else modes[0]
 
 
-def _as_variants(base, candidates):
-    """The base with one variant per valid candidate; candidates whose
-    change the schema refuses are returned with the reason."""
-    data = base.model_dump(mode="json")
-    kept, rejected, variants = [], [], []
-    for index, candidate in enumerate(candidates):
+def _validated(base, candidates):
+    """The candidates that change something, each with its validated
+    document; those the schema refuses are returned with the reason."""
+    kept, documents, rejected = [], [], []
+    for candidate in candidates:
         changes = {path: value for path, value in candidate.changes.items()
                    if base.value_at(path) != value}
         if not changes:
             continue
-        variant = {"name": f"candidate {index}", "set": changes}
         try:
-            scenario_from_dict({**data, "variants": [variant]})
+            documents.append(base.with_values(changes))
         except ScenarioError as err:
             rejected.append((candidate.id, str(err)))
             continue
         kept.append(_Candidate(candidate.id, candidate.severity,
                                candidate.reason, candidate.evidence,
                                changes))
-        variants.append(variant)
-    return scenario_from_dict({**data, "variants": variants}), kept, rejected
+    return kept, documents, rejected
 
 
 def _recommend(candidate, goal, before, after, base_doc, doc, gain):
@@ -488,30 +490,23 @@ def search(scenario, grid, goal=None, *, tradeoffs=("host.cpu_pct",)):
     if len(combos) > MAX_GRID:
         raise ValueError(f"grid: {len(combos)} combinations, above the "
                          f"limit of {MAX_GRID}")
-    documents = grid_documents(base, paths, combos)
-    if goal in ("max_iops", "latency_target") and all(
-            t == "nic_count" or t.startswith("storage.") for t in tradeoffs):
-        table = _storage_table(documents)
-    else:
-        results = evaluate_documents(
+    with paused_gc():
+        documents = grid_documents(base, paths, combos)
+        numbers = evaluate_documents(
             [(f"point {i}", doc) for i, doc in enumerate(documents)],
-            scenario=base.meta.name, scenario_sha256=base.sha256())
-        table = None
+            scenario=base.meta.name, scenario_sha256=base.sha256(),
+            traces=False, numbers_only=True)
     sign = _better(goal)
     metric = _goal_metric(base, goal)
     points, scores, costs = [], [], []
-    for i, (doc, combo) in enumerate(zip(documents, combos)):
-        if table is not None:
-            value = table[GOALS[goal][0]][i]
-            row = [float(len(doc.nics)) if t == "nic_count"
-                   else table.get(t, np.full(len(combos), np.nan))[i]
-                   for t in tradeoffs]
-        else:
-            value = goal_value(results.variants[i], doc, goal)
-            row = [_tradeoff(results.variants[i], doc, t) for t in tradeoffs]
+    for doc, combo, point in zip(documents, combos, numbers):
+        goal_id = _goal_metric(doc, goal)
+        value = float(point.get(goal_id, np.nan))
+        row = [float(len(doc.nics)) if t == "nic_count"
+               else float(point.get(t, np.nan)) for t in tradeoffs]
         points.append({"values": dict(zip(paths, combo)),
-                       "metrics": {_goal_metric(doc, goal): float(value),
-                                   **dict(zip(tradeoffs, map(float, row)))}})
+                       "metrics": {goal_id: value,
+                                   **dict(zip(tradeoffs, row))}})
         scores.append(sign * value if np.isfinite(value) else -np.inf)
         costs.append(row)
     scores = np.array(scores)
@@ -530,28 +525,6 @@ def search(scenario, grid, goal=None, *, tradeoffs=("host.cpu_pct",)):
         points=points, pareto=pareto_front(scores, np.array(costs)),
         success=bool(np.isfinite(scores[best])), status=0,
         message=f"{len(points)} configurations evaluated")
-
-
-def _storage_table(documents):
-    """Headline storage metrics of each document straight from the
-    vectorised storage chain (no Results objects)."""
-    rows = [storage.inputs(doc, doc.workloads.storage[0])
-            for doc in documents]
-    result = storage.evaluate_rows(rows)
-    return {"storage.iops": result["iops"][:, 0],
-            "storage.latency_ms": 1e3 * result["latency_s"][:, 0],
-            "storage.throughput_mbps": result["mbps"][:, 0],
-            "storage.cpu_pct": result["cpu_pct"][:, 0],
-            "storage.oio": result["oio"].astype(float)}
-
-
-def _tradeoff(result, doc, metric_id):
-    if metric_id == "nic_count":
-        return float(len(doc.nics))
-    try:
-        return result.metric(metric_id).value
-    except KeyError:
-        return np.nan
 
 
 def pareto_front(scores, costs):

@@ -167,7 +167,7 @@ def evaluate_documents(documents, *, scenario, scenario_sha256,
     migrations = migration.analyse(documents,
                                    [host["rates"] for host in hosts])
     teams = teaming.analyse(documents)
-    stores = storage.analyse(documents)
+    stores = storage.analyse(documents, details=not numbers_only)
 
     variants = []
     for i, (name, doc) in enumerate(documents):

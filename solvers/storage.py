@@ -31,8 +31,10 @@ JUMBO_MTU = 9000
 DEFAULT_SERVICE_S = 0.5e-3
 
 
-def analyse(documents):
-    """Storage results of each scenario document.
+def analyse(documents, *, details=True):
+    """Storage results of each scenario document; ``details=False`` gives
+    the metrics only (sweeps and searches), without the bottleneck text,
+    findings and assumptions.
 
     Returns
     -------
@@ -65,9 +67,12 @@ def analyse(documents):
             target.update({f"storage.{k}": v for k, v in metrics.items()})
             limit = storage.LIMITS[result["limit"][i, 0]]
             out[d]["bottleneck"] = (
-                f"storage.{limit}", _describe_limit(limit, item, result, i))
+                f"storage.{limit}", _describe_limit(limit, item, result, i)
+                if details else "")
         target.update({f"storage.{item.name}.{k}": v
                        for k, v in metrics.items()})
+        if not details:
+            continue
         goal = doc.goal.kind if doc.goal else None
         out[d]["findings"].extend(_findings(item, result, i, goal))
         out[d]["assumptions"].extend(_assumptions(doc, item))

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from models.scenario import parse_scenario
 from solvers.evaluate import evaluate_documents
-from solvers.grid import axis_values, grid_documents, validate_values
+from solvers.grid import (axis_values, grid_documents, paused_gc,
+                          validate_values)
 
 #: Points evaluated together: large enough to amortise the per-call cost
 #: of the vectorised chain, small enough to keep memory flat.
@@ -35,6 +36,9 @@ class SweepPlan:
         The values of each axis.
     total : int
         Number of points.
+    converters : list
+        The validated axis values (:func:`solvers.grid.validate_values`),
+        computed once for every chunk.
     """
 
     name: str
@@ -42,6 +46,7 @@ class SweepPlan:
     paths: tuple
     values: tuple
     total: int
+    converters: list
 
     def point(self, index):
         """The values of point ``index``: the last axis varies fastest."""
@@ -90,12 +95,13 @@ def plan(scenario, name=None):
         total = math.prod(len(v) for v in values)
     base = _base(scenario)
     try:
-        validate_values(base, paths, [sorted(set(v), key=repr)
-                                      for v in values])
+        converters = validate_values(base, paths, [sorted(set(v), key=repr)
+                                                   for v in values])
     except ValueError as err:
         raise ValueError(f"sweeps[{index}] ({sweep.name!r}): {err}") \
             from None
-    return SweepPlan(sweep.name, sweep.mode, paths, values, total)
+    return SweepPlan(sweep.name, sweep.mode, paths, values, total,
+                     converters)
 
 
 def _base(scenario):
@@ -168,10 +174,12 @@ class Chunk:
 
 def _evaluate_chunk(base, sweep_plan, start, stop):
     combos = [sweep_plan.point(i) for i in range(start, stop)]
-    documents = grid_documents(base, list(sweep_plan.paths), combos)
-    points = evaluate_documents(
-        [(str(start + i), doc) for i, doc in enumerate(documents)],
-        scenario="", scenario_sha256="", traces=False, numbers_only=True)
+    with paused_gc():
+        documents = grid_documents(base, list(sweep_plan.paths), combos,
+                                   sweep_plan.converters)
+        points = evaluate_documents(
+            [(str(start + i), doc) for i, doc in enumerate(documents)],
+            scenario="", scenario_sha256="", traces=False, numbers_only=True)
     ids = tuple(dict.fromkeys(k for point in points for k in point))
     values = [[None if (v := point.get(k)) is None else float(v)
                for k in ids] for point in points]

@@ -9,6 +9,7 @@ which are modelled is listed in each result's assumptions
 (shared/reference/teaming.md section 10.4).
 """
 
+import functools
 import ipaddress
 from itertools import combinations
 
@@ -180,11 +181,12 @@ class _Flows:
                                if f.anti_affinity else -1 for f in flows])
         self.constrained = bool(groups) or not self.allowed.all()
 
+    @functools.cached_property
     def unit_rates(self):
-        """(T, units) transmit and receive rate of each vNIC port."""
-        def by_unit(rate):
-            return teaming.member_loads(self.unit, rate, self.units)
-        return by_unit(self.tx), by_unit(self.rx)
+        """(T, units) transmit and receive rate of each vNIC port, summed
+        once: LBT (per failure set) and the port optimum both use it."""
+        return (teaming.member_loads(self.unit, self.tx, self.units),
+                teaming.member_loads(self.unit, self.rx, self.units))
 
 
 def _mac(text):
@@ -237,13 +239,14 @@ def _analyse_team(doc, team, flows, prefix, out):
         result = results[policy]
         unit = "port" if policy in PORT_POLICIES else "flow"
         peak = result["peak"]
-        best = optimal[unit]["peak"]
+        best = optimal[unit]["peak"] if optimal[unit] else None
         n1_peak, n1_detail = _failure_peak(policy, columns, speed, team,
                                            hypervisor, failures, result)
         base = f"{prefix}.{policy}"
         metrics[f"{base}.peak_util_pct"] = 100 * peak
-        metrics[f"{base}.gap_to_optimal_pct"] = \
-            100 * (peak / best - 1) if best > 0 else 0.0
+        if best is not None:
+            metrics[f"{base}.gap_to_optimal_pct"] = \
+                100 * (peak / best - 1) if best > 0 else 0.0
         metrics[f"{base}.imbalance_pct"] = result["imbalance"]
         metrics[f"{base}.flows_over_member"] = result["over_member"]
         metrics[f"{base}.members_used"] = result["members_used"]
@@ -265,8 +268,10 @@ def _analyse_team(doc, team, flows, prefix, out):
         f"{uplinks[busiest]} at {100 * own['peak']:.1f} % of "
         f"{speed[busiest]:g} Gbit/s under "
         f"{TEAMING_POLICIES[team.policy][0]}"))
-    metrics[f"{prefix}.optimal.peak_util_pct"] = 100 * configured["peak"]
-    metrics[f"{prefix}.optimal.lower_bound_pct"] = 100 * configured["bound"]
+    if configured:
+        metrics[f"{prefix}.optimal.peak_util_pct"] = 100 * configured["peak"]
+        metrics[f"{prefix}.optimal.lower_bound_pct"] = \
+            100 * configured["bound"]
     if team.nioc:
         _nioc(team, columns, results[team.policy], speed, prefix, metrics)
     out["findings"].extend(_findings(team, columns, speed, results, compare,
@@ -298,7 +303,7 @@ def _place(policy, columns, usable, speed, team, hypervisor):
         tx = usable[_header_hash(teaming.default_hash(
             policy, team.hash, hypervisor), c, team) % n]
     elif policy == "lbt":
-        unit_tx, unit_rx = c.unit_rates()
+        unit_tx, unit_rx = c.unit_rates
         initial = usable[teaming.port_id_member(c.port_id, n)]
         member, moves = teaming_dynamic.lbt(
             unit_tx, unit_rx, speed, initial,
@@ -438,7 +443,7 @@ def _optimal(columns, speed, usable, unit, results):
     and checked over all time; more snapshots are tried while the gap is
     open. A policy whose peak is lower is itself a better placement."""
     if unit == "port":
-        tx, rx = columns.unit_rates()
+        tx, rx = columns.unit_rates
         membership = np.eye(columns.units, dtype=bool)[columns.unit]
         allowed = np.stack([columns.allowed[membership[:, u]].all(axis=0)
                             for u in range(columns.units)])
@@ -452,7 +457,7 @@ def _optimal(columns, speed, usable, unit, results):
     speeds = speed[usable]
     bounds = teaming.placement_lower_bound(demand, speeds)
     bound = float(bounds.max())
-    best, best_member, status = np.inf, None, 0
+    best = np.inf
     shapes = []
     for step in np.argsort(-bounds, kind="stable"):
         # a snapshot proportional to one already placed has the same best
@@ -468,13 +473,12 @@ def _optimal(columns, speed, usable, unit, results):
                        allowed=allowed if columns.constrained else None,
                        groups=group if columns.constrained else None,
                        options={"time_limit": MILP_TIME_LIMIT_S})
-        if not result.success:
-            return {"peak": np.nan, "bound": np.nan, "status": 2}
+        if not result.success:   # a unit pinned to no active uplink
+            return None
         bound = max(bound, result.lower_bound)
         loads = teaming.member_loads(result.member, demand, speeds.size)
         peak = float((loads / speeds).max())
-        if peak < best:
-            best, best_member = peak, result.member
+        best = min(best, peak)
         if best <= bound * (1 + 1e-9):
             break
     if not columns.constrained:
@@ -482,8 +486,7 @@ def _optimal(columns, speed, usable, unit, results):
                      if p != "balance_rr"
                      and (unit == "flow" or p in PORT_POLICIES)]
         best = min([best] + same_unit)
-    return {"peak": best, "bound": min(bound, best), "member": best_member,
-            "status": status}
+    return {"peak": best, "bound": min(bound, best)}
 
 
 def _failure_sets(team, uplinks):
@@ -623,7 +626,19 @@ def _findings(team, columns, speed, results, compare, optimal, prefix,
                      "many units as a fast one"),
             evidence={"metric": f"{prefix}.{team.policy}.peak_util_pct",
                       "value": 100 * configured["peak"],
-                      "threshold": 100 * optimal["flow"]["peak"]}))
+                      "threshold": 100 * optimal["flow"]["peak"]
+                      if optimal["flow"] else None}))
+    if not optimal["flow"]:
+        stranded = np.flatnonzero(~columns.allowed[:, :len(team.members)]
+                                  .any(axis=1))
+        findings.append(Finding(
+            id="teaming.pins_infeasible", severity="critical",
+            message=(f"Flow {columns.ids[stranded[0]]!r} is pinned to no "
+                     "active uplink of team "
+                     f"{team.name!r}: no placement can honour the pins, so "
+                     "the optimum is not computed"),
+            evidence={"metric": f"{prefix}.optimal.peak_util_pct",
+                      "value": None, "threshold": None}))
     return findings
 
 
@@ -650,9 +665,10 @@ def _assumptions(team, compare, skipped, columns, hypervisor, optimal):
     for policy, fields in skipped.items():
         notes.append(f"{policy} not compared: flows lack "
                      f"{', '.join(fields)}")
-    notes.append("Optimal: min-max placement of whole units on the active "
-                 f"uplinks (LPT + MILP), lower bound "
-                 f"{100 * optimal['bound']:.1f} %")
+    if optimal:
+        notes.append("Optimal: min-max placement of whole units on the "
+                      "active uplinks (LPT + MILP), lower bound "
+                      f"{100 * optimal['bound']:.1f} %")
     notes.append(f"Failures: every set of {team.failures} uplink(s) removed "
                  "for the whole horizon; standby uplinks replace failed "
                  "active ones")

@@ -29,11 +29,7 @@ CASES = [("jumbo_10gbe", "json"), ("jumbo_10gbe", "csv"),
 def test_solve_output_matches_golden_file(example, fmt):
     process = run("solve", f"resources/examples/{example}.toml", "--format",
                   fmt)
-    assert process.returncode == 0, process.stderr
-    golden = GOLDEN / f"solve-{example}.{'txt' if fmt == 'table' else fmt}"
-    if os.environ.get("LINKPLAN_REGENERATE_GOLDEN"):
-        golden.write_text(process.stdout)
-    expected = golden.read_text()
+    expected = golden_text(f"solve-{example}", fmt, process)
     if fmt == "json":
         assert_same(json.loads(process.stdout), json.loads(expected))
     elif fmt == "csv":
@@ -49,6 +45,16 @@ def test_solve_output_matches_golden_file(example, fmt):
                     float(golden_row[value]), rel=1e-12)
     else:
         assert process.stdout == expected
+
+
+def golden_text(stem, fmt, process):
+    """The golden file's text for a successful run; rewritten from the run
+    when LINKPLAN_REGENERATE_GOLDEN is set."""
+    assert process.returncode == 0, process.stderr
+    golden = GOLDEN / f"{stem}.{'txt' if fmt == 'table' else fmt}"
+    if os.environ.get("LINKPLAN_REGENERATE_GOLDEN"):
+        golden.write_text(process.stdout)
+    return golden.read_text()
 
 
 def assert_same(actual, expected, where="$"):
@@ -90,11 +96,7 @@ OTHER_CASES = [("sweep", "jumbo_10gbe", "csv"),
 def test_command_output_matches_golden_file(command, example, fmt):
     process = run(command, f"resources/examples/{example}.toml", "--format",
                   fmt)
-    assert process.returncode == 0, process.stderr
-    golden = GOLDEN / f"{command}-{example}.{'txt' if fmt == 'table' else fmt}"
-    if os.environ.get("LINKPLAN_REGENERATE_GOLDEN"):
-        golden.write_text(process.stdout)
-    expected = golden.read_text()
+    expected = golden_text(f"{command}-{example}", fmt, process)
     if fmt in ("json", "jsonl"):
         lines, golden_lines = process.stdout.splitlines(), \
             expected.splitlines()
@@ -119,8 +121,5 @@ def test_command_output_matches_golden_file(command, example, fmt):
 ])
 def test_schema_and_validate_match_golden_files(args, name):
     process = run(*args)
-    assert process.returncode == 0, process.stderr
-    golden = GOLDEN / name
-    if os.environ.get("LINKPLAN_REGENERATE_GOLDEN"):
-        golden.write_text(process.stdout)
-    assert process.stdout == golden.read_text()
+    stem, suffix = name.rsplit(".", 1)
+    assert process.stdout == golden_text(stem, suffix, process)

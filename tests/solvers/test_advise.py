@@ -192,3 +192,17 @@ def test_layer2_bond_behind_a_router_is_explained_and_fixed():
                                             "new": "layer3+4"}}
     assert top.effect["teaming.balance_xor.peak_util_pct"]["after"] == \
         pytest.approx(80.0)
+
+
+def test_oio_past_the_knee_without_a_target_renders_its_evidence():
+    # latency goal, no target: the evidence is OIO against 4 x the knee
+    scenario = example("seed002_hcibench").with_values({
+        "goal": {"kind": "latency_target"},
+        "workloads.storage[0].threads_per_disk": 8})
+    result = advise(scenario)
+    top = result.recommendations[0]
+    assert top.evidence["metric"] == "storage.hcibench.oio"
+    assert top.evidence["threshold"] == pytest.approx(
+        4 * evaluate(scenario).variants[0]
+        .metric("storage.knee_oio").value)
+    assert "because storage.hcibench.oio = 80" in result.to_table(scenario)

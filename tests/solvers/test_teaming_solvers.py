@@ -378,3 +378,19 @@ def test_policies_lacking_fields_are_skipped_with_a_note():
     assert "teaming.ip_hash.peak_util_pct" not in ids
     assert any("ip_hash not compared: flows lack src_ip, dst_ip" in a
                for a in result.assumptions)
+
+
+def test_flow_pinned_to_a_standby_only_is_a_finding_not_nan():
+    # bad input: a pin no active uplink satisfies
+    doc = scenario_from_dict({
+        "schema_version": 1, "meta": {"name": "t"},
+        "nics": [{"id": "a", "speed_gbps": 10.0},
+                 {"id": "b", "speed_gbps": 10.0}],
+        "teams": [{"name": "t", "members": ["a"], "standby": ["b"],
+                   "compare": []}],
+        "workloads": {"flows": [{"id": "f", "tx_gbps": 1.0, "pin": ["b"]}]}})
+    result = evaluate(doc).variants[0]
+    assert "teaming.pins_infeasible" in {f.id for f in result.findings}
+    assert all(np.isfinite(m.value) for m in result.metrics)
+    assert "teaming.optimal.peak_util_pct" not in {m.id for m in
+                                                   result.metrics}
