@@ -80,8 +80,9 @@ def analyse(documents, *, details=True):
 
 
 def inputs(doc, item):
-    nics = {n.id: n for n in doc.nics}
-    used = [nics[n] for n in item.nics] or [doc.nics[0]]
+    """Model inputs of one storage workload as a row (see
+    :func:`evaluate_rows`); without ``nics`` it uses the first NIC."""
+    used = [n for n in doc.nics if n.id in item.nics] or [doc.nics[0]]
     backend = item.backend
     service = backend.service_time_ms / 1e3 if backend.service_time_ms \
         else (1.0 / backend.device_iops if backend.devices
@@ -93,8 +94,8 @@ def inputs(doc, item):
     return {
         "protocol": item.protocol, "block": item.block_kib * 1024,
         "read": item.read_pct / 100, "random": item.random_pct / 100,
-        "oio": storage.total_oio(item.vms, item.disks_per_vm,
-                                 item.threads_per_disk),
+        "vms": item.vms, "disks_per_vm": item.disks_per_vm,
+        "threads_per_disk": item.threads_per_disk,
         "link_gbps": sum(n.speed_gbps for n in used), "paths": len(used),
         "mtu": net.mtu, "ip_version": net.ip_version,
         "timestamps": net.tcp_timestamps, "vlan_tags": net.vlan_tags,
@@ -117,6 +118,8 @@ def evaluate_rows(rows):
     """The storage chain over a list of input rows, each at its own MTU and
     at 9000 (column 1), as arrays of shape (rows, 2)."""
     col = {key: np.array([r[key] for r in rows]) for key in rows[0]}
+    col["oio"] = storage.total_oio(col["vms"], col["disks_per_vm"],
+                                   col["threads_per_disk"])
     mtu = np.stack([col["mtu"], np.full(len(rows), JUMBO_MTU)], axis=1)
     ip_version = col["ip_version"][:, None]
     payload = wire.payload_bytes(mtu, ip_version,
