@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from models._checks import require_positive
+from models._checks import pick, require_positive
 
 #: Largest TSO/LSO send and LRO/GRO receive aggregate [B] (64 KiB IP
 #: datagram limit; protocol-overheads.md section 8.2, ``TSO_max``).
@@ -127,8 +127,7 @@ def stack_traversal_bytes(payload, offload, *,
     numeric
         ``aggregate_bytes`` with the offload, else ``payload``. [B]
     """
-    return np.where(np.asarray(offload, dtype=bool), aggregate_bytes,
-                    payload)
+    return pick(offload, aggregate_bytes, payload)
 
 
 def cycles_per_byte(payload, traversal_bytes, c_byte, c_pkt, c_wire, *,
@@ -172,8 +171,7 @@ def cycles_per_byte(payload, traversal_bytes, c_byte, c_pkt, c_wire, *,
     protocol-overheads.md section 8.2; Menon and Zwaenepoel (2008): per-byte
     and per-packet costs.
     """
-    checksum = np.where(np.asarray(checksum_offload, dtype=bool), 0.0,
-                        c_checksum)
+    checksum = c_checksum * ~np.asarray(checksum_offload, dtype=bool)
     per_frame = np.asarray(c_wire) + c_encap + c_team
     return rss_factor * (c_byte + checksum + c_pkt / traversal_bytes
                          + per_frame / payload)
@@ -254,4 +252,11 @@ def expected_distinct(bins, items):
     ``Documentation/networking/scaling.rst`` (one flow, one queue).
     """
     bins = np.asarray(bins, dtype=float)
-    return bins * (1.0 - (1.0 - 1.0 / bins) ** np.asarray(items))
+    items = np.asarray(items)
+    single = bins == 1
+    if not single.any():
+        return bins * (1.0 - (1.0 - 1.0 / bins) ** items)
+    # one bin takes every item; its zero base is the slow path of numpy's
+    # vectorised pow (3x), so those rows raise 1/2 instead and are replaced
+    missed = (1.0 - 1.0 / (bins + single)) ** items
+    return pick(single, items > 0, bins * (1.0 - missed))

@@ -9,7 +9,7 @@ uses is decided before the call (see :func:`smb_connections`).
 
 import numpy as np
 
-from models._checks import as_codes, require_choice, require_positive
+from models._checks import as_codes, pick, require_choice, require_positive
 from models.host import core_ceiling, cores_busy, expected_distinct
 
 TRANSPORTS = ("tcp", "compression", "smb", "smb_direct")
@@ -49,6 +49,10 @@ MIGRATION_STREAM_CAPS = {"vsphere": (15.0, None, TRANSPORTS),
 #: Bytes moved per SMB Direct message (the SMB3 default maximum read/write
 #: size, 1 MiB), over which the per-message CPU cost is spread [B].
 SMB_DIRECT_MESSAGE_BYTES = 1 << 20
+
+#: Slack below an integer that still rounds down when flows are shared out
+#: over an expected (fractional) number of queues. [flows]
+CEIL_TOLERANCE = 1e-9
 
 
 def smb_connections(interfaces, kind, *, per_interface=None,
@@ -170,16 +174,14 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
     compressed = transport == COMPRESSION
 
     member_goodput = member_speed * efficiency
-    spread_members = np.select(
-        [spread == ONE, spread == HASH],
-        [np.ones_like(members), expected_distinct(members, flows)],
-        default=members)
+    # exact selection by arithmetic (each row has exactly one mask set)
+    spread_members = ((spread == ONE)
+                      + (spread == HASH) * expected_distinct(members, flows)
+                      + (spread == ALL) * members)
     per_member = expected_distinct(rss_queues, flows / spread_members)
     busy_queues = np.minimum(np.minimum(spread_members * per_member,
                                         flows), cores)
-    # selections by arithmetic, not np.where: with mixed transports the
-    # masks are random and np.where's branches cost several times more
-    ratio = 1.0 + compressed * (np.asarray(compression_ratio) - 1.0)
+    ratio = pick(compressed, compression_ratio, 1.0)
     scaled = member_goodput * ratio
     not_for_rdma = np.where(rdma, np.inf, 0.0)  # +inf removes a bound
     bounds = (  # in the order of LIMITS
@@ -201,17 +203,19 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
         limit += tighter * (code - limit)
     wire_payload = throughput / ratio
 
-    stack_cores = np.where(
-        rdma, wire_payload * 1e9 / 8.0 / message_bytes * c_io / (ghz * 1e9),
-        cores_busy(wire_payload, cycles_per_byte, ghz))
-    compression_cores = np.where(compressed,
-                                 throughput / compressor_speed, 0.0)
-    # the fullest queue holds ceil(F / busy) flows of the average rate
-    per_queue = np.ceil(flows / busy_queues) * wire_payload / flows
-    busiest = np.where(rdma, stack_cores,
-                       cores_busy(per_queue, cycles_per_byte, ghz))
+    rdma_cores = wire_payload * c_io / ghz / (8.0 * message_bytes)
+    stack_cores = pick(rdma, rdma_cores,
+                       cores_busy(wire_payload, cycles_per_byte, ghz))
+    compression_cores = compressed * (throughput / compressor_speed)
+    # the fullest queue holds ceil(F / busy) flows of the average rate; the
+    # tolerance keeps pow's last-bit error (1 flow on 0.9999999999999998
+    # expected queues) from adding a whole flow
+    per_queue = np.ceil(flows / busy_queues - CEIL_TOLERANCE) \
+        * wire_payload / flows
+    busiest = pick(rdma, stack_cores,
+                   cores_busy(per_queue, cycles_per_byte, ghz))
     return {"throughput": throughput, "wire_payload": wire_payload,
             "cores": stack_cores + compression_cores,
             "busiest_core": np.minimum(busiest, 1.0),
-            "busy_queues": np.where(rdma, 0.0, busy_queues),
+            "busy_queues": ~rdma * busy_queues,
             "limit": limit, "spread_members": spread_members}

@@ -265,11 +265,15 @@ def transfer_chain(inputs):
     the benchmark drives it directly). Categorical inputs are the models'
     codes; rows are processed in cache-sized chunks, never one by one."""
     rows = len(inputs["mtu"])
-    parts = [_chain_chunk({k: v[i:i + CHUNK_ROWS] for k, v in
-                           inputs.items()})
-             for i in range(0, rows, CHUNK_ROWS)]
-    return {k: np.concatenate([part[k] for part in parts])
-            for k in parts[0]}
+    results = {}
+    for start in range(0, rows, CHUNK_ROWS):
+        part = _chain_chunk({k: v[start:start + CHUNK_ROWS]
+                             for k, v in inputs.items()})
+        for key, values in part.items():
+            if key not in results:
+                results[key] = np.empty(rows, dtype=values.dtype)
+            results[key][start:start + CHUNK_ROWS] = values
+    return results
 
 
 def _chain_chunk(inputs):

@@ -36,6 +36,17 @@ def test_expected_distinct(bins, items, expected):
     assert host.expected_distinct(bins, items) == pytest.approx(expected)
 
 
+def test_expected_distinct_single_bins_among_others_is_the_formula():
+    # single bins take a separate path (pow of a zero base is slow in
+    # numpy); mixed with other bins the result must still be Q(1-(1-1/Q)^F)
+    bins = np.array([1, 4, 1, 8, 1, 2])
+    items = np.array([0, 3, 7, 0.5, 2.5, 9])
+    expected = [0.0, 4 * (1 - 0.75 ** 3), 1.0, 8 * (1 - 0.875 ** 0.5), 1.0,
+                2 * (1 - 0.5 ** 9)]
+    np.testing.assert_allclose(host.expected_distinct(bins, items),
+                               expected, rtol=1e-15)
+
+
 @given(st.integers(1, 64), st.integers(1, 64), st.integers(0, 256))
 def test_more_queues_never_fewer_busy(a, b, flows):
     low, high = sorted((a, b))

@@ -179,6 +179,31 @@ def test_v17_roce_path_mtu(mtu, expected):
     assert wire.roce_path_mtu(mtu) == expected
 
 
+def test_roce_path_mtu_is_the_largest_step_for_every_mtu():
+    # iboe_get_mtu's rule, checked at every whole MTU the model accepts
+    mtus = np.arange(352, 9217)
+    largest_step = [max(s for s in wire.IB_PATH_MTUS if s <= m - 96)
+                    for m in mtus]
+    np.testing.assert_array_equal(wire.roce_path_mtu(mtus), largest_step)
+    with pytest.raises(ValueError, match="mtu"):
+        wire.roce_path_mtu(351)
+
+
+def test_mixed_protocols_match_each_protocol_alone():
+    # one call over mixed protocols selects by arithmetic; each row must
+    # equal the single-protocol result exactly
+    protocols = np.array(["tcp", "udp", "iwarp", "roce_v2"] * 3)
+    mtus = np.repeat([1500, 4200, 9000], 4)
+    mixed = wire.payload_bytes(mtus, 6, protocol=protocols,
+                               timestamps=False)
+    frames = wire.wire_bytes(mtus, 6, protocol=protocols, vlan_tags=1)
+    for row, (protocol, mtu) in enumerate(zip(protocols, mtus)):
+        assert mixed[row] == wire.payload_bytes(
+            mtu, 6, protocol=protocol, timestamps=False)
+        assert frames[row] == wire.wire_bytes(mtu, 6, protocol=protocol,
+                                              vlan_tags=1)
+
+
 def test_roce_efficiency_formula():
     # eff = pmtu / (pmtu + 14 + ip_hdr + 8 + 12 + 4 + 4 + 20 + 4*vlan_tags)
     assert wire.efficiency(1500, protocol="roce_v2") == pytest.approx(
