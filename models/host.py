@@ -11,11 +11,31 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from models._checks import pick, require_positive
+from models._checks import as_codes, pick, require_positive
 
 #: Largest TSO/LSO send and LRO/GRO receive aggregate [B] (64 KiB IP
 #: datagram limit; protocol-overheads.md section 8.2, ``TSO_max``).
 AGGREGATE_BYTES = 65536
+
+#: How received connections reach cores: ``rss`` (the NIC's RSS queues, a
+#: queue per connection hash), ``vmq`` (behind a virtual switch, one queue
+#: per vNIC: Hyper-V VMQ, vSphere NetQueue), ``vrss`` (VMQ plus virtual
+#: RSS spreading each vNIC over the VM's vCPUs) and ``vmmq`` (several
+#: hardware queues per vNIC). See :func:`receive_queues`.
+QUEUE_MODES = ("rss", "vmq", "vrss", "vmmq")
+RSS, VMQ, VRSS, VMMQ = range(4)
+
+#: vRSS needs adapters of at least 10 Gbit/s and VMs with at least 2
+#: logical processors; below that a vNIC stays on its VMQ's core
+#: (MSDOCS ``networking/technologies/vrss/vrss-top.md``; teaming.md 5.4).
+VRSS_MIN_LINK_GBPS = 10.0
+VRSS_MIN_VCPUS = 2
+
+#: Hardware queue pairs a vNIC gets with VMMQ (Hyper-V virtual switch
+#: ``DefaultQueueVmmqQueuePairs`` = 16, WMI
+#: ``Msvm_EthernetSwitchHardwareOffloadSettingData``; protocol-overheads.md
+#: section 8.4).
+VMMQ_QUEUE_PAIRS = 16
 
 
 @dataclass(frozen=True)
@@ -260,3 +280,83 @@ def expected_distinct(bins, items):
     # vectorised pow (3x), so those rows raise 1/2 instead and are replaced
     missed = (1.0 - 1.0 / (bins + single)) ** items
     return pick(single, items > 0, bins * (1.0 - missed))
+
+
+def receive_queues(mode, nic_queues, vnics, flows, link_speed, vcpus, *,
+                   vmmq_queue_pairs=VMMQ_QUEUE_PAIRS,
+                   vrss_min_link=VRSS_MIN_LINK_GBPS,
+                   vrss_min_vcpus=VRSS_MIN_VCPUS):
+    """Queues a transfer's connections hash onto, and how many share one.
+
+    Parameters
+    ----------
+    mode : str or array-like of str
+        One of :data:`QUEUE_MODES` (or its code).
+    nic_queues : numeric
+        Hardware receive queues per NIC (RSS queues, or VMQs).
+    vnics : numeric
+        Receiving vNICs (one per VM session) for ``vmq``/``vrss``/``vmmq``.
+    flows : numeric
+        TCP connections of the transfer, >= vnics.
+    link_speed : numeric
+        Speed of the receiving NICs. [Gbit/s]
+    vcpus : numeric
+        Logical processors of each receiving VM.
+    vmmq_queue_pairs : numeric, default 16
+        Queue pairs per vNIC with VMMQ.
+    vrss_min_link : numeric, default 10
+        Slowest adapter vRSS works on. [Gbit/s]
+    vrss_min_vcpus : numeric, default 2
+        Fewest VM processors vRSS works with.
+
+    Returns
+    -------
+    queues : numeric
+        Queues (each served by one core) per member the connections hash
+        onto, for :func:`models.transport.bulk_transfer`'s ``rss_queues``.
+    flows_per_queue : numeric
+        Connections that always share one queue: 1 when each connection is
+        hashed on its own, a vNIC's connections with VMQ alone.
+    vrss_fallback : bool or array of bool
+        ``vrss`` asked for but the link or the VM is too small, so the vNIC
+        stays on one queue.
+
+    Notes
+    -----
+    With ``rss`` every connection is hashed onto the NIC's queues. With
+    ``vmq`` a vNIC is one queue, so its connections share one core
+    (:math:`Q = q_{nic}`, :math:`F_q = F / n_{vnic}`). vRSS spreads each
+    vNIC over up to its VM's processors in software
+    (:math:`Q = n_{vnic} v`); VMMQ gives each vNIC up to
+    :math:`\\min(v, p)` hardware queues, within the NIC's
+    (:math:`Q = \\min(q_{nic}, n_{vnic} \\min(v, p))`). Connections then
+    hash uniformly over :math:`Q` (expected values, see
+    :func:`expected_distinct`).
+
+    References
+    ----------
+    protocol-overheads.md section 8.4 ("before vRSS, a VM's network
+    processing was confined to one virtual processor"); teaming.md 5.4
+    ("per-vNIC rate with VMQ only <= one core"); MSDOCS ``vrss-top.md``,
+    ``vrss-faq.md``.
+    """
+    code = as_codes("mode", mode, QUEUE_MODES)
+    nic_queues = require_positive("nic_queues", nic_queues)
+    vnics = require_positive("vnics", vnics)
+    flows = require_positive("flows", flows)
+    link_speed = require_positive("link_speed", link_speed, "Gbit/s")
+    vcpus = require_positive("vcpus", vcpus)
+    if np.any(vnics > flows):
+        raise ValueError(f"vnics must not exceed flows, got {vnics!r} vNICs "
+                         f"for {flows!r} flows")
+    vrss_fallback = (code == VRSS) & ((link_speed < vrss_min_link)
+                                      | (vcpus < vrss_min_vcpus))
+    one_per_vnic = (code == VMQ) | vrss_fallback
+    spread_by_vrss = (code == VRSS) & ~vrss_fallback
+    queues = np.select(
+        [spread_by_vrss, code == VMMQ],
+        [vnics * vcpus,
+         np.minimum(nic_queues, vnics * np.minimum(vcpus, vmmq_queue_pairs))],
+        default=nic_queues)
+    flows_per_queue = np.where(one_per_vnic, flows / vnics, 1.0)
+    return queues, flows_per_queue, vrss_fallback

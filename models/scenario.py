@@ -25,7 +25,7 @@ import tomli_w
 from pydantic import (BaseModel, ConfigDict, Field, ValidationError,
                       field_validator, model_validator)
 
-from models.host import STACK_PRESETS
+from models.host import QUEUE_MODES, STACK_PRESETS, VMMQ_QUEUE_PAIRS
 from models.migration import STOP_RULES
 from models.storage import SPINDLE_15K_IOPS, SPINDLE_15K_MBPS, WRITE_PENALTY
 from models.teaming import (KERNEL_HASH_VARIANTS, LBT_TARGET_RULES,
@@ -415,6 +415,15 @@ class Transfer(_Strict):
     compression_ratio: float = Field(default=2.0, ge=1, le=1000)
     compressor_gbps: float = Field(default=1.0, gt=0)
     compression_threads: int = Field(default=4, ge=1, le=1024)
+    #: how the receiver spreads connections over cores: "rss" (host NIC
+    #: queues), or behind a virtual switch, one vNIC per session: "vmq"
+    #: (one core per vNIC), "vrss" (VMQ + virtual RSS over the VM's vCPUs,
+    #: 10 GbE and 2 vCPUs at least) or "vmmq" (hardware queues per vNIC)
+    receive_queues: Literal[QUEUE_MODES] = "rss"
+    #: logical processors of each receiving VM (vrss, vmmq)
+    vm_vcpus: int = Field(default=4, ge=1, le=1024)
+    #: hardware queue pairs per vNIC with vmmq (Hyper-V default 16)
+    vmmq_queue_pairs: int = Field(default=VMMQ_QUEUE_PAIRS, ge=1, le=64)
 
 
 class Workloads(_Strict):

@@ -93,7 +93,7 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
                   rss_queues, cores, ghz, cycles_per_byte, efficiency, *,
                   stream_cap=np.inf, streams=1, compression_ratio=1.0,
                   compressor_speed=np.inf, compression_threads=1,
-                  c_io=20_000.0,
+                  flows_per_queue=1.0, c_io=20_000.0,
                   message_bytes=SMB_DIRECT_MESSAGE_BYTES):
     """Receive-side throughput, CPU and binding limit of a bulk transfer.
 
@@ -133,6 +133,10 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
         Logical rate one compression thread sustains. [Gbit/s]
     compression_threads : numeric, default 1
         Compression threads.
+    flows_per_queue : numeric, default 1
+        Connections that always share one queue and so one core (a vNIC's
+        connections with VMQ alone); see
+        :func:`models.host.receive_queues`.
     c_io : numeric, default 20000
         Host cycles per RDMA message. [cycles]
     message_bytes : numeric, default 1 MiB
@@ -157,6 +161,11 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
 
     where :math:`E` is :func:`models.host.expected_distinct`, one flow never
     exceeds one member nor one core, and RDMA has no per-core ceiling.
+    Queues are taken by groups of :math:`F_q` flows (``flows_per_queue``):
+
+    .. math::
+
+        E_{queues} = \\min(E_m E(Q, F / (F_q E_m)), F / F_q, n_{cores})
 
     References
     ----------
@@ -170,6 +179,10 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
     rss_queues = require_positive("rss_queues", rss_queues)
     cores = require_positive("cores", cores)
     flows = require_positive("flows", flows)
+    flows_per_queue = require_positive("flows_per_queue", flows_per_queue)
+    if np.any(flows_per_queue > flows):
+        raise ValueError("flows_per_queue must not exceed flows, got "
+                         f"{flows_per_queue!r} for {flows!r} flows")
     rdma = transport == SMB_DIRECT
     compressed = transport == COMPRESSION
 
@@ -178,9 +191,10 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
     spread_members = ((spread == ONE)
                       + (spread == HASH) * expected_distinct(members, flows)
                       + (spread == ALL) * members)
-    per_member = expected_distinct(rss_queues, flows / spread_members)
+    queue_groups = flows / flows_per_queue
+    per_member = expected_distinct(rss_queues, queue_groups / spread_members)
     busy_queues = np.minimum(np.minimum(spread_members * per_member,
-                                        flows), cores)
+                                        queue_groups), cores)
     ratio = pick(compressed, compression_ratio, 1.0)
     scaled = member_goodput * ratio
     not_for_rdma = np.where(rdma, np.inf, 0.0)  # +inf removes a bound
@@ -207,11 +221,11 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
     stack_cores = pick(rdma, rdma_cores,
                        cores_busy(wire_payload, cycles_per_byte, ghz))
     compression_cores = compressed * (throughput / compressor_speed)
-    # the fullest queue holds ceil(F / busy) flows of the average rate; the
-    # tolerance keeps pow's last-bit error (1 flow on 0.9999999999999998
-    # expected queues) from adding a whole flow
-    per_queue = np.ceil(flows / busy_queues - CEIL_TOLERANCE) \
-        * wire_payload / flows
+    # the fullest queue holds ceil(groups / busy) groups of the average
+    # rate; the tolerance keeps pow's last-bit error (48 flows on
+    # 1.99999999999999 expected queues) from adding a whole group
+    per_queue = np.ceil(queue_groups / busy_queues - CEIL_TOLERANCE) \
+        * wire_payload / queue_groups
     busiest = pick(rdma, stack_cores,
                    cores_busy(per_queue, cycles_per_byte, ghz))
     return {"throughput": throughput, "wire_payload": wire_payload,

@@ -317,6 +317,19 @@ def _candidates(doc, goal, base):
                                f"{prefix}.via": None,
                                **{f"nics[{j}].rss_tuned": True
                                   for j in range(len(doc.nics))}})
+        if transfer.receive_queues in ("vmq", "vrss") and transfer.transport \
+                != "smb_direct":
+            # vRSS first (on by default where it works), else VMMQ's
+            # hardware queues; each is re-evaluated like any other change
+            spread = "vrss" if transfer.receive_queues == "vmq" else "vmmq"
+            yield _Candidate(
+                f"advice.host.{spread}", "info",
+                f"{transfer.name}: receive queue mode "
+                f"{transfer.receive_queues!r}",
+                {"metric": f"transfer.{transfer.name}.busy_cores",
+                 "value": value(f"transfer.{transfer.name}.busy_cores"),
+                 "threshold": 1.0},
+                {f"{prefix}.receive_queues": spread})
         if transfer.transport in ("tcp", "smb") and rdma:
             yield _Candidate("advice.transport.smb_direct", "info",
                              "RDMA NICs carry the transfer over TCP",

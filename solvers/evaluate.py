@@ -45,7 +45,7 @@ METRIC_SUFFIXES = {
     "busiest_core_pct": ("%", "busiest core"),
     "jumbo_gain_pct": ("%", "gain from MTU 9000"),
     "flows": ("1", "TCP flows"),
-    "busy_cores": ("cores", "busy RSS cores"),
+    "busy_cores": ("cores", "busy receive cores (RSS/VMQ)"),
     "per_core_ceiling_gbps": ("Gbit/s", "per-core ceiling"),
     "rx_util_pct": ("%", "receive utilization"),
     "tx_util_pct": ("%", "transmit utilization"),

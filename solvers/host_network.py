@@ -112,13 +112,16 @@ def run_transfers(pairs):
     """
     rows = [(0, doc, item, _path(doc, item)) for doc, item in pairs]
     inputs = _gather(rows)
+    vrss_fallback = inputs.pop("vrss_fallback")
     both = {k: np.concatenate([v, v]) for k, v in inputs.items()}
     both["mtu"] = np.concatenate([inputs["mtu"],
                                   np.full(len(rows), JUMBO_MTU)])
     chain = transfer_chain(both)
     n = len(rows)
-    return ([row[3] for row in rows], {k: v[:n] for k, v in chain.items()},
-            chain["throughput"][n:])
+    now = {k: v[:n] for k, v in chain.items()}
+    now["vrss_fallback"] = vrss_fallback
+    now["flows_per_queue"] = inputs["flows_per_queue"]
+    return [row[3] for row in rows], now, chain["throughput"][n:]
 
 
 def analyse(documents):
@@ -176,6 +179,9 @@ def analyse(documents):
         result["rates"][item.name] = (now["throughput"][r],
                                       now["spread_members"][r])
         result["findings"].extend(path.notes)
+        if now["vrss_fallback"][r]:
+            result["findings"].append(_vrss_fallback_finding(doc, item,
+                                                             path))
         result["assumptions"].extend(_assumptions(doc, item, path))
     for result in out:
         result["assumptions"] = list(dict.fromkeys(result["assumptions"]))
@@ -191,7 +197,8 @@ def _gather(rows):
         "encapsulation", "underlay_ip_version", "geneve_option_bytes",
         "protocol", "lro", "checksum", "c_byte", "c_pkt", "c_wire",
         "c_checksum", "c_encap", "c_team", "c_io", "rss_factor",
-        "stream_cap", "streams", "ratio", "compressor", "threads")}
+        "stream_cap", "streams", "ratio", "compressor", "threads",
+        "queue_mode", "vnics", "vcpus", "vmmq_queue_pairs")}
     for _, doc, item, path in rows:
         network = doc.network
         costs = host.STACK_PRESETS[doc.host.stack or
@@ -244,10 +251,22 @@ def _gather(rows):
             "ratio": item.compression_ratio,
             "compressor": item.compressor_gbps,
             "threads": item.compression_threads,
+            "queue_mode": item.receive_queues,
+            # a session is one receiving vNIC (SMB's connections may be
+            # fewer than its sessions)
+            "vnics": min(item.sessions, path.flows),
+            "vcpus": item.vm_vcpus,
+            "vmmq_queue_pairs": item.vmmq_queue_pairs,
         }
         for key, value in add.items():
             columns[key].append(value)
     inputs = {k: np.array(v) for k, v in columns.items()}
+    inputs["rss_queues"], inputs["flows_per_queue"], \
+        inputs["vrss_fallback"] = host.receive_queues(
+            inputs.pop("queue_mode"), inputs["rss_queues"],
+            inputs.pop("vnics"), inputs["flows"], inputs["member_speed"],
+            inputs.pop("vcpus"),
+            vmmq_queue_pairs=inputs.pop("vmmq_queue_pairs"))
     # one vectorised call for all rows, not one per row
     inputs["encap"] = wire.encapsulation_bytes(
         inputs.pop("encapsulation"), inputs.pop("underlay_ip_version"),
@@ -299,7 +318,8 @@ def _chain_chunk(inputs):
         stream_cap=inputs["stream_cap"], streams=inputs["streams"],
         compression_ratio=inputs["ratio"],
         compressor_speed=inputs["compressor"],
-        compression_threads=inputs["threads"], c_io=inputs["c_io"])
+        compression_threads=inputs["threads"],
+        flows_per_queue=inputs["flows_per_queue"], c_io=inputs["c_io"])
     result["core_ceiling"] = host.core_ceiling(inputs["ghz"], cycles)
     result["ack_bytes"] = wire.ack_wire_bytes(
         inputs["ip_version"], timestamps=inputs["timestamps"],
@@ -307,6 +327,10 @@ def _chain_chunk(inputs):
     result["efficiency"] = efficiency
     result["payload"] = payload
     return result
+
+
+_QUEUE_NAMES = {"rss": "RSS", "vmq": "VMQ", "vrss": "vRSS",
+                "vmmq": "VMMQ"}
 
 
 def _limit_message(limit, path, item, now, r):
@@ -327,8 +351,15 @@ def _limit_message(limit, path, item, now, r):
         return (f"{path.flows} flow(s), each limited to one {speed:g} "
                 "Gbit/s link")
     if name == "cpu_core":
+        if now["flows_per_queue"][r] > 1:
+            vnics = path.flows / now["flows_per_queue"][r]
+            return (f"one core per vNIC ({_QUEUE_NAMES['vmq']}): "
+                    f"{vnics:g} vNIC(s) with {path.flows} flow(s) on "
+                    f"{now['busy_queues'][r]:.2f} busy cores × "
+                    f"{now['core_ceiling'][r]:.2f} Gbit/s per core")
         return (f"one core per flow: {path.flows} flow(s) on "
-                f"{now['busy_queues'][r]:.2f} busy RSS queues × "
+                f"{now['busy_queues'][r]:.2f} busy "
+                f"{_QUEUE_NAMES[item.receive_queues]} queues × "
                 f"{now['core_ceiling'][r]:.2f} Gbit/s per core")
     if name == "stream_cap":
         cap = now["throughput"][r] / (item.sessions * item.streams)
@@ -358,6 +389,19 @@ def _uplinks(path, now, r):
     return values
 
 
+def _vrss_fallback_finding(doc, item, path):
+    speed = min(n.speed_gbps for n in path.nics)
+    return Finding(
+        id="host.vrss_unavailable", severity="warning",
+        message=f"Transfer {item.name!r}: vRSS needs adapters of at least "
+                f"{host.VRSS_MIN_LINK_GBPS:g} Gbit/s and VMs with at least "
+                f"{host.VRSS_MIN_VCPUS} vCPUs (here {speed:g} Gbit/s, "
+                f"{item.vm_vcpus} vCPU(s)); each vNIC stays on its VMQ's "
+                "single core, which is what is modelled.",
+        evidence={"metric": "transfer.receive_queues",
+                  "value": item.receive_queues, "threshold": "vmq"})
+
+
 def _assumptions(doc, item, path):
     preset = doc.host.stack or host.DEFAULT_STACK[doc.host.hypervisor]
     side = "receiver" if item.direction == "receive" else "sender"
@@ -376,6 +420,19 @@ def _assumptions(doc, item, path):
                      "connection per plain NIC, 4 per RSS NIC, 2 per RDMA "
                      "NIC, at most 32 per session; fastest NICs of the "
                      "best kind only")
+    if item.receive_queues != "rss":
+        notes.append(
+            f"Transfer {item.name!r} is received through a virtual switch, "
+            f"one vNIC per session ({item.sessions}): "
+            + {"vmq": "VMQ gives each vNIC one queue, so one core",
+               "vrss": f"vRSS spreads each vNIC over up to its VM's "
+                       f"{item.vm_vcpus} vCPU(s)' worth of cores (with >= "
+                       f"{host.VRSS_MIN_LINK_GBPS:g} Gbit/s NICs and >= "
+                       f"{host.VRSS_MIN_VCPUS} vCPUs)",
+               "vmmq": f"VMMQ gives each vNIC up to "
+                       f"min({item.vm_vcpus} vCPUs, "
+                       f"{item.vmmq_queue_pairs} queue pairs) hardware "
+                       "queues within the NIC's"}[item.receive_queues])
     if item.transport == "compression":
         notes.append(f"Compression ratio {item.compression_ratio:g} and "
                      f"{item.compressor_gbps:g} Gbit/s per thread are "

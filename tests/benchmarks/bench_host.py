@@ -19,7 +19,7 @@ SCALAR_N = 20_000
 
 def random_inputs(n, seed=7):
     rng = np.random.default_rng(seed)
-    return {
+    inputs = {
         "transport": rng.integers(0, 4, n).astype(np.int8),
         "member_speed": rng.choice([1.0, 10.0, 25.0, 100.0], n),
         "members": rng.integers(1, 5, n).astype(float),
@@ -51,6 +51,10 @@ def random_inputs(n, seed=7):
         "compressor": rng.uniform(0.5, 4.0, n),
         "threads": rng.integers(1, 9, n).astype(float),
     }
+    # a quarter received through one vNIC with VMQ: all flows on one queue
+    inputs["flows_per_queue"] = np.where(rng.random(n) < 0.25,
+                                         inputs["flows"], 1.0)
+    return inputs
 
 
 def _positive(name, value):
@@ -84,6 +88,8 @@ def scalar_chain(row):
     cores = _positive("cores", row["cores"])
     flows = _positive("flows", row["flows"])
     ghz = _positive("ghz", row["ghz"])
+    if _positive("flows_per_queue", row["flows_per_queue"]) > flows:
+        raise ValueError("flows_per_queue must not exceed flows")
 
     ip = 40 if ip_version == 6 else 20
     options = 12 if row["timestamps"] else 0
@@ -111,8 +117,9 @@ def scalar_chain(row):
         spread = members * (1 - (1 - 1 / members) ** flows)
     else:
         spread = members
-    per_member = queues * (1 - (1 - 1 / queues) ** (flows / spread))
-    busy = min(spread * per_member, flows, cores)
+    groups = flows / row["flows_per_queue"]
+    per_member = queues * (1 - (1 - 1 / queues) ** (groups / spread))
+    busy = min(spread * per_member, groups, cores)
     ratio = row["ratio"] if compressed else 1.0
     core = 8 * ghz / cycles
     bounds = (members * member * ratio, spread * member * ratio,
@@ -128,7 +135,8 @@ def scalar_chain(row):
         busiest = stack
     else:
         stack = wire_payload * cycles / (8 * ghz)
-        per_queue = math.ceil(flows / busy - 1e-9) * wire_payload / flows
+        per_queue = (math.ceil(groups / busy - 1e-9) * wire_payload
+                     / groups)
         busiest = per_queue * cycles / (8 * ghz)
     compression = throughput / row["compressor"] if compressed else 0.0
     return {"throughput": throughput, "wire_payload": wire_payload,

@@ -69,3 +69,31 @@ def test_every_preset_names_its_source():
     for name, costs in host.STACK_PRESETS.items():
         assert len(costs.source) > 40, name
     assert set(host.DEFAULT_STACK.values()) <= set(host.STACK_PRESETS)
+
+
+def test_receive_queues_by_mode():
+    # protocol-overheads.md 8.4 / teaming.md 5.4 rules, per mode:
+    # rss hashes each connection; vmq puts a vNIC's connections on one
+    # queue; vrss spreads a vNIC over its VM's vCPUs (>= 10 GbE, >= 2 vCPUs);
+    # vmmq gives min(vCPUs, pairs) hardware queues per vNIC within the NIC's
+    queues, per_queue, fallback = host.receive_queues(
+        ["rss", "vmq", "vrss", "vrss", "vrss", "vmmq", "vmmq"],
+        nic_queues=[8, 8, 8, 8, 8, 8, 64], vnics=[1, 2, 2, 2, 2, 1, 1],
+        flows=8, link_speed=[25, 25, 25, 1, 25, 25, 25],
+        vcpus=[4, 4, 6, 6, 1, 32, 32])
+    np.testing.assert_array_equal(queues, [8, 8, 12, 8, 8, 8, 16])
+    np.testing.assert_array_equal(per_queue, [1, 4, 1, 4, 4, 1, 1])
+    np.testing.assert_array_equal(fallback, [0, 0, 0, 1, 1, 0, 0])
+
+
+@pytest.mark.parametrize("arguments, name", [
+    (dict(mode="netqueue"), "mode"),
+    (dict(vnics=9), "vnics"),
+    (dict(vcpus=0), "vcpus"),
+])
+def test_receive_queues_bad_input_names_the_parameter(arguments, name):
+    call = dict(mode="vmq", nic_queues=8, vnics=1, flows=8, link_speed=10,
+                vcpus=4)
+    call.update(arguments)
+    with pytest.raises(ValueError, match=name):
+        host.receive_queues(**call)

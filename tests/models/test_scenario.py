@@ -221,3 +221,10 @@ def test_schema_is_json_schema():
     schema = Scenario.model_json_schema()
     assert schema["additionalProperties"] is False
     assert "network" in schema["properties"]
+
+
+def test_unknown_receive_queue_mode_is_named():
+    message = problems_of(minimal_document(workloads={"transfers": [
+        {"name": "t", "receive_queues": "netqueue"}]}))
+    assert message == ("workloads.transfers[0].receive_queues: must be "
+                       "'rss', 'vmq', 'vrss' or 'vmmq', got 'netqueue' (str)")

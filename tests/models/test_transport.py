@@ -116,3 +116,29 @@ def test_vectorised_equals_scalar():
     for i, kind in enumerate(kinds):
         scalar = run(transport=kind, spread="all", flows=[1, 8, 4, 2][i])
         assert vector["throughput"][i] == pytest.approx(scalar["throughput"])
+
+
+def test_rss_queues_multiply_a_cpu_bound_receive():
+    # NSX-T 3.2 docs (protocol-overheads.md 8.4): one queue means one core;
+    # "RSS might provide 4x" with 4 queues. With 64 flows on 4 queues every
+    # queue is busy (4 (1 - 0.75^64) = 4 to 8 digits), so the CPU-bound
+    # rate is 4x within 1e-6.
+    one = run(rss_queues=1, flows=64, members=1, spread="all",
+              cycles_per_byte=12.0)
+    four = run(rss_queues=4, flows=64, members=1, spread="all",
+               cycles_per_byte=12.0)
+    assert LIMITS[one["limit"]] == LIMITS[four["limit"]] == "cpu_core"
+    assert four["throughput"] / one["throughput"] == pytest.approx(4,
+                                                                   rel=1e-6)
+
+
+def test_flows_sharing_a_queue_share_its_core():
+    # VMQ: 8 flows of one vNIC on one queue reach one core's ceiling, and
+    # that core is the busiest at 100 %
+    shared = run(flows=8, flows_per_queue=8, members=1, spread="all",
+                 cycles_per_byte=4.0)
+    assert shared["throughput"] == pytest.approx(8 * 2.6 / 4.0)
+    assert shared["busy_queues"] == pytest.approx(1.0)
+    assert shared["busiest_core"] == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="flows_per_queue"):
+        run(flows=4, flows_per_queue=8)

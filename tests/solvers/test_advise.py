@@ -81,7 +81,8 @@ def test_seed001_top_recommendation_is_smb():
 
 @pytest.mark.parametrize("name", ["seed000_lbt", "seed001_live_migration",
                                   "seed002_hcibench", "seed003_vmotion",
-                                  "jumbo_10gbe", "explain_layer2_gateway"])
+                                  "jumbo_10gbe", "explain_layer2_gateway",
+                                  "explain_vmq_one_core"])
 def test_every_prediction_equals_evaluate_of_the_changed_scenario(name):
     scenario = example(name)
     base = scenario.model_copy(update={"variants": []})
@@ -192,6 +193,18 @@ def test_layer2_bond_behind_a_router_is_explained_and_fixed():
                                             "new": "layer3+4"}}
     assert top.effect["teaming.balance_xor.peak_util_pct"]["after"] == \
         pytest.approx(80.0)
+
+
+def test_vnic_on_one_vmq_is_explained_and_fixed_by_vrss():
+    # protocol-overheads.md 8.4 / teaming.md 5.4: with VMQ alone a vNIC is
+    # one core; vRSS spreads it (here up to line rate)
+    scenario = example("explain_vmq_one_core")
+    base = evaluate(scenario).variants[0]
+    assert base.bottleneck.id == "host.cpu_core"
+    top = advise(scenario).recommendations[0]
+    assert top.id == "advice.host.vrss"
+    assert top.effect["host.throughput_gbps"]["after"] == pytest.approx(
+        base.metric("wire.goodput_gbps").value)
 
 
 def test_oio_past_the_knee_without_a_target_renders_its_evidence():

@@ -268,3 +268,57 @@ def test_smb_direct_without_rdma_falls_back_with_a_finding():
     result = transfer({"hypervisor": "hyperv"}, transport="smb_direct")
     assert [f.id for f in result.findings] == ["host.smb_direct_unavailable"]
     assert value(result, "host.cpu_pct") > 0.5  # TCP costs, not RDMA's
+
+
+# Receive queues behind a virtual switch (protocol-overheads.md 8.4,
+# teaming.md 5.4). The documented rules are exact, so the tests are too:
+# with VMQ alone a vNIC is served by one core; vRSS spreads it over the VM's
+# vCPUs but needs >= 10 GbE and >= 2 vCPUs.
+VSWITCH_HOST = {"hypervisor": "hyperv", "sockets": 2, "cores_per_socket": 8,
+                "ghz": 2.6}
+FAST_NICS = [{"id": "nic0", "speed_gbps": 25.0, "rss_queues": 16}]
+
+
+def test_vmq_caps_a_vnic_at_one_core():
+    vmq = transfer(VSWITCH_HOST, FAST_NICS, streams=8, receive_queues="vmq")
+    ceiling = value(vmq, "transfer.t.per_core_ceiling_gbps")
+    assert value(vmq, "host.throughput_gbps") == pytest.approx(ceiling)
+    assert value(vmq, "transfer.t.busy_cores") == pytest.approx(1.0)
+    assert vmq.bottleneck.id == "host.cpu_core"
+    assert "one core per vNIC (VMQ): 1 vNIC(s) with 8 flow(s)" in \
+        vmq.bottleneck.message
+
+
+def test_vrss_spreads_a_vnic_over_its_vcpus():
+    vmq = transfer(VSWITCH_HOST, FAST_NICS, streams=8, receive_queues="vmq")
+    vrss = transfer(VSWITCH_HOST, FAST_NICS, streams=8,
+                    receive_queues="vrss", vm_vcpus=4)
+    # 8 connections hashed over 4 vCPUs' cores: 4 (1 - (3/4)^8) busy
+    assert value(vrss, "transfer.t.busy_cores") == pytest.approx(
+        4 * (1 - 0.75 ** 8), rel=1e-12)
+    # 2.9 busy cores x 7.9 Gbit/s per core exceed 25 GbE: the link binds
+    assert vrss.bottleneck.id == "host.link"
+    assert value(vrss, "host.throughput_gbps") == pytest.approx(
+        value(vrss, "wire.goodput_gbps"))
+    assert value(vmq, "host.throughput_gbps") < \
+        value(vrss, "host.throughput_gbps") / 2.9
+    assert not vrss.findings
+
+
+@pytest.mark.parametrize("speed, vcpus", [(1.0, 8), (25.0, 1)])
+def test_vrss_below_its_requirements_stays_on_one_core(speed, vcpus):
+    nics = [{"id": "nic0", "speed_gbps": speed, "rss_queues": 16}]
+    vrss = transfer(VSWITCH_HOST, nics, streams=8, receive_queues="vrss",
+                    vm_vcpus=vcpus)
+    vmq = transfer(VSWITCH_HOST, nics, streams=8, receive_queues="vmq")
+    assert [f.id for f in vrss.findings] == ["host.vrss_unavailable"]
+    assert value(vrss, "host.throughput_gbps") == \
+        value(vmq, "host.throughput_gbps")
+
+
+def test_vmmq_queues_are_bounded_by_pairs_and_nic():
+    # 2 vNICs of 32 vCPUs: min(16 NIC queues, 2 x min(32, 4 pairs)) = 8
+    vmmq = transfer(VSWITCH_HOST, FAST_NICS, sessions=2, streams=32,
+                    receive_queues="vmmq", vm_vcpus=32, vmmq_queue_pairs=4)
+    assert value(vmmq, "transfer.t.busy_cores") == pytest.approx(
+        8 * (1 - (7 / 8) ** 64), rel=1e-12)
