@@ -1,4 +1,5 @@
-"""Vectorised argument checks shared by the model functions.
+"""Vectorised argument checks shared by the model functions, and the exact
+arithmetic selection (:func:`pick`) their hot paths use.
 
 Each check looks at a whole array at once (no loop per scenario) and raises
 ``ValueError`` naming the parameter, the rule and the first offending value,
