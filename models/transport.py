@@ -150,7 +150,8 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
         and compression [cores]; ``busiest_core`` load of the most loaded
         core [fraction]; ``busy_queues`` cores the flows land on; ``limit``
         index into :data:`LIMITS`; ``spread_members`` expected members
-        carrying traffic.
+        carrying traffic; ``core_ceiling`` one core's rate for one flow
+        [Gbit/s].
 
     Notes
     -----
@@ -197,12 +198,13 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
                                         queue_groups), cores)
     ratio = pick(compressed, compression_ratio, 1.0)
     scaled = member_goodput * ratio
+    per_core = core_ceiling(ghz, cycles_per_byte)
     not_for_rdma = np.where(rdma, np.inf, 0.0)  # +inf removes a bound
     bounds = (  # in the order of LIMITS
         members * scaled,
         spread_members * scaled,
         flows * scaled + not_for_rdma,
-        busy_queues * core_ceiling(ghz, cycles_per_byte) * ratio
+        busy_queues * per_core * ratio
         + not_for_rdma,
         streams * np.asarray(stream_cap, dtype=float),
         compression_threads * compressor_speed
@@ -232,4 +234,5 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
             "cores": stack_cores + compression_cores,
             "busiest_core": np.minimum(busiest, 1.0),
             "busy_queues": ~rdma * busy_queues,
-            "limit": limit, "spread_members": spread_members}
+            "limit": limit, "spread_members": spread_members,
+            "core_ceiling": per_core}

@@ -320,7 +320,6 @@ def _chain_chunk(inputs):
         compressor_speed=inputs["compressor"],
         compression_threads=inputs["threads"],
         flows_per_queue=inputs["flows_per_queue"], c_io=inputs["c_io"])
-    result["core_ceiling"] = host.core_ceiling(inputs["ghz"], cycles)
     result["ack_bytes"] = wire.ack_wire_bytes(
         inputs["ip_version"], timestamps=inputs["timestamps"],
         vlan_tags=inputs["vlan_tags"])
@@ -353,7 +352,7 @@ def _limit_message(limit, path, item, now, r):
     if name == "cpu_core":
         if now["flows_per_queue"][r] > 1:
             vnics = path.flows / now["flows_per_queue"][r]
-            return (f"one core per vNIC ({_QUEUE_NAMES['vmq']}): "
+            return ("one core per vNIC (VMQ): "
                     f"{vnics:g} vNIC(s) with {path.flows} flow(s) on "
                     f"{now['busy_queues'][r]:.2f} busy cores × "
                     f"{now['core_ceiling'][r]:.2f} Gbit/s per core")
