@@ -32,7 +32,7 @@ from models.teaming import (KERNEL_HASH_VARIANTS, LBT_TARGET_RULES,
                             LINUX_HASHES, UNIFORM_HASH_FIELDS,
                             required_flow_fields)
 from models.transport import TRANSPORTS
-from models.wire import IPV6_MIN_MTU, MTU_LIMITS
+from models.wire import IPV6_MIN_MTU, MTU_CEILING, MTU_LIMITS
 
 #: The schema version this build writes and reads natively.
 SCHEMA_VERSION = 1
@@ -234,7 +234,14 @@ class Network(_Strict):
     """Settings of the IP network that carries the analysed traffic."""
 
     ip_version: Literal[4, 6] = 4
-    mtu: int = Field(default=1500, ge=MTU_LIMITS[0], le=MTU_LIMITS[1])
+    #: accepted MTU range [B]: 576 is the IPv4 datagram every host must
+    #: accept (RFC 791); raise ``mtu_max`` for gear that takes more than
+    #: 9216 (declared before ``mtu``, which is checked against them)
+    mtu_min: int = Field(default=MTU_LIMITS[0], ge=MTU_LIMITS[0],
+                         le=MTU_CEILING)
+    mtu_max: int = Field(default=MTU_LIMITS[1], ge=MTU_LIMITS[0],
+                         le=MTU_CEILING)
+    mtu: int = Field(default=1500, ge=MTU_LIMITS[0], le=MTU_CEILING)
     vlan_tags: int = Field(default=0, ge=0, le=2)
     tcp_timestamps: bool = True
     encapsulation: Literal["none", "vxlan", "geneve"] = "none"
@@ -243,10 +250,24 @@ class Network(_Strict):
                                      multiple_of=4)
     packet_loss_pct: float = Field(default=0.0, ge=0, lt=100)
 
+    @field_validator("mtu_max")
+    @classmethod
+    def _range_not_empty(cls, mtu_max, info):
+        mtu_min = info.data.get("mtu_min", MTU_LIMITS[0])
+        if mtu_max < mtu_min:
+            raise ValueError(f"must be >= mtu_min ({mtu_min}), got {mtu_max}")
+        return mtu_max
+
     @field_validator("mtu")
     @classmethod
-    def _ipv6_minimum_mtu(cls, mtu, info):
-        # ip_version is declared first, so it is validated by now
+    def _mtu_in_accepted_range(cls, mtu, info):
+        # the fields it depends on are declared first, so validated by now
+        # (absent when they are themselves invalid: no second message)
+        low, high = info.data.get("mtu_min"), info.data.get("mtu_max")
+        if low is not None and mtu < low:
+            raise ValueError(f"must be >= {low} (network.mtu_min), got {mtu}")
+        if high is not None and mtu > high:
+            raise ValueError(f"must be <= {high} (network.mtu_max), got {mtu}")
         if info.data.get("ip_version") == 6 and mtu < IPV6_MIN_MTU:
             raise ValueError(f"must be at least {IPV6_MIN_MTU} with IPv6 "
                              f"(RFC 8200), got {mtu}")

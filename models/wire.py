@@ -62,6 +62,12 @@ ENCAPSULATIONS = ("none", "vxlan", "geneve")
 #: Default IP MTU limits [B]: 576 is the IPv4 minimum every host must accept
 #: (RFC 791), 9216 the largest jumbo MTU common data-centre switches accept.
 MTU_LIMITS = (576, 9216)
+#: Largest IP MTU any limit may be raised to [B]: the IPv4 total-length
+#: field (RFC 791) and the IPv6 payload-length field (RFC 8200) are 16 bits.
+MTU_CEILING = 65535
+#: The jumbo MTU jumbo-frame gains are predicted at [B]: the 9000 B that
+#: vSphere, Hyper-V and Linux NICs call "jumbo" (protocol-overheads.md §6).
+JUMBO_MTU = 9000
 #: IPv6 requires every link to carry packets of at least 1280 B (RFC 8200).
 IPV6_MIN_MTU = 1280
 
@@ -145,6 +151,30 @@ def encapsulation_bytes(encapsulation, underlay_ip_version=4, *,
     return np.select(
         [encapsulation == "vxlan", encapsulation == "geneve"],
         [tunnel, tunnel + options], default=0)
+
+
+def limits_covering(mtu_min, mtu_max):
+    """MTU limits for one call over scenarios that each accept their own
+    range.
+
+    Parameters
+    ----------
+    mtu_min, mtu_max : array-like
+        Each scenario's accepted MTU range. [B]
+
+    Returns
+    -------
+    tuple of int
+        The widest of the ranges, widened to take in :data:`JUMBO_MTU`,
+        at which jumbo gains are predicted. [B]
+
+    Notes
+    -----
+    Each scenario's own MTU is checked against its own range where the
+    scenario is validated; this range only keeps the shared call from
+    refusing a value one of them accepts.
+    """
+    return (int(np.min(mtu_min)), int(max(np.max(mtu_max), JUMBO_MTU)))
 
 
 def _check_mtu(mtu, ip_version, mtu_limits):

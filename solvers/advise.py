@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from models import wire
 from models.scenario import GOALS, TEAMING_POLICIES, ScenarioError
 from models.teaming import default_hash
 from solvers import __version__, storage
@@ -276,7 +277,9 @@ def _candidates(doc, goal, base):
                 {"metric": f"storage.{item.name}.oio", "value": oio,
                  "threshold": 4 * knee},
                 {f"{prefix}.threads_per_disk": threads})
-    if doc.network.mtu < 9000:
+    # as large a jumbo MTU as the network accepts (network.mtu_max)
+    jumbo = min(wire.JUMBO_MTU, doc.network.mtu_max)
+    if doc.network.mtu < jumbo:
         metric = "storage.jumbo_gain_pct" if doc.workloads.storage \
             else "host.jumbo_gain_pct"
         yield _Candidate(
@@ -284,7 +287,7 @@ def _candidates(doc, goal, base):
             f"MTU {doc.network.mtu}",
             {"metric": metric, "value": value(metric) or 0.0,
              "threshold": 0.0},
-            {"network.mtu": 9000})
+            {"network.mtu": jumbo})
     for i, nic in enumerate(doc.nics):
         if not nic.rss_tuned and doc.workloads.transfers:
             yield _Candidate(

@@ -152,17 +152,21 @@ def evaluate_documents(documents, *, scenario, scenario_sha256,
                                       for n in networks]))
     link = np.array([sum(nic.speed_gbps for nic in doc.nics)
                      for _, doc in documents])
+    mtu_min = np.array([n.mtu_min for n in networks])
+    mtu_max = np.array([n.mtu_max for n in networks])
+    limits = wire.limits_covering(mtu_min, mtu_max)
 
-    payload = wire.payload_bytes(mtu, ip_version, timestamps=timestamps)
+    payload = wire.payload_bytes(mtu, ip_version, timestamps=timestamps,
+                                 mtu_limits=limits)
     frame = wire.wire_bytes(mtu, ip_version, vlan_tags=vlan_tags,
-                            encapsulation_bytes=encap)
+                            encapsulation_bytes=encap, mtu_limits=limits)
     efficiency = payload / frame
     goodput = link * efficiency
     packets = wire.packet_rate(goodput, payload)
 
     if traces:
         trace_mtu, trace_goodput = _goodput_versus_mtu(
-            link, ip_version, timestamps, vlan_tags, encap)
+            link, ip_version, timestamps, vlan_tags, encap, limits)
     hosts = host_network.analyse(documents)
     migrations = migration.analyse(documents,
                                    [host["rates"] for host in hosts])
@@ -208,8 +212,8 @@ def evaluate_documents(documents, *, scenario, scenario_sha256,
             + tuple(teams[i]["assumptions"])
             + tuple(stores[i]["assumptions"]),
             traces={"goodput_vs_mtu": _goodput_trace(
-                trace_mtu, trace_goodput[i], ip_version[i], mtu[i],
-                goodput[i]), **migrations[i]["traces"],
+                trace_mtu, trace_goodput[i], doc.network, goodput[i]),
+                **migrations[i]["traces"],
                 **teams[i]["traces"]} if traces else {},
         ))
     if numbers_only:
@@ -222,32 +226,37 @@ def evaluate_documents(documents, *, scenario, scenario_sha256,
                    variants=tuple(variants))
 
 
-def _goodput_trace(trace_mtu, trace_goodput, ip_version, mtu, goodput):
-    valid = trace_mtu >= _minimum_mtu(ip_version)
+def _goodput_trace(trace_mtu, trace_goodput, network, goodput):
+    """The trace over the MTUs this variant's network accepts."""
+    valid = (trace_mtu >= _minimum_mtu(network)) \
+        & (trace_mtu <= network.mtu_max)
     return {"x": {"id": "network.mtu", "unit": "B",
                   "values": trace_mtu[valid].tolist()},
             "y": {"id": "wire.goodput_gbps", "unit": "Gbit/s",
                   "values": trace_goodput[valid].tolist()},
-            "marker": {"x": int(mtu), "y": float(goodput)}}
+            "marker": {"x": network.mtu, "y": float(goodput)}}
 
 
-def _minimum_mtu(ip_version):
-    return wire.IPV6_MIN_MTU if ip_version == 6 else wire.MTU_LIMITS[0]
+def _minimum_mtu(network):
+    if network.ip_version == 6:
+        return max(network.mtu_min, wire.IPV6_MIN_MTU)
+    return network.mtu_min
 
 
-def _goodput_versus_mtu(link, ip_version, timestamps, vlan_tags, encap):
-    """Goodput over the whole MTU range for each variant's other settings,
-    one (variants x MTU) array; points below a variant's minimum MTU are
-    clamped here and left out by the caller."""
-    grid = np.arange(wire.MTU_LIMITS[0], wire.MTU_LIMITS[1] + 1,
-                     TRACE_MTU_STEP)
-    minimum = np.where(ip_version == 6, wire.IPV6_MIN_MTU,
-                       wire.MTU_LIMITS[0])
-    mtu = np.maximum(grid[None, :], minimum[:, None])
+def _goodput_versus_mtu(link, ip_version, timestamps, vlan_tags, encap,
+                        limits):
+    """Goodput over the MTU range ``limits`` for each variant's other
+    settings, one (variants x MTU) array; points below IPv6's minimum MTU
+    are clamped here, and every point outside a variant's own range is
+    left out by the caller."""
+    grid = np.arange(limits[0], limits[1] + 1, TRACE_MTU_STEP)
+    mtu = np.maximum(grid[None, :],
+                     np.where(ip_version == 6, wire.IPV6_MIN_MTU, 0)[:, None])
     goodput = wire.goodput(link[:, None], mtu, ip_version[:, None],
                            timestamps=timestamps[:, None],
                            vlan_tags=vlan_tags[:, None],
-                           encapsulation_bytes=encap[:, None])
+                           encapsulation_bytes=encap[:, None],
+                           mtu_limits=limits)
     return grid, goodput
 
 

@@ -13,10 +13,6 @@ import numpy as np
 from models import host, transport, wire
 from solvers.results import Finding
 
-#: MTU at which the jumbo-frame gain is evaluated [B].
-JUMBO_MTU = 9000
-
-
 @dataclass(frozen=True)
 class _Path:
     """Where one transfer runs, decided from the scenario (plain data)."""
@@ -115,8 +111,10 @@ def run_transfers(pairs):
     vrss_fallback = inputs.pop("vrss_fallback")
     both = {k: np.concatenate([v, v]) for k, v in inputs.items()}
     both["mtu"] = np.concatenate([inputs["mtu"],
-                                  np.full(len(rows), JUMBO_MTU)])
-    chain = transfer_chain(both)
+                                  np.full(len(rows), wire.JUMBO_MTU)])
+    chain = transfer_chain(both, mtu_limits=wire.limits_covering(
+        [doc.network.mtu_min for doc, _ in pairs],
+        [doc.network.mtu_max for doc, _ in pairs]))
     n = len(rows)
     now = {k: v[:n] for k, v in chain.items()}
     now["vrss_fallback"] = vrss_fallback
@@ -279,15 +277,16 @@ def _gather(rows):
 CHUNK_ROWS = 16_384
 
 
-def transfer_chain(inputs):
+def transfer_chain(inputs, *, mtu_limits=wire.MTU_LIMITS):
     """Wire + CPU + transport for all rows at once (arrays in, arrays out;
     the benchmark drives it directly). Categorical inputs are the models'
-    codes; rows are processed in cache-sized chunks, never one by one."""
+    codes; rows are processed in cache-sized chunks, never one by one.
+    ``mtu_limits`` is the accepted MTU range [B]."""
     rows = len(inputs["mtu"])
     results = {}
     for start in range(0, rows, CHUNK_ROWS):
         part = _chain_chunk({k: v[start:start + CHUNK_ROWS]
-                             for k, v in inputs.items()})
+                             for k, v in inputs.items()}, mtu_limits)
         for key, values in part.items():
             if key not in results:
                 results[key] = np.empty(rows, dtype=values.dtype)
@@ -295,16 +294,18 @@ def transfer_chain(inputs):
     return results
 
 
-def _chain_chunk(inputs):
+def _chain_chunk(inputs, mtu_limits):
     # RDMA framing only where the transport is SMB Direct
     protocol = np.where(inputs["transport"] == transport.SMB_DIRECT,
                         inputs["protocol"], wire.TCP)
     payload = wire.payload_bytes(inputs["mtu"], inputs["ip_version"],
                                  protocol=protocol,
-                                 timestamps=inputs["timestamps"])
+                                 timestamps=inputs["timestamps"],
+                                 mtu_limits=mtu_limits)
     efficiency = payload / wire.wire_bytes(
         inputs["mtu"], inputs["ip_version"], protocol=protocol,
-        vlan_tags=inputs["vlan_tags"], encapsulation_bytes=inputs["encap"])
+        vlan_tags=inputs["vlan_tags"], encapsulation_bytes=inputs["encap"],
+        mtu_limits=mtu_limits)
     cycles = host.cycles_per_byte(
         payload, host.stack_traversal_bytes(payload, inputs["lro"]),
         inputs["c_byte"], inputs["c_pkt"], inputs["c_wire"],
@@ -412,7 +413,7 @@ def _assumptions(doc, item, path):
         "Flows hash uniformly onto RSS queues and team members; expected "
         "values, not one particular hash outcome",
         f"Jumbo-frame gain: the same transfer re-evaluated at MTU "
-        f"{JUMBO_MTU} B",
+        f"{wire.JUMBO_MTU} B",
     ]
     if item.transport in ("smb", "smb_direct"):
         notes.append("SMB Multichannel with Windows client defaults: 1 "

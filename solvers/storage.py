@@ -23,9 +23,6 @@ OIO_HIGH_MULTIPLE = 4.0
 #: message [B] (protocol-overheads.md section 8.2, TSO_max).
 AGGREGATE_BYTES = 65536
 
-#: The MTU the jumbo gain is predicted for [B].
-JUMBO_MTU = 9000
-
 #: Unloaded service time of an array without devices or a published
 #: service time [s] [Model default: a cached all-flash write].
 DEFAULT_SERVICE_S = 0.5e-3
@@ -97,7 +94,8 @@ def inputs(doc, item):
         "vms": item.vms, "disks_per_vm": item.disks_per_vm,
         "threads_per_disk": item.threads_per_disk,
         "link_gbps": sum(n.speed_gbps for n in used), "paths": len(used),
-        "mtu": net.mtu, "ip_version": net.ip_version,
+        "mtu": net.mtu, "mtu_min": net.mtu_min, "mtu_max": net.mtu_max,
+        "ip_version": net.ip_version,
         "timestamps": net.tcp_timestamps, "vlan_tags": net.vlan_tags,
         "iops_max": backend.iops_max or np.inf,
         "mbps_max": backend.mbps_max or np.inf,
@@ -120,12 +118,15 @@ def evaluate_rows(rows):
     col = {key: np.array([r[key] for r in rows]) for key in rows[0]}
     col["oio"] = storage.total_oio(col["vms"], col["disks_per_vm"],
                                    col["threads_per_disk"])
-    mtu = np.stack([col["mtu"], np.full(len(rows), JUMBO_MTU)], axis=1)
+    mtu = np.stack([col["mtu"], np.full(len(rows), wire.JUMBO_MTU)], axis=1)
+    limits = wire.limits_covering(col["mtu_min"], col["mtu_max"])
     ip_version = col["ip_version"][:, None]
     payload = wire.payload_bytes(mtu, ip_version,
-                                 timestamps=col["timestamps"][:, None])
+                                 timestamps=col["timestamps"][:, None],
+                                 mtu_limits=limits)
     frame = wire.wire_bytes(mtu, ip_version,
-                            vlan_tags=col["vlan_tags"][:, None])
+                            vlan_tags=col["vlan_tags"][:, None],
+                            mtu_limits=limits)
     overhead = frame - payload
     read = col["read"][:, None]
     directions = []

@@ -106,6 +106,8 @@ class NetworkEditor(QtWidgets.QGroupBox):
         for widget in widgets:
             widget.blockSignals(True)
         try:
+            # the scenario's own accepted range (network.mtu_min/mtu_max)
+            self.mtu.setRange(network.mtu_min, network.mtu_max)
             self.mtu.setValue(network.mtu)
             self.ip_version.setCurrentIndex(
                 self.ip_version.findData(network.ip_version))

@@ -180,7 +180,8 @@ def test_bad_transfer_fields_exit_2(tmp_path, field, value, fragment):
     ('[host]\ncores_per_socket = 0\n', "host.cores_per_socket: must be >= 1"),
     ('[host]\nghz = -2.6\n', "host.ghz: must be > 0, got -2.6"),
     ('[host]\nstack = "mainframe"\n', "host.stack: must be"),
-    ('[network]\nmtu = 9300\n', "network.mtu: must be <= 9216, got 9300"),
+    ('[network]\nmtu = 9300\n',
+     "network.mtu: must be <= 9216 (network.mtu_max), got 9300"),
 ])
 def test_bad_host_fields_exit_2(tmp_path, section, fragment):
     path = tmp_path / "bad.toml"

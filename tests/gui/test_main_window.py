@@ -70,6 +70,15 @@ def test_edit_that_breaks_a_variant_is_refused(qtbot, window):
     assert window.undo_stack.count() == 0
 
 
+def test_mtu_field_follows_the_scenarios_mtu_limits(qtbot, window):
+    assert window.editor.mtu.maximum() == 9216
+    window.edit("network.mtu_max", 9710, "Set the largest MTU to 9710")
+    assert window.editor.mtu.maximum() == 9710
+    set_mtu(qtbot, window, 9600)
+    assert window.scenario.network.mtu == 9600
+    assert base_curve_marker(window)[0] == 9600.0
+
+
 def test_invalid_combination_is_refused(qtbot, qapp, dialogs):
     window = MainWindow()
     qtbot.addWidget(window)

@@ -76,6 +76,29 @@ def test_ipv6_minimum_mtu_is_enforced_on_the_mtu_field():
     assert message.startswith("network.mtu: must be at least 1280 with IPv6")
 
 
+def test_mtu_is_checked_against_the_scenarios_own_limits():
+    # issue 3, bad input: "MTU outside 576-9216 (limits configurable)"; the
+    # message names the field, the value and the limit that refused it
+    assert problems_of(minimal_document(network={"mtu": 9300})) == \
+        "network.mtu: must be <= 9216 (network.mtu_max), got 9300"
+    raised = scenario_from_dict(minimal_document(
+        network={"mtu": 9600, "mtu_max": 9710}))
+    assert raised.network.mtu == 9600
+    assert problems_of(minimal_document(
+        network={"mtu": 1400, "mtu_min": 1500})) == \
+        "network.mtu: must be >= 1500 (network.mtu_min), got 1400"
+
+
+@pytest.mark.parametrize("network, expected", [
+    ({"mtu_min": 2000, "mtu_max": 1500},
+     "network.mtu_max: must be >= mtu_min (2000), got 1500"),
+    ({"mtu_max": 70000}, "network.mtu_max: must be <= 65535, got 70000"),
+    ({"mtu_min": 100}, "network.mtu_min: must be >= 576, got 100"),
+])
+def test_mtu_limits_themselves_are_checked(network, expected):
+    assert problems_of(minimal_document(network=network)) == expected
+
+
 def test_unknown_top_level_key():
     assert "routers: unknown key" in problems_of(
         minimal_document(routers=[]))

@@ -97,6 +97,16 @@ def test_every_prediction_equals_evaluate_of_the_changed_scenario(name):
                 assert result.metric(metric_id).value == effect["after"]
 
 
+def test_jumbo_advice_stays_within_the_accepted_mtu():
+    # gear that takes at most 4000 B: advise that, not an MTU it refuses
+    scenario = example("jumbo_10gbe").model_copy(update={"variants": []})
+    capped = scenario.with_value("network.mtu_max", 4000)
+    jumbo = [r for r in advise(capped).recommendations
+             if r.id == "advice.network.jumbo_frames"]
+    assert jumbo and jumbo[0].change["network.mtu"]["new"] == 4000
+    assert jumbo[0].gain_pct > 0
+
+
 def test_port_id_team_is_advised_to_a_better_policy():
     scenario = example("seed000_lbt")
     port_id = scenario.variant_documents()[1][1]

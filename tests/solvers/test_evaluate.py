@@ -85,6 +85,28 @@ def test_trace_matches_marker(results):
     assert min(ipv6) >= 1280  # no IPv6 point below its minimum MTU
 
 
+def test_raised_mtu_limit_is_evaluated_and_traced():
+    # MTU 9600 on gear that accepts it (network.mtu_max): IPv4 TCP with
+    # timestamps carries MTU - 52 B (protocol-overheads.md section 6)
+    scenario = scenario_from_dict(minimal_document(
+        network={"mtu": 9600, "mtu_max": 9710},
+        workloads={"transfers": [{"name": "copy"}]}))
+    base = evaluate(scenario).variant("Base")
+    assert base.metric("wire.payload_bytes").value == 9600 - 52
+    assert base.metric("wire.frame_bytes").value == 9600 + 38
+    trace = base.traces["goodput_vs_mtu"]
+    assert max(trace["x"]["values"]) > 9216
+    assert max(trace["x"]["values"]) <= 9710
+    assert trace["marker"]["x"] == 9600
+
+
+def test_trace_stays_inside_a_narrowed_range():
+    scenario = scenario_from_dict(minimal_document(
+        network={"mtu": 1500, "mtu_min": 1280, "mtu_max": 4000}))
+    x = evaluate(scenario).variants[0].traces["goodput_vs_mtu"]["x"]["values"]
+    assert 1280 <= min(x) and max(x) <= 4000
+
+
 def test_json_is_deterministic(example_path):
     text = example_path.read_text()
     assert evaluate(parse_scenario(text, "toml")).to_json() == \
