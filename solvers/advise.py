@@ -277,8 +277,12 @@ def _candidates(doc, goal, base):
                 {"metric": f"storage.{item.name}.oio", "value": oio,
                  "threshold": 4 * knee},
                 {f"{prefix}.threads_per_disk": threads})
-    # as large a jumbo MTU as the network accepts (network.mtu_max)
-    jumbo = min(wire.JUMBO_MTU, doc.network.mtu_max)
+    # as large a jumbo MTU as the network accepts (network.mtu_max), with
+    # room for the overlay's headers on the underlay
+    net = doc.network
+    jumbo = min(wire.JUMBO_MTU, net.mtu_max - int(wire.encapsulation_bytes(
+        net.encapsulation, net.underlay_ip_version,
+        geneve_option_bytes=net.geneve_option_bytes)))
     if doc.network.mtu < jumbo:
         metric = "storage.jumbo_gain_pct" if doc.workloads.storage \
             else "host.jumbo_gain_pct"

@@ -105,6 +105,11 @@ def test_jumbo_advice_stays_within_the_accepted_mtu():
              if r.id == "advice.network.jumbo_frames"]
     assert jumbo and jumbo[0].change["network.mtu"]["new"] == 4000
     assert jumbo[0].gain_pct > 0
+    # with VXLAN over IPv4 the underlay carries 50 B more (RFC 7348)
+    overlay = capped.with_value("network.encapsulation", "vxlan")
+    jumbo = [r for r in advise(overlay).recommendations
+             if r.id == "advice.network.jumbo_frames"]
+    assert jumbo[0].change["network.mtu"]["new"] == 4000 - 50
 
 
 def test_port_id_team_is_advised_to_a_better_policy():

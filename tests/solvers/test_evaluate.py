@@ -107,6 +107,20 @@ def test_trace_stays_inside_a_narrowed_range():
     assert 1280 <= min(x) and max(x) <= 4000
 
 
+def test_overlay_larger_than_the_accepted_mtu_is_a_warning():
+    # VXLAN over IPv4 adds 50 B and must not be fragmented (RFC 7348
+    # section 4.3): inner MTU 1500 needs a 1550 B underlay
+    scenario = scenario_from_dict(minimal_document(
+        network={"mtu": 1500, "mtu_max": 1500, "encapsulation": "vxlan"}))
+    findings = {f.id: f for f in evaluate(scenario).variants[0].findings}
+    warning = findings["wire.underlay_mtu_too_small"]
+    assert warning.severity == "warning"
+    assert "1550 B" in warning.message and "1450 B" in warning.message
+    fitting = scenario.with_value("network.mtu", 1450)
+    assert "wire.underlay_mtu_too_small" not in {
+        f.id for f in evaluate(fitting).variants[0].findings}
+
+
 def test_json_is_deterministic(example_path):
     text = example_path.read_text()
     assert evaluate(parse_scenario(text, "toml")).to_json() == \
