@@ -283,12 +283,12 @@ def _candidates(doc, goal, base):
     jumbo = min(wire.JUMBO_MTU, net.mtu_max - int(wire.encapsulation_bytes(
         net.encapsulation, net.underlay_ip_version,
         geneve_option_bytes=net.geneve_option_bytes)))
-    if doc.network.mtu < jumbo:
+    if net.mtu < jumbo:
         metric = "storage.jumbo_gain_pct" if doc.workloads.storage \
             else "host.jumbo_gain_pct"
         yield _Candidate(
             "advice.network.jumbo_frames", "info",
-            f"MTU {doc.network.mtu}",
+            f"MTU {net.mtu}",
             {"metric": metric, "value": value(metric) or 0.0,
              "threshold": 0.0},
             {"network.mtu": jumbo})
