@@ -328,8 +328,8 @@ def wire_bytes(mtu, ip_version=4, *, protocol="tcp", vlan_tags=0,
 
 
 def _roce_only(mtu, roce):
-    """The MTU on RoCE rows and the largest accepted MTU elsewhere, so
-    RoCE's own lower limit cannot trip on other protocols' rows."""
+    """The MTU on RoCE rows and at least the default largest MTU elsewhere,
+    so RoCE's own lower limit cannot trip on other protocols' rows."""
     return np.maximum(mtu, ~roce * MTU_LIMITS[1])
 
 
