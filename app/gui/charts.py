@@ -11,19 +11,6 @@ PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00",
            "#56B4E9", "#000000", "#B8A400")  # darkened yellow: legible text
 
 
-#: Bar charts of the analysis tabs: (metric id, axis label, text for a
-#: variant without the metric, or None to leave it out). Shared with the
-#: PDF report.
-HOST_BARS = (("host.throughput_gbps", "Throughput [Gbit/s]", None),
-             ("host.cpu_pct", "Host CPU [%]", None))
-STORAGE_BARS = (("storage.iops", "Storage IOPS [1/s]", None),
-                ("storage.latency_ms", "Storage latency [ms]", None))
-MIGRATION_BARS = (("migration.total_s", "Migration time [s]",
-                   "does not converge"),
-                  ("migration.downtime_s", "Downtime [s]",
-                   "does not converge"))
-
-
 def variant_colour(index):
     """The colour of the variant at this position."""
     return PALETTE[index % len(PALETTE)]
