@@ -120,6 +120,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.resize(1280, 800)
 
         session = self.session
+        # no event may reach the window's widgets once Qt deleted them
+        self.destroyed.connect(lambda *_: session.close())
         session.document_changed.connect(self._show_document)
         session.clean_changed.connect(lambda clean: self._update_title())
         for event, slot in ((session.results_ready, self._show_results),

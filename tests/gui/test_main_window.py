@@ -254,6 +254,29 @@ def test_recommendation_is_applied_as_an_undoable_edit(window):
         "workloads.storage[0].threads_per_disk") == 1
 
 
+def test_recommend_opens_the_dialog_when_the_advice_is_ready(
+        window, monkeypatch):
+    # advice is computed off the GUI thread; the dialog opens for the
+    # document it was asked about, and not after the document changed
+    from app.gui.advice import AdviceDialog
+    from app.paths import resource_path
+    shown = []
+    monkeypatch.setattr(AdviceDialog, "exec",
+                        lambda dialog: shown.append(dialog.result) or 0)
+    window.open_path(resource_path("examples", "seed002_hcibench.toml"))
+    window.recommend_dialog()
+    assert "Computing recommendations" in window.statusBar().currentMessage()
+    outcome = window.session.advice()
+    window.wait_for_results()
+    assert [result.recommendations for result in shown] == \
+        [outcome.advice.recommendations]
+    window.recommend_dialog()
+    window.apply_value("workloads.storage[0].threads_per_disk", 2)
+    window.session.request_advice().result()
+    window.wait_for_results()
+    assert len(shown) == 1
+
+
 def test_nothing_to_advise_is_a_dialog_not_a_crash(window, dialogs):
     # jumbo example: throughput
     assert window.advice_dialog(window.session.advice()) is not None
