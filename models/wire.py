@@ -68,6 +68,10 @@ MTU_CEILING = 65535
 #: The jumbo MTU jumbo-frame gains are predicted at [B]: the 9000 B that
 #: vSphere, Hyper-V and Linux NICs call "jumbo" (protocol-overheads.md §6).
 JUMBO_MTU = 9000
+
+#: Delayed ACK: the receiver acknowledges about every second full-size
+#: segment (RFC 1122 section 4.2.3.2; protocol-overheads.md section 6).
+SEGMENTS_PER_ACK = 2
 #: IPv6 requires every link to carry packets of at least 1280 B (RFC 8200).
 IPV6_MIN_MTU = 1280
 

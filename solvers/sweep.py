@@ -123,7 +123,7 @@ def run(scenario, sweep_plan, *, chunk_points=CHUNK_POINTS, processes=1):
     ------
     Chunk
         Consecutive points with their metric values (units:
-        :func:`solvers.evaluate.metric_info`).
+        :func:`solvers.metric_ids.info`).
     """
     starts = range(0, sweep_plan.total, chunk_points)
     chunks = ((start, min(start + chunk_points, sweep_plan.total))
@@ -179,7 +179,7 @@ def _evaluate_chunk(base, sweep_plan, start, stop):
                                    sweep_plan.converters)
         points = evaluate_documents(
             [(str(start + i), doc) for i, doc in enumerate(documents)],
-            scenario="", scenario_sha256="", traces=False, numbers_only=True)
+            scenario="", scenario_sha256="", numbers_only=True)
     ids = tuple(dict.fromkeys(k for point in points for k in point))
     values = [[None if (v := point.get(k)) is None else float(v)
                for k in ids] for point in points]

@@ -120,13 +120,6 @@ def test_port_id_team_is_advised_to_a_better_policy():
     assert top.gain_pct > 0
 
 
-def test_evaluate_attaches_advice_as_findings():
-    results = evaluate(example("seed002_hcibench"), advice=True)
-    advice = [f for f in results.variants[0].findings
-              if f.id.startswith("advice.")]
-    assert advice and advice[0].change and advice[0].predicted
-
-
 def test_search_finds_the_best_and_the_pareto_front():
     scenario = example("seed002_hcibench")
     grid = {"workloads.storage[0].threads_per_disk": [1, 2, 4, 8],
