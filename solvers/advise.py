@@ -106,8 +106,10 @@ class AdviceResult:
             for metric_id, e in r.effect.items():
                 delta = "" if e["change_pct"] is None \
                     else f"  ({e['change_pct']:+.1f} %)"
+                now = f" (as {e['metric_after']})" if "metric_after" in e \
+                    else ""
                 lines.append(f"     effect  {metric_id}: {e['before']:.4g} "
-                             f"→ {e['after']:.4g} {e['unit']}{delta}")
+                             f"→ {e['after']:.4g} {e['unit']}{delta}{now}")
             value = r.evidence.get("value")
             if isinstance(value, (int, float)):
                 lines.append(f"     because {r.evidence['metric']} = "
@@ -251,7 +253,8 @@ def _candidates(doc, goal, base):
     """What every analysis proposes for the base (evaluated as
     ``base``)."""
     for analysis in registry():
-        yield from analysis.candidates(doc, goal, base)
+        if hasattr(analysis, "candidates"):
+            yield from analysis.candidates(doc, goal, base)
 
 
 def _validated(base, candidates):
@@ -283,10 +286,14 @@ def _recommend(candidate, goal, before, after, base_doc, doc, gain):
             old, new = before.metric(metric_id), after.metric(metric_id)
         except KeyError:
             continue
-        effect[metric_id] = {
-            "before": old.value, "after": new.value, "unit": old.unit,
-            "change_pct": 100 * (new.value / old.value - 1)
-            if old.value else None}
+        effect[metric_id] = _effect(old.value, new.value, old.unit)
+    after_id, after_value = _goal_of(_values(after), doc, goal)
+    if after_id != metric and metric in effect:
+        # the goal follows the change (a team's new policy): compare the
+        # goal itself, and say which metric it is after the change
+        effect[metric] = {**_effect(effect[metric]["before"], after_value,
+                                    effect[metric]["unit"]),
+                          "metric_after": after_id}
     change = {path: {"old": base_doc.value_at(path), "new": value}
               for path, value in candidate.changes.items()}
     words = "; ".join(f"{path} {_show(c['old'])} → {_show(c['new'])}"
@@ -299,6 +306,11 @@ def _recommend(candidate, goal, before, after, base_doc, doc, gain):
     return Recommendation(id=candidate.id, severity=candidate.severity,
                           message=message, evidence=candidate.evidence,
                           change=change, effect=effect, gain_pct=gain)
+
+
+def _effect(before, after, unit):
+    return {"before": before, "after": after, "unit": unit,
+            "change_pct": 100 * (after / before - 1) if before else None}
 
 
 def _show(value):

@@ -1,5 +1,5 @@
-"""The contract every analysis follows, and the registry evaluate() loops
-over.
+"""The contract every analysis follows (the registry that finds them is
+:func:`solvers.analyses.registry`).
 
 An analysis is a module of :mod:`solvers.analyses` that defines
 
@@ -13,8 +13,8 @@ An analysis is a module of :mod:`solvers.analyses` that defines
   one result per document of the :class:`solvers.inputs.Inputs`;
   ``upstream`` maps each required name to its results; ``details=False``
   asks for metrics only (sweeps and searches);
-- ``candidates(doc, goal, base) -> iterable of Candidate``: the changes it
-  proposes for a document whose evaluated result is ``base``
+- optionally ``candidates(doc, goal, base) -> iterable of Candidate``: the
+  changes it proposes for a document whose evaluated result is ``base``
   (:mod:`solvers.advise` re-evaluates and ranks them).
 
 A new analysis is one new module in :mod:`solvers.analyses` plus its

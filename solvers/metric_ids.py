@@ -224,14 +224,14 @@ def parse(metric_id):
     if family != "teaming":
         return MetricId(family, key, middle or None)
     parts = middle.split(".")
-    if "nioc" in parts[:2] and len(parts) >= parts.index("nioc") + 2:
+    if parts[-1] in _TEAMING_ENTRIES:
+        return MetricId(family, key, team=".".join(parts[:-1]) or None,
+                        policy=parts[-1])
+    if "nioc" in parts[:-1]:
         at = parts.index("nioc")
         return MetricId(family, key, team=".".join(parts[:at]) or None,
                         policy="nioc",
                         traffic_class=".".join(parts[at + 1:]))
-    if parts[-1] in _TEAMING_ENTRIES:
-        return MetricId(family, key, team=".".join(parts[:-1]) or None,
-                        policy=parts[-1])
     raise ValueError(f"metric id {metric_id!r}: no teaming policy in it")
 
 
