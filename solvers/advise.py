@@ -18,12 +18,16 @@ from solvers.analyses import registry
 from solvers.analysis import Candidate
 from solvers.grid import grid_documents, paused_gc
 from solvers.evaluate import evaluate, evaluate_documents
+from solvers.results import Progress
 
 #: A change must move the goal metric by more than this to be advised [%].
 MIN_GAIN_PCT = 0.5
 
 #: Largest grid :func:`search` evaluates in one call.
 MAX_GRID = 1_000_000
+
+#: Points :func:`search` evaluates together between two callbacks.
+SEARCH_CHUNK_POINTS = 2048
 
 #: Secondary metrics reported with each goal.
 GOAL_CONTEXT = {
@@ -192,7 +196,7 @@ def _better(goal):
     return 1.0 if GOALS[goal][1] == "max" else -1.0
 
 
-def advise(scenario, goal=None):
+def advise(scenario, goal=None, *, callback=None):
     """Findings with precise changes and their predicted effect, ranked by
     the gain on the goal.
 
@@ -202,6 +206,11 @@ def advise(scenario, goal=None):
         Its base is advised (variants are ignored).
     goal : str, optional
         A key of :data:`models.scenario.GOALS`; default from the scenario.
+    callback : callable, optional
+        ``callback(progress) -> bool`` with a :class:`solvers.results.
+        Progress` once the base is evaluated and again when the
+        candidates are; returning True stops with no recommendation
+        (status 1).
 
     Returns
     -------
@@ -212,13 +221,21 @@ def advise(scenario, goal=None):
     base_result = evaluate(base).variants[0]
     kept, documents, rejected = _validated(
         base, _candidates(base, goal, base_result))
+    before = goal_value(base_result, base, goal)
+    metric = _goal_metric(base, goal, base_result)
+    if callback is not None and callback(Progress(1, 1 + len(documents))):
+        return AdviceResult(goal=goal, metric=metric, base_value=before,
+                            success=False, status=1,
+                            message="stopped by the callback before the "
+                            f"{len(documents)} candidate(s) were evaluated")
     # the changed scenarios, evaluated together: what evaluate() gives for
     # each is the prediction
     results = evaluate_documents(
         [(f"candidate {i}", doc) for i, doc in enumerate(documents)],
         scenario=base.meta.name, scenario_sha256=base.sha256()).variants \
         if documents else ()
-    before = goal_value(base_result, base, goal)
+    if callback is not None:
+        callback(Progress(1 + len(documents), 1 + len(documents)))
     recommendations = []
     for candidate, doc, variant in zip(kept, documents, results):
         after = goal_value(variant, doc, goal)
@@ -234,7 +251,6 @@ def advise(scenario, goal=None):
                                           variant, base, doc, gain))
     # ties on the goal (e.g. two ways to line rate) go to the cheaper one
     recommendations.sort(key=lambda r: (-round(r.gain_pct, 1), _cpu_after(r)))
-    metric = _goal_metric(base, goal, base_result)
     return AdviceResult(
         goal=goal, metric=metric, base_value=before,
         recommendations=tuple(recommendations), rejected=tuple(rejected),
@@ -348,7 +364,8 @@ class SearchResult:
     message: str
 
 
-def search(scenario, grid, goal=None, *, tradeoffs=("host.cpu_pct",)):
+def search(scenario, grid, goal=None, *, tradeoffs=("host.cpu_pct",),
+           callback=None):
     """Evaluate every combination of the allowed changes at once and return
     the best configuration and the Pareto front.
 
@@ -361,6 +378,11 @@ def search(scenario, grid, goal=None, *, tradeoffs=("host.cpu_pct",)):
     tradeoffs : sequence of str
         Metric ids to minimise alongside the goal for the Pareto front
         (``'nic_count'`` counts ``nics``).
+    callback : callable, optional
+        ``callback(progress) -> bool`` after every chunk of
+        :data:`SEARCH_CHUNK_POINTS` points with a
+        :class:`solvers.results.Progress`; returning True stops the search
+        with what was evaluated so far (status 1).
 
     Returns
     -------
@@ -388,25 +410,33 @@ def search(scenario, grid, goal=None, *, tradeoffs=("host.cpu_pct",)):
     if len(combos) > MAX_GRID:
         raise ValueError(f"grid: {len(combos)} combinations, above the "
                          f"limit of {MAX_GRID}")
-    with paused_gc():
-        documents = grid_documents(base, paths, combos)
-        numbers = evaluate_documents(
-            [(f"point {i}", doc) for i, doc in enumerate(documents)],
-            scenario=base.meta.name, scenario_sha256=base.sha256(),
-            numbers_only=True)
     sign = _better(goal)
     metric = _goal_metric(base, goal)
     points, scores, costs = [], [], []
-    for doc, combo, point in zip(documents, combos, numbers):
-        goal_id, value = _goal_of(point, doc, goal)
-        value = float(value)
-        row = [float(len(doc.nics)) if t == "nic_count"
-               else float(point.get(t, np.nan)) for t in tradeoffs]
-        points.append({"values": dict(zip(paths, combo)),
-                       "metrics": {goal_id: value,
-                                   **dict(zip(tradeoffs, row))}})
-        scores.append(sign * value if np.isfinite(value) else -np.inf)
-        costs.append(row)
+    stopped = False
+    for start in range(0, len(combos), SEARCH_CHUNK_POINTS):
+        chunk = combos[start:start + SEARCH_CHUNK_POINTS]
+        with paused_gc():
+            documents = grid_documents(base, paths, chunk)
+            numbers = evaluate_documents(
+                [(f"point {start + i}", doc)
+                 for i, doc in enumerate(documents)],
+                scenario=base.meta.name, scenario_sha256=base.sha256(),
+                numbers_only=True)
+        for doc, combo, point in zip(documents, chunk, numbers):
+            goal_id, value = _goal_of(point, doc, goal)
+            value = float(value)
+            row = [float(len(doc.nics)) if t == "nic_count"
+                   else float(point.get(t, np.nan)) for t in tradeoffs]
+            points.append({"values": dict(zip(paths, combo)),
+                           "metrics": {goal_id: value,
+                                       **dict(zip(tradeoffs, row))}})
+            scores.append(sign * value if np.isfinite(value) else -np.inf)
+            costs.append(row)
+        if callback is not None and callback(
+                Progress(len(points), len(combos))):
+            stopped = True
+            break
     scores = np.array(scores)
     best = int(np.argmax(scores))
     try:
@@ -418,10 +448,13 @@ def search(scenario, grid, goal=None, *, tradeoffs=("host.cpu_pct",)):
             from None
     return SearchResult(
         goal=goal, metric=metric, best=points[best]["values"],
-        best_value=_goal_of(numbers[best], documents[best], goal)[1],
+        best_value=sign * scores[best] if np.isfinite(scores[best])
+        else np.nan,
         points=points, pareto=pareto_front(scores, np.array(costs)),
-        success=bool(np.isfinite(scores[best])), status=0,
-        message=f"{len(points)} configurations evaluated")
+        success=bool(np.isfinite(scores[best])), status=int(stopped),
+        message=(f"stopped by the callback after {len(points)} of "
+                 f"{len(combos)} configurations" if stopped else
+                 f"{len(points)} configurations evaluated"))
 
 
 def pareto_front(scores, costs):

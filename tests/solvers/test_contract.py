@@ -168,3 +168,38 @@ def test_pcie_round_trips_through_toml():
 def load_scenario_text(text):
     from models.scenario import parse_scenario
     return parse_scenario(text, "toml")
+
+
+def test_place_warns_on_an_unknown_option_like_scipy():
+    from scipy.optimize import OptimizeWarning
+
+    from solvers.placement import place
+    with pytest.warns(OptimizeWarning, match="time_limt"):
+        result = place([1.0, 2.0], [10.0, 10.0],
+                       options={"time_limt": 1.0})
+    assert result.success
+
+
+def test_callbacks_stop_search_advise_and_sweep(monkeypatch):
+    from solvers import advise as advise_module
+    from solvers import sweep
+
+    scenario = example("seed002_hcibench")
+    seen = []
+
+    def stop(progress):
+        seen.append((progress.done, progress.total))
+        return True
+
+    monkeypatch.setattr(advise_module, "SEARCH_CHUNK_POINTS", 2)
+    result = advise_module.search(
+        scenario, {"workloads.storage[0].threads_per_disk": [1, 2, 4, 8]},
+        callback=stop)
+    assert result.status == 1 and len(result.points) == 2
+    assert seen == [(2, 4)]
+    stopped = advise(scenario, callback=stop)
+    assert stopped.status == 1 and stopped.recommendations == ()
+    jumbo = example("jumbo_10gbe")
+    plan = sweep.plan(jumbo)
+    chunks = list(sweep.run(jumbo, plan, chunk_points=5, callback=stop))
+    assert len(chunks) == 1 and len(chunks[0].combos) == 5
