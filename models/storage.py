@@ -11,6 +11,7 @@ import numpy as np
 
 from models import wire
 from models.host import AGGREGATE_BYTES
+from models.units import MB
 from models._checks import as_codes, require_positive, require_range
 
 PROTOCOLS = ("nfs3", "iscsi", "smb3", "vsan", "local")
@@ -290,11 +291,11 @@ def backend_iops(block_bytes, read_fraction, random_fraction, *,
         rand = np.where(devices > 0, devices * np.asarray(device_iops)
                         / (read + np.asarray(write_penalty) * (1 - read)),
                         np.inf)
-        seq = np.where(devices > 0, devices * np.asarray(device_mbps) * 1e6
+        seq = np.where(devices > 0, devices * np.asarray(device_mbps) * MB
                        / block, np.inf)
         mixed = 1.0 / (random / rand + (1 - random) / seq)
     return np.minimum(np.minimum(mixed, np.asarray(iops_max, dtype=float)),
-                      np.asarray(mbps_max, dtype=float) * 1e6 / block)
+                      np.asarray(mbps_max, dtype=float) * MB / block)
 
 
 def iops_ceiling(backend, network, cpu):
@@ -436,6 +437,6 @@ def storage_chain(protocol, block_bytes, read_fraction, oio, backend,
     unloaded = np.maximum(service_time + serialisation, 1.0 / ceiling)
     iops = closed_queue_iops(oio, ceiling, unloaded)
     return {"iops": iops, "latency_s": oio / iops,
-            "mbps": iops * block_bytes / 1e6, "knee": unloaded * ceiling,
+            "mbps": iops * block_bytes / MB, "knee": unloaded * ceiling,
             "limit": limit, "ceiling": ceiling,
             "cpu_pct": 100 * iops * cycles / (cores * hz)}

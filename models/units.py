@@ -11,6 +11,9 @@ BITS_PER_BYTE = 8
 #: Bytes per second in 1 Gbit/s [B/s].
 GBIT_BYTES = 1e9 / BITS_PER_BYTE
 
+#: Decimal megabyte, as storage throughput is quoted (MB/s) [B].
+MB = 1e6
+
 #: Binary prefixes [B].
 KIB = 2 ** 10
 MIB = 2 ** 20

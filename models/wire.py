@@ -17,6 +17,7 @@ import numpy as np
 
 from models._checks import (as_codes, pick, require_choice, require_positive,
                             require_range)
+from models.units import gbps_to_bytes_per_s
 
 #: Preamble 7 + start-of-frame delimiter 1 + inter-frame gap 12 [B]
 #: (IEEE 802.3; protocol-overheads.md section 1).
@@ -485,4 +486,4 @@ def packet_rate(goodput_gbps, payload):
         raise ValueError("goodput_gbps must be a finite number >= 0 "
                          f"[Gbit/s], got {goodput_gbps!r}")
     payload = require_positive("payload", payload, "B")
-    return goodput_gbps * 1e9 / (8.0 * payload)
+    return gbps_to_bytes_per_s(goodput_gbps) / payload

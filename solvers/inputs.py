@@ -90,7 +90,7 @@ def wire_columns(documents):
 # -- transfers ----------------------------------------------------------------
 
 @dataclass(frozen=True)
-class Path:
+class TransferPath:
     """Where one transfer runs, decided from the scenario (plain data)."""
 
     nics: tuple            # Nic documents carrying the traffic
@@ -155,7 +155,7 @@ def transfer_path(doc, item):
             nics = nics[:flows]  # a session per NIC, round robin
         elif mode == "none":
             nics = nics[:1]  # one route: TCP uses a single interface
-    return Path(tuple(nics), kind, spread, flows, mode, tuple(notes))
+    return TransferPath(tuple(nics), kind, spread, flows, mode, tuple(notes))
 
 
 def stream_cap(doc, item):
@@ -197,7 +197,7 @@ class TransferRows:
     ----------
     owners : list of (int, Transfer, str or None)
         Document index, the transfer, and the migration it carries.
-    paths : list of Path
+    paths : list of TransferPath
     columns : dict of numpy.ndarray
         The chain's inputs (see :func:`transfer_columns`).
     vrss_fallback : numpy.ndarray of bool
@@ -582,9 +582,6 @@ class Inputs:
     def __init__(self, documents):
         self.names = [name for name, _ in documents]
         self.documents = [doc for _, doc in documents]
-
-    def __len__(self):
-        return len(self.documents)
 
     @functools.cached_property
     def wire(self):
