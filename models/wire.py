@@ -17,6 +17,7 @@ import numpy as np
 
 from models._checks import (as_codes, pick, require_choice, require_positive,
                             require_range)
+from models.units import gbps_to_bytes_per_s
 
 #: Preamble 7 + start-of-frame delimiter 1 + inter-frame gap 12 [B]
 #: (IEEE 802.3; protocol-overheads.md section 1).
@@ -68,6 +69,10 @@ MTU_CEILING = 65535
 #: The jumbo MTU jumbo-frame gains are predicted at [B]: the 9000 B that
 #: vSphere, Hyper-V and Linux NICs call "jumbo" (protocol-overheads.md §6).
 JUMBO_MTU = 9000
+
+#: Delayed ACK: the receiver acknowledges about every second full-size
+#: segment (RFC 1122 section 4.2.3.2; protocol-overheads.md section 6).
+SEGMENTS_PER_ACK = 2
 #: IPv6 requires every link to carry packets of at least 1280 B (RFC 8200).
 IPV6_MIN_MTU = 1280
 
@@ -481,4 +486,4 @@ def packet_rate(goodput_gbps, payload):
         raise ValueError("goodput_gbps must be a finite number >= 0 "
                          f"[Gbit/s], got {goodput_gbps!r}")
     payload = require_positive("payload", payload, "B")
-    return goodput_gbps * 1e9 / (8.0 * payload)
+    return gbps_to_bytes_per_s(goodput_gbps) / payload
