@@ -238,6 +238,25 @@ def test_teaming_tab_compares_policies_and_follows_the_variant(window):
     assert max(second.getData()[1]) == 0          # dvUplink2 idles
 
 
+def test_teaming_tab_shows_the_first_of_two_teams(window):
+    # with flows on two teams every teaming id names its team
+    # (solvers.metric_ids); the tab charts bond0, whose members are
+    # eno1/eno2, and its policies' peaks against bond0's optimum
+    import pyqtgraph as pg
+    from tests.solvers.test_contract import two_team_layer2_bonds
+    tab = window.view_tabs["teaming"]
+    window.show_scenario(two_team_layer2_bonds())
+    window.wait_for_results()
+    assert tab.hint.isHidden()
+    assert tab.policy.currentData() == "balance_xor"   # configured first
+    assert tab.policy.count() == 4
+    curves = tab.uplink_plot.getPlotItem().listDataItems()
+    assert [c.name() for c in curves] == ["eno1", "eno2"]
+    bars = [i for i in tab.policy_plot.getPlotItem().items
+            if isinstance(i, pg.BarGraphItem)]
+    assert len(bars) == 4
+
+
 def test_recommendation_is_applied_as_an_undoable_edit(window):
     from app.paths import resource_path
     window.open_path(resource_path("examples", "seed002_hcibench.toml"))
