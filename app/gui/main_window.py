@@ -167,9 +167,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.session.request_advice()
 
     def _offer_advice(self, outcome):
-        if outcome.generation != self._advice_asked or \
-                outcome.generation != self.session.generation:
-            return   # not asked for, or for a document since changed
+        if outcome.generation != self._advice_asked:
+            return   # computed for the report, or for an older document
         self._advice_asked = None
         self.statusBar().clearMessage()
         dialog = self.advice_dialog(outcome)
@@ -259,6 +258,11 @@ class MainWindow(QtWidgets.QMainWindow):
         return done
 
     def _show_document(self, scenario):
+        if self._advice_asked not in (None, self.session.generation):
+            self._advice_asked = None
+            self.statusBar().showMessage(
+                "Recommendations dropped: the scenario changed while they "
+                "were computed; ask again (Ctrl+R).", 10000)
         self.editor.load(scenario)
         self.parameters.load(scenario)
         self.title.setText(scenario.meta.name)

@@ -294,6 +294,7 @@ def test_recommend_opens_the_dialog_when_the_advice_is_ready(
     window.session.request_advice().result()
     window.wait_for_results()
     assert len(shown) == 1
+    assert "Recommendations dropped" in window.statusBar().currentMessage()
 
 
 def test_nothing_to_advise_is_a_dialog_not_a_crash(window, dialogs):
