@@ -61,6 +61,16 @@ def test_undo_and_redo_restore_values(qtbot, window):
     assert window.session.history.undo_text == "Set MTU to 9000"
 
 
+def test_results_of_an_older_document_are_not_drawn(qtbot, window):
+    # a worker's late result for a superseded edit arrives after the newest
+    stale = window.results
+    set_mtu(qtbot, window, 9000)
+    window.session.results_ready.emit(window.session.generation - 1, stale)
+    window.wait_for_results()
+    assert goodput_cell(window) == "9.900"
+    assert window.results is not stale
+
+
 def test_edit_that_breaks_a_variant_is_refused(qtbot, window):
     # MTU 1000 is fine for the IPv4 base, but the example's "IPv6" variant
     # inherits it and IPv6 needs at least 1280 B (RFC 8200).
