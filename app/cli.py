@@ -7,7 +7,9 @@ input is bad. Only ``report`` imports Qt, and only when it runs.
 """
 
 import argparse
+import csv
 import glob
+import io
 import json
 import os
 import sys
@@ -101,6 +103,9 @@ def build_parser():
                        default="table", help="output format (default: table)")
     solve.add_argument("-o", "--output", help="write to this file instead "
                        "of standard output (written only on success)")
+    solve.add_argument("--schedule", action="store_true",
+                       help="print each evacuation's schedule (one CSV row "
+                       "per VM and variant) instead of the metrics")
 
     advise = add("advise", "Recommend parameter changes, each with its "
                  "predicted effect.", _ADVISE_EXAMPLE)
@@ -225,7 +230,10 @@ def _solve(args):
 
     def solve_one(path, scenario):
         results = evaluate(scenario)
-        if args.format == "csv":
+        if args.schedule:
+            text = schedule_csv(results)
+            parts.append(text if not parts else text.split("\n", 1)[1])
+        elif args.format == "csv":
             text = results.to_csv()
             # one header for the whole batch: the rows carry the scenario
             parts.append(text if not parts else text.split("\n", 1)[1])
@@ -237,12 +245,41 @@ def _solve(args):
     code = _batch(args, solve_one)
     if not parts:
         return code
-    if args.format == "json" and len(parts) > 1:  # JSON Lines
+    if args.format == "json" and len(parts) > 1 and not args.schedule:
         parts = [json.dumps(json.loads(p), ensure_ascii=False,
                             separators=(",", ":")) + "\n" for p in parts]
-    _emit(args, "".join(parts) if args.format != "table"
+    _emit(args, "".join(parts) if args.format != "table" or args.schedule
           else "\n".join(parts))
     return code
+
+
+#: Columns of ``solve --schedule``, as the schedule trace names them.
+SCHEDULE_COLUMNS = ("vm", "group", "destination", "memory_gib", "start_s",
+                    "end_s", "rate_gbps", "rounds", "downtime_s",
+                    "converged", "outcome")
+
+
+def schedule_csv(results):
+    """Every evacuation schedule of every variant as CSV text, one row
+    per VM in start order (empty cells where a value does not apply)."""
+    from solvers import metric_ids
+
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["scenario", "scenario_sha256", "variant",
+                     "evacuation", *SCHEDULE_COLUMNS])
+    for variant in results.variants:
+        for key, trace in variant.traces.items():
+            if not key.startswith("evacuation.") or \
+                    metric_ids.parse(key).key != "schedule":
+                continue
+            parsed = metric_ids.parse(key)
+            for i in range(len(trace["vm"])):
+                writer.writerow([results.scenario, results.scenario_sha256,
+                                 variant.name, parsed.name,
+                                 *("" if trace[c][i] is None else trace[c][i]
+                                   for c in SCHEDULE_COLUMNS)])
+    return out.getvalue()
 
 
 def _emit(args, text):

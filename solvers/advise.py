@@ -35,6 +35,7 @@ GOAL_CONTEXT = {
     "min_cpu": ("host.cpu_pct", "host.throughput_gbps"),
     "min_migration_time": ("migration.total_s", "migration.downtime_s"),
     "min_evacuation_time": ("evacuation.total_s", "evacuation.not_converged",
+                            "evacuation.throttled",
                             "evacuation.max_downtime_s"),
     "max_iops": ("storage.iops", "storage.latency_ms", "storage.cpu_pct"),
     "latency_target": ("storage.latency_ms", "storage.iops"),

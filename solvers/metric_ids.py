@@ -92,6 +92,7 @@ METRIC_SUFFIXES = {
     "queue_s": ("s", "time until the queue is done (failures given up)"),
     "slowest_vm_s": ("s", "slowest single migration"),
     "not_converged": ("1", "VMs that do not converge"),
+    "throttled": ("1", "VMs that converge only by throttling the guest"),
     "max_downtime_s": ("s", "largest downtime"),
     "concurrency": ("1", "concurrent migrations"),
     "concurrency_limit": ("1", "platform limit on concurrent migrations"),

@@ -52,8 +52,9 @@ def evaluate_one(item, columns, limit, cap, rates):
         ``plan`` (:func:`solvers.schedule.plan`), ``share`` [B/s] by
         number running, ``concurrency`` used, ``requested``, ``limit``,
         ``row`` (the configured schedule), ``order_rows`` (order name ->
-        row at that concurrency), ``best_row`` (fastest within the
-        limit), ``bound`` [s].
+        row at that concurrency), ``best_row`` (the configured order at
+        its fastest concurrency within the limit), ``by_concurrency``
+        (concurrency -> row of the configured order), ``bound`` [s].
     """
     sessions = sessions_to_rate(item, limit)
     aggregate = gbps_to_bytes_per_s(np.array(
@@ -69,18 +70,24 @@ def evaluate_one(item, columns, limit, cap, rates):
         {used} if used is not None else set()))
     priority = np.array([vm.priority for vm in item.vms])
     plan = schedule.plan(columns, priority, share, concurrencies)
-    within = np.flatnonzero(plan["concurrency"] <= allowed)
-    best_row = schedule.best(plan, within)
+
+    def rows_at(c):
+        """Order name -> schedule row at concurrency c."""
+        at = np.flatnonzero(plan["concurrency"] == c)
+        rows = {name: int(at[i]) for i, name in enumerate(plan["named"])}
+        rows["optimized"] = schedule.best(plan, at)
+        return rows
+
+    configured = {c: rows_at(c)[item.order] for c in concurrencies}
+    best_row = schedule.best(plan, [configured[c] for c in concurrencies
+                                    if c <= allowed])
     if used is None:
         used = int(plan["concurrency"][best_row])
-    at_used = np.flatnonzero(plan["concurrency"] == used)
-    order_rows = {name: int(at_used[i])
-                  for i, name in enumerate(plan["named"])}
-    order_rows["optimized"] = schedule.best(plan, at_used)
+    order_rows = rows_at(used)
     return {"plan": plan, "share": share, "concurrency": used,
             "requested": requested, "limit": limit,
             "row": order_rows[item.order], "order_rows": order_rows,
-            "best_row": best_row,
+            "best_row": best_row, "by_concurrency": configured,
             "bound": schedule.lower_bound(columns, share, used)}
 
 
@@ -95,6 +102,7 @@ def _evaluate(item, columns, limit, cap, rates, target, details):
         "queue_s": result.makespan[row],
         "slowest_vm_s": span.max(),
         "not_converged": float(result.not_converged[row]),
+        "throttled": float(np.count_nonzero(result.throttle[row] > 0)),
         "concurrency": float(answer["concurrency"]),
         "best_concurrency": float(plan["concurrency"][answer["best_row"]]),
         "lower_bound_s": bound,
@@ -181,11 +189,10 @@ def _place(item, start, order):
 
 
 def _sweep(answer):
-    plan = answer["plan"]
-    result = plan["result"]
-    points = sorted(set(plan["concurrency"].tolist()))
-    best = [schedule.best(plan, np.flatnonzero(plan["concurrency"] == c))
-            for c in points]
+    """Total time of the configured order by concurrency."""
+    result = answer["plan"]["result"]
+    points = sorted(answer["by_concurrency"])
+    best = [answer["by_concurrency"][c] for c in points]
     return {"x": {"id": "concurrency", "unit": "1", "values": points},
             "y": {"id": "total", "unit": "s",
                   "values": [float(result.makespan[r]) for r in best]},
