@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-MIB = 1 << 20
+from models.units import MIB
 
 
 @dataclass(frozen=True)
