@@ -57,6 +57,8 @@ class WireColumns:
         bytes per packet [B].
     link_gbps : numpy.ndarray
         Sum of the NICs' nominal rates [Gbit/s].
+    frame_size : numpy.ndarray
+        Frame size of the packet-rate question [B]; NaN where not asked.
     limits : tuple of int
         MTU range covering every document's accepted range [B].
     """
@@ -67,6 +69,7 @@ class WireColumns:
     timestamps: np.ndarray
     encap: np.ndarray
     link_gbps: np.ndarray
+    frame_size: np.ndarray
     limits: tuple
 
 
@@ -84,6 +87,8 @@ def wire_columns(documents):
                                           for n in networks])),
         link_gbps=np.array([sum(nic.speed_gbps for nic in doc.nics)
                             for doc in documents]),
+        frame_size=np.array([np.nan if n.frame_size_bytes is None
+                             else n.frame_size_bytes for n in networks]),
         limits=wire.limits_covering([n.mtu_min for n in networks],
                                     [n.mtu_max for n in networks]))
 

@@ -14,7 +14,7 @@ import numpy as np
 from models import evacuation, migration
 from models.units import bytes_per_s_to_gbps, gbps_to_bytes_per_s
 from solvers import metric_ids, schedule
-from solvers.analysis import AnalysisResult, Candidate, metric_value
+from solvers.analysis import EMPTY, AnalysisResult, Candidate, metric_value
 from solvers.inputs import sessions_to_rate
 from solvers.results import Finding
 
@@ -30,6 +30,8 @@ NAMED_VMS = 5
 def analyse(inputs, upstream, *, details=True):
     """Evacuation metrics of every document (see :mod:`solvers.analysis`)."""
     rows = inputs.evacuations
+    if not rows.owners:
+        return [EMPTY] * len(inputs.documents)
     out = [{"metrics": {}, "findings": [], "assumptions": [], "traces": {}}
            for _ in inputs.documents]
     for (index, item), columns, limit, cap in zip(
