@@ -181,7 +181,6 @@ def shared_queue(work, rate, order, concurrency, share):
     count, vms = work.shape
     concurrency = np.broadcast_to(np.asarray(concurrency), (count,))
     width = int(min(concurrency.max(), vms))
-    rows = np.arange(count)
     # the running migrations only, one column per slot: each step costs
     # schedules x slots, not schedules x VMs
     slot_vm = np.full((count, width), -1)
@@ -194,25 +193,30 @@ def shared_queue(work, rate, order, concurrency, share):
     now = np.zeros(count)
     top = share.size - 1
 
-    def fill():
-        while True:
-            free = (slot_vm < 0) & usable & (queued < vms)[:, None]
-            waiting = free.any(axis=1)
-            if not waiting.any():
-                return
-            which = rows[waiting]
-            slot = free[which].argmax(axis=1)
-            vm = order[which, queued[which]]
-            slot_vm[which, slot] = vm
-            slot_left[which, slot] = work[which, vm]
-            slot_rate[which, slot] = rate[which, vm]
-            start[which, vm] = now[which]
+    def fill(which, slot):
+        """Start the next queued VMs of schedules ``which`` on the free
+        ``slot``s (rows sorted, as np.nonzero gives them)."""
+        several = which.size > 1   # one slot frees at a time, mostly
+        position = queued[which]
+        if several:  # the k-th free slot of a schedule takes its k-th next
+            position = position + np.arange(which.size) - \
+                np.searchsorted(which, which)
+        go = position < vms
+        which, slot, position = which[go], slot[go], position[go]
+        vm = order[which, position]
+        slot_vm[which, slot] = vm
+        slot_left[which, slot] = work[which, vm]
+        slot_rate[which, slot] = rate[which, vm]
+        start[which, vm] = now[which]
+        if several:
+            np.add.at(queued, which, 1)
+        else:
             queued[which] += 1
 
-    fill()
+    fill(*np.nonzero(usable))
     while True:
         occupied = slot_vm >= 0
-        active = occupied.sum(axis=1)
+        active = np.count_nonzero(occupied, axis=1)
         busy = active > 0
         if not busy.any():
             break
@@ -228,8 +232,8 @@ def shared_queue(work, rate, order, concurrency, share):
         now = now + step
         which, slot = np.nonzero(done)
         end[which, slot_vm[which, slot]] = now[which]
-        slot_vm[done] = -1
-        fill()
+        slot_vm[which, slot] = -1
+        fill(which, slot)
     return start, end
 
 
