@@ -110,7 +110,8 @@ def concurrency_limit(platform, link_gbps):
                     preset.concurrency_1g)
 
 
-def share_per_migration(aggregate, *, per_migration_cap=np.inf):
+def share_per_migration(aggregate, *, per_migration_cap=np.inf,
+                        aggregate_cap=np.inf):
     """Rate each of ``k`` concurrent migrations gets, for k = 1, 2, ...
 
     Parameters
@@ -121,6 +122,9 @@ def share_per_migration(aggregate, *, per_migration_cap=np.inf):
         compression). [B/s]
     per_migration_cap : numeric, default inf
         Platform ceiling of one migration. [B/s]
+    aggregate_cap : numeric, default inf
+        Ceiling of all migrations together (an SMB bandwidth limit on the
+        live-migration category). [B/s]
 
     Returns
     -------
@@ -130,10 +134,10 @@ def share_per_migration(aggregate, *, per_migration_cap=np.inf):
 
     Notes
     -----
-    Fair sharing: :math:`s_k = \\min(R_k / k, R_1, c)`; one migration
-    never gets more than one session reaches alone.
+    Fair sharing: :math:`s_k = \\min(\\min(R_k, C) / k, R_1, c)`; one
+    migration never gets more than one session reaches alone.
     """
-    aggregate = np.asarray(aggregate, dtype=float)
+    aggregate = np.minimum(np.asarray(aggregate, dtype=float), aggregate_cap)
     k = np.arange(1, aggregate.size + 1)
     share = np.minimum(np.minimum(aggregate / k, aggregate[0]),
                        per_migration_cap)

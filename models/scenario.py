@@ -564,6 +564,10 @@ class Evacuation(_Strict):
         default=None, gt=0,
         description="Ceiling of one migration; None: the platform's "
                     "[MiB/s]")
+    total_bandwidth_mib_s: float | None = Field(
+        default=None, gt=0,
+        description="Ceiling of all migrations together, e.g. Hyper-V's "
+                    "Set-SmbBandwidthLimit -Category LiveMigration [MiB/s]")
     time_budget_s: float | None = Field(
         default=None, gt=0,
         description="Abort a migration whose pre-copy runs longer [s]")

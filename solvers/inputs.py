@@ -535,12 +535,15 @@ class EvacuationRows:
         The platform's concurrency limit on each evacuation's link.
     per_migration_cap : list of float
         Ceiling of one migration's rate (setting, else platform). [B/s]
+    aggregate_cap : list of float
+        Ceiling of all migrations together (inf: none). [B/s]
     """
 
     owners: list
     columns: list
     limits: list
     per_migration_cap: list
+    aggregate_cap: list
 
 
 def evacuation_vm_migration(item, vm):
@@ -557,7 +560,7 @@ def evacuation_vm_migration(item, vm):
 
 
 def evacuation_rows(documents):
-    owners, columns, limits, caps = [], [], [], []
+    owners, columns, limits, caps, totals = [], [], [], [], []
     for d, doc in enumerate(documents):
         for item, _, limit in evacuation_transfers(doc):
             rows = [migration_row(evacuation_vm_migration(item, vm))
@@ -570,7 +573,9 @@ def evacuation_rows(documents):
                         if item.bandwidth_per_migration_mib_s is not None
                         else evacuation.PLATFORMS[
                             item.platform].bandwidth_per_migration)
-    return EvacuationRows(owners, columns, limits, caps)
+            totals.append(math.inf if item.total_bandwidth_mib_s is None
+                          else item.total_bandwidth_mib_s * MIB)
+    return EvacuationRows(owners, columns, limits, caps, totals)
 
 
 # -- teams --------------------------------------------------------------------

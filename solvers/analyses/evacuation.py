@@ -34,19 +34,22 @@ def analyse(inputs, upstream, *, details=True):
         return [EMPTY] * len(inputs.documents)
     out = [{"metrics": {}, "findings": [], "assumptions": [], "traces": {}}
            for _ in inputs.documents]
-    for (index, item), columns, limit, cap in zip(
-            rows.owners, rows.columns, rows.limits, rows.per_migration_cap):
+    for (index, item), columns, limit, cap, total in zip(
+            rows.owners, rows.columns, rows.limits, rows.per_migration_cap,
+            rows.aggregate_cap):
         rates = upstream["host"][index].provides["rates"]
-        _evaluate(item, columns, limit, cap, rates, out[index], details)
+        _evaluate(item, columns, limit, (cap, total), rates, out[index],
+                  details)
     return [AnalysisResult(metrics=o["metrics"],
                            findings=tuple(o["findings"]),
                            assumptions=tuple(o["assumptions"]),
                            traces=o["traces"]) for o in out]
 
 
-def evaluate_one(item, columns, limit, cap, rates):
+def evaluate_one(item, columns, limit, caps, rates):
     """Every schedule of one evacuation and what it answers (plain data:
-    the analysis and the tests read it).
+    the analysis and the tests read it). ``caps`` is (per migration, all
+    together) [B/s].
 
     Returns
     -------
@@ -62,7 +65,9 @@ def evaluate_one(item, columns, limit, cap, rates):
     aggregate = gbps_to_bytes_per_s(np.array(
         [rates[("evacuation", item.name, k)][0]
          for k in range(1, sessions + 1)]))
-    share = evacuation.share_per_migration(aggregate, per_migration_cap=cap)
+    per_migration, total = caps
+    share = evacuation.share_per_migration(
+        aggregate, per_migration_cap=per_migration, aggregate_cap=total)
     vms = columns["memory"].size
     allowed = sessions if math.isinf(limit) else min(int(limit), sessions)
     requested = item.concurrency
@@ -93,8 +98,8 @@ def evaluate_one(item, columns, limit, cap, rates):
             "bound": schedule.lower_bound(columns, share, used)}
 
 
-def _evaluate(item, columns, limit, cap, rates, target, details):
-    answer = evaluate_one(item, columns, limit, cap, rates)
+def _evaluate(item, columns, limit, caps, rates, target, details):
+    answer = evaluate_one(item, columns, limit, caps, rates)
     plan, row = answer["plan"], answer["row"]
     result = plan["result"]
     span = result.end[row] - result.start[row]
@@ -211,13 +216,15 @@ def _findings(item, answer, span):
     requested, limit = answer["requested"], answer["limit"]
     concurrency_id = metric_ids.evacuation(item.name, "concurrency")
     if requested != "auto" and requested > limit:
+        source = preset.source if item.platform_limit is None else (
+            f"the platform's setting (platform_limit {item.platform_limit})")
         findings.append(Finding(
             id="evacuation.concurrency_above_limit", severity="warning",
             message=(f"Evacuation {item.name!r}: concurrency {requested} "
                      f"exceeds the {preset.label} limit of {limit:g} "
                      "concurrent migrations per host on this link; the "
                      "platform queues the rest, so it is simulated at "
-                     f"{answer['concurrency']}. Source: {preset.source}."),
+                     f"{answer['concurrency']}. Source: {source}."),
             evidence={"metric": concurrency_id, "value": requested,
                       "threshold": limit}))
     failed = np.flatnonzero(~result.converged[row])

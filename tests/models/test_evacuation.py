@@ -46,6 +46,9 @@ def test_share_splits_the_aggregate_and_respects_caps():
     np.testing.assert_allclose(capped, [0, 600, 600])
     # two sessions never give one migration more than one session alone
     assert ev.share_per_migration([1000.0, 3000.0])[2] == 1000.0
+    # a ceiling on all of them together (an SMB bandwidth limit)
+    total = ev.share_per_migration([1000.0, 1500.0], aggregate_cap=800.0)
+    np.testing.assert_allclose(total, [0, 800, 400])
 
 
 def test_single_vm_ends_after_exactly_its_work():
