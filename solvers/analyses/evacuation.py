@@ -285,7 +285,9 @@ def candidates(doc, goal, base):
             yield Candidate(
                 "advice.evacuation.concurrency", severity,
                 f"concurrency {item.concurrency}; the sweep finds "
-                f"{int(best)} fastest within the platform limit",
+                f"{int(best)} fastest within the platform limit "
+                f"(evacuation {_minutes(base, item, 'total_s')} → "
+                f"{_minutes(base, item, 'best_total_s')} min)",
                 {"metric": best_id, "value": best,
                  "threshold": item.concurrency},
                 {f"workloads.evacuations[{i}].concurrency": int(best)})
@@ -299,3 +301,10 @@ def candidates(doc, goal, base):
                 {"metric": order_id, "value": metric_value(base, order_id),
                  "threshold": optimized},
                 {f"workloads.evacuations[{i}].order": "optimized"})
+
+
+def _minutes(base, item, key):
+    """An evacuation's time in minutes as text (or why it has none)."""
+    seconds = metric_value(base, metric_ids.evacuation(item.name, key))
+    return "a VM not converging" if seconds is None \
+        else f"{seconds / 60:.1f}"
