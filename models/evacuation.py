@@ -247,11 +247,10 @@ def makespan_bound(bytes_alone, time_alone, aggregate_max):
     Parameters
     ----------
     bytes_alone : array-like
-        Bytes each VM sends when it migrates alone at the fastest share
-        (the fewest it can send: dirtying only adds bytes at lower
-        rates). [B]
+        Bytes each VM sends at the least (one pass of its memory). [B]
     time_alone : array-like
-        Each VM's migration time alone at that share. [s]
+        Each VM's shortest migration time (that pass alone at the fastest
+        share). [s]
     aggregate_max : numeric
         Fastest aggregate rate the transfer reaches at any concurrency.
         [B/s]

@@ -226,17 +226,18 @@ def best(plan_, rows):
 
 def lower_bound(columns, share, concurrency):
     """Lower bound on the makespan at a concurrency
-    (:func:`models.evacuation.makespan_bound`): every VM alone at the
-    fastest share, all bytes at the fastest aggregate rate up to
-    ``concurrency``. [s]"""
+    (:func:`models.evacuation.makespan_bound`): every VM as if its guest
+    were idle (one pass of its memory: dirtying adds rounds, throttling
+    cannot remove that pass), alone at the fastest share, and all those
+    bytes at the fastest aggregate rate up to ``concurrency``. [s]"""
     share = np.asarray(share, dtype=float)
     top = min(concurrency, share.size - 1)
     fastest = share[1:top + 1].max()
-    alone = precopy(columns, np.full(columns["memory"].size, fastest))
-    bytes_alone = np.where(alone["converged"], alone["bytes_sent"],
-                           columns["memory"] * (1 - columns["zero_fraction"]))
-    time_alone = np.where(alone["converged"], alone["total_time"],
-                          bytes_alone / fastest)
+    idle = dict(columns, cold_rate=np.zeros_like(columns["cold_rate"]),
+                hot_rate=np.zeros_like(columns["hot_rate"]),
+                hot_set=np.zeros_like(columns["hot_set"]))
+    alone = precopy(idle, np.full(columns["memory"].size, fastest))
     k = np.arange(1, top + 1)
-    return evacuation.makespan_bound(bytes_alone, time_alone,
+    return evacuation.makespan_bound(alone["bytes_sent"],
+                                     alone["total_time"],
                                      np.max(k * share[1:top + 1]))
