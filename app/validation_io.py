@@ -1,9 +1,9 @@
 """Reading the validation set: ``resources/validation/*.toml``.
 
 Each file holds one ``[source]`` table (defaults for its cases) and a list
-of ``[[cases]]``; each case names its scenario (a path relative to
-``resources/validation/`` that stays under ``resources/``, or an inline
-table) and its ``[[cases.checks]]``. The layout is described in
+of ``[[cases]]``; each case names its scenario (a path relative to the
+validation file that stays under that directory's parent, i.e.
+``resources/`` for the bundled set, or an inline table) and its ``[[cases.checks]]``. The layout is described in
 ``resources/validation/README.md``. Numeric comparison lives in
 ``solvers.accuracy``; this module only reads and checks the files.
 """
@@ -97,10 +97,12 @@ def _scenario(path, where, value):
     if not isinstance(value, str) or not value:
         _fail(path, where, f"must be a scenario file path or an inline "
               f"table, got {value!r}")
-    root = resource_path().resolve()
-    target = (validation_dir() / value).resolve()
+    # relative to the validation file, never above its directory's parent
+    # (for the bundled set: resources/, so ../examples/ is reachable)
+    root = path.parent.parent.resolve()
+    target = (path.parent / value).resolve()
     if root not in target.parents:
-        _fail(path, where, f"{value!r} points outside resources/")
+        _fail(path, where, f"{value!r} points outside {root}")
     try:
         return load_scenario(target)
     except ScenarioError as err:

@@ -9,6 +9,9 @@ set-up the scenario schema cannot express yet has ``status =
 "not_modelled"`` and is listed, never solved.
 """
 
+import csv
+import io
+import json
 import math
 from dataclasses import dataclass, field
 
@@ -16,6 +19,7 @@ import numpy as np
 
 from models.scenario import Scenario
 from solvers.evaluate import evaluate
+from solvers.results import csv_cell, format_number
 
 #: Areas of the validation set, in report order.
 AREAS = ("wire", "host_cpu", "transport", "migration", "storage", "teaming")
@@ -134,6 +138,147 @@ class AccuracyReport:
         """The summary over every area (area ``"all"``)."""
         return _summarise("all", self.results)
 
+    def rows(self):
+        """One plain-data row per check of a solved case, and one per
+        case that is not modelled (without a check)."""
+        rows = []
+        for result in self.results:
+            case = result.case
+            common = {"case": case.id, "area": case.area,
+                      "verdict": result.verdict, "title": case.title,
+                      "model_tested": case.model, "source": case.source,
+                      "url": case.url}
+            if not result.checks:
+                rows.append({**common, "variant": "", "quantity": "",
+                             "model": None, "measured": None, "unit": "",
+                             "error_pct": None, "tolerance": "",
+                             "check": "", "note": case.reason or
+                             result.error})
+            for check in result.checks:
+                rows.append({
+                    **common, "variant": check.check.variant,
+                    "quantity": _quantity(check.check),
+                    "model": check.model, "measured": check.check.measured,
+                    "unit": check.check.unit, "error_pct": check.error_pct,
+                    "tolerance": tolerance_text(check.check),
+                    "check": "pass" if check.passed else "miss",
+                    "note": case.reason})
+        return rows
+
+    def summary_rows(self):
+        """The per-area summary as plain data, the whole set last."""
+        return [{"area": s.area, "cases": s.cases, "held": s.held,
+                 "not_modelled": s.not_modelled,
+                 "median_error_pct": s.median_error_pct,
+                 "p90_error_pct": s.p90_error_pct}
+                for s in self.areas + (self.total,)]
+
+    def to_json(self):
+        """Deterministic JSON: ``{"summary": [...], "checks": [...]}``."""
+        return json.dumps({"summary": self.summary_rows(),
+                           "checks": self.rows()}, indent=2,
+                          ensure_ascii=False, allow_nan=False) + "\n"
+
+    def to_csv(self):
+        """One row per check (see :meth:`rows`)."""
+        rows = self.rows()
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(list(rows[0]))
+        for row in rows:
+            writer.writerow([csv_cell("" if v is None else v)
+                             if not isinstance(v, float) else repr(v)
+                             for v in row.values()])
+        return out.getvalue()
+
+    def summary_table(self):
+        """The per-area summary as text lines (also the README's)."""
+        head = ["area", "cases", "held", "not modelled", "median |error|",
+                "p90 |error|"]
+        body = [[s["area"], str(s["cases"]), str(s["held"]),
+                 str(s["not_modelled"]), _percent(s["median_error_pct"]),
+                 _percent(s["p90_error_pct"])]
+                for s in self.summary_rows()]
+        return _align(head, body, left=1)
+
+    def to_table(self):
+        """A text table: model vs measured, error and verdict per check,
+        the cases not modelled yet, then the summary per area."""
+        head = ["case", "area", "variant", "quantity", "model", "measured",
+                "unit", "error", "tolerance", "verdict"]
+        body, missing = [], []
+        for row in self.rows():
+            if row["verdict"] == "not modelled":
+                missing.append(f"  {row['case']} ({row['area']}): "
+                               f"{row['note']}")
+                continue
+            body.append([row["case"], row["area"], row["variant"],
+                         row["quantity"], _cell(row["model"]),
+                         _cell(row["measured"]), row["unit"],
+                         _percent(row["error_pct"], signed=True),
+                         row["tolerance"],
+                         row["check"] if row["verdict"] != "known miss"
+                         else f"{row['check']} (known)"])
+        lines = _align(head, body, left=4)
+        if missing:
+            lines += ["", f"Not modelled yet ({len(missing)}):"] + missing
+        known = [r for r in self.results if r.verdict == "known miss"]
+        if known:
+            lines += ["", "Known misses:"] + [
+                f"  {r.case.id}: {r.case.reason}" for r in known]
+        total = self.total
+        lines += ["", f"Cases held: {total.held} of {total.cases} solved "
+                  f"({total.not_modelled} not modelled yet)", ""]
+        lines += self.summary_table()
+        return "\n".join(lines) + "\n"
+
+
+def _quantity(check):
+    if check.metric is None:
+        return "bottleneck"
+    if check.relative_to:
+        return f"{check.metric} / [{check.relative_to}]"
+    return check.metric
+
+
+def tolerance_text(check):
+    """The acceptance rule of a check, in words."""
+    if check.rel is not None:
+        return f"+-{100 * check.rel:g} %"
+    if check.rel_range is not None:
+        low, high = check.rel_range
+        return f"{100 * low:+g} % .. {100 * high:+g} %"
+    if check.abs is not None:
+        return f"+-{check.abs:g} {check.unit}".rstrip()
+    if check.band is not None:
+        return f"in [{check.band[0]:g}, {check.band[1]:g}]"
+    if check.bottleneck is not None:
+        return f"= {check.bottleneck}"
+    return f"not {check.bottleneck_not}"
+
+
+def _cell(value):
+    if value is None:
+        return "-"
+    if isinstance(value, str):
+        return value
+    return format_number(value) if math.isfinite(value) else str(value)
+
+
+def _percent(value, signed=False):
+    if value is None:
+        return "-"
+    return f"{value:+.1f} %" if signed else f"{value:.1f} %"
+
+
+def _align(head, body, left):
+    """Rows as aligned text: the first ``left`` columns left-aligned."""
+    widths = [max(len(row[i]) for row in [head] + body)
+              for i in range(len(head))]
+    return ["  ".join(cell.ljust(w) if i < left else cell.rjust(w)
+                      for i, (cell, w) in enumerate(zip(row, widths)))
+            .rstrip() for row in [head] + body]
+
 
 def _variant(results, name, case_id):
     for variant in results.variants:
@@ -237,14 +382,3 @@ def assess(cases):
                   for area in AREAS
                   if any(r.case.area == area for r in results))
     return AccuracyReport(results, areas)
-
-
-def format_number(value):
-    """A value for the table: 4 significant digits, or the text."""
-    if value is None:
-        return "-"
-    if isinstance(value, str):
-        return value
-    if not math.isfinite(value):
-        return str(value)
-    return f"{value:.4g}"
