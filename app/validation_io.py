@@ -3,7 +3,8 @@
 Each file holds one ``[source]`` table (defaults for its cases) and a list
 of ``[[cases]]``; each case names its scenario (a path relative to the
 validation file that stays under that directory's parent, i.e.
-``resources/`` for the bundled set, or an inline table) and its ``[[cases.checks]]``. The layout is described in
+``resources/`` for the bundled set, or an inline table) and its
+``[[cases.checks]]``. The layout is described in
 ``resources/validation/README.md``. Numeric comparison lives in
 ``solvers.accuracy``; this module only reads and checks the files.
 """
