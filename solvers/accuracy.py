@@ -148,12 +148,16 @@ class AccuracyReport:
                       "verdict": result.verdict, "title": case.title,
                       "model_tested": case.model, "source": case.source,
                       "url": case.url}
-            if not result.checks:
-                rows.append({**common, "variant": "", "quantity": "",
-                             "model": None, "measured": None, "unit": "",
-                             "error_pct": None, "tolerance": "",
-                             "check": "", "note": case.reason or
-                             result.error})
+            if case.status == "not_modelled" or result.error:
+                # published values only: nothing was solved
+                rows.extend({**common, "variant": c.variant,
+                             "quantity": _quantity(c), "model": None,
+                             "measured": c.measured, "unit": c.unit,
+                             "error_pct": None,
+                             "tolerance": tolerance_text(c), "check": "",
+                             "note": case.reason or result.error}
+                            for c in case.checks or (Check(),))
+                continue
             for check in result.checks:
                 rows.append({
                     **common, "variant": check.check.variant,
@@ -209,8 +213,10 @@ class AccuracyReport:
         body, missing = [], []
         for row in self.rows():
             if row["verdict"] == "not modelled":
+                measured = (f"measured {_cell(row['measured'])} "
+                            f"{row['unit']}; " if row["measured"] else "")
                 missing.append(f"  {row['case']} ({row['area']}): "
-                               f"{row['note']}")
+                               f"{measured}{row['note']}")
                 continue
             body.append([row["case"], row["area"], row["variant"],
                          row["quantity"], _cell(row["model"]),
