@@ -449,6 +449,11 @@ class StorageWorkload(_Strict):
     working_set_pct: float = Field(default=100.0, gt=0, le=100)
     nics: list[str] = []
     smb_encryption: bool = False
+    sessions_per_path: int | None = Field(
+        default=None, ge=1, le=64, description="Connections per path, each "
+        "served by one core (iSCSI sessions, NFS nconnect, SMB "
+        "Multichannel connections); None: the protocol's default (1; SMB3 "
+        "4 per RSS NIC and 2 per RDMA NIC; local IO every core)")
     backend: Backend
 
 

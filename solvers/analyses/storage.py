@@ -96,7 +96,7 @@ def evaluate_rows(col):
     result = storage.storage_chain(
         column("protocol"), column("block"), column("read"), oio[:, None],
         backend[:, None], column("service_s"), column("link_bytes"),
-        column("paths"), mtu, column("ip_version"), column("hz"),
+        column("serving_cores"), mtu, column("ip_version"), column("hz"),
         column("cores"), timestamps=column("timestamps"),
         vlan_tags=column("vlan_tags"), encapsulation_bytes=column("encap"),
         encrypted=column("encrypted"), rdma=column("rdma"),
@@ -104,6 +104,7 @@ def evaluate_rows(col):
         c_pkt=column("c_pkt"), c_wire=column("c_wire"),
         mtu_limits=wire.limits_covering(col["mtu_min"], col["mtu_max"]))
     result["oio"] = oio
+    result["serving_cores"] = col["serving_cores"]
     return result
 
 
@@ -111,7 +112,8 @@ def _describe_limit(limit, item, result, i):
     ceiling = result["ceiling"][i, 0]
     text = {"backend": "the storage back end",
             "network": "the network path",
-            "cpu": "one core per session"}[limit]
+            "cpu": f"{result['serving_cores'][i]:g} core(s), one per "
+                   "session"}[limit]
     return (f"{item.name}: {text} caps IOPS at {ceiling:,.0f}/s; "
             f"{result['oio'][i]:g} outstanding IO against a knee of "
             f"{result['knee'][i, 0]:.1f}")
@@ -150,7 +152,8 @@ def _assumptions(item):
         "lowest of the back-end, network and CPU ceilings; latency by "
         "Little's law",
         "Each IO message starts a new TCP segment (low outstanding IO, "
-        "conservative); one session per path, on one core",
+        "conservative); each connection (iSCSI session, NFS or SMB "
+        "connection) is served by one core",
     ]
     if item.protocol == "nfs3":
         notes.append(f"NFSv3 with AUTH_SYS ({storage.NFS_AUTH_SYS_BODY} B "
