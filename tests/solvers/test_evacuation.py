@@ -1,7 +1,7 @@
 """Host evacuation through evaluate() and advise(): the single-VM case
 against the migration analysis, shared bandwidth breaking a hot VM's
 convergence, the platform limit finding, orders against the lower bound,
-published concurrent-migration measurements, and bad input."""
+advice, and bad input."""
 
 import numpy as np
 import pytest
@@ -11,7 +11,6 @@ from solvers.advise import advise
 from solvers.evaluate import evaluate
 from tests.conftest import minimal_document
 
-GB = 1e9
 GIB = 2 ** 30
 
 
@@ -186,38 +185,9 @@ def test_destinations_receive_the_vms_that_fit():
     assert set(placed.values()) <= {"h1", "h2"} and None not in placed.values()
 
 
-# -- published measurements ---------------------------------------------------
-# Each: VMs of the stated memory, idle (no dirtying stated), the platform's
-# concurrency as configured, the link of the test; total time +-15 % (the
-# issue's acceptance band; no constant is fitted to these cases).
-
-def hyperv_case(speed, count, memory_gib, concurrency, platform_limit=None):
-    return value(evaluated(
-        [vm(f"vm{i}", memory_gib) for i in range(count)], speed=speed,
-        host={"hypervisor": "hyperv"}, platform="hyperv",
-        platform_limit=platform_limit, concurrency=concurrency),
-        "evacuation.total_s")
-
-
-@pytest.mark.parametrize("count, measured_s", [(10, 40.0), (20, 80.0)])
-def test_aidan_finn_ws2012_1gbe(count, measured_s):
-    # Aidan Finn, "Windows Server 2012 Hyper-V Concurrent Live Migration &
-    # NIC Teaming Speed Comparisons" (aidanfinn.com/?p=12228): 512 MB VMs,
-    # hosts set to 20 simultaneous live migrations, 1 x 1 GbE: 10 VMs in
-    # 40 s, 20 VMs in 80 s (link saturated at ~120 MB/s).
-    assert hyperv_case(1.0, count, 0.5, 20, platform_limit=20) == \
-        pytest.approx(measured_s, rel=0.15)
-
-
-@pytest.mark.parametrize("speed, measured_s", [(1.0, 795.0), (10.0, 65.0)])
-def test_kevin_holman_ws2012_drain(speed, measured_s):
-    # Kevin Holman, "Hyper-V, Live Migration, and the upgrade to 10 gigabit
-    # Ethernet" (blogs.technet.microsoft.com/kevinholman, 1 Jul 2013):
-    # draining 18 VMs using "around 80GB" of memory took 13 min 15 s over
-    # one 1 GbE link and 65 s over 10 GbE (Hyper-V 2012 defaults: 2
-    # simultaneous migrations, TCP). 80 GB split evenly over the 18 VMs.
-    assert hyperv_case(speed, 18, 80e9 / GIB / 18, 2) == pytest.approx(
-        measured_s, rel=0.15)
+# The published drains (Finn, Holman) are validation cases in
+# resources/validation/evacuation_hyperv_drains.toml (tests/app/
+# test_accuracy.py runs them).
 
 
 # -- bad input ----------------------------------------------------------------
