@@ -1,0 +1,1 @@
+"""Importers: files that architects already export -> scenario documents."""
