@@ -1,0 +1,161 @@
+"""Writers of import sample files, shared by the tests, the benchmarks and
+the committed samples in tests/data/import (``python -m
+tests.app.import_samples`` rewrites those).
+
+RVTools layout: the RVTools documentation's tab and column names (vHost,
+vNIC, vSwitch, dvSwitch, dvPort, vSC_VMK, vInfo, vMetaData). esxtop layout:
+the batch-mode PDH-CSV 4.0 of ``esxtop -b`` (VMware, "Using esxtop in
+batch mode"): a first cell ``(PDH-CSV 4.0) (UTC)(0)``, then one quoted
+column per counter, ``\\\\host\\Object(instance)\\Counter``.
+"""
+
+import csv
+from pathlib import Path
+
+SAMPLES = Path(__file__).resolve().parents[1] / "data" / "import"
+
+#: Header spellings of an RVTools 4.1 export, and the renamed ones another
+#: version uses (same meaning, different words).
+RVTOOLS_HEADERS = {
+    "vHost": ["Host", "Datacenter", "Cluster", "# CPU", "Cores per CPU",
+              "# Cores", "Speed", "# Memory", "# NICs", "ESX Version"],
+    "vNIC": ["Host", "Datacenter", "Cluster", "Network Device", "Driver",
+             "Speed", "Duplex", "MAC", "Switch", "Uplink port"],
+    "vSwitch": ["Host", "Datacenter", "Cluster", "Switch", "# Ports",
+                "Free Ports", "Policy", "Reverse Policy", "Notify Switch",
+                "Rolling Order", "MTU"],
+    "dvSwitch": ["Switch", "Datacenter", "Name", "Vendor", "Version",
+                 "Host members", "Max Ports", "# Ports", "LACP Name",
+                 "LACP Mode", "LACP Load Balance Alg.", "Max MTU"],
+    "dvPort": ["Port", "Switch", "Type", "# Ports", "VLAN", "Active Uplink",
+               "Standby Uplink", "Policy", "Uplink"],
+    "vSC_VMK": ["Host", "Datacenter", "Cluster", "Port Group", "Device",
+                "Mac Address", "IP Address", "Subnet mask", "MTU",
+                "Services"],
+    "vInfo": ["VM", "Powerstate", "Template", "CPUs", "Memory", "NICs",
+              "Host", "Cluster"],
+    "vMetaData": ["RVTools major version", "RVTools version",
+                  "xlsx creation datetime", "Server"],
+}
+RENAMED = {("vHost", "# CPU"): "CPUs", ("vNIC", "Network Device"): "Device",
+           ("vNIC", "Speed"): "Speed (Mbps)",
+           ("vInfo", "Memory"): "Memory MiB",
+           ("vInfo", "Powerstate"): "Power State",
+           ("dvSwitch", "LACP Load Balance Alg."):
+               "LACP Load Balance Algorithm"}
+
+
+def rvtools_rows(hosts=2, vms_per_host=3, version="4.1.4.0"):
+    """Rows per tab for ``hosts`` hosts (esx01 ...): see the module doc of
+    tests/app/test_import_rvtools.py for what each host holds."""
+    rows = {tab: [] for tab in RVTOOLS_HEADERS}
+    rows["vMetaData"].append([version.split(".")[0], version,
+                              "2026-11-20 09:00:00", "vcenter.example"])
+    for h in range(1, hosts + 1):
+        host = f"esx{h:02d}.example"
+        lacp = h % 2 == 1
+        rows["vHost"].append([host, "DC1", "Prod", 2, 16, 32, 2600, 524288,
+                              5, "VMware ESXi 8.0.2"])
+        rows["vSwitch"].append([host, "DC1", "Prod", "vSwitch0", 128, 120,
+                                "loadbalance_srcid", "True", "True",
+                                "False", 1500])
+        rows["vNIC"].append([host, "DC1", "Prod", "vmnic0", "ixgben",
+                             10000, "True", "00:00:00:00:00:01",
+                             "vSwitch0", ""])
+        rows["vNIC"].append([host, "DC1", "Prod", "vmnic1", "ixgben",
+                             10000, "True", "00:00:00:00:00:02",
+                             "vSwitch0", ""])
+        dvs = "DSwitch-LACP" if lacp else "DSwitch-LBT"
+        speed = 25000 if lacp else 100000
+        for n in (2, 3):
+            rows["vNIC"].append([host, "DC1", "Prod", f"vmnic{n}", "nmlx5",
+                                 speed, "True", f"00:00:00:00:00:0{n + 1}",
+                                 dvs, f"uplink{n - 1}"])
+        rows["vNIC"].append([host, "DC1", "Prod", "vmnic4", "nmlx5", 0,
+                             "False", "00:00:00:00:00:05", "", ""])
+        rows["vSC_VMK"].append([host, "DC1", "Prod", "Management Network",
+                                "vmk0", "00:50:56:00:00:01", "10.0.0.1",
+                                "255.255.255.0", 1500, "Management"])
+        rows["vSC_VMK"].append([host, "DC1", "Prod", "vMotion", "vmk1",
+                                "00:50:56:00:00:02", "10.0.1.1",
+                                "255.255.255.0", 9000, "vMotion"])
+        for v in range(vms_per_host):
+            power = "poweredOff" if v == vms_per_host - 1 and v else \
+                "poweredOn"
+            rows["vInfo"].append([f"vm-{h:02d}-{v:03d}", power, "False", 4,
+                                  4096 * (1 + v % 4), 1, host, "Prod"])
+        rows["vInfo"].append([f"template-{h:02d}", "poweredOff", "True", 2,
+                              2048, 1, host, "Prod"])
+    members = ", ".join(f"esx{h:02d}.example" for h in range(1, hosts + 1))
+    lacp_hosts = ", ".join(f"esx{h:02d}.example"
+                           for h in range(1, hosts + 1, 2))
+    lbt_hosts = ", ".join(f"esx{h:02d}.example"
+                          for h in range(2, hosts + 1, 2))
+    rows["dvSwitch"].append(["DSwitch-LACP", "DC1", "DSwitch-LACP",
+                             "VMware, Inc.", "8.0.0", lacp_hosts or members,
+                             2048, 64, "lag1", "Active",
+                             "srcDestIpTcpUdpPort", 9000])
+    rows["dvSwitch"].append(["DSwitch-LBT", "DC1", "DSwitch-LBT",
+                             "VMware, Inc.", "8.0.0", lbt_hosts, 2048, 64,
+                             "", "", "", 9000])
+    rows["dvPort"].append(["DPG-VM", "DSwitch-LBT", "earlyBinding", 64,
+                           "100", "uplink1, uplink2", "",
+                           "loadbalance_loadbased", "False"])
+    rows["dvPort"].append(["DPG-Web", "DSwitch-LBT", "earlyBinding", 64,
+                           "101", "uplink1, uplink2", "",
+                           "loadbalance_loadbased", "False"])
+    rows["dvPort"].append(["DSwitch-LBT-Uplinks", "DSwitch-LBT",
+                           "earlyBinding", 4, "0-4094", "", "",
+                           "loadbalance_srcid", "True"])
+    return rows
+
+
+def write_rvtools(path, rows, *, renamed=False, drop=()):
+    """Write an RVTools-like workbook; ``drop`` lists (tab, header) to
+    leave out, ``renamed`` uses the other version's spellings."""
+    import openpyxl
+
+    workbook = openpyxl.Workbook(write_only=True)
+    for tab, header in RVTOOLS_HEADERS.items():
+        sheet = workbook.create_sheet(tab)
+        keep = [i for i, h in enumerate(header) if (tab, h) not in drop]
+        sheet.append([RENAMED.get((tab, header[i]), header[i])
+                      if renamed else header[i] for i in keep])
+        for row in rows[tab]:
+            sheet.append([row[i] for i in keep])
+    workbook.save(path)
+
+
+def esxtop_header(host, ports, extra_columns=0):
+    """The esxtop batch header: time, CPU, per port link speed and
+    transmit/receive Mbit/s, then ``extra_columns`` other counters (what
+    a full esxtop export carries: tens of thousands of them)."""
+    header = ["(PDH-CSV 4.0) (UTC)(0)",
+              f"\\\\{host}\\Physical Cpu(_Total)\\% Util Time"]
+    for switch, port_id, client in ports:
+        base = f"\\\\{host}\\Network Port({switch}:{port_id}:{client})"
+        header += [f"{base}\\Link Speed (Mb)",
+                   f"{base}\\MBits Transmitted/sec",
+                   f"{base}\\MBits Received/sec"]
+    header += [f"\\\\{host}\\Group Cpu({i}:vmx-vcpu-{i})\\% Used"
+               for i in range(extra_columns)]
+    return header
+
+
+def write_esxtop(path, header, rows, *, bom=False):
+    with open(path, "w", newline="", encoding="utf-8-sig" if bom
+              else "utf-8") as stream:
+        writer = csv.writer(stream, quoting=csv.QUOTE_ALL)
+        writer.writerow(header)
+        writer.writerows(rows)
+
+
+def main():
+    SAMPLES.mkdir(parents=True, exist_ok=True)
+    write_rvtools(SAMPLES / "rvtools_4_1.xlsx", rvtools_rows())
+    write_rvtools(SAMPLES / "rvtools_4_4_renamed_headers.xlsx",
+                  rvtools_rows(version="4.4.2.0"), renamed=True)
+
+
+if __name__ == "__main__":
+    main()
