@@ -143,6 +143,9 @@ def esxtop_header(host, ports, extra_columns=0):
 
 
 def write_esxtop(path, header, rows, *, bom=False):
+    """Write a batch file; rows shorter than the header are filled with
+    "0" for the other counters."""
+    rows = [row + ["0"] * (len(header) - len(row)) for row in rows]
     with open(path, "w", newline="", encoding="utf-8-sig" if bom
               else "utf-8") as stream:
         writer = csv.writer(stream, quoting=csv.QUOTE_ALL)
@@ -150,8 +153,56 @@ def write_esxtop(path, header, rows, *, bom=False):
         writer.writerows(rows)
 
 
+#: Ports of the esxtop sample: two uplinks on vSwitch0, two VM ports,
+#: the vMotion vmknic, and a shadow port (skipped on import).
+ESXTOP_PORTS = [("vSwitch0", 33554433, "vmnic0"),
+                ("vSwitch0", 33554434, "vmnic1"),
+                ("vSwitch0", 33554435, "shadow of vmnic0"),
+                ("vSwitch0", 33554440, "1000123:web01.eth0"),
+                ("vSwitch0", 33554441, "db01.eth0"),
+                ("vSwitch0", 33554442, "vmk1")]
+
+
+def esxtop_sample_rows(samples=24, step_s=5):
+    """Rows of the esxtop sample: web01 transmits 100 + 50 * (i mod 4)
+    Mbit/s and receives a tenth; db01 appears at sample 6 and sends
+    400 Mbit/s; vmk1 is idle but for one 2000 Mbit/s burst at sample 10;
+    sample 12 of db01 is missing and the clock skips 60 s after sample
+    18 (the esxtop process was paused)."""
+    rows = []
+    t = 0
+    for i in range(samples):
+        web_tx = 100 + 50 * (i % 4)
+        db_tx = "" if i < 6 else (" " if i == 12 else 400)
+        vmk_tx = 2000 if i == 10 else 0
+        row = [f"11/20/2026 10:{t // 60:02d}:{t % 60:02d}", 12.5 + i % 3]
+        for switch, port, client in ESXTOP_PORTS:
+            if client.startswith("vmnic"):
+                row += [10000, 0.0, 0.0]
+            elif client.startswith("shadow"):
+                row += [0, 0, 0]
+            elif "web01" in client:
+                row += [0, web_tx, web_tx / 10]
+            elif "db01" in client:
+                row += [0, db_tx, "" if db_tx in ("", " ") else 40]
+            else:
+                row += [0, vmk_tx, 1]
+        rows.append([str(c) for c in row])
+        t += step_s + (60 if i == 18 else 0)
+    # the two uplinks carry what the ports send (web01 and vmk1 on vmnic0,
+    # db01 on vmnic1), in the decimal-comma spelling of a German locale
+    for row, i in zip(rows, range(samples)):
+        web_tx = 100 + 50 * (i % 4)
+        row[3] = str(web_tx + (2000 if i == 10 else 0)).replace(".", ",")
+        row[6] = "0" if i < 6 or i == 12 else "400,0"
+    return rows
+
+
 def main():
     SAMPLES.mkdir(parents=True, exist_ok=True)
+    write_esxtop(SAMPLES / "esxtop_batch.csv",
+                 esxtop_header("esx01.example", ESXTOP_PORTS, 20),
+                 esxtop_sample_rows(), bom=True)
     write_rvtools(SAMPLES / "rvtools_4_1.xlsx", rvtools_rows())
     write_rvtools(SAMPLES / "rvtools_4_4_renamed_headers.xlsx",
                   rvtools_rows(version="4.4.2.0"), renamed=True)
