@@ -98,6 +98,10 @@ class Draft:
         return {key: value for key, value in document.items()
                 if value not in ({}, [])}
 
+    def scenario(self):
+        """The validated scenario (ScenarioError names this draft)."""
+        return scenario_from_dict(self.finish(), source=self.name)
+
 
 def _show(value):
     return f"{value:.6g}" if isinstance(value, float) else str(value)
@@ -119,7 +123,11 @@ class ImportResult:
     taken : list of str
         What was imported, one line per item.
     skipped : list of str
-        What was left out and why, each naming file, row/column.
+        What was left out on purpose and why (a powered-off VM, a shadow
+        port), each naming file, row/column.
+    problems : list of str
+        Bad input that was left out (a missing column, a non-numeric
+        cell, a truncated row, a gap in a series): the import is partial.
     checks : list of dict
         Measured outcomes to compare with a prediction (completed
         migrations): ``{"migration": name, "file": ..., "measured":
@@ -129,13 +137,13 @@ class ImportResult:
     drafts: list = field(default_factory=list)
     taken: list = field(default_factory=list)
     skipped: list = field(default_factory=list)
+    problems: list = field(default_factory=list)
     checks: list = field(default_factory=list)
 
     def scenarios(self):
         """The validated scenarios (models.scenario.Scenario), one per
         draft; ScenarioError names the draft and the field."""
-        return [scenario_from_dict(d.finish(), source=d.name)
-                for d in self.drafts]
+        return [d.scenario() for d in self.drafts]
 
 
 # --------------------------------------------------------------------------

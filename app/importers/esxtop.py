@@ -36,13 +36,13 @@ def import_files(paths):
         try:
             _import_one(path, result)
         except ImportProblem as err:
-            result.skipped.append(str(err))
+            result.problems.append(str(err))
     return result
 
 
 def _import_one(path, result):
     table = pdh.read(path, PATTERN, what="an esxtop batch file (esxtop -b)")
-    result.skipped.extend(table.problems)
+    result.problems.extend(table.problems)
     ports, cpu = {}, None
     for column, match in enumerate(table.match):
         if match["counter"] is None:
@@ -56,7 +56,7 @@ def _import_one(path, result):
     step = float(np.median(np.diff(table.times))) if table.times.size > 1 \
         else 1.0
     doc["workloads"]["time_step_s"] = min(max(step, 1e-3), 3600.0)
-    result.skipped.extend(gaps(table.times, path, table.rows,
+    result.problems.extend(gaps(table.times, path, table.rows,
                                "every counter"))
     uplinks = {}
     for (switch, port_id, client), counters in sorted(ports.items()):
@@ -86,8 +86,9 @@ def _import_one(path, result):
         _port(draft, table, (switch, port_id, client), counters, where,
               result)
     if cpu is not None:
-        times, _, values, messages = pdh.clean(table, [cpu], "CPU")
-        result.skipped.extend(messages)
+        times, _, values, notes, problems = pdh.clean(table, [cpu], "CPU")
+        result.skipped.extend(notes)
+        result.problems.extend(problems)
         if values.size:
             stats = DemandStats.of(values[:, 0])
             draft.assumptions.append(
@@ -125,7 +126,8 @@ def _uplink(draft, table, client, counters, result):
     columns = [counters.get(c) for c in ("MBits Transmitted/sec",
                                          "MBits Received/sec")]
     if None not in columns:
-        _, _, values, _ = pdh.clean(table, columns, f"uplink {client}")
+        _, _, values, _, _ = pdh.clean(table, columns,
+                                       f"uplink {client}")
         if values.size:
             tx, rx = (DemandStats.of(values[:, i] / 1000) for i in (0, 1))
             result.taken.append(f"{table.path}: uplink {client} "
@@ -142,9 +144,10 @@ def _port(draft, table, key, counters, where, result):
         result.skipped.append(f"{where}: no MBits Transmitted/Received "
                               "counters")
         return
-    times, _, values, messages = pdh.clean(
+    times, _, values, notes, problems = pdh.clean(
         table, columns, f"port {switch}:{port_id}:{client}")
-    result.skipped.extend(messages)
+    result.skipped.extend(notes)
+    result.problems.extend(problems)
     if not times.size:
         result.skipped.append(f"{where}: no complete sample")
         return

@@ -42,7 +42,7 @@ def import_files(paths):
                                     "--dirtyrate output (dirtyrate.* "
                                     "fields)")
         except ImportProblem as err:
-            result.skipped.append(str(err))
+            result.problems.append(str(err))
     if record.empty():
         return result
     draft = Draft(f"libvirt migration measured "

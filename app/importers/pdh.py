@@ -175,26 +175,27 @@ def clean(table, columns, what):
 
     Returns
     -------
-    (ndarray, ndarray, ndarray, list of str)
-        Times [s], file rows, values (samples x columns), messages.
+    (ndarray, ndarray, ndarray, list of str, list of str)
+        Times [s], file rows, values (samples x columns), notes (instances
+        that appeared mid-file) and problems (missing samples).
     """
     values = table.values[:, columns].copy()
-    messages = []
+    notes, problems = [], []
     for j, column in enumerate(columns):
         present = np.flatnonzero(np.isfinite(values[:, j]))
         if present.size and present[0] > 0:
             values[:present[0], j] = 0.0
-            messages.append(
+            notes.append(
                 f"{table.path}: column {table.header[column]!r}: first "
                 f"sample at row {table.rows[present[0]]}: the instance "
                 "appeared mid-file, earlier samples count as 0")
     ok = np.isfinite(values).all(axis=1)
     if not ok.all():
         missing = table.rows[~ok]
-        messages.append(f"{table.path}: {what}: {missing.size} samples "
+        problems.append(f"{table.path}: {what}: {missing.size} samples "
                         f"missing (rows {_ranges(missing)}): left out, the "
                         "profile interpolates across them")
-    return table.times[ok], table.rows[ok], values[ok], messages
+    return table.times[ok], table.rows[ok], values[ok], notes, problems
 
 
 def _ranges(rows, limit=4):

@@ -62,13 +62,13 @@ def import_files(paths):
         try:
             replies = read_replies(path)
         except ImportProblem as err:
-            result.skipped.append(str(err))
+            result.problems.append(str(err))
             continue
         for number, reply in enumerate(replies, 1):
             try:
                 _take(path, number, reply, record, result)
             except ImportProblem as err:
-                result.skipped.append(str(err))
+                result.problems.append(str(err))
     if record.empty():
         return result
     draft = Draft(f"QEMU migration measured ({', '.join(map(str, paths))})")

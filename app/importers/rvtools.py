@@ -126,7 +126,7 @@ def import_files(paths):
         try:
             _import_one(path, result)
         except ImportProblem as err:
-            result.skipped.append(str(err))
+            result.problems.append(str(err))
     return result
 
 
@@ -169,7 +169,7 @@ def _import_one(path, result):
         try:
             context.host(row_number, row, host)
         except ImportProblem as err:
-            result.skipped.append(f"{err} (host {host} skipped)")
+            result.problems.append(f"{err} (host {host} skipped)")
 
 
 def _check_version(path, sheet, result):
@@ -321,7 +321,7 @@ class _Context:
         if not text:
             return
         if text not in POLICIES:
-            self.result.skipped.append(
+            self.result.problems.append(
                 f"{self.path}: row {row_number}, column "
                 f"{sheet.column('policy')!r}: expected one of "
                 f"{', '.join(POLICIES)}, got {text!r}: team {team['name']}"
@@ -349,7 +349,7 @@ class _Context:
                         f"{where}.hash", algorithm, self.path,
                         sheet.column("lacp_alg"))
                 else:
-                    self.result.skipped.append(
+                    self.result.problems.append(
                         f"{self.path}: row {row_number}, column "
                         f"{sheet.column('lacp_alg')!r}: unknown LACP "
                         f"algorithm {algorithm!r}: the default hash is used")
@@ -423,7 +423,7 @@ class _Context:
             memory = sheet.number(row_number, row, "memory",
                                   "memory in MiB")
             if not memory:
-                self.result.skipped.append(
+                self.result.problems.append(
                     f"{self.path}: row {row_number}, column "
                     f"{sheet.column('memory')!r}: VM {vm} has no memory "
                     "size: skipped")
