@@ -65,10 +65,10 @@ def _blocks(text, start):
 def _jobinfo(path, text, record, result):
     for first, lines in _blocks(text, "Job type:"):
         fields = {}
-        for number, line in lines:
+        for row, line in lines:
             match = _LINE.match(line.strip())
             if match:
-                fields[match.group(1)] = (number, match.group(2),
+                fields[match.group(1)] = (row, match.group(2),
                                           match.group(3))
         kind = fields["Job type"][1]
         if kind == "None":
@@ -84,7 +84,7 @@ def _jobinfo(path, text, record, result):
                                     "domjobinfo output", row=first)
         where = f"{path}, domjobinfo at row {first}"
         snapshot = {"time_s": values["Time elapsed"],
-                    "round": values.get("Iteration", 0.0),
+                    "round": values.get("Iteration"),
                     "remaining": values["Memory remaining"],
                     "transferred": values["Memory processed"],
                     "total": values["Memory total"], "source": where}
@@ -96,11 +96,10 @@ def _jobinfo(path, text, record, result):
         if "Memory bandwidth" in values:
             record.bandwidth_mib_s = values["Memory bandwidth"] / 2 ** 20
             record.bandwidth_source = f"{path}, Memory bandwidth"
-        if "Iteration" not in values and kind != "Completed":
-            result.skipped.append(f"{where}: no 'Iteration:' line (libvirt"
-                                  " < 8.0?): not used as a round")
-        else:
-            record.snapshots.append(snapshot)
+        record.snapshots.append(snapshot)
+        if "Iteration" not in values:
+            result.skipped.append(f"{where}: no 'Iteration:' line (older "
+                                  "libvirt): not used as a round")
         if kind == "Completed":
             if "Total downtime" not in values:
                 raise ImportProblem(path, "a 'Total downtime:' line in the "
@@ -133,10 +132,10 @@ def _quantity(path, key, row, value, unit):
 def _domstats(path, text, record, result):
     for first, lines in _blocks(text, "Domain:"):
         fields = {}
-        for number, line in lines:
+        for row, line in lines:
             key, sep, value = line.strip().partition("=")
             if sep:
-                fields[key] = (number, value)
+                fields[key] = (row, value)
 
         def get(key, expected):
             row, value = fields[key]

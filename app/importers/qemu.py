@@ -145,7 +145,9 @@ def _snapshot(path, number, reply, record, result):
     time_ms = _integer(path, number, reply, "total-time", "query-migrate")
     snapshot = {
         "time_s": time_ms / 1e3,
-        "round": _integer(path, number, ram, "dirty-sync-count", where),
+        # absent before QEMU 2.1 and in hand-made records: no rounds then
+        "round": _integer(path, number, ram, "dirty-sync-count", where)
+        if "dirty-sync-count" in ram else None,
         "remaining": _integer(path, number, ram, "remaining", where),
         "transferred": _integer(path, number, ram, "transferred", where),
         "total": _integer(path, number, ram, "total", where),
@@ -161,6 +163,9 @@ def _snapshot(path, number, reply, record, result):
     if "mbps" in ram:
         snapshot["mbps"] = _integer(path, number, ram, "mbps", where)
     record.snapshots.append(snapshot)
+    if snapshot["round"] is None:
+        result.skipped.append(f"{path}: reply {number}: no ram."
+                              "dirty-sync-count: not used as a round")
     if status == "completed":
         record.completed = {
             "total_s": time_ms / 1e3,
@@ -169,14 +174,15 @@ def _snapshot(path, number, reply, record, result):
             "bytes_sent_gib": snapshot["transferred"] / 2 ** 30,
             # dirty-sync-count counts every transfer pass, the first one
             # too; Linkplan numbers the stop-and-copy round from 0
-            "rounds": snapshot["round"] - 1,
             "source": snapshot["source"],
         }
+        if snapshot["round"] is not None:
+            record.completed["rounds"] = snapshot["round"] - 1
         if "setup-time" in reply:
             record.completed["setup_s"] = _integer(
                 path, number, reply, "setup-time", "query-migrate") / 1e3
     result.taken.append(f"{path}: reply {number}: query-migrate "
-                        f"{status}, sync {snapshot['round']:g}, "
+                        f"{status}, sync {snapshot['round'] or '?'}, "
                         f"{snapshot['remaining'] / 2**20:.1f} MiB remaining")
 
 
@@ -196,6 +202,8 @@ def rounds_from_snapshots(snapshots):
     """
     first_seen = {}
     for snap in sorted(snapshots, key=lambda s: s["time_s"]):
+        if snap["round"] is None:
+            continue
         first_seen.setdefault(snap["round"], snap)
     counts = sorted(first_seen)
     windows, dirtied = [], []

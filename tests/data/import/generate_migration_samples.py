@@ -7,7 +7,10 @@ at 1000 MiB/s with a 50 ms downtime limit (``query-migrate-parameters``
 ``query-migrate`` reports at each bitmap sync (qapi/migration.json,
 MigrationInfo/MigrationStats) and half-way through each round. The
 ``query-dirty-rate`` replies sample the same model over calc-time windows
-(DirtyRateInfo). Run from the repository root:
+(DirtyRateInfo). The same migration is written as polled ``virsh
+domjobinfo`` blocks and the dirty-rate samples as ``virsh domstats
+--dirtyrate`` blocks (virsh(1); libvirt's domjobinfo prints QEMU's
+dirty-sync-count as "Iteration"). Run from the repository root:
 ``.venv/bin/python tests/data/import/generate_migration_samples.py``.
 """
 
@@ -65,6 +68,8 @@ def main():
                 "dirty-sync-count": sync, "page-size": 4096}}})
     (HERE / "qmp_query_migrate_rounds.jsonl").write_text(
         "".join(json.dumps(r) + "\n" for r in replies))
+    (HERE / "virsh_domjobinfo_polled.txt").write_text(
+        "".join(_domjobinfo(r["return"]) for r in replies[1:]))
     samples = [{"status": "measured", "sample-pages": 512,
                 "dirty-rate": round(dirtied(t) / t / MIB),
                 "mode": "page-sampling", "start-time": 1693900454 + 100 * i,
@@ -75,6 +80,52 @@ def main():
                     "calc-time": 10, "calc-time-unit": "second"})
     (HERE / "qmp_query_dirty_rate.json").write_text(
         json.dumps([{"return": s} for s in samples], indent=1) + "\n")
+    (HERE / "virsh_domstats_dirtyrate.txt").write_text("".join(
+        f"Domain: 'guest1'\n  balloon.current={MEMORY // 1024}\n"
+        f"  dirtyrate.calc_status=2\n"
+        f"  dirtyrate.calc_start_time={s['start-time']}\n"
+        f"  dirtyrate.calc_period={s['calc-time']}\n"
+        f"  dirtyrate.megabytes_per_second={s['dirty-rate']}\n"
+        f"  dirtyrate.calc_mode=page-sampling\n\n"
+        for s in samples if s["status"] == "measured"))
+
+
+def _domjobinfo(reply):
+    ram, done = reply["ram"], reply["status"] == "completed"
+    lines = [("Job type", "Completed" if done else "Unbounded"),
+             ("Operation", "Outgoing migration"),
+             ("Time elapsed", f"{reply['total-time']}        ms")]
+    if done:
+        lines.append(("Time elapsed w/o network",
+                      f"{reply['total-time'] - 2}        ms"))
+    lines += [("Data processed", _size(ram["transferred"])),
+              ("Data remaining", _size(ram["remaining"])),
+              ("Data total", _size(ram["total"])),
+              ("Memory processed", _size(ram["transferred"])),
+              ("Memory remaining", _size(ram["remaining"])),
+              ("Memory total", _size(ram["total"])),
+              ("Memory bandwidth", f"{ram['mbps'] * 1e6 / 8 / MIB:.3f} MiB/s"),
+              ("Dirty rate", "0            pages/s"),
+              ("Page size", "4096         bytes"),
+              ("Iteration", str(ram["dirty-sync-count"])),
+              ("Postcopy requests", "0"),
+              ("Constant pages", str(ram["duplicate"])),
+              ("Normal pages", str(ram["normal"])),
+              ("Normal data", _size(ram["normal-bytes"]))]
+    if done:
+        lines += [("Total downtime", f"{reply['downtime']}           ms"),
+                  ("Downtime w/o network",
+                   f"{reply['downtime'] - 7}           ms"),
+                  ("Setup time", f"{reply['setup-time']}           ms")]
+    return "".join(f"{k + ':':<18}{v}\n" for k, v in lines) + "\n"
+
+
+def _size(value):
+    # virsh prints sizes scaled to a binary unit with three decimals
+    for unit, scale in (("GiB", GIB), ("MiB", MIB), ("KiB", 1024)):
+        if value >= scale:
+            return f"{value / scale:.3f} {unit}"
+    return f"{value:.3f} B"
 
 
 if __name__ == "__main__":
