@@ -24,6 +24,10 @@ MIB = 2 ** 20
 #: the hot/cold model; with fewer, only a uniform rate is fitted.
 MIN_WINDOWS_HOT_COLD = 3
 
+#: Stopping tolerances of least_squares: tighter than its 1e-8 defaults,
+#: which stop early when a parameter sits on its bound (no cold rate).
+_TOLERANCES = {"ftol": 1e-12, "xtol": 1e-12, "gtol": 1e-12}
+
 #: Status codes besides scipy's own (least_squares: 0 to 4, -1).
 TOO_FEW_POINTS = -2
 
@@ -134,7 +138,7 @@ def fit_dirty_model(window, dirtied, *, nonzero_memory=np.inf):
     start = np.array([hot0 / GIB + 1e-3, max(rate0 - slope, 0.0) / MIB
                       + 1e-3, slope / MIB])
     result = least_squares(lambda p: (model(p) - dirtied) / scale, start,
-                           bounds=(0.0, np.inf), x_scale="jac")
+                           bounds=(0.0, np.inf), x_scale="jac", **_TOLERANCES)
     hot_set, hot_extra, cold = result.x
     residual = model(result.x) - dirtied
     return DirtyFit("hot_cold", float(hot_set) * GIB,
@@ -151,7 +155,7 @@ def _fit_uniform(window, dirtied, nonzero_memory, scale, distinct):
 
     start = np.array([np.mean(dirtied / window) / MIB])
     result = least_squares(lambda p: (model(p) - dirtied) / scale, start,
-                           bounds=(0.0, np.inf))
+                           bounds=(0.0, np.inf), **_TOLERANCES)
     residual = model(result.x) - dirtied
     message = (f"{result.message} (uniform rate only: {distinct} distinct "
                f"window length(s), the hot/cold model needs "

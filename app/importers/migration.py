@@ -63,11 +63,28 @@ def build(draft, record, result, *, hypervisor, stop_rule):
     if memory is None and last is not None:
         memory = last["total"]
         memory_source = f"{last['source']}, ram.total"
+    windows, dirtied = rounds_from_snapshots(record.snapshots)
+    what = "rounds"
+    if windows.size == 0 and record.samples:
+        windows = np.array([s[0] for s in record.samples])
+        dirtied = np.array([s[1] for s in record.samples])
+        what = "dirty-rate samples"
+    dirty = None
+    if windows.size:
+        fit = fit_dirty_model(windows, dirtied,
+                              nonzero_memory=memory or np.inf)
+        dirty = fit.dirty_model()
+        result.taken.append(
+            f"dirty model fitted to {windows.size} {what}: "
+            + ", ".join(f"{k} {v:.4g}" for k, v in dirty.items()
+                        if k != "kind")
+            + f" ({fit.kind}; rms residual {100 * fit.rms_relative:.2f} %;"
+            f" {fit.message})")
     if not memory:
         result.skipped.append(
             "no guest memory size in the files (query-migrate ram.total, "
             "domjobinfo 'Memory total' or domstats balloon.current): no "
-            "migration created; the dirty-rate samples are listed above")
+            "migration created")
         return
     name = identifier(record.name)
     document = draft.document
@@ -77,21 +94,12 @@ def build(draft, record, result, *, hypervisor, stop_rule):
                      "workloads.migrations[0].memory_gib", memory / GIB,
                      memory_source.rsplit(", ", 1)[0],
                      memory_source.rsplit(", ", 1)[-1])}
-
     if record.downtime_limit_ms:
         migration["downtime_budget_ms"] = draft.measured(
             "workloads.migrations[0].downtime_budget_ms",
             record.downtime_limit_ms,
             *record.downtime_limit_source.split(", ", 1))
-    windows, dirtied = rounds_from_snapshots(record.snapshots)
-    what = "rounds"
-    if windows.size == 0 and record.samples:
-        windows = np.array([s[0] for s in record.samples])
-        dirtied = np.array([s[1] for s in record.samples])
-        what = "dirty-rate samples"
-    if windows.size:
-        fit = fit_dirty_model(windows, dirtied, nonzero_memory=memory)
-        dirty = fit.dirty_model()
+    if dirty is not None:
         for key, value in dirty.items():
             if key != "kind":
                 draft.measured(f"workloads.migrations[0].dirty.{key}",
@@ -99,12 +107,6 @@ def build(draft, record, result, *, hypervisor, stop_rule):
                                f"(rms residual {100 * fit.rms_relative:.1f}"
                                " %)")
         migration["dirty"] = dirty
-        result.taken.append(
-            f"dirty model fitted to {windows.size} {what}: "
-            + ", ".join(f"{k} {v:.4g}" for k, v in dirty.items()
-                        if k != "kind")
-            + f" ({fit.kind}; rms residual {100 * fit.rms_relative:.2f} %;"
-            f" {fit.message})")
     elif last is not None and "dirty_rate" in last:
         rate = last["dirty_rate"] / MIB
         migration["dirty"] = {"kind": "uniform", "rate_mib_s": rate}
