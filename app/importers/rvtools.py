@@ -215,7 +215,7 @@ class _Context:
         self._vmkernel(draft, host)
         self._vms(draft, host)
         self.result.drafts.append(draft)
-        teams = ", ".join(f"{t['name']} ({t['policy']}, "
+        teams = ", ".join(f"{t['name']} ({t.get('policy', 'port_id')}, "
                           f"{len(t['members'])} uplinks)"
                           for t in doc["teams"]) or "no team"
         self.result.taken.append(
