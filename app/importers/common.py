@@ -33,7 +33,7 @@ class ImportProblem(ValueError):
 
     def _text(self):
         where = [f"row {self.row}" if self.row is not None else None,
-                 f"column {self.column!r}" if self.column is not None
+                 f"column '{self.column}'" if self.column is not None
                  else None]
         where = ", ".join(w for w in where if w)
         got = f", got {self.got!r}" if self.got is not None else ""

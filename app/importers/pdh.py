@@ -139,7 +139,7 @@ def _read(path, stream, pattern, what):
                 if bad_cells <= MAX_CELL_MESSAGES:
                     table.problems.append(
                         f"{path}: row {number}, column "
-                        f"{header[index].strip()!r}: expected a number, "
+                        f"'{header[index].strip()}': expected a number, "
                         f"got {cell!r}: treated as a missing sample")
             sample.append(math.nan if value is None else value)
         times.append(moment)
@@ -186,7 +186,7 @@ def clean(table, columns, what):
         if present.size and present[0] > 0:
             values[:present[0], j] = 0.0
             notes.append(
-                f"{table.path}: column {table.header[column]!r}: first "
+                f"{table.path}: column '{table.header[column]}': first "
                 f"sample at row {table.rows[present[0]]}: the instance "
                 "appeared mid-file, earlier samples count as 0")
     ok = np.isfinite(values).all(axis=1)
