@@ -210,7 +210,8 @@ _TIME_FORMATS = ("%m/%d/%Y %H:%M:%S.%f", "%m/%d/%Y %H:%M:%S",
                  "%Y-%m-%d %H:%M:%S%z", "%Y-%m-%dT%H:%M:%S%z",
                  "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S",
                  "%Y-%m-%dT%H:%M:%S.%f%z", "%Y-%m-%dT%H:%M:%S.%f",
-                 "%d.%m.%Y %H:%M:%S", "%m/%d/%Y %I:%M:%S %p",
+                 "%d.%m.%Y %H:%M:%S.%f", "%d.%m.%Y %H:%M:%S",
+                 "%m/%d/%Y %I:%M:%S %p",
                  "%d/%m/%Y %H:%M:%S")
 
 
@@ -315,6 +316,29 @@ def add_flow(draft, flow, times, tx_gbps, rx_gbps, sources):
         flow["profile"] = profile
     workloads["flows"].append(flow)
     return DemandStats.of(tx), DemandStats.of(rx)
+
+
+#: Ethernet speeds a derived link speed is rounded to [Gbit/s].
+ETHERNET_GBPS = (0.1, 1, 2.5, 5, 10, 25, 40, 50, 100, 200, 400, 800)
+
+
+def add_nics_and_team(draft, nics, *, team, policy, switch_mode,
+                      assumption):
+    """NICs (id, speed [Gbit/s], (file, column) or None when assumed) and
+    one team of all of them; returns the NIC ids."""
+    doc, ids = draft.document, []
+    for nic_id, speed, source in nics:
+        nic_id = identifier(nic_id, set(ids))
+        index = len(doc["nics"])
+        if source is not None:
+            speed = draft.measured(f"nics[{index}].speed_gbps", speed,
+                                   *source)
+        doc["nics"].append({"id": nic_id, "speed_gbps": speed})
+        ids.append(nic_id)
+    doc["teams"].append({"name": team, "members": ids, "policy": policy,
+                         "switch_mode": switch_mode})
+    draft.assumptions.append(assumption)
+    return ids
 
 
 def read_text(path):

@@ -198,11 +198,57 @@ def esxtop_sample_rows(samples=24, step_s=5):
     return rows
 
 
+PERFMON_NICS = ["Mellanox ConnectX-4 Lx Ethernet Adapter",
+                "Mellanox ConnectX-4 Lx Ethernet Adapter _2"]
+PERFMON_VM = "vm-sql_Network Adapter_4E3C1A2B--0"
+
+
+def perfmon_sample(samples=12, german=False):
+    """A typeperf log of HV01: two 25 GbE adapters, the management
+    vEthernet (skipped), and vm-sql's adapter, which appears at sample 3
+    and sends 250 MB/s (2 Gbit/s) every other sample, else 125 MB/s; it
+    receives a fifth of that. ``german``: ';' separators, decimal commas
+    and day-first dates, as typeperf writes them on a German Windows."""
+    host = "\\\\HV01"
+    header = ["(PDH-CSV 4.0) (W. Europe Standard Time)(-60)"]
+    for nic in PERFMON_NICS + ["vEthernet (Management)"]:
+        header += [f"{host}\\Network Interface({nic})\\{c}" for c in
+                   ("Bytes Sent/sec", "Bytes Received/sec",
+                    "Current Bandwidth")]
+    header += [f"{host}\\Hyper-V Virtual Network Adapter({PERFMON_VM})"
+               f"\\{c}" for c in ("Bytes Sent/sec", "Bytes Received/sec")]
+    rows = []
+    for i in range(samples):
+        sent = 250e6 if i % 2 else 125e6
+        stamp = (f"20.11.2026 10:{i // 4:02d}:{15 * (i % 4):02d}.125"
+                 if german else
+                 f"11/20/2026 10:{i // 4:02d}:{15 * (i % 4):02d}.125")
+        row = [stamp]
+        row += [sent + 1e6, sent / 5, 25e9, 1e3, 2e3, 25e9, 5e3, 5e3, 10e9]
+        row += [" ", " "] if i < 3 else [sent, sent / 5]
+        cells = [c if isinstance(c, str) else f"{c:.3f}" for c in row]
+        if german:
+            cells = [c.replace(".", ",") if i else c
+                     for i, c in enumerate(cells)]
+        rows.append(cells)
+    return header, rows
+
+
+def write_pdh(path, header, rows, *, delimiter=",", bom=False):
+    with open(path, "w", newline="", encoding="utf-8-sig" if bom
+              else "utf-8") as stream:
+        csv.writer(stream, delimiter=delimiter,
+                   quoting=csv.QUOTE_ALL).writerows([header] + rows)
+
+
 def main():
     SAMPLES.mkdir(parents=True, exist_ok=True)
     write_esxtop(SAMPLES / "esxtop_batch.csv",
                  esxtop_header("esx01.example", ESXTOP_PORTS, 20),
                  esxtop_sample_rows(), bom=True)
+    write_pdh(SAMPLES / "typeperf.csv", *perfmon_sample())
+    write_pdh(SAMPLES / "typeperf_german.csv", *perfmon_sample(german=True),
+              delimiter=";", bom=True)
     write_rvtools(SAMPLES / "rvtools_4_1.xlsx", rvtools_rows())
     write_rvtools(SAMPLES / "rvtools_4_4_renamed_headers.xlsx",
                   rvtools_rows(version="4.4.2.0"), renamed=True)
