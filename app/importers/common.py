@@ -256,8 +256,13 @@ class DemandStats:
                 f"{self.peak:.3g} Gbit/s")
 
 
+#: An interval this many times the median one is a gap in a series.
+GAP_FACTOR = 1.5
+
+
 def gaps(times, file, rows, what):
-    """Messages for sampling gaps: intervals over 3 times the median.
+    """Messages for sampling gaps: intervals over 1.5 times the median
+    (one missing sample doubles an interval; clock jitter stays far below).
 
     ``rows`` gives the file row of each sample."""
     times = np.asarray(times, dtype=float)
@@ -268,7 +273,7 @@ def gaps(times, file, rows, what):
     return [f"{file}: rows {rows[i]}-{rows[i + 1]}: {step[i]:g} s between "
             f"samples of {what}, expected about {median:g} s; the profile "
             "interpolates across the gap"
-            for i in np.flatnonzero(step > 3 * median)]
+            for i in np.flatnonzero(step > GAP_FACTOR * median)]
 
 
 def add_flow(draft, flow, times, tx_gbps, rx_gbps, sources):

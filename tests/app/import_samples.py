@@ -241,12 +241,60 @@ def write_pdh(path, header, rows, *, delimiter=",", bom=False):
                    quoting=csv.QUOTE_ALL).writerows([header] + rows)
 
 
+def vcenter_sample():
+    """A Get-Stat export (PowerCLI, Export-Csv with its #TYPE line): web01
+    real-time (20 s) transmitting 12800 KBps (0.105 Gbit/s) rising by
+    1280 KBps per sample, receiving half; web01's per-vNIC instance
+    "4000" (skipped: the total is used); app01 historical (300 s) at 25600
+    KBps with sample 4 missing (a 600 s gap); esx01's vmnic0 total."""
+    header = ["Value", "Timestamp", "MetricId", "Unit", "Description",
+              "Entity", "EntityId", "IntervalSecs", "Instance", "Uid"]
+    rows = []
+
+    def stamp(seconds):
+        minutes, second = divmod(seconds, 60)
+        hour, minute = divmod(minutes, 60)
+        return (f"11/20/2026 {10 + hour - 12 if 10 + hour > 12 else 10 + hour}"
+                f":{minute:02d}:{second:02d} "
+                f"{'PM' if 10 + hour >= 12 else 'AM'}")
+
+    for i in range(15):
+        for metric, value in (("net.transmitted.average", 12800 + 1280 * i),
+                              ("net.received.average", 6400 + 640 * i)):
+            rows.append([value, stamp(20 * i), metric, "KBps", "",
+                         "web01", "VirtualMachine-vm-101", 20, "", ""])
+            rows.append([value, stamp(20 * i), metric, "KBps", "",
+                         "web01", "VirtualMachine-vm-101", 20, "4000", ""])
+    for i in range(8):
+        if i == 4:
+            continue
+        for metric, value in (("net.transmitted.average", 25600),
+                              ("net.received.average", 2560)):
+            rows.append([value, stamp(300 * i), metric, "KBps", "",
+                         "app01", "VirtualMachine-vm-102", 300, "", ""])
+    for i in range(15):
+        for metric, value in (("net.transmitted.average", 40000),
+                              ("net.received.average", 9000)):
+            rows.append([value, stamp(20 * i), metric, "KBps", "",
+                         "esx01.example", "HostSystem-host-10", 20,
+                         "vmnic0", ""])
+    rows.append([55.5, stamp(0), "cpu.usage.average", "%", "",
+                 "esx01.example", "HostSystem-host-10", 20, "", ""])
+    return header, rows
+
+
 def main():
     SAMPLES.mkdir(parents=True, exist_ok=True)
     write_esxtop(SAMPLES / "esxtop_batch.csv",
                  esxtop_header("esx01.example", ESXTOP_PORTS, 20),
                  esxtop_sample_rows(), bom=True)
     write_pdh(SAMPLES / "typeperf.csv", *perfmon_sample())
+    header, rows = vcenter_sample()
+    with open(SAMPLES / "vcenter_get_stat.csv", "w", newline="",
+              encoding="utf-8") as stream:
+        stream.write("#TYPE VMware.VimAutomation.ViCore.Impl.V1.Stat."
+                     "FloatSampleImpl\n")
+        csv.writer(stream, quoting=csv.QUOTE_ALL).writerows([header] + rows)
     write_pdh(SAMPLES / "typeperf_german.csv", *perfmon_sample(german=True),
               delimiter=";", bom=True)
     write_rvtools(SAMPLES / "rvtools_4_1.xlsx", rvtools_rows())
