@@ -10,6 +10,7 @@ column per counter, ``\\\\host\\Object(instance)\\Counter``.
 """
 
 import csv
+import json
 from pathlib import Path
 
 SAMPLES = Path(__file__).resolve().parents[1] / "data" / "import"
@@ -283,12 +284,54 @@ def vcenter_sample():
     return header, rows
 
 
+def sar_sample(samples=10):
+    """sadf -j -- -n DEV output of kvm01 (60 s interval): eno1 and eno2 at
+    25 Gbit/s (ifutil-percent consistent with that), bond0 and virbr0
+    (skipped), lo, and the tap vnet0 of a VM that sends (tap receives)
+    1 Gbit/s = 122070.3125 kB/s, then 2 Gbit/s in the second half; the
+    sample at 10:05 is missing."""
+    stats = []
+    for i in range(samples):
+        if i == 5:
+            continue
+        vm_kb = 1e9 / 8 / 1024 * (1 if i < samples // 2 else 2)
+        eno1_tx = vm_kb + 100.0
+        devices = [
+            {"iface": "lo", "rxpck": 1.0, "txpck": 1.0, "rxkB": 0.5,
+             "txkB": 0.5, "rxcmp": 0.0, "txcmp": 0.0, "rxmcst": 0.0,
+             "ifutil-percent": 0.0},
+            {"iface": "eno1", "rxpck": 10.0, "txpck": 10.0, "rxkB": 50.0,
+             "txkB": eno1_tx, "rxcmp": 0.0, "txcmp": 0.0, "rxmcst": 0.0,
+             "ifutil-percent": round(eno1_tx * 1024 * 8 / 25e9 * 100, 2)},
+            {"iface": "eno2", "rxpck": 10.0, "txpck": 10.0, "rxkB": 30.0,
+             "txkB": 3052.0, "rxcmp": 0.0, "txcmp": 0.0, "rxmcst": 0.0,
+             "ifutil-percent": round(3052.0 * 1024 * 8 / 25e9 * 100, 2)},
+            {"iface": "bond0", "rxpck": 20.0, "txpck": 20.0, "rxkB": 80.0,
+             "txkB": eno1_tx + 3052.0, "rxcmp": 0.0, "txcmp": 0.0,
+             "rxmcst": 0.0, "ifutil-percent": 0.0},
+            {"iface": "vnet0", "rxpck": 10.0, "txpck": 10.0,
+             "rxkB": vm_kb, "txkB": vm_kb / 10, "rxcmp": 0.0,
+             "txcmp": 0.0, "rxmcst": 0.0, "ifutil-percent": 0.0}]
+        stats.append({"timestamp": {"date": "2026-11-20",
+                                    "time": f"10:{i:02d}:00", "utc": 1,
+                                    "interval": 60},
+                      "network": {"net-dev": devices}})
+    return {"sysstat": {"hosts": [{
+        "nodename": "kvm01", "sysname": "Linux", "release": "6.8.0",
+        "machine": "x86_64", "number-of-cpus": 32,
+        "file-date": "2026-11-20", "file-utc-time": "10:00:00",
+        "timezone": "UTC", "statistics": stats,
+        "restarts": []}]}}
+
+
 def main():
     SAMPLES.mkdir(parents=True, exist_ok=True)
     write_esxtop(SAMPLES / "esxtop_batch.csv",
                  esxtop_header("esx01.example", ESXTOP_PORTS, 20),
                  esxtop_sample_rows(), bom=True)
     write_pdh(SAMPLES / "typeperf.csv", *perfmon_sample())
+    (SAMPLES / "sadf_net_dev.json").write_text(
+        json.dumps(sar_sample(), indent=1) + "\n")
     header, rows = vcenter_sample()
     with open(SAMPLES / "vcenter_get_stat.csv", "w", newline="",
               encoding="utf-8") as stream:
