@@ -52,18 +52,21 @@ def _read(path, series, result):
             from None
     with stream:
         try:
-            lines = (line for line in stream
-                     if not line.startswith("#TYPE"))
+            first = stream.readline()
+            # Export-Csv writes a "#TYPE ..." line first unless told not
+            # to: rows are numbered as in the file either way
+            type_line = first.startswith("#TYPE")
+            lines = stream if type_line else _chain(first, stream)
             reader = csv.DictReader(lines)
             header = reader.fieldnames or []
             missing = [c for c in REQUIRED if c not in header]
             if missing:
                 raise ImportProblem(
                     path, "a Get-Stat export with columns "
-                    + ", ".join(REQUIRED), row=1,
+                    + ", ".join(REQUIRED), row=1 + type_line,
                     column=", ".join(missing), got=",".join(header)[:80])
             kept = 0
-            for row_number, row in enumerate(reader, 2):
+            for row_number, row in enumerate(reader, 2 + type_line):
                 metric = (row["MetricId"] or "").strip()
                 if metric not in METRICS:
                     continue
@@ -100,6 +103,11 @@ def _read(path, series, result):
         raise ImportProblem(path, "rows with MetricId "
                             + " or ".join(METRICS))
     result.taken.append(f"{path}: {kept} network samples")
+
+
+def _chain(first, rest):
+    yield first
+    yield from rest
 
 
 def _build(paths, series, result):
