@@ -401,7 +401,7 @@ class _SweepWriter:
               "later points and are left out", file=sys.stderr)
 
     def _header(self, chunk):
-        from solvers.evaluate import metric_info
+        from solvers.metric_ids import info as metric_info
 
         self.metrics = list(chunk.metric_ids)
         units = {m: metric_info(m)[0] for m in self.metrics}
