@@ -16,9 +16,7 @@ import numpy as np
 from scipy.optimize import least_squares
 
 from models import migration
-
-GIB = 2 ** 30
-MIB = 2 ** 20
+from models.units import GIB, MIB
 
 #: Fewest distinct window lengths that identify the three parameters of
 #: the hot/cold model; with fewer, only a uniform rate is fitted.

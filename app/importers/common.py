@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from models.scenario import SCHEMA_VERSION, scenario_from_dict
+from models.units import MIB
 
 #: Largest JSON or text export read whole [B]; time-series CSVs stream.
-MAX_TEXT_BYTES = 64 * 2 ** 20
+MAX_TEXT_BYTES = 64 * MIB
 
 
 class ImportProblem(ValueError):
@@ -356,7 +357,7 @@ def read_text(path):
         raise ImportProblem(path, f"a readable file ({err.strerror})") \
             from None
     if len(raw) > MAX_TEXT_BYTES:
-        raise ImportProblem(path, f"at most {MAX_TEXT_BYTES // 2**20} MiB "
+        raise ImportProblem(path, f"at most {MAX_TEXT_BYTES // MIB} MiB "
                             "of text")
     for encoding in ("utf-8-sig", "utf-16"):
         try:

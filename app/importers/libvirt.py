@@ -13,9 +13,10 @@ import re
 from app.importers.common import (Draft, ImportProblem, ImportResult,
                                   number, read_text)
 from app.importers.migration import MigrationRecord, build
+from models.units import GIB, KIB, MIB
 
-_UNITS = {"B": 1, "KiB": 2 ** 10, "MiB": 2 ** 20, "GiB": 2 ** 30,
-          "TiB": 2 ** 40, "ms": 1e-3, "bytes": 1, "pages/s": 1}
+_UNITS = {"B": 1, "KiB": KIB, "MiB": MIB, "GiB": GIB, "TiB": 1024 * GIB,
+          "ms": 1e-3, "bytes": 1, "pages/s": 1}
 _LINE = re.compile(r"^([A-Za-z][A-Za-z /.()-]*?):\s+(\S+)\s*(\S*)\s*$")
 #: The domjobinfo lines read (others, e.g. disk or compression, are not).
 _USED = ("Time elapsed", "Memory total", "Memory remaining",
@@ -94,7 +95,7 @@ def _jobinfo(path, text, record, result):
         if "Constant pages" in values:
             snapshot["zero_bytes"] = values["Constant pages"] * page
         if "Memory bandwidth" in values:
-            record.bandwidth_mib_s = values["Memory bandwidth"] / 2 ** 20
+            record.bandwidth_mib_s = values["Memory bandwidth"] / MIB
             record.bandwidth_source = f"{path}, Memory bandwidth"
         record.snapshots.append(snapshot)
         if "Iteration" not in values:
@@ -107,14 +108,14 @@ def _jobinfo(path, text, record, result):
             record.completed = {
                 "total_s": values["Time elapsed"],
                 "downtime_s": values["Total downtime"],
-                "bytes_sent_gib": values["Memory processed"] / 2 ** 30,
+                "bytes_sent_gib": values["Memory processed"] / GIB,
                 "source": where}
             if "Iteration" in values:
                 # libvirt's iteration is QEMU's dirty-sync-count (see
                 # qemu.py): the stop-and-copy round is Iteration - 1
                 record.completed["rounds"] = values["Iteration"] - 1
         result.taken.append(f"{where}: {kind.lower()} job, "
-                            f"{values['Memory remaining'] / 2**20:.1f} MiB "
+                            f"{values['Memory remaining'] / MIB:.1f} MiB "
                             "remaining")
 
 
@@ -143,7 +144,7 @@ def _domstats(path, text, record, result):
 
         domain = lines[0][1].split(":", 1)[1].strip().strip("'")
         if "balloon.current" in fields:
-            record.memory_bytes = get("balloon.current", "KiB") * 2 ** 10
+            record.memory_bytes = get("balloon.current", "KiB") * KIB
             record.memory_source = f"{path}, balloon.current (KiB)"
         if "dirtyrate.calc_status" not in fields:
             continue
@@ -162,7 +163,7 @@ def _domstats(path, text, record, result):
         if window <= 0:
             raise ImportProblem(path, "calc_period > 0", row=first,
                                 column="dirtyrate.calc_period", got=window)
-        record.samples.append((window, rate * 2 ** 20 * window,
+        record.samples.append((window, rate * MIB * window,
                                f"{path}, dirtyrate at row {first}"))
         result.taken.append(f"{path}: row {first}: domain {domain}: dirty "
                             f"rate {rate:g} MiB/s over {window:g} s")

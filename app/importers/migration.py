@@ -10,10 +10,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from app.importers.common import identifier
+from models.units import BITS_PER_BYTE, GIB, MIB
+from solvers import metric_ids
 from solvers.fit import fit_dirty_model
-
-GIB = 2 ** 30
-MIB = 2 ** 20
 
 #: Ethernet speeds a measured rate is rounded up to [Gbit/s].
 ETHERNET_GBPS = (1, 10, 25, 40, 50, 100, 200, 400, 800)
@@ -22,10 +21,11 @@ ETHERNET_GBPS = (1, 10, 25, 40, 50, 100, 200, 400, 800)
 PAYLOAD_SHARE = 1448 / 1538
 
 #: Metrics compared, by Linkplan metric id: (label, unit).
-CHECKED = {"migration.total_s": ("total time", "s"),
-           "migration.downtime_s": ("downtime", "s"),
-           "migration.rounds": ("rounds", ""),
-           "migration.bytes_sent_gib": ("bytes sent", "GiB")}
+CHECKED = {metric_ids.headline("migration", key): (label, unit)
+           for key, label, unit in (("total_s", "total time", "s"),
+                                    ("downtime_s", "downtime", "s"),
+                                    ("rounds", "rounds", ""),
+                                    ("bytes_sent_gib", "bytes sent", "GiB"))}
 
 
 @dataclass
@@ -151,14 +151,15 @@ def build(draft, record, result, *, hypervisor, stop_rule):
         result.checks.append({"migration": name,
                               "source": record.completed["source"],
                               "measured": {
-                                  f"migration.{key}": value
+                                  metric_ids.headline("migration", key): value
                                   for key, value in record.completed.items()
-                                  if f"migration.{key}" in CHECKED}})
+                                  if metric_ids.headline("migration", key)
+                                  in CHECKED}})
 
 
 def _bandwidth(record, last):
     if record.bandwidth_mib_s:
-        return record.bandwidth_mib_s * MIB * 8 / 1e9, \
+        return record.bandwidth_mib_s * MIB * BITS_PER_BYTE / 1e9, \
             tuple(record.bandwidth_source.rsplit(", ", 1))
     if last is not None and last.get("mbps"):
         return last["mbps"] / 1e3, (last["source"].rsplit(", ", 1)[0],

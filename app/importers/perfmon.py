@@ -18,6 +18,7 @@ from app.importers import pdh
 from app.importers.common import (Draft, ImportProblem, ImportResult,
                                   add_flow, add_nics_and_team, gaps,
                                   identifier)
+from models.units import bytes_per_s_to_gbps
 
 PATTERN = re.compile(
     r"\\\\[^\\]+\\(?P<object>Network Interface|Network Adapter|Hyper-V "
@@ -119,8 +120,8 @@ def _flow(draft, table, counters, flow, result):
     result.problems.extend(problems)
     if not times.size:
         return
-    tx = values[:, 0] * 8 / 1e9
-    rx = values[:, 1] * 8 / 1e9 if columns[0] != columns[1] \
+    tx = bytes_per_s_to_gbps(values[:, 0])
+    rx = bytes_per_s_to_gbps(values[:, 1]) if columns[0] != columns[1] \
         else np.zeros_like(tx)
     stats = add_flow(draft, flow, times, tx, rx,
                      (table.path, table.header[columns[0]],

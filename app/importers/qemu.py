@@ -18,6 +18,7 @@ import numpy as np
 from app.importers.common import (Draft, ImportProblem, ImportResult,
                                   read_text)
 from app.importers.migration import MigrationRecord, build
+from models.units import GIB, MIB
 
 _TIME_UNITS = {"second": 1.0, "millisecond": 1e-3}
 
@@ -128,7 +129,7 @@ def _dirty_rate(path, number, reply, record, result):
         raise ImportProblem(path, "calc-time > 0", row=number,
                             column="calc-time", got=reply["calc-time"])
     # dirtyrate.c divides by 1 << 20: the "MB/s" of the schema are MiB/s
-    record.samples.append((window, rate * 2 ** 20 * window,
+    record.samples.append((window, rate * MIB * window,
                            f"{path}, reply {number}, dirty-rate"))
     result.taken.append(f"{path}: reply {number}: dirty rate {rate:g} MiB/s"
                         f" over {window:g} s")
@@ -171,7 +172,7 @@ def _snapshot(path, number, reply, record, result):
             "total_s": time_ms / 1e3,
             "downtime_s": _integer(path, number, reply, "downtime",
                                    "query-migrate") / 1e3,
-            "bytes_sent_gib": snapshot["transferred"] / 2 ** 30,
+            "bytes_sent_gib": snapshot["transferred"] / GIB,
             # dirty-sync-count counts every transfer pass, the first one
             # too; Linkplan numbers the stop-and-copy round from 0
             "source": snapshot["source"],
@@ -183,7 +184,7 @@ def _snapshot(path, number, reply, record, result):
                 path, number, reply, "setup-time", "query-migrate") / 1e3
     result.taken.append(f"{path}: reply {number}: query-migrate "
                         f"{status}, sync {snapshot['round'] or '?'}, "
-                        f"{snapshot['remaining'] / 2**20:.1f} MiB remaining")
+                        f"{snapshot['remaining'] / MIB:.1f} MiB remaining")
 
 
 def rounds_from_snapshots(snapshots):

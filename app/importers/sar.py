@@ -21,8 +21,9 @@ from app.importers.common import (ETHERNET_GBPS, DemandStats, Draft,
                                   ImportProblem, ImportResult, add_flow,
                                   add_nics_and_team, gaps, identifier,
                                   read_text)
+from models.units import KIB, bytes_per_s_to_gbps
 
-KB_TO_GBIT = 1024 * 8 / 1e9
+KB_TO_GBIT = bytes_per_s_to_gbps(KIB)
 _TAP = re.compile(r"^(vnet|tap|macvtap)\d+")
 _SKIP = re.compile(r"^(lo|br|virbr|bond|docker|veth|ovs-system|team)")
 

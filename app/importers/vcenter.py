@@ -21,13 +21,14 @@ import numpy as np
 from app.importers.common import (DemandStats, Draft, ImportProblem,
                                   ImportResult, add_flow, add_nics_and_team,
                                   gaps, identifier, number, parse_time)
+from models.units import KIB, bytes_per_s_to_gbps
 
 METRICS = ("net.transmitted.average", "net.received.average",
            "net.usage.average")
 REQUIRED = ("Value", "Timestamp", "MetricId", "Unit", "Instance", "Entity")
 #: Link speed assumed for every uplink: Get-Stat has none [Gbit/s].
 ASSUMED_SPEED_GBPS = 10.0
-KBPS_TO_GBPS = 1024 * 8 / 1e9
+KBPS_TO_GBPS = bytes_per_s_to_gbps(KIB)
 
 
 def import_files(paths):

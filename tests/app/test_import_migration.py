@@ -22,7 +22,7 @@ from app.importers.migration import predicted_vs_measured
 from solvers.evaluate import evaluate
 from tests.app.import_samples import SAMPLES
 
-GIB, MIB = 2 ** 30, 2 ** 20
+from models.units import MIB
 HOT_SET_GIB, HOT_RATE, COLD_RATE = 1.0, 400.0, 20.0
 
 
