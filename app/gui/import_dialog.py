@@ -1,7 +1,7 @@
 """File > Import…: pick a format and files, preview what will be created,
 open the imported scenario as a new, unsaved document."""
 
-from PySide6 import QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from app.importers import FORMATS, run_import
 from app.importers.migration import format_check, predicted_vs_measured
@@ -65,7 +65,13 @@ class ImportDialog(QtWidgets.QDialog):
     def load(self, fmt, paths):
         """Import ``paths`` as ``fmt`` and show the preview."""
         self.format.setCurrentIndex(self.format.findData(fmt))
-        self.outcome = run_import(fmt, paths)
+        # big exports take seconds (a 500 MB esxtop file about 20 s)
+        QtWidgets.QApplication.setOverrideCursor(
+            QtCore.Qt.CursorShape.WaitCursor)
+        try:
+            self.outcome = run_import(fmt, paths)
+        finally:
+            QtWidgets.QApplication.restoreOverrideCursor()
         self.scenarios.clear()
         for scenario in self.outcome.scenarios:
             self.scenarios.addItem(scenario.meta.name)

@@ -55,8 +55,6 @@ class MigrationRecord:
 def build(draft, record, result, *, hypervisor, stop_rule):
     """Fill ``draft`` with a host, a NIC, a transfer and the migration;
     append the draft to ``result`` (or say why not)."""
-    from app.importers.qemu import rounds_from_snapshots
-
     memory, memory_source = record.memory_bytes, record.memory_source
     last = max(record.snapshots, key=lambda s: s["time_s"]) \
         if record.snapshots else None
@@ -155,6 +153,37 @@ def build(draft, record, result, *, hypervisor, stop_rule):
                                   for key, value in record.completed.items()
                                   if metric_ids.headline("migration", key)
                                   in CHECKED}})
+
+
+def rounds_from_snapshots(snapshots):
+    """Observed pre-copy rounds from polled snapshots.
+
+    A round ends at a bitmap sync (``dirty-sync-count`` steps); the bytes
+    left to send right after it are what the guest dirtied during the
+    round, and the round lasted from the previous sync. The sync instant
+    is taken as the first snapshot that shows the new count, so the
+    windows are as exact as the polling interval.
+
+    Returns
+    -------
+    (ndarray, ndarray)
+        Round durations [s] and bytes dirtied in them [B].
+    """
+    first_seen = {}
+    for snap in sorted(snapshots, key=lambda s: s["time_s"]):
+        if snap["round"] is None:
+            continue
+        first_seen.setdefault(snap["round"], snap)
+    counts = sorted(first_seen)
+    windows, dirtied = [], []
+    for previous, current in zip(counts, counts[1:]):
+        if current != previous + 1:
+            continue  # a sync was missed between polls: no clean window
+        start, end = first_seen[previous], first_seen[current]
+        if end["time_s"] > start["time_s"] and end.get("remaining", 0) > 0:
+            windows.append(end["time_s"] - start["time_s"])
+            dirtied.append(end["remaining"])
+    return np.array(windows), np.array(dirtied)
 
 
 def _bandwidth(record, last):

@@ -13,8 +13,6 @@ becomes a check of the prediction against what happened.
 
 import json
 
-import numpy as np
-
 from app.importers.common import (Draft, ImportProblem, ImportResult,
                                   read_text)
 from app.importers.migration import MigrationRecord, build
@@ -179,40 +177,7 @@ def _snapshot(path, number, reply, record, result):
         }
         if snapshot["round"] is not None:
             record.completed["rounds"] = snapshot["round"] - 1
-        if "setup-time" in reply:
-            record.completed["setup_s"] = _integer(
-                path, number, reply, "setup-time", "query-migrate") / 1e3
+    count = "?" if snapshot["round"] is None else int(snapshot["round"])
     result.taken.append(f"{path}: reply {number}: query-migrate "
-                        f"{status}, sync {snapshot['round'] or '?'}, "
+                        f"{status}, sync count {count}, "
                         f"{snapshot['remaining'] / MIB:.1f} MiB remaining")
-
-
-def rounds_from_snapshots(snapshots):
-    """Observed pre-copy rounds from polled snapshots.
-
-    A round ends at a bitmap sync (``dirty-sync-count`` steps); the bytes
-    left to send right after it are what the guest dirtied during the
-    round, and the round lasted from the previous sync. The sync instant
-    is taken as the first snapshot that shows the new count, so the
-    windows are as exact as the polling interval.
-
-    Returns
-    -------
-    (ndarray, ndarray)
-        Round durations [s] and bytes dirtied in them [B].
-    """
-    first_seen = {}
-    for snap in sorted(snapshots, key=lambda s: s["time_s"]):
-        if snap["round"] is None:
-            continue
-        first_seen.setdefault(snap["round"], snap)
-    counts = sorted(first_seen)
-    windows, dirtied = [], []
-    for previous, current in zip(counts, counts[1:]):
-        if current != previous + 1:
-            continue  # a sync was missed between polls: no clean window
-        start, end = first_seen[previous], first_seen[current]
-        if end["time_s"] > start["time_s"] and end.get("remaining", 0) > 0:
-            windows.append(end["time_s"] - start["time_s"])
-            dirtied.append(end["remaining"])
-    return np.array(windows), np.array(dirtied)
