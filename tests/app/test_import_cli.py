@@ -81,3 +81,22 @@ def test_unknown_format_is_a_usage_error(capsys):
         main(["import", "nagios", "x.csv"])
     assert exit_.value.code == 2
     assert "invalid choice: 'nagios'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("fmt, sample", [
+    ("rvtools", "rvtools_4_4_renamed_headers.xlsx"),
+    ("esxtop", "esxtop_batch.csv"),
+    ("perfmon", "typeperf_german.csv"),
+    ("vcenter", "vcenter_get_stat.csv"),
+    ("sar", "sadf_net_dev.json"),
+    ("qemu", "qmp_query_migrate_rounds.jsonl"),
+    ("libvirt", "virsh_domjobinfo_polled.txt")])
+def test_every_format_round_trips_to_solve(tmp_path, capsys, fmt, sample):
+    out = tmp_path / "imported.toml"
+    assert main(["import", fmt, str(SAMPLES / sample), "-o", str(out)]) \
+        in (0, 1)   # 1: the sample's deliberate mess is reported
+    written = sorted(tmp_path.glob("imported*.toml"))
+    assert written
+    capsys.readouterr()
+    assert main(["solve", *map(str, written), "--format", "json"]) == 0
+    assert '"metrics"' in capsys.readouterr().out
