@@ -125,3 +125,19 @@ def test_sar_bad_json(tmp_path):
     assert not outcome.scenarios
     assert outcome.problems[0].startswith(f"{bad}: row ")
     assert "expected sadf -j JSON" in outcome.problems[0]
+
+
+def test_perfmon_without_vm_adapters_gives_nic_baselines(tmp_path):
+    from tests.app.import_samples import perfmon_sample, write_pdh
+
+    header, rows = perfmon_sample()
+    path = tmp_path / "host_only.csv"
+    write_pdh(path, header[:-2], [row[:-2] for row in rows])
+    (scenario,) = run_import("perfmon", [path]).scenarios
+    first, second = scenario.workloads.flows
+    assert first.pin == [scenario.nics[0].id]
+    assert second.pin == [scenario.nics[1].id]
+    # adapter 1 sends the VM's 1-2 Gbit/s plus 1 MB/s of its own
+    assert first.tx_gbps == pytest.approx(2.008)
+    assert any("utilisation baseline" in a for a in scenario.meta.assumptions)
+    evaluate(scenario)
