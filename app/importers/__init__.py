@@ -8,8 +8,6 @@ validated by models.scenario, a migration check runs solvers.evaluate.
 import importlib
 from dataclasses import dataclass, field
 
-from models.scenario import ScenarioError
-
 #: Formats by command-line name: (module, what the files are).
 FORMATS = {
     "rvtools": ("rvtools", "RVTools export (.xlsx)"),
@@ -36,6 +34,9 @@ class Outcome:
 
 def run_import(fmt, paths):
     """Import ``paths`` as format ``fmt`` and validate the scenarios."""
+    # here, not at the top: the CLI's parser reads FORMATS on every start
+    from models.scenario import ScenarioError
+
     module = importlib.import_module(f"app.importers.{FORMATS[fmt][0]}")
     result = module.import_files([str(p) for p in paths])
     outcome = Outcome(result, problems=list(result.problems))
