@@ -70,7 +70,7 @@ Formats: rvtools (.xlsx: one scenario per host, written as
 FILE-<host>.toml when there are several), esxtop (esxtop -b batch CSV),
 perfmon (perfmon/typeperf PDH-CSV), vcenter (PowerCLI Get-Stat CSV
 export), sar (sadf -j JSON), qemu (QMP query-migrate, query-dirty-rate,
-query-migrate-parameters replies), libvirt (virsh domjobinfo, domstats
+query-migrate-parameters, query-memory-size-summary replies), libvirt (virsh domjobinfo, domstats
 --dirtyrate output). Prints what it took and what it skipped and why; a
 completed migration is checked against Linkplan's prediction. Without -o
 the scenario goes to standard output. Exit code 0: all imported; 1: part

@@ -81,8 +81,8 @@ def build(draft, record, result, *, hypervisor, stop_rule):
     if not memory:
         result.skipped.append(
             "no guest memory size in the files (query-migrate ram.total, "
-            "domjobinfo 'Memory total' or domstats balloon.current): no "
-            "migration created")
+            "query-memory-size-summary, domjobinfo 'Memory total' or "
+            "domstats balloon.current): no migration created")
         return
     name = identifier(record.name)
     document = draft.document

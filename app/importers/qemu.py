@@ -4,6 +4,8 @@ MigrationStats, DirtyRateInfo).
 
 A file holds one reply, a JSON array of replies, or one reply per line
 (JSON Lines), each either the bare object or QMP's ``{"return": {...}}``.
+A ``query-memory-size-summary`` reply gives the guest's memory when no
+``query-migrate`` does (dirty-rate samples taken before any migration).
 Several ``query-migrate`` snapshots of one migration give its rounds
 (``ram.dirty-sync-count`` steps); ``query-dirty-rate`` replies with
 different ``calc-time`` windows give dirty-rate samples. Either is fitted
@@ -87,6 +89,17 @@ def _take(path, number, reply, record, result):
             f"{number})"
         result.taken.append(f"{path}: reply {number}: downtime limit "
                             f"{limit:g} ms")
+    elif "base-memory" in reply:  # query-memory-size-summary
+        memory = _integer(path, number, reply, "base-memory",
+                          "query-memory-size-summary")
+        if "plugged-memory" in reply:
+            memory += _integer(path, number, reply, "plugged-memory",
+                               "query-memory-size-summary")
+        record.memory_bytes = memory
+        record.memory_source = f"{path}, base-memory + plugged-memory " \
+            f"(reply {number})"
+        result.taken.append(f"{path}: reply {number}: guest memory "
+                            f"{memory / GIB:g} GiB")
     elif "dirty-rate" in reply or reply.get("status") in ("measuring",
                                                         "unstarted"):
         _dirty_rate(path, number, reply, record, result)
@@ -95,8 +108,9 @@ def _take(path, number, reply, record, result):
     else:
         raise ImportProblem(path, "a query-migrate reply (keys status, ram),"
                             " a query-dirty-rate reply (dirty-rate, "
-                            "calc-time) or query-migrate-parameters "
-                            "(downtime-limit)", row=number,
+                            "calc-time), query-migrate-parameters "
+                            "(downtime-limit) or query-memory-size-summary "
+                            "(base-memory)", row=number,
                             got=", ".join(sorted(reply))[:60])
 
 

@@ -22,7 +22,7 @@ from app.importers.migration import predicted_vs_measured
 from solvers.evaluate import evaluate
 from tests.app.import_samples import SAMPLES
 
-from models.units import MIB
+from models.units import GIB, MIB
 HOT_SET_GIB, HOT_RATE, COLD_RATE = 1.0, 400.0, 20.0
 
 
@@ -162,3 +162,22 @@ def test_libvirt_unknown_unit_names_row_and_line(tmp_path):
         f"{bad}: row 9, column 'Memory total': expected a unit among B, "
         "KiB, MiB, GiB, TiB, ms, bytes, pages/s for 'Memory total', got "
         "'XB'"]
+
+
+def test_memory_size_summary_completes_dirty_rate_samples(tmp_path):
+    # QMP query-memory-size-summary (qapi/machine.json, MemoryInfo:
+    # base-memory, plugged-memory in bytes) gives the guest's size when
+    # only query-dirty-rate samples were taken
+    summary = tmp_path / "memory.json"
+    summary.write_text(json.dumps({"return": {"base-memory": 8 * GIB,
+                                              "plugged-memory": 0}}))
+    outcome = run_import("qemu", [SAMPLES / "qmp_query_dirty_rate.json",
+                                  summary])
+    migration = _only_scenario(outcome).workloads.migrations[0]
+    assert migration.memory_gib == 8.0
+    # the same samples as test_dirty_rate_samples_are_fitted: 2 %
+    assert migration.dirty.hot_set_gib == pytest.approx(HOT_SET_GIB,
+                                                        rel=0.02)
+    assert migration.dirty.cold_rate_mib_s == pytest.approx(COLD_RATE,
+                                                            rel=0.02)
+    assert not outcome.checks   # no completed migration to compare
