@@ -15,6 +15,7 @@ from app.gui.charts import (HOST_BARS, MIGRATION_BARS, STORAGE_BARS,
 from app.gui.commands import SetScenarioCommand
 from app.gui.comparison import ComparisonModel
 from app.gui.editor import NetworkEditor
+from app.gui.import_dialog import run_import_dialog
 from app.gui.parameters import ParameterTable
 from app.paths import DEFAULT_EXAMPLE, resource_path
 from app.scenario_io import load_scenario, save_scenario
@@ -255,6 +256,7 @@ class MainWindow(QtWidgets.QMainWindow):
                 ("&Open…", self.open_dialog, keys.Open),
                 ("&Save", self.save, keys.Save),
                 ("Save &As…", self.save_as_dialog, keys.SaveAs),
+                ("&Import…", lambda: run_import_dialog(self), None),
                 ("&Export PDF…", self.export_pdf_dialog, None),
                 ("&Quit", self.close, keys.Quit)):
             action = file_menu.addAction(text, slot)
