@@ -11,9 +11,11 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from app.gui.accuracy_dialog import show_accuracy
 from app.gui.advice import AdviceDialog
 from app.gui.comparison import ComparisonModel
 from app.gui.editor import NetworkEditor
+from app.gui.import_dialog import run_import_dialog
 from app.gui.parameters import ParameterTable
 from app.gui.views import VIEWS
 from app.paths import DEFAULT_EXAMPLE, resource_path
@@ -143,6 +145,7 @@ class MainWindow(QtWidgets.QMainWindow):
                 ("&Open…", self.open_dialog, keys.Open),
                 ("&Save", self.save, keys.Save),
                 ("Save &As…", self.save_as_dialog, keys.SaveAs),
+                ("&Import…", lambda: run_import_dialog(self), None),
                 ("&Export PDF…", self.export_pdf_dialog, None),
                 ("&Quit", self.close, keys.Quit)):
             action = file_menu.addAction(text, slot)
@@ -157,6 +160,8 @@ class MainWindow(QtWidgets.QMainWindow):
         recommend = analysis_menu.addAction("&Recommend changes…",
                                             self.recommend_dialog)
         recommend.setShortcut(QtGui.QKeySequence("Ctrl+R"))
+        self.menuBar().addMenu("&Help").addAction(
+            "Model &accuracy…", lambda: show_accuracy(self))
 
     def recommend_dialog(self):
         """Advise on the base scenario (computed off the GUI thread); the

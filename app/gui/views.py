@@ -13,9 +13,11 @@ from typing import Callable
 
 from PySide6 import QtCore, QtWidgets
 
-from app.gui.charts import (draw_goodput_vs_mtu, draw_metric_bars,
+from app.gui.charts import (GANTT_LABELLED_ROWS, draw_evacuation_gantt,
+                            draw_goodput_vs_mtu, draw_metric_bars,
                             draw_policy_peaks, draw_uplink_series,
-                            has_metric, new_plot_widget, teaming_traces)
+                            evacuation_schedules, has_metric,
+                            new_plot_widget, teaming_traces)
 
 #: Width of a chart's canvas in the report [px]; heights are given for it
 #: (close to the printed width, so text keeps its size).
@@ -125,6 +127,32 @@ class TeamingView:
         return sections
 
 
+@dataclass(frozen=True)
+class EvacuationView:
+    """Gantt chart of each evacuation's schedule, per variant."""
+
+    key: str
+    title: str
+    hint: str
+    caption: str
+
+    def present(self, results):
+        return any(evacuation_schedules(v) for v in results.variants)
+
+    def tab(self):
+        return _EvacuationTab(self)
+
+    def report_sections(self, results):
+        return [ReportSection(
+            f"Evacuation {name}: {variant.name}", (ReportChart(
+                lambda plot, n=name, t=trace: draw_evacuation_gantt(
+                    plot, n, t),
+                80 + 14 * min(len(trace["vm"]), GANTT_LABELLED_ROWS)),),
+            self.caption)
+            for variant in results.variants
+            for name, trace in evacuation_schedules(variant)]
+
+
 #: Every analysis view, in tab (and report) order.
 VIEWS = (
     GoodputView(
@@ -156,6 +184,12 @@ VIEWS = (
         "storage.iops",
         (("storage.iops", "Storage IOPS [1/s]", None),
          ("storage.latency_ms", "Storage latency [ms]", None))),
+    EvacuationView(
+        "evacuation", "Evacuation",
+        "This scenario defines no evacuation (workloads.evacuations): add "
+        "one to see how long emptying the host takes.",
+        "Bars: each VM's migration from start to end, in start order; red: "
+        "it does not converge."),
 )
 
 
@@ -263,3 +297,44 @@ class _TeamingTab:
         trace = next((t for t in traces if t["policy"] == policy), None)
         if trace is not None:
             draw_uplink_series(self.uplink_plot.getPlotItem(), trace)
+
+
+class _EvacuationTab:
+    """The schedule of one variant's (picked) first evacuation."""
+
+    def __init__(self, view):
+        self.view, self.results = view, None
+        self.widget = QtWidgets.QWidget()
+        layout = QtWidgets.QVBoxLayout(self.widget)
+        self.hint = QtWidgets.QLabel(view.hint)
+        self.hint.setWordWrap(True)
+        layout.addWidget(self.hint)
+        self.variant = QtWidgets.QComboBox()
+        self.variant.setToolTip("Variant whose schedule is shown")
+        layout.addWidget(self.variant)
+        self.plot = new_plot_widget()
+        layout.addWidget(self.plot, 1)
+        self.variant.currentIndexChanged.connect(self._draw_variant)
+
+    def show_results(self, results):
+        self.results = results
+        shown = self.view.present(results)
+        self.hint.setVisible(not shown)
+        self.variant.setVisible(shown)
+        self.plot.setVisible(shown)
+        if not shown:
+            return
+        previous = self.variant.currentIndex()
+        names = [v.name for v in results.variants]
+        with QtCore.QSignalBlocker(self.variant):
+            self.variant.clear()
+            self.variant.addItems(names)
+            self.variant.setCurrentIndex(
+                previous if 0 <= previous < len(names) else 0)
+        self._draw_variant()
+
+    def _draw_variant(self):
+        variant = self.results.variants[max(self.variant.currentIndex(), 0)]
+        schedules = evacuation_schedules(variant)
+        if schedules:
+            draw_evacuation_gantt(self.plot.getPlotItem(), *schedules[0])

@@ -66,11 +66,13 @@ def test_pushing_over_the_clean_state_loses_it():
 
 
 def test_results_arrive_from_the_worker_thread(session, example):
+    assert session.wait(timeout=30)   # the constructor's evaluation
     threads = []
     session.results_ready.connect(
         lambda generation, results: threads.append(
             threading.current_thread().name))
     ready = recorder(session.results_ready)
+    session.replace(example)
     assert session.wait(timeout=30)
     (generation, results), = ready
     assert generation == session.generation

@@ -116,3 +116,20 @@ def test_cli_report_lists_the_recommendations(tmp_path):
                    env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
                    timeout=120)
     assert "threads_per_disk 1 → 2" in _text(path)
+
+
+def test_evacuation_gantt_and_advice_when_the_host_is_evacuated(qapp,
+                                                                 tmp_path):
+    from solvers.advise import advise
+    from tests.conftest import EXAMPLES
+    scenario = load_scenario(EXAMPLES / "evacuation_maintenance.toml")
+    path = tmp_path / "evacuation.pdf"
+    write_report(scenario, evaluate(scenario), path, advise(scenario))
+    text = unicodedata.normalize("NFKC", " ".join(
+        " ".join(page.extract_text().split())
+        for page in PdfReader(path).pages))
+    for variant in ("Base", "Concurrency 2",
+                    "Auto concurrency, optimized order"):
+        assert f"Evacuation esx01: {variant}" in text
+    # the recommendation, re-evaluated: concurrency 8 -> 4
+    assert "workloads.evacuations[0].concurrency 8 → 4" in text

@@ -84,20 +84,8 @@ def test_broadcasts_over_a_grid():
 
 # -- published measurements ------------------------------------------------
 
-def test_v1_jumbo_10g_goodput():
-    # V1 (fasterdata.es.net, mtu-issues): 9.9 Gbit/s measured at MTU 9000 on
-    # a 10 Gbit/s TCP path. Check: link-bound goodput within +-1 %, the
-    # case's tolerance (the measurement is quoted to two digits).
-    assert wire.goodput(10.0, 9000) == pytest.approx(9.9, rel=0.01)
-
-
-def test_v2_standard_mtu_10g_goodput_is_an_upper_bound():
-    # V2 (same source): 9.3 Gbit/s measured at MTU 1500. The framed
-    # link-bound value is an upper bound the measurement sits under, by at
-    # most 2.5 % of the measurement (the case's stated check).
-    model = wire.goodput(10.0, 1500)
-    assert model >= 9.3
-    assert (model - 9.3) / 9.3 <= 0.025
+# V1/V2 (fasterdata.es.net) are cases of resources/validation/, run through
+# the whole chain by tests/app/test_accuracy.py.
 
 
 def test_v9_jumbo_gain_on_1g_is_the_efficiency_ratio_only():
