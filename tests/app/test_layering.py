@@ -98,3 +98,38 @@ def test_app_has_no_import_cycles():
     for module in sorted(graph):
         if module not in state:
             visit(module, [module])
+
+
+def test_no_import_circles():
+    # Issue 13: application <-> main_window <-> report/pdf and
+    # advise <-> evaluate were circles; a strongly connected component of
+    # more than one module in the import graph is one (Tarjan's algorithm).
+    grimp = pytest.importorskip("grimp")
+    graph = grimp.build_graph("app", "solvers", "models")
+    index, low, stack, on_stack, circles = {}, {}, [], set(), []
+
+    def visit(module):
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for imported in graph.find_modules_directly_imported_by(module):
+            if imported not in index:
+                visit(imported)
+                low[module] = min(low[module], low[imported])
+            elif imported in on_stack:
+                low[module] = min(low[module], index[imported])
+        if low[module] == index[module]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == module:
+                    break
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    for module in sorted(graph.modules):
+        if module not in index:
+            visit(module)
+    assert circles == []
