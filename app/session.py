@@ -13,6 +13,7 @@ thread that changed the document.
 
 import concurrent.futures
 import threading
+import time
 from dataclasses import dataclass
 
 from solvers.advise import AdviceResult, advise
@@ -48,14 +49,16 @@ class History:
     Parameters
     ----------
     document : models.scenario.Scenario
-        The document before any step; the history starts clean.
+        The document before any step.
+    clean : bool
+        Whether it is as saved; False for recovered unsaved work.
     """
 
-    def __init__(self, document):
+    def __init__(self, document, clean=True):
         self._documents = [document]
         self._labels = []
         self._index = 0
-        self._clean_index = 0
+        self._clean_index = 0 if clean else None
 
     def push(self, document, label):
         """Record a step to ``document``; steps that were undone are
@@ -129,6 +132,8 @@ class AdviceOutcome:
     #: True when advise raised an unexpected error (a bug), False when
     #: the scenario simply measures nothing to optimise.
     failed: bool = False
+    #: The goal asked for; None for the scenario's own.
+    goal: str | None = None
 
 
 class Session:
@@ -165,7 +170,8 @@ class Session:
         self._results = None
         self._error = None
         self._advice_future = None
-        self._advice_generation = None
+        self._advice_key = None   # (generation, goal) of _advice_future
+        self._solve_seconds = None
         self._clean = True
         self._set(scenario, path, History(scenario))
 
@@ -183,9 +189,10 @@ class Session:
         with self._lock:
             return self._generation
 
-    def open(self, scenario, path=None):
-        """Make ``scenario`` the document, fresh and unmodified."""
-        self._set(scenario, path, History(scenario))
+    def open(self, scenario, path=None, *, modified=False):
+        """Make ``scenario`` the document, fresh and unmodified (or
+        ``modified``: recovered work that ``path`` does not hold yet)."""
+        self._set(scenario, path, History(scenario, clean=not modified))
 
     def edit(self, changes, label):
         """Apply ``{path: value}`` as one undoable step.
@@ -250,6 +257,13 @@ class Session:
             return self._results
 
     @property
+    def solve_seconds(self):
+        """How long the current document's evaluation took [s], or None
+        while it runs or when it failed."""
+        with self._lock:
+            return self._solve_seconds
+
+    @property
     def error(self):
         """Why the current document did not evaluate, or None."""
         with self._lock:
@@ -266,7 +280,7 @@ class Session:
     def _recompute(self):
         with self._lock:
             self._generation += 1
-            self._results = self._error = None
+            self._results = self._error = self._solve_seconds = None
             if self._pending is not None:
                 self._pending.cancel()   # only succeeds while queued
             self._pending = self._evaluator.submit(
@@ -279,6 +293,7 @@ class Session:
     def _evaluate(self, generation, scenario):
         if not self._current(generation):
             return
+        started = time.perf_counter()
         try:
             results = evaluate(scenario)
         except Exception as err:  # a model bug must not lose the document
@@ -293,42 +308,45 @@ class Session:
             if generation != self._generation:
                 return
             self._results = results
+            self._solve_seconds = time.perf_counter() - started
         self.results_ready.emit(generation, results)
 
     # -- recommendations -----------------------------------------------
 
-    def request_advice(self):
-        """Start computing recommendations for the current document,
-        unless they are computed or under way already; ``advice_ready``
-        announces them. Returns their future."""
+    def request_advice(self, goal=None):
+        """Start computing recommendations for the current document and
+        ``goal`` (a key of ``models.scenario.GOALS``; None for the
+        scenario's own), unless they are computed or under way already;
+        ``advice_ready`` announces them. Returns their future."""
         with self._lock:
             generation, scenario = self._generation, self._scenario
-            if self._advice_generation == generation:
+            if self._advice_key == (generation, goal):
                 return self._advice_future
             if self._advice_future is not None:
                 self._advice_future.cancel()
-            self._advice_generation = generation
+            self._advice_key = (generation, goal)
             self._advice_future = self._adviser.submit(
-                self._advise, generation, scenario)
+                self._advise, generation, scenario, goal)
             return self._advice_future
 
-    def advice(self, timeout=None):
+    def advice(self, timeout=None, goal=None):
         """Recommendations for the current document (an
-        :class:`AdviceOutcome`), computed once per document version;
-        blocks until they are ready."""
-        return self.request_advice().result(timeout)
+        :class:`AdviceOutcome`), computed once per document version and
+        goal; blocks until they are ready."""
+        return self.request_advice(goal).result(timeout)
 
-    def _advise(self, generation, scenario):
+    def _advise(self, generation, scenario, goal):
         if not self._current(generation):
             return None
         try:
-            outcome = AdviceOutcome(generation, advise(scenario))
+            outcome = AdviceOutcome(generation, advise(scenario, goal),
+                                    goal=goal)
         except ValueError as err:   # nothing the scenario measures
-            outcome = AdviceOutcome(generation, None, str(err))
+            outcome = AdviceOutcome(generation, None, str(err), goal=goal)
         except Exception as err:  # a bug must not lose the document
             outcome = AdviceOutcome(generation, None,
                                     f"{type(err).__name__}: {err}",
-                                    failed=True)
+                                    failed=True, goal=goal)
         self.advice_ready.emit(outcome)
         return outcome
 

@@ -4,7 +4,10 @@ its first team's load-balancing policy."""
 from PySide6 import QtCore, QtWidgets
 
 from models.scenario import TEAMING_POLICIES
-from models.wire import ENCAPSULATIONS, MTU_LIMITS
+from models.wire import ENCAPSULATIONS, MTU_CEILING
+
+#: How a refused field is marked (the Okabe–Ito vermilion of the charts).
+_REFUSED_STYLE = "border: 2px solid #D55E00;"
 
 
 class NetworkEditor(QtWidgets.QGroupBox):
@@ -27,7 +30,9 @@ class NetworkEditor(QtWidgets.QGroupBox):
             QtWidgets.QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
 
         self.mtu = QtWidgets.QSpinBox()
-        self.mtu.setRange(*MTU_LIMITS)
+        # any number can be typed whole: a value the scenario's limits
+        # refuse is explained on the field, never clamped or cut short
+        self.mtu.setRange(1, MTU_CEILING)
         self.mtu.setSuffix(" B")
         self.mtu.setKeyboardTracking(False)  # commit on Enter/focus-out
         self.mtu.setToolTip("IP MTU: the largest IP packet, header included")
@@ -87,6 +92,45 @@ class NetworkEditor(QtWidgets.QGroupBox):
         form.addRow(self.team_policy_label, self.team_policy)
         self._team = None
 
+        #: why the last edit was refused, shown until a good edit
+        self.refusal = QtWidgets.QLabel()
+        self.refusal.setWordWrap(True)
+        self.refusal.setStyleSheet("color: #B04000;")
+        self.refusal.setTextInteractionFlags(
+            QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.refusal.hide()
+        form.addRow(self.refusal)
+        self._fields = {"network.mtu": self.mtu,
+                        "network.ip_version": self.ip_version,
+                        "network.vlan_tags": self.vlan_tags,
+                        "network.tcp_timestamps": self.timestamps,
+                        "network.encapsulation": self.encapsulation,
+                        "teams[0].policy": self.team_policy}
+        self._tooltips = {w: w.toolTip() for w in self._fields.values()}
+        self._marked = []
+
+    def show_refusal(self, message, changes=()):
+        """Explain a refused edit below the fields and mark the fields of
+        ``changes`` (paths) that were refused, until the next good edit."""
+        self.clear_refusal()
+        self.refusal.setText(f"Not applied: {message}")
+        self.refusal.show()
+        for path in changes:
+            widget = self._fields.get(path)
+            if widget is not None:
+                widget.setStyleSheet(_REFUSED_STYLE)
+                widget.setToolTip(f"Not applied: {message}")
+                self._marked.append(widget)
+
+    def clear_refusal(self):
+        """Remove the refusal message and marks (after a good edit)."""
+        self.refusal.clear()
+        self.refusal.hide()
+        for widget in self._marked:
+            widget.setStyleSheet("")
+            widget.setToolTip(self._tooltips[widget])
+        self._marked = []
+
     def _policy_chosen(self, index):
         policy = self.team_policy.itemData(index)
         label, modes = TEAMING_POLICIES[policy]
@@ -106,8 +150,6 @@ class NetworkEditor(QtWidgets.QGroupBox):
         for widget in widgets:
             widget.blockSignals(True)
         try:
-            # the scenario's own accepted range (network.mtu_min/mtu_max)
-            self.mtu.setRange(network.mtu_min, network.mtu_max)
             self.mtu.setValue(network.mtu)
             self.ip_version.setCurrentIndex(
                 self.ip_version.findData(network.ip_version))

@@ -6,12 +6,14 @@ queued signal and only the newest document's are drawn.
 """
 
 import functools
+import re
 from html import escape
 from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.gui.accuracy_dialog import show_accuracy
+from app.gui import persistence
 from app.gui.advice import AdviceDialog
 from app.gui.comparison import ComparisonModel
 from app.gui.editor import NetworkEditor
@@ -19,11 +21,18 @@ from app.gui.import_dialog import run_import_dialog
 from app.gui.parameters import ParameterTable
 from app.gui.views import VIEWS
 from app.paths import DEFAULT_EXAMPLE, resource_path
+from app.recovery import write_recovery
 from app.scenario_io import load_scenario, save_scenario
 from app.session import Session
 from models.scenario import ScenarioError, new_scenario
+from solvers import __version__
 
 _FILE_FILTER = "Linkplan scenarios (*.toml *.json);;All files (*)"
+
+#: Idle time after the last change before unsaved work is written to the
+#: recovery file [ms]: long enough not to write on every keystroke, short
+#: enough that a crash loses seconds of work.
+AUTOSAVE_DELAY_MS = 3000
 
 
 class _GuiThreadCalls(QtCore.QObject):
@@ -54,10 +63,17 @@ class _GuiThreadCalls(QtCore.QObject):
 class MainWindow(QtWidgets.QMainWindow):
     """One scenario document, its variants compared side by side."""
 
-    def __init__(self, parent=None):
+    def __init__(self, parent=None, recovery_folder=None):
         super().__init__(parent)
         self.results = None   # the results shown
         self._advice_asked = None   # document version the user asked about
+        self._advice_dialog = None  # the open recommendations dialog
+        self.recovery = persistence.RecoveryFiles(
+            recovery_folder or persistence.recovery_folder())
+        self.autosave_timer = QtCore.QTimer(self)
+        self.autosave_timer.setSingleShot(True)
+        self.autosave_timer.setInterval(AUTOSAVE_DELAY_MS)
+        self.autosave_timer.timeout.connect(self.autosave)
         self._gui_thread = _GuiThreadCalls(self)
         self.session = Session(new_scenario())
 
@@ -80,9 +96,7 @@ class MainWindow(QtWidgets.QMainWindow):
         left_layout.addWidget(self.editor)
         self.parameters = ParameterTable()
         self.parameters.edited.connect(self.edit)
-        self.parameters.refused.connect(
-            lambda message: self.statusBar().showMessage(
-                f"Not applied: {message}", 10000))
+        self.parameters.refused.connect(self.editor.show_refusal)
         lists = QtWidgets.QTabWidget()
         lists.addTab(self.variants, "Variants")
         lists.addTab(self.parameters, "All parameters")
@@ -106,26 +120,31 @@ class MainWindow(QtWidgets.QMainWindow):
         for view in VIEWS:
             tab = self.view_tabs[view.key] = view.tab()
             self.tabs.addTab(tab.widget, view.title.replace("&", "&&"))
-        right = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        right = self.right_splitter = QtWidgets.QSplitter(
+            QtCore.Qt.Orientation.Vertical)
         right.addWidget(self.tabs)
         right.addWidget(self.table)
         right.addWidget(self.notes)
         right.setSizes([380, 260, 160])
 
-        splitter = QtWidgets.QSplitter()
+        splitter = self.splitter = QtWidgets.QSplitter()
         splitter.addWidget(left)
         splitter.addWidget(right)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([300, 900])
         self.setCentralWidget(splitter)
+        self.solve_time = QtWidgets.QLabel()
+        self.solve_time.setToolTip("How long the last evaluation took")
+        self.statusBar().addPermanentWidget(self.solve_time)
         self._build_menus()
         self.resize(1280, 800)
+        self._restore_layout()
 
         session = self.session
         # no event may reach the window's widgets once Qt deleted them
         self.destroyed.connect(lambda *_: session.close())
         session.document_changed.connect(self._show_document)
-        session.clean_changed.connect(lambda clean: self._update_title())
+        session.clean_changed.connect(self._clean_changed)
         for event, slot in ((session.results_ready, self._show_results),
                             (session.evaluation_failed,
                              self._show_evaluation_error),
@@ -143,14 +162,20 @@ class MainWindow(QtWidgets.QMainWindow):
         for text, slot, key in (
                 ("&New", self.new_document, keys.New),
                 ("&Open…", self.open_dialog, keys.Open),
+                (None, None, None),
                 ("&Save", self.save, keys.Save),
-                ("Save &As…", self.save_as_dialog, keys.SaveAs),
-                ("&Import…", lambda: run_import_dialog(self), None),
-                ("&Export PDF…", self.export_pdf_dialog, None),
-                ("&Quit", self.close, keys.Quit)):
-            action = file_menu.addAction(text, slot)
-            if key is not None:
-                action.setShortcut(key)
+                ("Save &As…", self.save_as_dialog,
+                 QtGui.QKeySequence("Ctrl+Shift+S")),
+                ("&Import…", lambda: run_import_dialog(self),
+                 QtGui.QKeySequence("Ctrl+I")),
+                ("&Export PDF…", self.export_pdf_dialog,
+                 QtGui.QKeySequence("Ctrl+E")),
+                ("&Quit", self.close, QtGui.QKeySequence("Ctrl+Q"))):
+            if text is None:   # File > Open Recent sits after Open
+                self.recent_menu = file_menu.addMenu("Open &Recent")
+                self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+                continue
+            file_menu.addAction(text, slot).setShortcut(key)
         edit_menu = self.menuBar().addMenu("&Edit")
         self.undo_action = edit_menu.addAction("&Undo", self.undo)
         self.undo_action.setShortcut(keys.Undo)
@@ -160,25 +185,71 @@ class MainWindow(QtWidgets.QMainWindow):
         recommend = analysis_menu.addAction("&Recommend changes…",
                                             self.recommend_dialog)
         recommend.setShortcut(QtGui.QKeySequence("Ctrl+R"))
-        self.menuBar().addMenu("&Help").addAction(
-            "Model &accuracy…", lambda: show_accuracy(self))
+        help_menu = self.menuBar().addMenu("&Help")
+        help_menu.addAction("Model &accuracy…", lambda: show_accuracy(self)
+                            ).setShortcut(QtGui.QKeySequence("Ctrl+Shift+A"))
+        help_menu.addAction("&About Linkplan…", self.about).setShortcut(
+            QtGui.QKeySequence("F1"))
+
+    def _fill_recent_menu(self):
+        self.recent_menu.clear()
+        recent = persistence.recent_files()
+        for number, path in enumerate(recent, start=1):
+            action = self.recent_menu.addAction(
+                f"&{number} {path.name}",
+                functools.partial(self.open_recent, path))
+            action.setToolTip(str(path))
+            action.setStatusTip(str(path))
+        if not recent:
+            self.recent_menu.addAction("No recent files").setEnabled(False)
+        self.recent_menu.addSeparator()
+        clear = self.recent_menu.addAction("&Clear list",
+                                           persistence.clear_recent_files)
+        clear.setEnabled(bool(recent))
+
+    def open_recent(self, path):
+        """Open a file of File > Open Recent; one that is gone leaves the
+        list."""
+        if not self._may_discard():
+            return
+        if not self.open_path(path):
+            persistence.forget_file(path)
+
+    def about(self):
+        QtWidgets.QMessageBox.about(self, "About Linkplan", about_html())
 
     def recommend_dialog(self):
         """Advise on the base scenario (computed off the GUI thread); the
         dialog opens when the advice is ready, and the chosen change is
         applied undoably."""
-        self._advice_asked = self.session.generation
+        self._advice_asked = (self.session.generation, None)
         self.statusBar().showMessage("Computing recommendations…")
         self.session.request_advice()
 
     def _offer_advice(self, outcome):
-        if outcome.generation != self._advice_asked:
+        if (outcome.generation, outcome.goal) != self._advice_asked:
             return   # computed for the report, or for an older document
         self._advice_asked = None
         self.statusBar().clearMessage()
-        dialog = self.advice_dialog(outcome)
-        if dialog is not None and dialog.exec() and dialog.chosen:
-            self.apply_recommendation(dialog.chosen)
+        if self._advice_dialog is not None:   # another goal, same dialog
+            if outcome.advice is None:
+                self._advice_dialog.show_message(outcome.goal,
+                                                 outcome.message)
+            else:
+                self._advice_dialog.show_result(outcome.advice)
+            return
+        dialog = self._advice_dialog = self.advice_dialog(outcome)
+        try:
+            if dialog is not None and dialog.exec() and dialog.chosen:
+                self.apply_recommendation(dialog.chosen)
+        finally:
+            self._advice_dialog = None
+
+    def ask_advice_for(self, goal):
+        """Recompute the recommendations for ``goal`` (the dialog's goal
+        selector)."""
+        self._advice_asked = (self.session.generation, goal)
+        self.session.request_advice(goal)
 
     def advice_dialog(self, outcome):
         """The dialog for a :class:`app.session.AdviceOutcome`, or None
@@ -187,7 +258,9 @@ class MainWindow(QtWidgets.QMainWindow):
             self._warn("Recommendations failed" if outcome.failed
                        else "Nothing to recommend", outcome.message)
             return None
-        return AdviceDialog(outcome.advice, self.scenario, self)
+        dialog = AdviceDialog(outcome.advice, self.scenario, self)
+        dialog.goal_chosen.connect(self.ask_advice_for)
+        return dialog
 
     def apply_recommendation(self, recommendation):
         """Apply a recommendation's change as one undoable edit."""
@@ -222,6 +295,8 @@ class MainWindow(QtWidgets.QMainWindow):
             self._warn("Cannot open scenario", str(err))
             return False
         self.set_document(scenario, None if as_template else Path(path))
+        if not as_template:
+            persistence.remember_file(path)
         return True
 
     def edit(self, path, value, label):
@@ -234,9 +309,11 @@ class MainWindow(QtWidgets.QMainWindow):
         try:
             self.session.edit(changes, label)
         except ScenarioError as err:
-            self.statusBar().showMessage(f"Not applied: {err}", 10000)
             self.editor.load(self.scenario)
             self.parameters.load(self.scenario)
+            self.editor.show_refusal(str(err), changes)
+            return
+        self.editor.clear_refusal()
 
     def undo(self):
         if self.session.history.can_undo:
@@ -286,11 +363,16 @@ class MainWindow(QtWidgets.QMainWindow):
             action.setEnabled(possible)
             action.setText(f"{prefix} {text}" if text else prefix)
         self._update_title()
+        if not self.session.history.is_clean:
+            self.autosave_timer.start()   # restarted by every change
 
     def _show_results(self, generation, results):
         if generation != self.session.generation:
             return   # a newer edit's results are on their way
         self.results = results
+        seconds = self.session.solve_seconds
+        self.solve_time.setText("" if seconds is None else
+                                f"Solved in {seconds * 1000:.0f} ms")
         for tab in self.view_tabs.values():
             tab.show_results(results)
         self.table_model.set_results(results)
@@ -299,6 +381,12 @@ class MainWindow(QtWidgets.QMainWindow):
     def _show_evaluation_error(self, generation, message):
         if generation == self.session.generation:
             self._warn("Evaluation failed", message)
+
+    def _clean_changed(self, clean):
+        self._update_title()
+        if clean:   # saved, opened or undone back: nothing to recover
+            self.autosave_timer.stop()
+            self.recovery.discard()
 
     def _update_title(self):
         name = self.path.name if self.path else "untitled"
@@ -315,7 +403,8 @@ class MainWindow(QtWidgets.QMainWindow):
         if not self._may_discard():
             return
         path, _ = QtWidgets.QFileDialog.getOpenFileName(
-            self, "Open scenario", "", _FILE_FILTER)
+            self, "Open scenario", str(persistence.start_folder()),
+            _FILE_FILTER)
         if path:
             self.open_path(path)
 
@@ -326,7 +415,8 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def save_as_dialog(self):
         path, _ = QtWidgets.QFileDialog.getSaveFileName(
-            self, "Save scenario as", "scenario.toml", _FILE_FILTER)
+            self, "Save scenario as", str(self.proposed_path(".toml")),
+            _FILE_FILTER)
         if not path:
             return False
         if Path(path).suffix.lower() not in (".toml", ".json"):
@@ -341,14 +431,15 @@ class MainWindow(QtWidgets.QMainWindow):
             self._warn("Cannot save scenario", str(err))
             return False
         self.session.mark_saved(Path(path))
+        persistence.remember_file(path)
         self._update_title()
         self.statusBar().showMessage(f"Saved {path}", 5000)
         return True
 
     def export_pdf_dialog(self):
-        stem = self.path.stem if self.path else "linkplan-report"
         path, _ = QtWidgets.QFileDialog.getSaveFileName(
-            self, "Export PDF report", f"{stem}.pdf", "PDF (*.pdf)")
+            self, "Export PDF report", str(self.proposed_path(".pdf")),
+            "PDF (*.pdf)")
         if path:
             self.export_pdf_to(path)
 
@@ -385,8 +476,87 @@ class MainWindow(QtWidgets.QMainWindow):
             return bool(self.save())
         return answer == buttons.Discard
 
+    def proposed_path(self, suffix):
+        """Where Save As and Export propose to write: beside the document,
+        else in the last folder used, named after the scenario."""
+        if self.path is not None:
+            return self.path.with_suffix(suffix)
+        stem = re.sub(r"[^\w.-]+", "-", self.scenario.meta.name.strip()
+                      ).strip("-.") or "scenario"
+        return persistence.start_folder() / f"{stem}{suffix}"
+
+    def autosave(self):
+        """Write unsaved work to this window's recovery file; a failure is
+        reported in the status bar and never interrupts the user."""
+        if self.session.history.is_clean:
+            return
+        try:
+            write_recovery(self.recovery.path, self.scenario, self.path)
+        except OSError as err:
+            self.statusBar().showMessage(
+                f"Autosave failed: {err.strerror or err}", 10000)
+
+    def offer_recovery(self):
+        """After a crash: offer the newest unsaved work left behind; report
+        and set aside recovery files that cannot be read. Returns True
+        when a document was recovered."""
+        buttons = QtWidgets.QMessageBox.StandardButton
+        for path, lock in self.recovery.orphans():
+            recovered, problem = self.recovery.read(path)
+            if recovered is None:
+                lock.unlock()
+                self._warn("Recovery file damaged", problem)
+                continue
+            name = recovered.source.name if recovered.source else "untitled"
+            saved = recovered.saved_at.astimezone().strftime(
+                "%Y-%m-%d %H:%M")
+            answer = QtWidgets.QMessageBox.question(
+                self, "Recover unsaved work",
+                f"Linkplan did not close properly. Unsaved changes to "
+                f"“{name}” ({recovered.scenario.meta.name}) were kept at "
+                f"{saved}.\n\nRecover them? Discard deletes them; Cancel "
+                "keeps them for the next start.",
+                buttons.Yes | buttons.Discard | buttons.Cancel, buttons.Yes)
+            if answer == buttons.Cancel:
+                lock.unlock()
+                continue
+            if answer == buttons.Yes:
+                self.session.open(recovered.scenario, recovered.source,
+                                  modified=True)
+                self.autosave()   # now this instance's recovery file
+            self.recovery.drop(path, lock)
+            if answer == buttons.Yes:
+                return True
+        return False
+
+    def _restore_layout(self):
+        store = persistence.settings()
+        geometry = store.value("window/geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        state = store.value("window/state")
+        if state is not None:
+            self.restoreState(state)
+        for key, splitter in (("window/splitter", self.splitter),
+                              ("window/right_splitter",
+                               self.right_splitter)):
+            sizes = store.value(key)
+            if sizes is not None:
+                splitter.restoreState(sizes)
+
+    def _save_layout(self):
+        store = persistence.settings()
+        store.setValue("window/geometry", self.saveGeometry())
+        store.setValue("window/state", self.saveState())
+        store.setValue("window/splitter", self.splitter.saveState())
+        store.setValue("window/right_splitter",
+                       self.right_splitter.saveState())
+
     def closeEvent(self, event):
         if self._may_discard():
+            self._save_layout()
+            self.autosave_timer.stop()
+            self.recovery.release()
             self.session.close()
             event.accept()
         else:
@@ -394,6 +564,25 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _warn(self, title, text):
         QtWidgets.QMessageBox.warning(self, title, text)
+
+
+def about_html():
+    """Help > About: version, licences, where to find the sources."""
+    from PySide6 import __version__ as pyside_version
+    import numpy
+    import pyqtgraph
+    import scipy
+    libraries = ", ".join(f"{name} {version}" for name, version in (
+        ("Qt", QtCore.qVersion()), ("PySide6", pyside_version),
+        ("pyqtgraph", pyqtgraph.__version__), ("NumPy", numpy.__version__),
+        ("SciPy", scipy.__version__)))
+    return (f"<h3>Linkplan {escape(__version__)}</h3>"
+            "<p>Capacity planning for the networks of virtualization "
+            "hosts: teaming, transports, MTU, live migration, storage.</p>"
+            "<p>Built with " + escape(libraries) + ". Qt and PySide6 are "
+            "used under the GNU LGPL v3; pyqtgraph (MIT), NumPy and SciPy "
+            "(BSD) under their own licences; the bundled DejaVu fonts "
+            "under the Bitstream Vera licence.</p>")
 
 
 def _notes_html(results):

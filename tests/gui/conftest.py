@@ -21,6 +21,21 @@ def qapp():
     return application()
 
 
+@pytest.fixture(autouse=True)
+def user_folders(tmp_path, monkeypatch):
+    """Settings and recovery files of each test in its own folder, never
+    the user's."""
+    from PySide6 import QtCore
+    from app.gui import persistence
+    settings_folder = tmp_path / "settings"
+    QtCore.QSettings.setPath(QtCore.QSettings.Format.IniFormat,
+                             QtCore.QSettings.Scope.UserScope,
+                             str(settings_folder))
+    monkeypatch.setattr(persistence, "recovery_folder",
+                        lambda: tmp_path / "recovery")
+    return tmp_path
+
+
 @pytest.fixture
 def dialogs(monkeypatch):
     """Every message box shown, as (kind, title, text); none blocks."""

@@ -78,20 +78,39 @@ def test_edit_that_breaks_a_variant_is_refused(qtbot, window):
     set_mtu(qtbot, window, 1000)
     assert window.scenario is before
     assert window.editor.mtu.value() == 1500
-    message = window.statusBar().currentMessage()
+    message = window.editor.refusal.text()
     assert "variants[1] ('IPv6'): network.mtu: must be at least 1280" in \
         message
     assert window.session.history.count == 0
 
 
-def test_mtu_field_follows_the_scenarios_mtu_limits(qtbot, window):
-    assert window.editor.mtu.maximum() == 9216
-    window.edit("network.mtu_max", 9710, "Set the largest MTU to 9710")
+def type_mtu(qtbot, window, text):
+    field = window.editor.mtu
+    field.selectAll()
+    qtbot.keyClicks(field, text)
+    qtbot.keyClick(field, QtCore.Qt.Key.Key_Return)
     window.wait_for_results()
-    assert window.editor.mtu.maximum() == 9710
-    set_mtu(qtbot, window, 9600)
+
+
+def test_typed_mtu_beyond_the_limit_is_refused_on_the_field(qtbot, window):
+    # issue 16: typing 10000 applied 1000 silently (the field's maximum cut
+    # the last keystroke); the scenario's limit (mtu_max 9216) refuses it
+    type_mtu(qtbot, window, "10000")
+    assert window.scenario.network.mtu == 1500
+    assert window.editor.mtu.value() == 1500
+    refusal = window.editor.refusal
+    assert refusal.isVisibleTo(window)
+    assert "network.mtu" in refusal.text() and "9216" in refusal.text()
+    assert "Not applied" in window.editor.mtu.toolTip()
+    assert window.editor.mtu.styleSheet()
+    # raising the limit lets the value through, and the refusal goes
+    window.edit("network.mtu_max", 9710, "Set the largest MTU to 9710")
+    type_mtu(qtbot, window, "9600")
     assert window.scenario.network.mtu == 9600
     assert base_curve_marker(window)[0] == 9600.0
+    assert not refusal.isVisibleTo(window) and refusal.text() == ""
+    assert window.editor.mtu.styleSheet() == ""
+    assert "Not applied" not in window.editor.mtu.toolTip()
 
 
 def test_invalid_combination_is_refused(qtbot, qapp, dialogs):
@@ -106,7 +125,7 @@ def test_invalid_combination_is_refused(qtbot, qapp, dialogs):
     assert window.scenario is before
     assert window.editor.ip_version.currentData() == 4
     assert "network.mtu: must be at least 1280 with IPv6" in \
-        window.statusBar().currentMessage()
+        window.editor.refusal.text()
 
 
 def test_save_writes_the_edited_document(qtbot, window, tmp_path):
@@ -336,7 +355,7 @@ def test_team_policy_edit_brings_its_switch_mode(window):
         "workloads.flows[0].src_ip": None}))
     combo.activated.emit(combo.findData("ip_hash"))
     assert window.scenario.teams[0].policy == "lbt"
-    assert "src_ip is required" in window.statusBar().currentMessage()
+    assert "src_ip is required" in window.editor.refusal.text()
 
 
 def parameter_row(window, path):
@@ -364,10 +383,10 @@ def test_bad_parameter_text_is_refused_and_restored(window):
     cell = parameter_row(window, "network.mtu")
     cell.setText("jumbo")
     assert "network.mtu: expected a whole number, got 'jumbo'" in \
-        window.statusBar().currentMessage()
+        window.editor.refusal.text()
     assert parameter_row(window, "network.mtu").text() == "1500"
     parameter_row(window, "network.mtu").setText("99999")   # out of range
-    assert "Not applied" in window.statusBar().currentMessage()
+    assert "Not applied" in window.editor.refusal.text()
     assert window.scenario.network.mtu == 1500
     assert parameter_row(window, "network.mtu").text() == "1500"
 

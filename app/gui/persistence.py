@@ -1,0 +1,137 @@
+"""What the GUI keeps between runs: settings (recent files, last folder,
+window layout) and this instance's recovery file, in the places the
+platform gives an application (QSettings, QStandardPaths)."""
+
+import os
+from pathlib import Path
+
+from PySide6 import QtCore
+
+from app.recovery import RecoveryError, read_recovery, set_aside
+
+#: Entries of File > Open Recent.
+MAX_RECENT_FILES = 8
+
+
+def settings():
+    """Linkplan's user settings (an INI file in the user's config
+    location)."""
+    return QtCore.QSettings(QtCore.QSettings.Format.IniFormat,
+                            QtCore.QSettings.Scope.UserScope,
+                            "Linkplan", "Linkplan")
+
+
+def recent_files():
+    """Recently opened or saved scenario files, newest first."""
+    value = settings().value("recent_files", [])
+    if isinstance(value, str):   # QSettings gives a one-item list as str
+        value = [value]
+    return [Path(p) for p in value or []]
+
+
+def remember_file(path):
+    """Put ``path`` first in the recent files and make its folder the one
+    file dialogs start in."""
+    path = Path(path).absolute()
+    kept = [p for p in recent_files() if p != path]
+    store = settings()
+    store.setValue("recent_files",
+                   [str(p) for p in [path, *kept][:MAX_RECENT_FILES]])
+    store.setValue("last_folder", str(path.parent))
+
+
+def forget_file(path):
+    """Drop ``path`` from the recent files (it could not be opened)."""
+    settings().setValue("recent_files", [str(p) for p in recent_files()
+                                         if p != Path(path)])
+
+
+def clear_recent_files():
+    settings().remove("recent_files")
+
+
+def start_folder():
+    """Where file dialogs start: the last folder used, else Documents."""
+    folder = settings().value("last_folder", "")
+    if folder and Path(folder).is_dir():
+        return Path(folder)
+    return Path(QtCore.QStandardPaths.writableLocation(
+        QtCore.QStandardPaths.StandardLocation.DocumentsLocation))
+
+
+def recovery_folder():
+    """Folder of the recovery files (in the user's data location)."""
+    return Path(QtCore.QStandardPaths.writableLocation(
+        QtCore.QStandardPaths.StandardLocation.AppDataLocation)) / "recovery"
+
+
+class RecoveryFiles:
+    """This instance's recovery file, and those left by instances that
+    ended without closing their document (a crash, a kill, a power cut).
+
+    Each running instance owns ``recovery-<pid>.json`` through a lock file
+    beside it; a recovery file whose lock no live process holds is an
+    orphan, offered on the next start.
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+        Where recovery files live; created when missing.
+    """
+
+    def __init__(self, folder):
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.path = self.folder / f"recovery-{os.getpid()}.json"
+        self._lock = self._lock_of(self.path)
+        self._lock.tryLock(0)
+
+    @staticmethod
+    def _lock_of(path):
+        lock = QtCore.QLockFile(str(path.with_suffix(".lock")))
+        # only a dead owner makes a lock stale, however old it is
+        lock.setStaleLockTime(0)
+        return lock
+
+    def discard(self):
+        """Remove this instance's recovery file (the work was saved or
+        discarded on purpose)."""
+        self.path.unlink(missing_ok=True)
+
+    def release(self):
+        """Remove the recovery file and give up its lock (clean exit)."""
+        self.discard()
+        self._lock.unlock()
+
+    def orphans(self):
+        """Recovery files of instances that are no longer running, newest
+        first, each with the lock that now makes it ours to handle."""
+        found = []
+        for path in self.folder.glob("recovery-*.json"):
+            if path == self.path:
+                continue
+            lock = self._lock_of(path)
+            if lock.tryLock(0):   # the owner is gone
+                found.append((path, lock))
+        found.sort(key=lambda item: item[0].stat().st_mtime, reverse=True)
+        return found
+
+    @staticmethod
+    def read(path):
+        """(Recovered, None) or (None, message) when the file is broken;
+        a broken file is renamed so it is not offered again."""
+        try:
+            return read_recovery(path), None
+        except RecoveryError as err:
+            try:
+                aside = set_aside(path)
+            except OSError as rename_error:
+                return None, f"{err}\n\nIt could not be set aside: " \
+                    f"{rename_error.strerror}."
+            return None, f"{err}\n\nIt was set aside as {aside.name}."
+
+    @staticmethod
+    def drop(path, lock):
+        """Remove an orphan and its lock."""
+        Path(path).unlink(missing_ok=True)
+        lock.unlock()
