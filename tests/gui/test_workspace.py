@@ -1,0 +1,246 @@
+"""Work never lost and desktop conventions: autosave, recovery after a
+crash, recent files, file dialogs' folder, goal selector, shortcuts,
+remembered layout (pytest-qt, offscreen)."""
+
+from pathlib import Path
+
+from PySide6 import QtGui, QtWidgets
+
+from app.gui import persistence
+from app.gui.advice import GOAL_LABELS
+from app.gui.main_window import MainWindow
+from app.recovery import read_recovery, write_recovery
+from app.scenario_io import load_scenario
+from models.scenario import GOALS, new_scenario
+
+_BUTTONS = QtWidgets.QMessageBox.StandardButton
+
+
+def answer_questions(monkeypatch, answer):
+    asked = []
+
+    def question(parent, title, text, *args, **kwargs):
+        asked.append((title, text))
+        return answer
+    monkeypatch.setattr(QtWidgets.QMessageBox, "question", question)
+    return asked
+
+
+def edit_mtu(window, value):
+    window.edit("network.mtu", value, f"Set MTU to {value}")
+    window.wait_for_results()
+
+
+def test_autosave_waits_for_idle_then_writes_the_unsaved_document(
+        qtbot, window):
+    recovery = window.recovery.path
+    edit_mtu(window, 9000)
+    assert window.autosave_timer.isActive()
+    assert not recovery.exists()   # nothing written on the keystroke
+    qtbot.waitUntil(recovery.exists, timeout=window.autosave_timer
+                    .interval() + 2000)
+    assert read_recovery(recovery).scenario == window.scenario
+    # undo back to the opened state: nothing left to recover
+    window.undo()
+    assert not recovery.exists()
+    assert not window.autosave_timer.isActive()
+
+
+def test_saving_removes_the_recovery_file(window, tmp_path):
+    edit_mtu(window, 9000)
+    window.autosave()
+    assert window.recovery.path.exists()
+    assert window.save_to(tmp_path / "mine.toml")
+    assert not window.recovery.path.exists()
+
+
+def test_recovery_is_offered_after_a_crash(qtbot, qapp, dialogs,
+                                           monkeypatch, tmp_path):
+    # a crashed instance left its file: no live process holds its lock
+    source = tmp_path / "design.toml"
+    crashed = new_scenario().with_value("network.mtu", 9000)
+    orphan = persistence.recovery_folder() / "recovery-999999.json"
+    orphan.parent.mkdir(parents=True, exist_ok=True)
+    write_recovery(orphan, crashed, source)
+    asked = answer_questions(monkeypatch, _BUTTONS.Yes)
+    window = MainWindow()
+    qtbot.addWidget(window)
+    assert window.offer_recovery()
+    assert "design.toml" in asked[0][1]
+    assert window.scenario == crashed
+    assert window.path == source
+    assert window.isWindowModified()   # not saved to design.toml yet
+    assert not orphan.exists()
+    # the recovered work is this instance's to keep safe now
+    assert read_recovery(window.recovery.path).scenario == crashed
+    window.wait_for_results()
+
+
+def test_cancel_keeps_the_recovery_file_for_the_next_start(
+        qtbot, qapp, dialogs, monkeypatch):
+    orphan = persistence.recovery_folder() / "recovery-999998.json"
+    orphan.parent.mkdir(parents=True, exist_ok=True)
+    write_recovery(orphan, new_scenario())
+    answer_questions(monkeypatch, _BUTTONS.Cancel)
+    window = MainWindow()
+    qtbot.addWidget(window)
+    assert not window.offer_recovery()
+    assert orphan.exists()
+    answer_questions(monkeypatch, _BUTTONS.Discard)
+    assert not window.offer_recovery()
+    assert not orphan.exists()
+    window.wait_for_results()
+
+
+def test_a_running_instances_recovery_file_is_not_offered(qtbot, window):
+    edit_mtu(window, 9000)
+    window.autosave()
+    other = MainWindow(recovery_folder=window.recovery.folder)
+    qtbot.addWidget(other)
+    # same process here, but the lock is held: the file is not an orphan
+    assert window.recovery.path not in [p for p, _ in
+                                        other.recovery.orphans()]
+    other.wait_for_results()
+
+
+def test_corrupt_recovery_file_is_reported_and_set_aside(
+        qtbot, qapp, dialogs):
+    folder = persistence.recovery_folder()
+    folder.mkdir(parents=True, exist_ok=True)
+    broken = folder / "recovery-999997.json"
+    broken.write_bytes(b'{"kind": "linkplan-recovery", "vers')   # cut short
+    window = MainWindow()
+    qtbot.addWidget(window)
+    assert not window.offer_recovery()
+    (kind, title, text), = dialogs
+    assert kind == "warning" and "recovery-999997.json" in text
+    assert "set aside as recovery-999997.json.corrupt" in text
+    assert not broken.exists()
+    assert (folder / "recovery-999997.json.corrupt").exists()
+    assert not window.offer_recovery()   # never offered again
+    window.wait_for_results()
+
+
+def test_recent_files_and_start_folder_follow_open_and_save(
+        window, tmp_path, example_path):
+    saved = tmp_path / "work" / "mine.toml"
+    saved.parent.mkdir()
+    assert window.save_to(saved)
+    assert window.open_path(example_path)
+    assert persistence.recent_files() == [Path(example_path).absolute(),
+                                          saved]
+    assert persistence.start_folder() == Path(example_path).parent
+    window.recent_menu.aboutToShow.emit()
+    texts = [a.text() for a in window.recent_menu.actions()]
+    assert texts[:2] == [f"&1 {Path(example_path).name}", "&2 mine.toml"]
+
+
+def test_a_recent_file_that_is_gone_leaves_the_list(window, dialogs,
+                                                    tmp_path):
+    saved = tmp_path / "gone.toml"
+    assert window.save_to(saved)
+    saved.unlink()
+    window.open_recent(saved)
+    assert dialogs[0][1] == "Cannot open scenario"
+    assert persistence.recent_files() == []
+
+
+def test_save_as_proposes_the_scenario_name_in_the_last_folder(
+        window, tmp_path):
+    window.new_document()
+    proposed = window.proposed_path(".toml")
+    assert proposed.parent == persistence.start_folder()
+    assert proposed.suffix == ".toml" and proposed.stem not in ("", "scenario")
+    assert window.save_to(tmp_path / "a.toml")
+    assert window.proposed_path(".pdf") == tmp_path / "a.pdf"
+
+
+def test_recommendations_goal_is_chosen_in_the_dialog(qtbot, window):
+    # issue 16: the goal could not be set in the GUI; every goal is offered
+    dialog = window.advice_dialog(window.session.advice())
+    qtbot.addWidget(dialog)
+    assert [dialog.goal.itemData(i) for i in range(dialog.goal.count())] \
+        == list(GOALS)
+    assert set(GOAL_LABELS) == set(GOALS)
+    assert dialog.goal.currentData() == "max_throughput"
+    window._advice_dialog = dialog   # as while the dialog is open
+    index = dialog.goal.findData("min_cpu")
+    dialog.goal.setCurrentIndex(index)
+    dialog.goal.activated.emit(index)
+    outcome = window.session.advice(goal="min_cpu")
+    window.wait_for_results()
+    qtbot.waitUntil(lambda: dialog.result is not None
+                    and dialog.result.goal == "min_cpu", timeout=5000)
+    assert dialog.result is outcome.advice
+    assert dialog.goal.currentData() == "min_cpu"
+
+
+def test_every_menu_action_has_a_shortcut(window):
+    missing = []
+    for menu in window.menuBar().findChildren(QtWidgets.QMenu):
+        if menu is window.recent_menu:
+            continue   # numbered entries, built when shown
+        for action in menu.actions():
+            if action.menu() is None and not action.isSeparator() and \
+                    action.shortcut().isEmpty():
+                missing.append(action.text())
+    assert missing == []
+    shortcuts = [a.shortcut().toString() for m in window.menuBar()
+                 .findChildren(QtWidgets.QMenu) for a in m.actions()
+                 if not a.shortcut().isEmpty()]
+    assert len(shortcuts) == len(set(shortcuts))
+
+
+def test_about_names_the_version_and_licences():
+    from app.gui.main_window import about_html
+    from solvers import __version__
+    text = about_html()
+    assert __version__ in text and "LGPL" in text
+
+
+def test_status_bar_shows_the_solve_time(window):
+    assert window.solve_time.text().startswith("Solved in ")
+    assert window.solve_time.text().endswith(" ms")
+
+
+def test_window_layout_is_remembered(qtbot, qapp, dialogs):
+    first = MainWindow()
+    qtbot.addWidget(first)
+    # smaller than the offscreen platform's 800x800 screen, which clips
+    # restored geometry
+    first.resize(720, 640)
+    first.show()
+    first.splitter.setSizes([300, 400])
+    sizes = first.splitter.sizes()
+    first.wait_for_results()
+    first.close()
+    second = MainWindow()
+    qtbot.addWidget(second)
+    second.show()
+    assert second.size() == first.size()
+    assert second.splitter.sizes() == sizes
+    second.wait_for_results()
+
+
+def test_saved_after_recovery_the_file_holds_the_recovered_work(
+        qtbot, qapp, dialogs, monkeypatch, tmp_path):
+    source = tmp_path / "design.toml"
+    crashed = new_scenario().with_value("network.mtu", 4000)
+    orphan = persistence.recovery_folder() / "recovery-999996.json"
+    orphan.parent.mkdir(parents=True, exist_ok=True)
+    write_recovery(orphan, crashed, source)
+    answer_questions(monkeypatch, _BUTTONS.Yes)
+    window = MainWindow()
+    qtbot.addWidget(window)
+    assert window.offer_recovery()
+    assert window.save()
+    assert load_scenario(source).network.mtu == 4000
+    assert not window.recovery.path.exists()
+    window.wait_for_results()
+
+
+def test_shortcut_keys_are_standard_where_the_platform_has_them(window):
+    file_menu = window.menuBar().actions()[0].menu()
+    by_text = {a.text(): a.shortcut() for a in file_menu.actions()}
+    assert by_text["&Save"] == QtGui.QKeySequence(
+        QtGui.QKeySequence.StandardKey.Save)
