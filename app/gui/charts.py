@@ -80,6 +80,11 @@ def new_plot_widget():
         axis_item.setTextPen("k")
         axis_item.setPen("k")
         axis_item.setTickFont(tick_font)
+        # labels carry their unit: no SI rescaling of the ticks. Turned off
+        # here, before any range is set, because turning it off later
+        # freezes the scale of that moment (a 0.44 s bar under ticks read
+        # 100-500 after another scenario's chart).
+        axis_item.enableAutoSIPrefix(False)
     return widget
 
 
@@ -113,8 +118,6 @@ def draw_metric_bars(plot_item, results, metric_id, label, missing=None):
     items = _reusable(plot_item, key)
     if items is None:
         plot_item.setLabel("bottom", label)
-        # the label carries the unit: no "(x0.001)" rescaling of the ticks
-        plot_item.getAxis("bottom").enableAutoSIPrefix(False)
         plot_item.showGrid(x=False, y=False)
         axis = plot_item.getAxis("left")
         axis.setTicks([[(-row, v.name) for row, (_, v) in enumerate(rows)]])
@@ -145,8 +148,10 @@ def draw_metric_bars(plot_item, results, metric_id, label, missing=None):
         bar.setOpts(width=value)
         text.setText(shown)
         text.setPos(value, -row)
+    # nothing to draw (no variant converges): a plain 0-1 axis, not one
+    # zoomed onto rounding noise
     plot_item.getViewBox().setRange(
-        xRange=(0, max(widest, 1e-9) * 1.18),
+        xRange=(0, widest * 1.18 if widest > 0 else 1.0),
         yRange=(-len(rows) + 0.4, 0.6), padding=0)
 
 
@@ -220,26 +225,25 @@ def draw_policy_peaks(plot_item, variant):
     optimal placement (dashed line)."""
     traces, team = teaming_traces(variant)
     plot_item.clear()
-    plot_item.getAxis("bottom").enableAutoSIPrefix(False)
-    axis = plot_item.getAxis("left")
-    names = [t["policy"] for t in traces]
-    axis.setTicks([[(-row, name) for row, name in enumerate(names)]])
-    metrics = QtGui.QFontMetrics(axis.style.get("tickFont") or
-                                 QtWidgets.QApplication.font())
-    axis.setWidth(12 + max((metrics.horizontalAdvance(n) for n in names),
-                           default=0))
+    # the vendors' policy names (as in the policy boxes) are too long for
+    # axis ticks: each stands above its bar instead
+    plot_item.getAxis("left").setTicks([[]])
+    plot_item.getAxis("left").setWidth(8)
     widest = 0.0
     for row, trace in enumerate(traces):
         value = variant.metric(metric_ids.teaming(
             trace["policy"], "peak_util_pct", team)).value
         widest = max(widest, value)
         colour = "#D55E00" if value > 100 else "#0072B2"
-        plot_item.addItem(pg.BarGraphItem(x0=0, y=-row, width=value,
-                                          height=0.6, brush=colour,
+        plot_item.addItem(pg.BarGraphItem(x0=0, y=-row - 0.12, width=value,
+                                          height=0.42, brush=colour,
                                           pen=pg.mkPen(None)))
+        name = pg.TextItem(trace["label"], color="#333333", anchor=(0, 1))
+        name.setPos(0, -row + 0.1)
+        plot_item.addItem(name)
         text = pg.TextItem(f"{format_number(value)} %", color="k",
                            anchor=(0, 0.5))
-        text.setPos(value, -row)
+        text.setPos(value, -row - 0.12)
         plot_item.addItem(text)
     optimal = variant.metric(metric_ids.teaming(
         "optimal", "peak_util_pct", team)).value

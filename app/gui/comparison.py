@@ -15,6 +15,31 @@ _RIGHT = int(_Qt.AlignmentFlag.AlignRight | _Qt.AlignmentFlag.AlignVCenter)
 _ROOT = QtCore.QModelIndex()
 
 
+#: Units of metrics that count things (shown without decimals when whole).
+_COUNT_UNITS = ("1", "cores")
+
+
+def _is_flag(metric):
+    return metric.id.rsplit(".", 1)[-1] == "converged"
+
+
+def shown_value(metric):
+    """A metric's value as a person reads it: yes/no for a flag, whole
+    counts without decimals, else the shared number format."""
+    if _is_flag(metric):
+        return "yes" if metric.value else "no"
+    if metric.unit in _COUNT_UNITS and float(metric.value).is_integer():
+        return f"{int(metric.value):,}"
+    return format_number(metric.value)
+
+
+def row_label(metric):
+    """Row header: the label and its unit (none for flags)."""
+    if _is_flag(metric):
+        return metric.label.removesuffix(" (1 yes, 0 no)")
+    return f"{metric.label} [{metric.unit}]"
+
+
 class ComparisonModel(QtCore.QAbstractTableModel):
     """Read-only table model over a ``Results``."""
 
@@ -36,12 +61,12 @@ class ComparisonModel(QtCore.QAbstractTableModel):
                       for v in (results.variants if results else ())]
         self._cells = [[metrics.get(i) for metrics in by_variant]
                        for i in self._metric_ids]
-        self._display = [["–" if m is None else format_number(m.value)
+        self._display = [["–" if m is None else shown_value(m)
                           for m in row] for row in self._cells]
         self._labels = []
         for row in self._cells:
             first = next(m for m in row if m is not None)
-            self._labels.append(f"{first.label} [{first.unit}]")
+            self._labels.append(row_label(first))
         self.endResetModel()
 
     def rowCount(self, parent=_ROOT):
@@ -59,7 +84,7 @@ class ComparisonModel(QtCore.QAbstractTableModel):
             return _RIGHT
         metric = self._cells[index.row()][index.column()]
         if role == _TOOLTIP and metric is not None:
-            return f"{metric.label}: {metric.value!r} {metric.unit}\n" \
+            return f"{row_label(metric)}: {shown_value(metric)}\n" \
                    f"id: {metric.id}"
         return None
 

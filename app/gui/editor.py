@@ -8,6 +8,8 @@ from models.wire import ENCAPSULATIONS, MTU_CEILING
 
 #: How a refused field is marked (the Okabe–Ito vermilion of the charts).
 _REFUSED_STYLE = "border: 2px solid #D55E00;"
+_POLICY_HINT = ("Load-balancing policy of the first team; the switch mode "
+                "follows when the policy needs another one")
 
 
 class NetworkEditor(QtWidgets.QGroupBox):
@@ -79,14 +81,18 @@ class NetworkEditor(QtWidgets.QGroupBox):
         self.team_policy = QtWidgets.QComboBox()
         for policy, (label, _) in TEAMING_POLICIES.items():
             self.team_policy.addItem(label, policy)
-        self.team_policy.setToolTip(
-            "Load-balancing policy of the first team; the switch mode "
-            "follows when the policy needs another one")
+        self.team_policy.setToolTip(_POLICY_HINT)
         # the vendors' names are long: elide rather than widen the panel
         self.team_policy.setSizeAdjustPolicy(
             QtWidgets.QComboBox.SizeAdjustPolicy
             .AdjustToMinimumContentsLengthWithIcon)
         self.team_policy.setMinimumContentsLength(14)
+        self.team_policy.setSizePolicy(
+            QtWidgets.QSizePolicy.Policy.Expanding,
+            QtWidgets.QSizePolicy.Policy.Fixed)
+        # the open list shows the names whole, however narrow the box
+        self.team_policy.view().setMinimumWidth(
+            self.team_policy.view().sizeHintForColumn(0) + 24)
         self.team_policy.activated.connect(self._policy_chosen)
         self.team_policy_label = QtWidgets.QLabel("Team policy")
         form.addRow(self.team_policy_label, self.team_policy)
@@ -160,6 +166,11 @@ class NetworkEditor(QtWidgets.QGroupBox):
             if self._team is not None:
                 self.team_policy.setCurrentIndex(
                     self.team_policy.findData(self._team.policy))
+                # the name whole where the box elides it
+                tip = f"{self.team_policy.currentText()}\n\n{_POLICY_HINT}"
+                self._tooltips[self.team_policy] = tip
+                if self.team_policy not in self._marked:
+                    self.team_policy.setToolTip(tip)
         finally:
             for widget in widgets:
                 widget.blockSignals(False)

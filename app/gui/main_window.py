@@ -131,7 +131,7 @@ class MainWindow(QtWidgets.QMainWindow):
         splitter.addWidget(left)
         splitter.addWidget(right)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([300, 900])
+        splitter.setSizes([340, 940])
         self.setCentralWidget(splitter)
         self.solve_time = QtWidgets.QLabel()
         self.solve_time.setToolTip("How long the last evaluation took")

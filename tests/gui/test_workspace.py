@@ -4,7 +4,7 @@ remembered layout (pytest-qt, offscreen)."""
 
 from pathlib import Path
 
-from PySide6 import QtGui, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.gui import persistence
 from app.gui.advice import GOAL_LABELS
@@ -244,3 +244,59 @@ def test_shortcut_keys_are_standard_where_the_platform_has_them(window):
     by_text = {a.text(): a.shortcut() for a in file_menu.actions()}
     assert by_text["&Save"] == QtGui.QKeySequence(
         QtGui.QKeySequence.StandardKey.Save)
+
+
+def test_downtime_axis_reads_the_bars_values_after_another_scenario(window):
+    # issue 16: after seed001 then seed003 the downtime axis read 100-500 s
+    # under bars of 0.44 s (an SI scale frozen from the earlier chart)
+    from app.paths import resource_path
+    for name in ("seed001_live_migration", "seed003_vmotion"):
+        assert window.open_path(resource_path("examples", f"{name}.toml"))
+        window.wait_for_results()
+    axis = window.view_tabs["migration"].plots[1].getPlotItem() \
+        .getAxis("bottom")
+    assert axis.autoSIPrefixScale == 1.0
+    low, high = axis.range
+    # the bars (0.44 and 0.45 s, seed003's example) fill most of the axis
+    assert low == 0.0 and 0.45 < high < 0.6
+
+
+def test_downtime_axis_when_nothing_converges_is_plain(window):
+    from app.paths import resource_path
+    window.open_path(resource_path("examples", "seed001_live_migration.toml"))
+    window.apply_value("workloads.migrations[0].dirty.rate_mib_s", 5000.0)
+    window.wait_for_results()
+    axis = window.view_tabs["migration"].plots[1].getPlotItem() \
+        .getAxis("bottom")
+    assert axis.range[1] == 1.0   # not 1.18e-9 s of rounding noise
+
+
+def test_teaming_chart_names_policies_as_the_policy_box_does(window):
+    import pyqtgraph as pg
+    from app.paths import resource_path
+    from models.scenario import TEAMING_POLICIES
+    window.open_path(resource_path("examples", "seed000_lbt.toml"))
+    window.wait_for_results()
+    tab = window.view_tabs["teaming"]
+    texts = {item.textItem.toPlainText()
+             for item in tab.policy_plot.getPlotItem().items
+             if isinstance(item, pg.TextItem)}
+    assert TEAMING_POLICIES["lbt"][0] in texts
+    assert TEAMING_POLICIES["port_id"][0] in texts
+    assert not texts & {"lbt", "port_id"}
+    combo = window.editor.team_policy
+    assert combo.currentText() in combo.toolTip()   # whole where elided
+
+
+def test_table_shows_converged_as_yes_or_no_and_counts_whole(window):
+    from app.paths import resource_path
+    window.open_path(resource_path("examples", "seed003_vmotion.toml"))
+    window.wait_for_results()
+    model = window.table_model
+    rows = {model.headerData(r, QtCore.Qt.Orientation.Vertical): r
+            for r in range(model.rowCount())}
+    converged = [label for label in rows if label.endswith("converged")]
+    assert converged and all("[" not in label for label in converged)
+    assert model.data(model.index(rows[converged[0]], 0)) in ("yes", "no")
+    flows = next(r for label, r in rows.items() if "TCP flows" in label)
+    assert model.data(model.index(flows, 0)) == "4"
