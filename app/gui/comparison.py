@@ -33,6 +33,28 @@ def shown_value(metric):
     return format_number(metric.value)
 
 
+def delta_text(metric, base):
+    """The change of a variant's metric against the base's, absolute and
+    in per cent ("+0.4850, +5.2 %"); '' when equal or not comparable."""
+    if base is None or metric is base or _is_flag(metric) or \
+            metric.value == base.value:
+        return ""
+    change = metric.value - base.value
+    sign = "+" if change > 0 else "−"
+    text = f"{sign}{format_number(abs(change))}"
+    if base.value != 0:
+        text += f", {sign}{format_number(abs(change / base.value) * 100)} %"
+    return text
+
+
+def _cell_text(metric, base):
+    if metric is None:
+        return "–"
+    delta = delta_text(metric, base)
+    return f"{shown_value(metric)}  ({delta})" if delta else \
+        shown_value(metric)
+
+
 def row_label(metric):
     """Row header: the label and its unit (none for flags)."""
     if _is_flag(metric):
@@ -61,8 +83,8 @@ class ComparisonModel(QtCore.QAbstractTableModel):
                       for v in (results.variants if results else ())]
         self._cells = [[metrics.get(i) for metrics in by_variant]
                        for i in self._metric_ids]
-        self._display = [["–" if m is None else shown_value(m)
-                          for m in row] for row in self._cells]
+        self._display = [[_cell_text(m, row[0]) for m in row]
+                         for row in self._cells]
         self._labels = []
         for row in self._cells:
             first = next(m for m in row if m is not None)
@@ -84,8 +106,10 @@ class ComparisonModel(QtCore.QAbstractTableModel):
             return _RIGHT
         metric = self._cells[index.row()][index.column()]
         if role == _TOOLTIP and metric is not None:
-            return f"{row_label(metric)}: {shown_value(metric)}\n" \
-                   f"id: {metric.id}"
+            delta = delta_text(metric, self._cells[index.row()][0])
+            against = f"\nagainst the base: {delta}" if delta else ""
+            return f"{row_label(metric)}: {shown_value(metric)}{against}" \
+                   f"\nid: {metric.id}"
         return None
 
     def headerData(self, section, orientation, role=_Qt.DisplayRole):

@@ -97,8 +97,29 @@ class MainWindow(QtWidgets.QMainWindow):
         self.parameters = ParameterTable()
         self.parameters.edited.connect(self.edit)
         self.parameters.refused.connect(self.editor.show_refusal)
+        variants_page = QtWidgets.QWidget()
+        variants_layout = QtWidgets.QVBoxLayout(variants_page)
+        variants_layout.setContentsMargins(0, 0, 0, 0)
+        variants_layout.addWidget(self.variants, 1)
+        buttons = QtWidgets.QHBoxLayout()
+        self.variant_buttons = {}
+        for key, text, tip, slot in (
+                ("add", "Add", "A new variant equal to the base",
+                 self.add_variant),
+                ("duplicate", "Duplicate", "A copy of the selected variant",
+                 lambda: self.duplicate_variant(self._selected_variant())),
+                ("rename", "Rename…", "Rename the selected variant",
+                 self.rename_variant_dialog),
+                ("delete", "Delete", "Delete the selected variant",
+                 lambda: self.delete_variant(self._selected_variant()))):
+            button = self.variant_buttons[key] = QtWidgets.QPushButton(text)
+            button.setToolTip(f"{tip} (undoable)")
+            button.clicked.connect(slot)
+            buttons.addWidget(button)
+        variants_layout.addLayout(buttons)
+        self.variants.currentRowChanged.connect(self._variant_selected)
         lists = QtWidgets.QTabWidget()
-        lists.addTab(self.variants, "Variants")
+        lists.addTab(variants_page, "Variants")
         lists.addTab(self.parameters, "All parameters")
         left_layout.addWidget(lists, 1)
 
@@ -268,6 +289,86 @@ class MainWindow(QtWidgets.QMainWindow):
                         for path, c in recommendation.change.items()},
                        f"Apply {recommendation.id.removeprefix('advice.')}")
 
+    # -- variants ------------------------------------------------------------
+
+    def _selected_variant(self):
+        """Index in ``scenario.variants`` of the selected row, or None
+        (the base, or nothing, is selected)."""
+        row = self.variants.currentRow()
+        return row - 1 if row >= 1 else None
+
+    def _variant_selected(self, row):
+        for key in ("duplicate", "rename", "delete"):
+            self.variant_buttons[key].setEnabled(row >= 1)
+
+    def _edit_variants(self, variants, label, select=None):
+        """Replace the variant list as one undoable edit; select the
+        variant at ``select`` afterwards."""
+        self.edit_many({"variants": [v.model_dump(mode="json")
+                                     for v in variants]}, label)
+        if select is not None and \
+                len(self.scenario.variants) == len(variants):
+            self.variants.setCurrentRow(select + 1)
+
+    def _free_name(self, stem):
+        taken = {v.name for v in self.scenario.variants}
+        if stem not in taken:
+            return stem
+        number = 2
+        while f"{stem} {number}" in taken:
+            number += 1
+        return f"{stem} {number}"
+
+    def add_variant(self):
+        """A new variant that changes nothing yet (edit it in All
+        parameters or from a recommendation)."""
+        from models.scenario import Variant
+        variants = list(self.scenario.variants)
+        name = self._free_name(f"Variant {len(variants) + 1}")
+        variants.append(Variant(name=name))
+        self._edit_variants(variants, f"Add variant {name}",
+                            len(variants) - 1)
+
+    def duplicate_variant(self, index):
+        if index is None:
+            return
+        variants = list(self.scenario.variants)
+        original = variants[index]
+        copy = original.model_copy(
+            update={"name": self._free_name(f"{original.name} copy")})
+        variants.insert(index + 1, copy)
+        self._edit_variants(variants, f"Duplicate variant {original.name}",
+                            index + 1)
+
+    def rename_variant(self, index, name):
+        if index is None:
+            return
+        variants = list(self.scenario.variants)
+        old = variants[index].name
+        variants[index] = variants[index].model_copy(
+            update={"name": name.strip()})
+        self._edit_variants(variants, f"Rename variant {old} to {name}",
+                            index)
+
+    def rename_variant_dialog(self):
+        index = self._selected_variant()
+        if index is None:
+            return
+        name, ok = QtWidgets.QInputDialog.getText(
+            self, "Rename variant", "Name:",
+            text=self.scenario.variants[index].name)
+        if ok and name.strip():
+            self.rename_variant(index, name)
+
+    def delete_variant(self, index):
+        if index is None:
+            return
+        variants = list(self.scenario.variants)
+        removed = variants.pop(index)
+        self._edit_variants(variants, f"Delete variant {removed.name}",
+                            min(index, len(variants) - 1)
+                            if variants else None)
+
     # -- document ------------------------------------------------------------
 
     @property
@@ -349,10 +450,13 @@ class MainWindow(QtWidgets.QMainWindow):
         self.parameters.load(scenario)
         self.title.setText(scenario.meta.name)
         self.description.setText(scenario.meta.description)
+        selected = self.variants.currentRow()
         self.variants.clear()
         self.variants.addItem("Base")
         for variant in scenario.variants:
             self.variants.addItem(f"{variant.name}: {variant.describe()}")
+        self.variants.setCurrentRow(min(selected, self.variants.count() - 1))
+        self._variant_selected(self.variants.currentRow())
         history = self.session.history
         # the texts QUndoStack's actions show ("&Undo Set MTU to 9000")
         for action, prefix, possible, text in (
