@@ -33,13 +33,26 @@ def shown_value(metric):
     return format_number(metric.value)
 
 
+#: Relative differences below this are float noise, not a change.
+_SAME = 1e-9
+
+
+def _change(metric, base):
+    """metric - base, or None when equal, not comparable or a flag."""
+    if base is None or metric is base or _is_flag(metric):
+        return None
+    change = metric.value - base.value
+    if abs(change) <= _SAME * max(abs(metric.value), abs(base.value)):
+        return None
+    return change
+
+
 def delta_text(metric, base):
     """The change of a variant's metric against the base's, absolute and
-    in per cent ("+0.4850, +5.2 %"); '' when equal or not comparable."""
-    if base is None or metric is base or _is_flag(metric) or \
-            metric.value == base.value:
+    in per cent ("+0.4856, +5.158 %"); '' when there is none."""
+    change = _change(metric, base)
+    if change is None:
         return ""
-    change = metric.value - base.value
     sign = "+" if change > 0 else "−"
     text = f"{sign}{format_number(abs(change))}"
     if base.value != 0:
@@ -48,11 +61,21 @@ def delta_text(metric, base):
 
 
 def _cell_text(metric, base):
+    """The value, and its change against the base in per cent (one
+    decimal: the cell stays narrow; the tooltip has both forms)."""
     if metric is None:
         return "–"
-    delta = delta_text(metric, base)
-    return f"{shown_value(metric)}  ({delta})" if delta else \
-        shown_value(metric)
+    shown = shown_value(metric)
+    change = _change(metric, base)
+    if change is None:
+        return shown
+    if base.value == 0:
+        return f"{shown} ({'+' if change > 0 else '−'}" \
+            f"{format_number(abs(change))})"
+    percent = change / abs(base.value) * 100
+    if abs(percent) < 0.05:
+        return shown
+    return f"{shown} ({'+' if percent > 0 else '−'}{abs(percent):.1f} %)"
 
 
 def row_label(metric):

@@ -154,13 +154,26 @@ def test_an_evaluation_error_is_an_event_and_the_document_stays(
     assert session.scenario.network.mtu == 4000
 
 
+def test_advice_for_another_goal_is_its_own_computation():
+    session = Session(load_scenario(EXAMPLES / "seed002_hcibench.toml"))
+    try:
+        default = session.advice(timeout=60)
+        latency = session.advice(timeout=60, goal="latency_target")
+        assert session.advice(timeout=60, goal="latency_target") is latency
+        assert default.goal is None and latency.goal == "latency_target"
+        assert latency.advice.goal == "latency_target"
+        assert default.advice.goal != "latency_target"
+    finally:
+        session.close()
+
+
 def test_advice_is_computed_once_per_document_version(monkeypatch):
     calls = []
     advise = session_module.advise
 
-    def counting_advise(scenario):
+    def counting_advise(scenario, goal=None):
         calls.append(scenario)
-        return advise(scenario)
+        return advise(scenario, goal)
 
     session = Session(load_scenario(EXAMPLES / "seed002_hcibench.toml"))
     try:
