@@ -11,7 +11,7 @@ its binding limit is the one of the analysis with the lowest
 from models.scenario import Scenario
 from solvers import __version__
 from solvers.analyses import registry
-from solvers.inputs import Inputs
+from solvers.inputs import Inputs, TiledInputs
 from solvers.metric_ids import info as metric_info
 from solvers.results import Metric, Results, VariantResult
 
@@ -50,6 +50,61 @@ def analyse_all(documents, *, details=True):
             inputs, {name: done[name] for name in analysis.REQUIRES},
             details=details)
     return [(analysis, done[analysis.NAME]) for analysis in registry()]
+
+
+def evaluate_columns(template, columns, count):
+    """``evaluate_documents(..., numbers_only=True)`` of ``count`` points
+    that equal ``template`` but for the column fields
+    (:data:`solvers.inputs.COLUMN_FIELDS`), without a document per point.
+
+    Analyses with ``FAMILIES`` run once on the repeated, column-set
+    inputs (:class:`solvers.inputs.TiledInputs`); the others do not read
+    the column fields, so they run once on the template and every point
+    shares their numbers.
+
+    Parameters
+    ----------
+    template : Scenario
+        A resolved document.
+    columns : dict
+        Column field path -> numpy.ndarray of ``count`` validated values.
+    count : int
+
+    Returns
+    -------
+    list of dict
+        One ``{metric id: value}`` per point, as ``evaluate_documents``.
+
+    Raises
+    ------
+    ValueError
+        An analysis without ``FAMILIES`` requires one with them (its
+        numbers would differ per point).
+    """
+    tiled = TiledInputs(template, columns, count)
+    single = Inputs([("", template)])
+    done, shared = {}, {}
+    for analysis in registry():
+        if getattr(analysis, "FAMILIES", None) is not None:
+            done[analysis.NAME] = analysis.analyse(
+                tiled, {name: done[name] for name in analysis.REQUIRES},
+                details=False)
+            continue
+        if any(name in done for name in analysis.REQUIRES):
+            raise ValueError(f"analysis {analysis.NAME!r} reads documents "
+                             "but requires a column analysis")
+        shared[analysis.NAME] = analysis.analyse(
+            single, {name: shared[name] for name in analysis.REQUIRES},
+            details=False)[0].metrics
+    numbers = [{} for _ in range(count)]
+    for analysis in registry():
+        if analysis.NAME in shared:
+            for values in numbers:
+                values.update(shared[analysis.NAME])
+        else:
+            for values, result in zip(numbers, done[analysis.NAME]):
+                values.update(result.metrics)
+    return numbers
 
 
 def evaluate_documents(documents, *, scenario, scenario_sha256,

@@ -602,3 +602,106 @@ class Inputs:
     def migrations(self):
         """:class:`MigrationRows` of every document."""
         return migration_rows(self.documents)
+
+
+# -- columns of many points ---------------------------------------------------
+
+#: Fields a sweep varies as columns, without a document per point: each
+#: sets these columns of the families and nothing else (no path, preset or
+#: structure depends on it, and no analysis that reads documents reads it).
+COLUMN_FIELDS = {
+    "network.mtu": {"wire": "mtu", "transfers": "mtu", "storage": "mtu"},
+    "network.vlan_tags": {"wire": "vlan_tags", "transfers": "vlan_tags",
+                          "storage": "vlan_tags"},
+    "network.tcp_timestamps": {"wire": "timestamps",
+                               "transfers": "timestamps",
+                               "storage": "timestamps"},
+}
+
+
+class TiledInputs(Inputs):
+    """The inputs of ``count`` points that share one template document
+    and differ only in :data:`COLUMN_FIELDS`: each family is built once
+    for the template, repeated per point (rows in the order
+    :class:`Inputs` gives them) and its columns set from the values.
+
+    Parameters
+    ----------
+    template : Scenario
+        A resolved document (without variants).
+    columns : dict
+        Path of :data:`COLUMN_FIELDS` -> numpy.ndarray, one validated
+        value per point.
+    count : int
+        Points.
+    """
+
+    def __init__(self, template, columns, count):
+        super().__init__([("", template)] * count)
+        self._template = Inputs([("", template)])
+        self._columns = columns
+        self._count = count
+
+    def _set(self, family, values, point_of_row):
+        for path, column in self._columns.items():
+            key = COLUMN_FIELDS[path].get(family)
+            if key is not None and key in values:
+                values[key] = column[point_of_row].astype(
+                    values[key].dtype, copy=False)
+
+    def _rows(self, per_point, lead=None):
+        """Row and point index of the tiled rows: point-major, or with
+        the first ``lead`` rows of every point before the rest."""
+        count = self._count
+        if lead is None or lead == per_point:
+            return (np.tile(np.arange(per_point), count),
+                    np.repeat(np.arange(count), per_point))
+        first = np.arange(lead)
+        rest = np.arange(lead, per_point)
+        return (np.concatenate([np.tile(first, count),
+                                np.tile(rest, count)]),
+                np.concatenate([np.repeat(np.arange(count), lead),
+                                np.repeat(np.arange(count), rest.size)]))
+
+    @functools.cached_property
+    def wire(self):
+        one = self._template.wire
+        values = {key: np.repeat(getattr(one, key), self._count)
+                  for key in ("mtu", "ip_version", "vlan_tags",
+                              "timestamps", "encap", "link_gbps")}
+        self._set("wire", values, np.arange(self._count))
+        return WireColumns(limits=one.limits, **values)
+
+    @functools.cached_property
+    def transfers(self):
+        one = self._template.transfers
+        if not one.owners:
+            return one
+        row, point = self._rows(len(one.owners), one.transfers)
+        columns = {k: v[row] for k, v in one.columns.items()}
+        self._set("transfers", columns, point)
+        return TransferRows(
+            [(int(p), *one.owners[r][1:]) for r, p in zip(row, point)],
+            [one.paths[r] for r in row], columns, one.vrss_fallback[row])
+
+    @functools.cached_property
+    def storage(self):
+        one = self._template.storage
+        if not one.owners:
+            return one
+        row, point = self._rows(len(one.owners))
+        columns = {k: v[row] for k, v in one.columns.items()}
+        self._set("storage", columns, point)
+        return StorageRows([(int(p), one.owners[r][1])
+                            for r, p in zip(row, point)], columns)
+
+    @functools.cached_property
+    def migrations(self):
+        one = self._template.migrations
+        if not one.owners:
+            return one
+        row, point = self._rows(len(one.owners))
+        return MigrationRows(
+            [(int(p), one.owners[r][1]) for r, p in zip(row, point)],
+            {k: v[row] for k, v in one.columns.items()},
+            one.concurrency[row])

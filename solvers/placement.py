@@ -228,7 +228,7 @@ def _water_fill(demand, speed, load):
 
 
 def lower_bound(demand, speed, *, allowed=None):
-    """Proven lower bound on the optimal peak utilization.
+    r"""Proven lower bound on the optimal peak utilization.
 
     Parameters
     ----------
