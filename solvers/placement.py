@@ -353,7 +353,8 @@ def local_search(member, demand, speed, *, allowed=None, groups=None):
         delta = demand[on, None] - demand[off][None, :]
         after = np.maximum((load[busiest] - delta) / speed[busiest],
                            (load[there] + delta) / speed[there])
-        legal = (delta > 0) & allowed[on][:, there]             & allowed[off, busiest][None, :]
+        legal = (delta > 0) & allowed[on][:, there] \
+            & allowed[off, busiest][None, :]
         if group is not None:
             ga, gb = group[on][:, None], group[off][None, :]
             same = ga == gb

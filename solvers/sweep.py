@@ -5,6 +5,7 @@ bounded memory. Chunks may be spread over worker processes.
 The faces (the CLI) write the rows; this module yields them in point order.
 """
 
+import dataclasses
 import math
 import signal
 from collections import deque
@@ -113,7 +114,7 @@ def _base(scenario):
 
 
 def run(scenario, sweep_plan, *, chunk_points=CHUNK_POINTS, processes=1,
-        callback=None):
+        callback=None, format_chunk=None):
     """Evaluate every point, chunk by chunk, in order.
 
     Parameters
@@ -127,6 +128,11 @@ def run(scenario, sweep_plan, *, chunk_points=CHUNK_POINTS, processes=1,
         ``callback(progress) -> bool`` after every chunk with a
         :class:`solvers.results.Progress`; returning True ends the sweep
         after that chunk (closing the generator does the same).
+    format_chunk : callable, optional
+        ``format_chunk(chunk) -> str``, a picklable function of plain
+        data: run where the chunk is evaluated (in the worker), its text
+        is the chunk's ``text``, so that the output is formatted on every
+        core and the caller only writes it in order.
 
     Yields
     ------
@@ -134,7 +140,8 @@ def run(scenario, sweep_plan, *, chunk_points=CHUNK_POINTS, processes=1,
         Consecutive points with their metric values (units:
         :func:`solvers.metric_ids.info`).
     """
-    for chunk in _chunks(scenario, sweep_plan, chunk_points, processes):
+    for chunk in _chunks(scenario, sweep_plan, chunk_points, processes,
+                         format_chunk):
         yield chunk
         done = chunk.start + len(chunk.combos)
         if callback is not None and callback(Progress(done,
@@ -142,18 +149,19 @@ def run(scenario, sweep_plan, *, chunk_points=CHUNK_POINTS, processes=1,
             return
 
 
-def _chunks(scenario, sweep_plan, chunk_points, processes):
+def _chunks(scenario, sweep_plan, chunk_points, processes, format_chunk):
     starts = range(0, sweep_plan.total, chunk_points)
     chunks = ((start, min(start + chunk_points, sweep_plan.total))
               for start in starts)
     if processes <= 1:
         base = _base(scenario)
         for start, stop in chunks:
-            yield _evaluate_chunk(base, sweep_plan, start, stop)
+            yield _formatted(_evaluate_chunk(base, sweep_plan, start, stop),
+                             format_chunk)
         return
     text = _base(scenario).model_dump_json()
     pool = ProcessPoolExecutor(processes, initializer=_init_worker,
-                               initargs=(text, sweep_plan))
+                               initargs=(text, sweep_plan, format_chunk))
     try:
         # a few chunks in flight, yielded in point order: bounded memory
         pending = deque()
@@ -182,12 +190,15 @@ class Chunk:
         The metrics any point of the chunk has, in first-seen order.
     values : list of list
         Per point, its value of each metric, or None where it has none.
+    text : str or None
+        The points formatted by ``run``'s ``format_chunk``.
     """
 
     start: int
     combos: list
     metric_ids: tuple
     values: list
+    text: str | None = None
 
 
 def _evaluate_chunk(base, sweep_plan, start, stop):
@@ -249,16 +260,24 @@ def _column_points(base, sweep_plan, combos):
 _WORKER = {}
 
 
-def _init_worker(text, sweep_plan):
+def _formatted(chunk, format_chunk):
+    if format_chunk is None:
+        return chunk
+    return dataclasses.replace(chunk, text=format_chunk(chunk))
+
+
+def _init_worker(text, sweep_plan, format_chunk):
     # Ctrl-C is the parent's to handle: it stops handing out chunks and
     # closes the output cleanly
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _WORKER["base"] = parse_scenario(text, "json")
     _WORKER["plan"] = sweep_plan
+    _WORKER["format"] = format_chunk
 
 
 def _worker_chunk(bounds):
-    return _evaluate_chunk(_WORKER["base"], _WORKER["plan"], *bounds)
+    return _formatted(_evaluate_chunk(_WORKER["base"], _WORKER["plan"],
+                                      *bounds), _WORKER["format"])
 
 
 def default_processes(total, cores):
