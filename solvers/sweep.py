@@ -25,6 +25,12 @@ from solvers.results import Progress
 #: of the vectorised chain, small enough to keep memory flat.
 CHUNK_POINTS = 2048
 
+#: Most points a sweep may have: 1e8 points take hours on a desktop (about
+#: 30k points/s per core on the column path); a larger grid is a typo or
+#: needs a cluster and a narrower question, and is refused before any
+#: work with its count.
+MAX_POINTS = 100_000_000
+
 
 @dataclass(frozen=True)
 class SweepPlan:
@@ -98,6 +104,10 @@ def plan(scenario, name=None):
         total = len(values[0])
     else:
         total = math.prod(len(v) for v in values)
+    if total > MAX_POINTS:
+        raise ValueError(f"sweeps[{index}] ({sweep.name!r}): {total:,} "
+                         f"points ({' x '.join(f'{len(v):,}' for v in values)})"
+                         f" is more than the {MAX_POINTS:,} a sweep may have")
     base = _base(scenario)
     try:
         converters = validate_values(base, paths, [sorted(set(v), key=repr)
