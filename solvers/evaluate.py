@@ -55,7 +55,7 @@ def analyse_all(documents, *, details=True):
 def evaluate_columns(template, columns, count):
     """``evaluate_documents(..., numbers_only=True)`` of ``count`` points
     that equal ``template`` but for the column fields
-    (:data:`solvers.inputs.COLUMN_FIELDS`), without a document per point.
+    (:func:`solvers.inputs.column_targets`), without a document per point.
 
     Analyses with ``FAMILIES`` run once on the repeated, column-set
     inputs (:class:`solvers.inputs.TiledInputs`); the others do not read

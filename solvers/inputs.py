@@ -11,6 +11,7 @@ searches reuse the same builders.
 import functools
 import ipaddress
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -619,6 +620,34 @@ COLUMN_FIELDS = {
 }
 
 
+#: Fields of one storage workload (``workloads.storage[i].FIELD``) a sweep
+#: varies as columns, with the same guarantee: field -> storage column.
+STORAGE_COLUMN_FIELDS = {"vms": "vms", "disks_per_vm": "disks_per_vm",
+                         "threads_per_disk": "threads_per_disk"}
+
+_STORAGE_ITEM = re.compile(r"workloads\.storage\[(\d+)\]\.(\w+)")
+
+
+def column_targets(path):
+    """Where the values of a column field go.
+
+    Returns
+    -------
+    list of (str, str, int or None), or None
+        ``(family, column, row)``: the row of a one-document family the
+        field sets (None: every row); None when ``path`` is not a column
+        field (:data:`COLUMN_FIELDS`, :data:`STORAGE_COLUMN_FIELDS`).
+    """
+    if path in COLUMN_FIELDS:
+        return [(family, key, None)
+                for family, key in COLUMN_FIELDS[path].items()]
+    item = _STORAGE_ITEM.fullmatch(path)
+    if item and item.group(2) in STORAGE_COLUMN_FIELDS:
+        return [("storage", STORAGE_COLUMN_FIELDS[item.group(2)],
+                 int(item.group(1)))]
+    return None
+
+
 class TiledInputs(Inputs):
     """The inputs of ``count`` points that share one template document
     and differ only in :data:`COLUMN_FIELDS`: each family is built once
@@ -630,8 +659,8 @@ class TiledInputs(Inputs):
     template : Scenario
         A resolved document (without variants).
     columns : dict
-        Path of :data:`COLUMN_FIELDS` -> numpy.ndarray, one validated
-        value per point.
+        Path of a column field (:func:`column_targets`) -> numpy.ndarray,
+        one validated value per point.
     count : int
         Points.
     """
@@ -642,12 +671,18 @@ class TiledInputs(Inputs):
         self._columns = columns
         self._count = count
 
-    def _set(self, family, values, point_of_row):
+    def _set(self, family, values, point_of_row, template_row):
         for path, column in self._columns.items():
-            key = COLUMN_FIELDS[path].get(family)
-            if key is not None and key in values:
-                values[key] = column[point_of_row].astype(
-                    values[key].dtype, copy=False)
+            for target, key, row in column_targets(path):
+                if target != family or key not in values:
+                    continue
+                value = column[point_of_row].astype(values[key].dtype,
+                                                    copy=False)
+                if row is None:
+                    values[key] = value
+                else:
+                    values[key] = np.where(template_row == row, value,
+                                           values[key])
 
     def _rows(self, per_point, lead=None):
         """Row and point index of the tiled rows: point-major, or with
@@ -669,7 +704,8 @@ class TiledInputs(Inputs):
         values = {key: np.repeat(getattr(one, key), self._count)
                   for key in ("mtu", "ip_version", "vlan_tags",
                               "timestamps", "encap", "link_gbps")}
-        self._set("wire", values, np.arange(self._count))
+        self._set("wire", values, np.arange(self._count),
+                  np.zeros(self._count, dtype=int))
         return WireColumns(limits=one.limits, **values)
 
     @functools.cached_property
@@ -679,7 +715,7 @@ class TiledInputs(Inputs):
             return one
         row, point = self._rows(len(one.owners), one.transfers)
         columns = {k: v[row] for k, v in one.columns.items()}
-        self._set("transfers", columns, point)
+        self._set("transfers", columns, point, row)
         return TransferRows(
             [(int(p), *one.owners[r][1:]) for r, p in zip(row, point)],
             [one.paths[r] for r in row], columns, one.vrss_fallback[row])
@@ -691,7 +727,7 @@ class TiledInputs(Inputs):
             return one
         row, point = self._rows(len(one.owners))
         columns = {k: v[row] for k, v in one.columns.items()}
-        self._set("storage", columns, point)
+        self._set("storage", columns, point, row)
         return StorageRows([(int(p), one.owners[r][1])
                             for r, p in zip(row, point)], columns)
 

@@ -18,7 +18,7 @@ from models.scenario import parse_scenario
 from solvers.evaluate import evaluate_columns, evaluate_documents
 from solvers.grid import (axis_values, convert, grid_documents, paused_gc,
                           validate_values)
-from solvers.inputs import COLUMN_FIELDS
+from solvers.inputs import column_targets
 from solvers.results import Progress
 
 #: Points evaluated together: large enough to amortise the per-call cost
@@ -214,7 +214,7 @@ class Chunk:
 def _evaluate_chunk(base, sweep_plan, start, stop):
     combos = [sweep_plan.point(i) for i in range(start, stop)]
     with paused_gc():
-        if any(path in COLUMN_FIELDS for path in sweep_plan.paths):
+        if any(column_targets(path) for path in sweep_plan.paths):
             points = _column_points(base, sweep_plan, combos)
         else:
             # no axis has a column builder: a document per point
@@ -243,7 +243,7 @@ def _column_points(base, sweep_plan, combos):
     and each group is evaluated at once on columns
     (:func:`solvers.evaluate.evaluate_columns`)."""
     column_axes = [a for a, path in enumerate(sweep_plan.paths)
-                   if path in COLUMN_FIELDS]
+                   if column_targets(path)]
     other_axes = [a for a in range(len(sweep_plan.paths))
                   if a not in column_axes]
     groups = {}

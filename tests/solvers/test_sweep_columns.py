@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from models.scenario import parse_scenario
 from solvers import sweep
 from solvers.evaluate import evaluate, evaluate_columns
-from solvers.inputs import COLUMN_FIELDS
+from solvers.inputs import column_targets
 from tests.conftest import EXAMPLES
 
 SCENARIOS = {path.stem: parse_scenario(path.read_text(), "toml")
@@ -60,6 +60,14 @@ def test_column_points_equal_evaluate_on_every_example(name, data):
                                 min_size=1, max_size=2, unique=True))
     axes = [("nics[0].speed_gbps", speeds), ("network.mtu", mtus),
             ("network.vlan_tags", tags), ("network.tcp_timestamps", stamps)]
+    if scenario.workloads.storage:
+        last = len(scenario.workloads.storage) - 1
+        axes.append((f"workloads.storage[{last}].threads_per_disk",
+                     data.draw(st.lists(st.integers(1, 64), min_size=1,
+                                        max_size=2, unique=True))))
+        axes.append(("workloads.storage[0].disks_per_vm",
+                     data.draw(st.lists(st.integers(1, 16), min_size=1,
+                                        max_size=2, unique=True))))
     scenario = parse_scenario(_with_sweep(scenario, axes), "json")
     try:
         sweep_plan = sweep.plan(scenario)
@@ -92,4 +100,22 @@ def test_columns_differ_from_the_template_only_in_their_fields():
         for metric in expected.variants[0].metrics:
             assert math.isclose(values[metric.id], metric.value,
                                 rel_tol=AGREEMENT, abs_tol=0.0)
-    assert set(COLUMN_FIELDS) >= {"network.mtu"}
+    assert column_targets("network.mtu") is not None
+    assert column_targets("workloads.storage[0].block_kib") is None
+
+
+@pytest.mark.parametrize("field, values", [("threads_per_disk", [1, 4, 32]),
+                                           ("disks_per_vm", [1, 3, 9]),
+                                           ("vms", [1, 2, 7])])
+def test_a_storage_item_column_sets_only_its_own_rows(field, values):
+    # seed004 has eight storage workloads: the middle one varies
+    scenario = SCENARIOS["seed004_jumbo_ip_storage"]
+    base = scenario.model_copy(update={"variants": [], "sweeps": []})
+    path = f"workloads.storage[3].{field}"
+    numbers = evaluate_columns(base, {path: np.array(values)}, len(values))
+    for value, point in zip(values, numbers):
+        expected = evaluate(base.with_value(path, value)).variants[0]
+        assert set(point) == {m.id for m in expected.metrics}
+        for metric in expected.metrics:
+            assert math.isclose(point[metric.id], metric.value,
+                                rel_tol=AGREEMENT, abs_tol=0.0), metric.id
