@@ -12,13 +12,9 @@ from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
-import numpy as np
-
 from models.scenario import parse_scenario
-from solvers.evaluate import evaluate_columns, evaluate_documents
-from solvers.grid import (axis_values, convert, grid_documents, paused_gc,
-                          validate_values)
-from solvers.inputs import column_targets
+from solvers.evaluate import evaluate_points
+from solvers.grid import axis_values, paused_gc, validate_values
 from solvers.results import Progress
 
 #: Points evaluated together: large enough to amortise the per-call cost
@@ -214,15 +210,8 @@ class Chunk:
 def _evaluate_chunk(base, sweep_plan, start, stop):
     combos = [sweep_plan.point(i) for i in range(start, stop)]
     with paused_gc():
-        if any(column_targets(path) for path in sweep_plan.paths):
-            points = _column_points(base, sweep_plan, combos)
-        else:
-            # no axis has a column builder: a document per point
-            documents = grid_documents(base, list(sweep_plan.paths), combos,
-                                       sweep_plan.converters)
-            points = evaluate_documents(
-                [(str(start + i), doc) for i, doc in enumerate(documents)],
-                scenario="", scenario_sha256="", numbers_only=True)
+        _, points = evaluate_points(base, sweep_plan.paths, combos,
+                                    sweep_plan.converters)
     ids = tuple(dict.fromkeys(k for point in points for k in point))
     values = [[None if (v := point.get(k)) is None else float(v)
                for k in ids] for point in points]
@@ -235,36 +224,6 @@ def _evaluate_chunk(base, sweep_plan, start, stop):
                              f": metric {bad} is not finite (a model "
                              "produced NaN)")
     return Chunk(start, combos, ids, values)
-
-
-def _column_points(base, sweep_plan, combos):
-    """Numbers of each point: the points are grouped by the values of the
-    axes that change the structure (one template document per group),
-    and each group is evaluated at once on columns
-    (:func:`solvers.evaluate.evaluate_columns`)."""
-    column_axes = [a for a, path in enumerate(sweep_plan.paths)
-                   if column_targets(path)]
-    other_axes = [a for a in range(len(sweep_plan.paths))
-                  if a not in column_axes]
-    groups = {}
-    for index, combo in enumerate(combos):
-        groups.setdefault(tuple(repr(combo[a]) for a in other_axes),
-                          []).append(index)
-    points = [None] * len(combos)
-    for members in groups.values():
-        first = combos[members[0]]
-        template = grid_documents(
-            base, [sweep_plan.paths[a] for a in other_axes],
-            [tuple(first[a] for a in other_axes)],
-            [sweep_plan.converters[a] for a in other_axes])[0] \
-            if other_axes else base
-        columns = {sweep_plan.paths[a]: np.array(
-            [convert(sweep_plan.converters[a], combos[i][a])
-             for i in members]) for a in column_axes}
-        for index, numbers in zip(members, evaluate_columns(
-                template, columns, len(members))):
-            points[index] = numbers
-    return points
 
 
 _WORKER = {}

@@ -36,14 +36,16 @@ def assert_point_equals_evaluate(scenario, sweep_plan, chunk, index):
     base = scenario.model_copy(update={"variants": [], "sweeps": []})
     point = dict(zip(sweep_plan.paths, chunk.combos[index]))
     expected = evaluate(base.with_values(point)).variants[0]
-    values = dict(zip(chunk.metric_ids, chunk.values[index]))
+    # a metric other points of the chunk have is None here
+    values = {k: v for k, v in zip(chunk.metric_ids, chunk.values[index])
+              if v is not None}
     assert set(values) == {m.id for m in expected.metrics}
     for metric in expected.metrics:
         assert values[metric.id] == pytest.approx(
             metric.value, rel=AGREEMENT, abs=0.0), (point, metric.id)
 
 
-@settings(max_examples=25, deadline=None,
+@settings(max_examples=40, deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(name=st.sampled_from(sorted(SCENARIOS)), data=st.data())
 def test_column_points_equal_evaluate_on_every_example(name, data):
