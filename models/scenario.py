@@ -35,7 +35,8 @@ from models.teaming import (KERNEL_HASH_VARIANTS, LBT_TARGET_RULES,
                             LINUX_HASHES, UNIFORM_HASH_FIELDS,
                             required_flow_fields)
 from models.transport import TRANSPORTS
-from models.wire import IPV6_MIN_MTU, MTU_CEILING, MTU_LIMITS
+from models.wire import (IPV6_MIN_MTU, L2_OVERHEAD_BYTES, MIN_FRAME_BYTES,
+                         MTU_CEILING, MTU_LIMITS, VLAN_TAG_BYTES)
 
 #: The schema version this build writes and reads natively.
 SCHEMA_VERSION = 1
@@ -272,6 +273,24 @@ class Network(_Strict):
     geneve_option_bytes: int = Field(default=0, ge=0, le=252,
                                      multiple_of=4)
     packet_loss_pct: float = Field(default=0.0, ge=0, lt=100)
+    frame_size_bytes: int | None = Field(
+        default=None, ge=MIN_FRAME_BYTES, description="Frame size for the "
+        "packet-rate question, MAC header to FCS as RFC 2544 counts it "
+        "(64 B minimum frames: 14.88 Mpps on 10 GbE) [B]; None: only "
+        "full-size frames at the MTU")
+
+    @model_validator(mode="after")
+    def _frame_fits_the_mtu(self):
+        largest = self.mtu + L2_OVERHEAD_BYTES + VLAN_TAG_BYTES * \
+            self.vlan_tags
+        if self.frame_size_bytes is not None \
+                and self.frame_size_bytes > largest:
+            raise ValueError(
+                f"frame_size_bytes must be <= {largest} (network.mtu + "
+                f"{L2_OVERHEAD_BYTES} B of MAC header and FCS + "
+                f"{VLAN_TAG_BYTES} B per VLAN tag), got "
+                f"{self.frame_size_bytes}")
+        return self
 
     @field_validator("mtu_max")
     @classmethod
@@ -430,6 +449,11 @@ class StorageWorkload(_Strict):
     working_set_pct: float = Field(default=100.0, gt=0, le=100)
     nics: list[str] = []
     smb_encryption: bool = False
+    sessions_per_path: int | None = Field(
+        default=None, ge=1, le=64, description="Connections per path, each "
+        "served by one core (iSCSI sessions, NFS nconnect, SMB "
+        "Multichannel connections); None: the protocol's default (1; SMB3 "
+        "4 per RSS NIC and 2 per RDMA NIC; local IO every core)")
     backend: Backend
 
 

@@ -316,7 +316,7 @@ def iops_ceiling(backend, network, cpu):
 
 
 def storage_chain(protocol, block_bytes, read_fraction, oio, backend,
-                  service_time, link_bytes, paths, mtu, ip_version, hz,
+                  service_time, link_bytes, serving_cores, mtu, ip_version, hz,
                   cores, *, timestamps=True, vlan_tags=0,
                   encapsulation_bytes=0, encrypted=False, rdma=False,
                   c_io=20_000.0, c_byte=0.65, c_pkt=10_000.0, c_wire=500.0,
@@ -342,8 +342,10 @@ def storage_chain(protocol, block_bytes, read_fraction, oio, backend,
         Unloaded service time of one IO in the back end. [s]
     link_bytes : numeric
         Line rate of the paths together. [B/s]
-    paths : numeric
-        Sessions (one per path), each served by one core.
+    serving_cores : numeric
+        Cores that serve IO at once: one per connection (iSCSI session,
+        SMB or NFS connection) over all paths, at most the host's cores;
+        for local IO every core (blk-mq gives each its own queue).
     mtu : numeric
         IP MTU; broadcasts against the other inputs (e.g. a column of two
         MTUs per workload). [B]
@@ -387,7 +389,7 @@ def storage_chain(protocol, block_bytes, read_fraction, oio, backend,
     ceiling is ``link_bytes / max(W_to, W_from)``. The host spends
     ``c_io + block × c_byte + frames × c_wire + traversals × c_pkt``
     cycles per IO (only ``c_io`` with RDMA or local IO), one core per
-    session: the CPU ceiling is ``paths × hz / cycles``. With the lowest
+    connection: the CPU ceiling is ``serving_cores × hz / cycles``. With the lowest
     ceiling ``X`` and the unloaded latency ``R0 = max(S + (W_to + W_from)
     / link_bytes + round_trip, 1 / X)``, IOPS follow the closed-queue curve
     of :func:`closed_queue_iops` and latency Little's law ``N / IOPS``.
@@ -430,7 +432,7 @@ def storage_chain(protocol, block_bytes, read_fraction, oio, backend,
     cycles = c_io + np.where(
         np.asarray(rdma) | local, 0.0,
         block_bytes * c_byte + frames * c_wire + passes * c_pkt)
-    cpu = paths * hz / cycles
+    cpu = serving_cores * hz / cycles
     ceiling, limit = iops_ceiling(backend, network, cpu)
     serialisation = np.where(local, 0.0, (to_target + from_target)
                              / link_bytes + round_trip)

@@ -487,3 +487,63 @@ def packet_rate(goodput_gbps, payload):
                          f"[Gbit/s], got {goodput_gbps!r}")
     payload = require_positive("payload", payload, "B")
     return gbps_to_bytes_per_s(goodput_gbps) / payload
+
+
+def frame_rate(link_speed, frame_bytes):
+    """Frames per second a link carries at line rate.
+
+    Parameters
+    ----------
+    link_speed : numeric
+        Nominal link rate. [Gbit/s]
+    frame_bytes : numeric
+        Ethernet frame size from the MAC header to the FCS, as RFC 2544
+        and RFC 5180 count it (64, 128, ... 1518, 9216); smaller frames are
+        padded to the 64 B minimum. [B]
+
+    Returns
+    -------
+    numpy.ndarray
+        Frames per second. [1/s]
+
+    Notes
+    -----
+    .. math:: r = \\frac{10^9 L}{8 (X + 20)}
+
+    with the 20 B of preamble, start delimiter and inter-frame gap each
+    frame also occupies (RFC 5180 Appendix A.1: 14,880,952 frames/s of
+    64 B on 10 GbE, 812,743 of 1518 B).
+    """
+    link_speed = require_positive("link_speed", link_speed, "Gbit/s")
+    frame = np.maximum(require_positive("frame_bytes", frame_bytes, "B"),
+                       MIN_FRAME_BYTES)
+    return gbps_to_bytes_per_s(link_speed) / (frame + L1_OVERHEAD_BYTES)
+
+
+def udp_payload_bytes(frame_bytes, ip_version=4, *, vlan_tags=0):
+    """UDP payload carried by an Ethernet frame of ``frame_bytes``.
+
+    Parameters
+    ----------
+    frame_bytes : numeric
+        Frame size from the MAC header to the FCS. [B]
+    ip_version : numeric, default 4
+        4 or 6.
+    vlan_tags : numeric, default 0
+        802.1Q tags inside the frame.
+
+    Returns
+    -------
+    numpy.ndarray
+        Payload after MAC header, tags, FCS, IP and UDP headers; 0 where
+        the frame cannot hold the headers. [B]
+
+    Notes
+    -----
+    A 64 B IPv4 frame carries 64 - 18 - 20 - 8 = 18 B of UDP data.
+    """
+    payload = (np.asarray(frame_bytes) - L2_OVERHEAD_BYTES
+               - VLAN_TAG_BYTES * np.asarray(vlan_tags)
+               - ip_header_bytes(ip_version) - UDP_HEADER_BYTES)
+    return np.maximum(payload, 0)
+

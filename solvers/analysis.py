@@ -70,6 +70,11 @@ class AnalysisResult:
     provides: dict = field(default_factory=dict)
 
 
+#: The result of an analysis for a document without its workloads; shared,
+#: as results are never changed once made.
+EMPTY = AnalysisResult()
+
+
 def not_applicable(message):
     """The result of an analysis for a document without its workloads."""
     return AnalysisResult(status=NOT_APPLICABLE, message=message)

@@ -57,6 +57,8 @@ class WireColumns:
         bytes per packet [B].
     link_gbps : numpy.ndarray
         Sum of the NICs' nominal rates [Gbit/s].
+    frame_size : numpy.ndarray
+        Frame size of the packet-rate question [B]; NaN where not asked.
     limits : tuple of int
         MTU range covering every document's accepted range [B].
     """
@@ -67,6 +69,7 @@ class WireColumns:
     timestamps: np.ndarray
     encap: np.ndarray
     link_gbps: np.ndarray
+    frame_size: np.ndarray
     limits: tuple
 
 
@@ -84,6 +87,8 @@ def wire_columns(documents):
                                           for n in networks])),
         link_gbps=np.array([sum(nic.speed_gbps for nic in doc.nics)
                             for doc in documents]),
+        frame_size=np.array([np.nan if n.frame_size_bytes is None
+                             else n.frame_size_bytes for n in networks]),
         limits=wire.limits_covering([n.mtu_min for n in networks],
                                     [n.mtu_max for n in networks]))
 
@@ -367,13 +372,16 @@ def storage_row(doc, item):
     preset = stack_costs(doc)
     rdma = all(n.rdma != "none" for n in used) and item.protocol == "smb3"
     net = doc.network
+    cores = total_cores(doc)
     return {
         "protocol": item.protocol, "block": item.block_kib * KIB,
         "read": item.read_pct / 100, "random": item.random_pct / 100,
         "vms": item.vms, "disks_per_vm": item.disks_per_vm,
         "threads_per_disk": item.threads_per_disk,
         "link_bytes": gbps_to_bytes_per_s(sum(n.speed_gbps for n in used)),
-        "paths": len(used),
+        "serving_cores": min(len(used) * sessions_per_path(item, used,
+                                                           rdma), cores)
+        if item.protocol != "local" else cores,
         "mtu": net.mtu, "mtu_min": net.mtu_min, "mtu_max": net.mtu_max,
         "ip_version": net.ip_version,
         "timestamps": net.tcp_timestamps, "vlan_tags": net.vlan_tags,
@@ -391,8 +399,22 @@ def storage_row(doc, item):
         "c_byte": preset.c_byte_rx, "c_pkt": preset.c_pkt,
         "c_wire": preset.c_wire,
         "hz": doc.host.ghz * 1e9,
-        "cores": total_cores(doc),
+        "cores": cores,
     }
+
+
+def sessions_per_path(item, nics, rdma):
+    """Connections a storage workload opens per path: its own, else the
+    protocol's default (SMB Multichannel: 4 per RSS NIC, 2 per RDMA NIC,
+    models.transport.SMB_CONNECTIONS; one iSCSI session or NFS
+    connection per path)."""
+    if item.sessions_per_path is not None:
+        return item.sessions_per_path
+    if item.protocol != "smb3":
+        return 1
+    kind = "rdma" if rdma else "rss" if all(n.rss_queues > 1 for n in nics) \
+        else "plain"
+    return int(transport.smb_connections(1, kind))
 
 
 def storage_columns(pairs):

@@ -30,6 +30,10 @@ METRICS = {
     "wire.ack_packets_per_s": ("1/s", "Reverse-path ACKs per second"),
     "wire.payload_bytes": ("B", "TCP payload per packet"),
     "wire.frame_bytes": ("B", "Wire bytes per frame"),
+    "wire.frame_rate_pps": ("1/s", "Line-rate frames per second at "
+                            "network.frame_size_bytes"),
+    "wire.udp_payload_gbps": ("Gbit/s", "UDP payload at line rate in "
+                              "frames of network.frame_size_bytes"),
     "host.throughput_gbps": ("Gbit/s", "Host: transfer throughput"),
     "host.cpu_pct": ("%", "Host: CPU"),
     "host.busiest_core_pct": ("%", "Host: busiest core"),

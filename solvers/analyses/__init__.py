@@ -15,9 +15,14 @@ def registry():
     ------
     ValueError
         An analysis requires one that does not run before it.
+    RuntimeError
+        No analysis module is found (a frozen build must collect them as
+        files: build.spec).
     """
     modules = [importlib.import_module(f"{__name__}.{info.name}")
                for info in pkgutil.iter_modules(__path__)]
+    if not modules:   # e.g. a frozen build that did not collect them
+        raise RuntimeError(f"no analysis module found in {__path__}")
     modules.sort(key=lambda module: module.ORDER)
     seen = set()
     for module in modules:

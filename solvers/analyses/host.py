@@ -12,7 +12,7 @@ import numpy as np
 from models import host, transport, wire
 from models.units import bytes_per_s_to_gbps, gbps_to_bytes_per_s
 from solvers import metric_ids
-from solvers.analysis import AnalysisResult, Candidate, metric_value
+from solvers.analysis import EMPTY, AnalysisResult, Candidate, metric_value
 from solvers.inputs import stack_preset, total_cores
 from solvers.results import Bottleneck, Finding
 
@@ -37,10 +37,11 @@ def analyse(inputs, upstream, *, details=True):
     [Gbit/s], members carrying it)``.
     """
     rows = inputs.transfers
+    if not rows.owners:
+        return [EMPTY] * len(inputs.documents)
     out = [{"metrics": {}, "bottleneck": None, "findings": [],
             "assumptions": [], "rates": {}} for _ in inputs.documents]
-    if rows.owners:
-        _evaluate(inputs, rows, out, details)
+    _evaluate(inputs, rows, out, details)
     return [AnalysisResult(
         metrics=o["metrics"], findings=tuple(o["findings"]),
         assumptions=tuple(dict.fromkeys(o["assumptions"])),

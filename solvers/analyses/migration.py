@@ -10,7 +10,7 @@ import numpy as np
 from models import migration
 from models.units import GIB, bytes_per_s_to_gbps, gbps_to_bytes_per_s
 from solvers import goalseek, metric_ids
-from solvers.analysis import AnalysisResult, Candidate, metric_value
+from solvers.analysis import EMPTY, AnalysisResult, Candidate, metric_value
 from solvers.results import Finding
 
 NAME = "migration"
@@ -25,11 +25,12 @@ FAMILIES = ("migrations",)
 def analyse(inputs, upstream, *, details=True):
     """Migration metrics of every document (see :mod:`solvers.analysis`)."""
     rows = inputs.migrations
+    if not rows.owners:
+        return [EMPTY] * len(inputs.documents)
     out = [{"metrics": {}, "findings": [], "assumptions": [], "traces": {}}
            for _ in inputs.documents]
-    if rows.owners:
-        _evaluate(rows, [r.provides["rates"] for r in upstream["host"]],
-                  out, details)
+    _evaluate(rows, [r.provides["rates"] for r in upstream["host"]], out,
+              details)
     return [AnalysisResult(metrics=o["metrics"],
                            findings=tuple(o["findings"]),
                            assumptions=tuple(o["assumptions"]),

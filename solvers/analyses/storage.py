@@ -10,7 +10,7 @@ import numpy as np
 
 from models import storage, wire
 from solvers import metric_ids
-from solvers.analysis import AnalysisResult, Candidate, metric_value
+from solvers.analysis import EMPTY, AnalysisResult, Candidate, metric_value
 from solvers.results import Bottleneck, Finding
 
 NAME = "storage"
@@ -33,38 +33,47 @@ OIO_HIGH_MULTIPLE = 4.0
 def analyse(inputs, upstream, *, details=True):
     """Storage metrics of every document (see :mod:`solvers.analysis`)."""
     rows = inputs.storage
+    if not rows.owners:
+        return [EMPTY] * len(inputs.documents)
     out = [{"metrics": {}, "findings": [], "assumptions": [],
             "bottleneck": None} for _ in inputs.documents]
-    if rows.owners:
-        result = evaluate_rows(rows.columns)
-        for i, (d, item) in enumerate(rows.owners):
-            _collect(inputs.documents[d], item, result, i, out[d], details)
+    result = evaluate_rows(rows.columns)
+    names = {}   # metric ids of each workload name, built once
+    for i, (d, item) in enumerate(rows.owners):
+        if item.name not in names:
+            names[item.name] = _ids(item.name)
+        _collect(inputs.documents[d], item, result, i, out[d], details,
+                 names[item.name])
     return [AnalysisResult(metrics=o["metrics"],
                            findings=tuple(o["findings"]),
                            assumptions=tuple(o["assumptions"]),
                            bottleneck=o["bottleneck"]) for o in out]
 
 
-def _collect(doc, item, result, i, out, details):
-    metrics = {
-        "iops": result["iops"][i, 0],
-        "latency_ms": 1e3 * result["latency_s"][i, 0],
-        "throughput_mbps": result["mbps"][i, 0],
-        "oio": result["oio"][i],
-        "knee_oio": result["knee"][i, 0],
-        "cpu_pct": result["cpu_pct"][i, 0],
-        "jumbo_gain_pct": 100 * (result["iops"][i, 1]
-                                 / result["iops"][i, 0] - 1),
-    }
+#: Metrics of each workload, in output order.
+KEYS = ("iops", "latency_ms", "throughput_mbps", "oio", "knee_oio",
+        "cpu_pct", "jumbo_gain_pct")
+
+
+def _ids(name):
+    """(headline ids, the workload's ids) in :data:`KEYS` order."""
+    return (tuple(metric_ids.headline("storage", k) for k in KEYS),
+            tuple(metric_ids.storage(name, k) for k in KEYS))
+
+
+def _collect(doc, item, result, i, out, details, ids):
+    values = (result["iops"][i, 0], 1e3 * result["latency_s"][i, 0],
+              result["mbps"][i, 0], result["oio"][i], result["knee"][i, 0],
+              result["cpu_pct"][i, 0],
+              100 * (result["iops"][i, 1] / result["iops"][i, 0] - 1))
+    headline, own = ids
     if out["bottleneck"] is None:   # the first workload is the headline
-        out["metrics"].update({metric_ids.headline("storage", k): v
-                               for k, v in metrics.items()})
+        out["metrics"].update(zip(headline, values))
         limit = storage.LIMITS[result["limit"][i, 0]]
         out["bottleneck"] = Bottleneck(
             f"storage.{limit}", _describe_limit(limit, item, result, i)
             if details else "")
-    out["metrics"].update({metric_ids.storage(item.name, k): v
-                           for k, v in metrics.items()})
+    out["metrics"].update(zip(own, values))
     if details:
         goal = doc.goal.kind if doc.goal else None
         out["findings"].extend(_findings(item, result, i, goal))
@@ -90,7 +99,7 @@ def evaluate_rows(col):
     result = storage.storage_chain(
         column("protocol"), column("block"), column("read"), oio[:, None],
         backend[:, None], column("service_s"), column("link_bytes"),
-        column("paths"), mtu, column("ip_version"), column("hz"),
+        column("serving_cores"), mtu, column("ip_version"), column("hz"),
         column("cores"), timestamps=column("timestamps"),
         vlan_tags=column("vlan_tags"), encapsulation_bytes=column("encap"),
         encrypted=column("encrypted"), rdma=column("rdma"),
@@ -98,6 +107,7 @@ def evaluate_rows(col):
         c_pkt=column("c_pkt"), c_wire=column("c_wire"),
         mtu_limits=wire.limits_covering(col["mtu_min"], col["mtu_max"]))
     result["oio"] = oio
+    result["serving_cores"] = col["serving_cores"]
     return result
 
 
@@ -105,7 +115,8 @@ def _describe_limit(limit, item, result, i):
     ceiling = result["ceiling"][i, 0]
     text = {"backend": "the storage back end",
             "network": "the network path",
-            "cpu": "one core per session"}[limit]
+            "cpu": f"{result['serving_cores'][i]:g} core(s), one per "
+                   "session"}[limit]
     return (f"{item.name}: {text} caps IOPS at {ceiling:,.0f}/s; "
             f"{result['oio'][i]:g} outstanding IO against a knee of "
             f"{result['knee'][i, 0]:.1f}")
@@ -144,7 +155,8 @@ def _assumptions(item):
         "lowest of the back-end, network and CPU ceilings; latency by "
         "Little's law",
         "Each IO message starts a new TCP segment (low outstanding IO, "
-        "conservative); one session per path, on one core",
+        "conservative); each connection (iSCSI session, NFS or SMB "
+        "connection) is served by one core",
     ]
     if item.protocol == "nfs3":
         notes.append(f"NFSv3 with AUTH_SYS ({storage.NFS_AUTH_SYS_BODY} B "

@@ -16,7 +16,7 @@ import numpy as np
 from models import teaming
 from models.scenario import TEAMING_POLICIES
 from solvers import metric_ids, teaming_dynamic
-from solvers.analysis import AnalysisResult, Candidate, metric_value
+from solvers.analysis import EMPTY, AnalysisResult, Candidate, metric_value
 from solvers.inputs import FlowColumns, team_flows
 from solvers.placement import place
 from solvers.results import Bottleneck, Finding
@@ -95,6 +95,8 @@ def analyse(inputs, upstream, *, details=True):
 
 
 def _analyse_document(doc):
+    if not doc.workloads.flows or not doc.teams:
+        return EMPTY
     out = {"metrics": {}, "findings": [], "assumptions": [], "traces": {},
            "bottleneck": None}
     teams = metric_ids.teams_in_ids(doc)

@@ -5,6 +5,7 @@ findings. Its line-rate limit binds when no other analysis names one."""
 import numpy as np
 
 from models import wire
+from models.units import bytes_per_s_to_gbps
 from solvers.analysis import AnalysisResult, Candidate, metric_value
 from solvers.inputs import encapsulation_bytes
 from solvers.results import Bottleneck, Finding
@@ -31,6 +32,14 @@ def analyse(inputs, upstream, *, details=True):
     efficiency = payload / frame
     goodput = w.link_gbps * efficiency
     packets = wire.packet_rate(goodput, payload)
+    asked = ~np.isnan(w.frame_size)
+    if asked.any():   # the packet-rate question at a given frame size
+        frames = np.full(w.mtu.shape, np.nan)
+        frames[asked] = wire.frame_rate(w.link_gbps[asked],
+                                        w.frame_size[asked])
+        udp = bytes_per_s_to_gbps(frames * wire.udp_payload_bytes(
+            np.nan_to_num(w.frame_size), w.ip_version,
+            vlan_tags=w.vlan_tags))
     if details:
         trace_mtu, trace_goodput = _goodput_versus_mtu(w)
     results = []
@@ -44,6 +53,9 @@ def analyse(inputs, upstream, *, details=True):
             "wire.payload_bytes": payload[i],
             "wire.frame_bytes": frame[i],
         }
+        if asked.any() and asked[i]:
+            metrics["wire.frame_rate_pps"] = frames[i]
+            metrics["wire.udp_payload_gbps"] = udp[i]
         if not details:
             results.append(AnalysisResult(metrics=metrics))
             continue

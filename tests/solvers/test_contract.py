@@ -203,3 +203,62 @@ def test_callbacks_stop_search_advise_and_sweep(monkeypatch):
     plan = sweep.plan(jumbo)
     chunks = list(sweep.run(jumbo, plan, chunk_points=5, callback=stop))
     assert len(chunks) == 1 and len(chunks[0].combos) == 5
+
+
+def storage_scenario(protocol, cores=16, **workload):
+    """One 25 GbE path to a fast all-flash back end, 4 KiB random reads at
+    256 outstanding IO: the host's cores are what can bind."""
+    from tests.conftest import minimal_document
+    item = {"name": "w", "protocol": protocol, "block_kib": 4.0,
+            "read_pct": 100.0, "vms": 4, "disks_per_vm": 8,
+            "threads_per_disk": 8,
+            "backend": {"iops_max": 2_000_000, "service_time_ms": 0.1},
+            **workload}
+    return scenario_from_dict(minimal_document(
+        host={"sockets": 1, "cores_per_socket": cores, "ghz": 2.6},
+        nics=[{"id": "nic0", "speed_gbps": 25.0, "rss_queues": 8}],
+        workloads={"storage": [item]}))
+
+
+def test_storage_cpu_ceiling_grows_with_connections_until_cores_bind():
+    # Each connection is one core's work (protocol-overheads.md 8.4-8.5):
+    # an iSCSI session per path is CPU-bound on one core; four sessions
+    # give four cores' ceiling; SMB Multichannel opens 4 connections per
+    # RSS NIC by default (Barreto 2012); local NVMe (blk-mq) uses every
+    # core, so the back end binds.
+    one = evaluate(storage_scenario("iscsi")).variants[0]
+    four = evaluate(storage_scenario("iscsi", sessions_per_path=4)
+                    ).variants[0]
+    smb = evaluate(storage_scenario("smb3")).variants[0]
+    local = evaluate(storage_scenario("local")).variants[0]
+    assert one.bottleneck.id == "storage.cpu"
+    assert "1 core(s), one per session" in one.bottleneck.message
+    assert four.metric("storage.iops").value == pytest.approx(
+        4 * one.metric("storage.iops").value, rel=0.02)
+    assert smb.bottleneck.message.count("4 core(s)") == 1
+    assert local.bottleneck.id == "storage.backend"
+    # more connections than cores: a 2-core host's cores bind
+    many = evaluate(storage_scenario("iscsi", cores=2, sessions_per_path=64)
+                    ).variants[0]
+    assert "2 core(s), one per session" in many.bottleneck.message
+
+
+def test_capped_volume_follows_littles_law_up_to_its_cap():
+    # A cloud volume with a documented cap (AWS EBS gp3: 3,000 IOPS
+    # baseline) and a fixed service time: at queue depth 1 the IOPS are
+    # 1 / R0 (Little's law, storage-io.md section 1); deep queues reach the
+    # cap and only add latency.
+    def at(depth):
+        return evaluate(storage_scenario(
+            "iscsi", vms=1, disks_per_vm=1, threads_per_disk=depth,
+            backend={"iops_max": 3000, "service_time_ms": 1.0})).variants[0]
+
+    shallow, deep = at(1), at(64)
+    latency_s = shallow.metric("storage.latency_ms").value / 1e3
+    assert shallow.metric("storage.iops").value == pytest.approx(
+        1 / latency_s, rel=1e-9)
+    assert shallow.metric("storage.iops").value < 1000
+    assert deep.metric("storage.iops").value == pytest.approx(3000,
+                                                              rel=0.01)
+    assert deep.metric("storage.latency_ms").value == pytest.approx(
+        64 / 3000 * 1e3, rel=0.01)
