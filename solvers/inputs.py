@@ -12,7 +12,7 @@ import functools
 import ipaddress
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -723,9 +723,10 @@ class TiledInputs(Inputs):
     @functools.cached_property
     def wire(self):
         one = self._template.wire
-        values = {key: np.repeat(getattr(one, key), self._count)
-                  for key in ("mtu", "ip_version", "vlan_tags",
-                              "timestamps", "encap", "link_gbps")}
+        values = {field.name: np.repeat(getattr(one, field.name),
+                                        self._count)
+                  for field in fields(one)
+                  if field.name != "limits"}
         self._set("wire", values, np.arange(self._count),
                   np.zeros(self._count, dtype=int))
         return WireColumns(limits=one.limits, **values)
