@@ -32,9 +32,10 @@ CHUNK_ROWS = 16_384
 def analyse(inputs, upstream, *, details=True):
     """Transfer metrics of every document (see :mod:`solvers.analysis`).
 
-    ``provides["rates"]`` maps ``("transfer", name)`` and, for migrations
-    that name no transfer, ``("migration", name)`` to ``(throughput
-    [Gbit/s], members carrying it)``.
+    ``provides["rates"]`` maps ``("transfer", name)``, for migrations
+    that name no transfer ``("migration", name)`` and for evacuations
+    ``("evacuation", name, sessions)`` to ``(throughput [Gbit/s], members
+    carrying it)``.
     """
     rows = inputs.transfers
     if not rows.owners:
@@ -64,7 +65,7 @@ def _evaluate(inputs, rows, out, details):
             zip(rows.owners, rows.paths)):
         result = out[index]
         if carried is not None:
-            result["rates"][("migration", carried)] = (
+            result["rates"][carried] = (
                 now["throughput"][r], now["spread_members"][r])
             continue
         result["rates"][("transfer", item.name)] = (
@@ -260,6 +261,15 @@ def _assumptions(doc, item):
                        f"min({item.vm_vcpus} vCPUs, "
                        f"{item.vmmq_queue_pairs} queue pairs) hardware "
                        "queues within the NIC's"}[item.receive_queues])
+    if item.purpose == "live_migration" and doc.host.hypervisor == "vsphere":
+        notes.append(
+            "vMotion streams: automatic (vSphere 7.0 U2 and later), no "
+            "per-stream ceiling" if doc.host.vmotion_auto_streams else
+            f"vMotion streams: one per vmknic (vSphere up to 7.0 U1), "
+            f"{transport.VMOTION_STREAM_GBPS:g} Gbit/s alone on a NIC and "
+            f"n^{transport.VMOTION_STREAMS_EXPONENT:g} times that for n on "
+            "one NIC (V7, KB 323379); set host.vmotion_auto_streams for "
+            "7.0 U2 and later")
     if item.transport == "compression":
         notes.append(f"Compression ratio {item.compression_ratio:g} and "
                      f"{item.compressor_gbps:g} Gbit/s per thread are "

@@ -91,9 +91,12 @@ def test_every_point_of_every_example_sweep_equals_evaluate(name):
             assert_point_equals_evaluate(scenario, sweep_plan, chunk, index)
 
 
-def test_columns_differ_from_the_template_only_in_their_fields():
-    # one point per MTU on columns vs. the template evaluated at each
-    scenario = SCENARIOS["seed001_live_migration"]
+@pytest.mark.parametrize("name", ["seed001_live_migration",
+                                  "evacuation_maintenance"])
+def test_columns_differ_from_the_template_only_in_their_fields(name):
+    # one point per MTU on columns vs. the template evaluated at each:
+    # migrations and evacuations ride the host's rates at that MTU
+    scenario = SCENARIOS[name]
     base = scenario.model_copy(update={"variants": [], "sweeps": []})
     mtus = np.array([1500, 4000, 9000])
     numbers = evaluate_columns(base, {"network.mtu": mtus}, 3)
