@@ -1,13 +1,14 @@
 """The scenario editor panel: the base scenario's network settings and
 its first team's load-balancing policy."""
 
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from models.scenario import TEAMING_POLICIES
 from models.wire import ENCAPSULATIONS, MTU_CEILING
 
-#: How a refused field is marked (the Okabe–Ito vermilion of the charts).
-_REFUSED_STYLE = "border: 2px solid #D55E00;"
+#: Background of a refused field (a pale tint of the charts' Okabe–Ito
+#: vermilion); a palette keeps the platform's look of the field.
+_REFUSED_TINT = QtGui.QColor("#F9D9C6")
 _POLICY_HINT = ("Load-balancing policy of the first team; the switch mode "
                 "follows when the policy needs another one")
 
@@ -124,7 +125,12 @@ class NetworkEditor(QtWidgets.QGroupBox):
         for path in changes:
             widget = self._fields.get(path)
             if widget is not None:
-                widget.setStyleSheet(_REFUSED_STYLE)
+                palette = widget.palette()
+                for role in (QtGui.QPalette.ColorRole.Base,
+                             QtGui.QPalette.ColorRole.Button):
+                    palette.setColor(role, _REFUSED_TINT)
+                widget.setPalette(palette)
+                widget.setProperty("refused", True)
                 widget.setToolTip(f"Not applied: {message}")
                 self._marked.append(widget)
 
@@ -133,7 +139,8 @@ class NetworkEditor(QtWidgets.QGroupBox):
         self.refusal.clear()
         self.refusal.hide()
         for widget in self._marked:
-            widget.setStyleSheet("")
+            widget.setPalette(QtGui.QPalette())   # the application's again
+            widget.setProperty("refused", False)
             widget.setToolTip(self._tooltips[widget])
         self._marked = []
 

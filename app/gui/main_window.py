@@ -127,6 +127,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.table = QtWidgets.QTableView()
         self.table.setModel(self.table_model)
         self.table.setAlternatingRowColors(True)
+        # one line per row: a cell with its delta must not wrap and grow
+        self.table.setWordWrap(False)
         # whole variant names, scrolling sideways when there are many
         self.table.horizontalHeader().setSectionResizeMode(
             QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
