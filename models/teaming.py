@@ -131,14 +131,18 @@ def linux_xmit_hash(policy, src_mac, dst_mac, src_ip, dst_ip, src_port,
     :math:`D = W(dip)` and :math:`P = W(sport, dport)`:
     layer2 :math:`h = E`; layer2+3 :math:`h = fold(E \\oplus S \\oplus D)`;
     layer3+4 :math:`h = fold(P \\oplus S \\oplus D) \\gg 1`; vlan+srcmac
-    :math:`h = tci \\oplus smac_{0..2} \\oplus smac_{3..5}`. ``encap3+4``
-    with an L4 hash already on the packet is modelled as a uniform hash of
-    the 5-tuple.
+    :math:`h = tci \\oplus smac_{0..2} \\oplus smac_{3..5}`. The encap
+    policies dissect the innermost headers; on untunnelled packets those
+    are the outer ones, so ``encap2+3`` equals layer2+3 and ``encap3+4``
+    equals layer3+4 (same shift). A packet that already carries an L4 hash
+    (``skb->l4_hash``, e.g. a locally generated TCP segment) is hashed by
+    ``encap3+4`` with that socket hash instead, which is not modelled here.
 
     References
     ----------
     .. [1] torvalds/linux: drivers/net/bonding/bond_main.c
-       (``bond_eth_hash``, ``bond_flow_ip``, ``bond_xmit_hash``).
+       (``bond_eth_hash``, ``bond_flow_ip``, ``bond_ip_hash``,
+       ``__bond_xmit_hash``, ``bond_xmit_hash``).
     .. [2] Commits b5f862180d70 (2017) and 49aefd131739 (2022).
     """
     require_choice("xmit_hash_policy", policy, LINUX_HASHES)
@@ -156,8 +160,6 @@ def linux_xmit_hash(policy, src_mac, dst_mac, src_ip, dst_ip, src_port,
         return (np.asarray(vlan_tci, dtype=U32)
                 ^ (src_mac >> U64(24)).astype(U32)
                 ^ (src_mac & U64(0xFFFFFF)).astype(U32))
-    if policy == "encap3+4":
-        return uniform_hash([src_ip, dst_ip, src_port, dst_port]).astype(U32)
     addresses = _bswap32(src_ip) ^ _bswap32(dst_ip)
     if policy in ("layer2+3", "encap2+3"):
         h = fold(layer2 ^ addresses)
@@ -187,17 +189,22 @@ def uniform_hash(columns, seed=0):
     -------
     numpy.ndarray of uint64
     """
+    # the basis is scrambled in Python integers: numpy scalars warn on the
+    # (intended) 64-bit wrap-around
+    basis = (int(seed) * 0x9E3779B97F4A7C15) & 0xFFFF_FFFF_FFFF_FFFF
     h = np.full(np.broadcast_shapes(*(np.shape(c) for c in columns)),
-                U64(seed) * U64(0x9E3779B97F4A7C15), dtype=U64)
+                basis, dtype=U64)
     for column in columns:
         h = _splitmix(h ^ np.asarray(column).astype(U64))
     return h
 
 
 def _splitmix(z):
-    z = z + U64(0x9E3779B97F4A7C15)
-    z = (z ^ (z >> U64(30))) * U64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> U64(27))) * U64(0x94D049BB133111EB)
+    # wrap-around modulo 2**64 is the point; numpy warns on it for 0-d input
+    with np.errstate(over="ignore"):
+        z = z + U64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> U64(30))) * U64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> U64(27))) * U64(0x94D049BB133111EB)
     return z ^ (z >> U64(31))
 
 

@@ -55,7 +55,7 @@ MODELLED = {
     "lacp": "LACP hash {hash}: {exactness}; the switch hashes receive "
             "traffic with the same function",
     "balance_xor": "Linux hash {hash} emulated bit-exactly ({kernel} "
-                   "kernel)",
+                   "kernel{scope})",
     "balance_rr": "balance-rr: packets split evenly (one TCP flow spans "
                   "members, with reordering)",
     "balance_tlb": "balance-tlb: 10 s greedy epochs, buckets placed "
@@ -74,6 +74,11 @@ MODELLED = {
     "failover": "Explicit failover: the first healthy active uplink "
                 "carries everything",
 }
+
+#: What the encap hashes' emulation takes of the packets: the inner
+#: headers are the outer ones, and encap3+4 uses no socket hash.
+_ENCAP_SCOPE = ("; packets taken as untunnelled, without an L4 socket hash "
+                "(skb->l4_hash)")
 
 #: Constant demand is simulated for this many of the slowest policy
 #: period, so that load-aware policies reach their steady state.
@@ -648,12 +653,14 @@ def _assumptions(team, compare, skipped, columns, hypervisor, optimal):
         text = MODELLED.get(policy)
         if text:
             hashed = teaming.default_hash(policy, team.hash, hypervisor)
+            scope = _ENCAP_SCOPE if hashed in ("encap2+3", "encap3+4") \
+                else ""
             notes.append(text.format(
                 rule=team.lbt_target_rule.replace("_", " "),
                 moves=team.lbt_max_moves_per_uplink, hash=hashed,
                 kernel=team.kernel_hash, order=team.tlb_order,
                 epoch=team.dynamic_epoch_s,
-                exactness="bit-exact Linux emulation"
+                scope=scope, exactness=f"bit-exact Linux emulation{scope}"
                 if hashed in teaming.LINUX_HASHES
                 else "uniform hash of its fields (approximate)"))
     if columns.connect_order:

@@ -77,6 +77,34 @@ def test_layer3_4_h6_consecutive_ports_pair_up():
     assert (h % 4).tolist() == [0, 0, 1, 1]   # two of four members
 
 
+@pytest.mark.parametrize("kernel", list(teaming.KERNEL_HASH_VARIANTS))
+def test_encap3_4_equals_layer3_4_on_untunnelled_packets(kernel):
+    # torvalds/linux drivers/net/bonding/bond_main.c (index 39732479640 of
+    # the search tool, the XDP-era file): __bond_xmit_hash sends ENCAP34
+    # through bond_flow_dissect's full dissector, which on a packet without
+    # a tunnel header yields the outer addresses and ports, then the same
+    # bond_ip_hash as LAYER34, ">> 1" included. So 10.0.0.11 -> 10.0.0.20
+    # :445 from source ports 50000 and 50002 (H6 hashes 0x5151F998 and
+    # 0x5151F899) spread over two members, not one.
+    encap = teaming.linux_xmit_hash("encap3+4", *H4_ARGS, kernel=kernel)
+    layer34 = teaming.linux_xmit_hash("layer3+4", *H4_ARGS, kernel=kernel)
+    assert encap.tolist() == layer34.tolist()
+    if kernel == "current":
+        assert (encap[[0, 2]] % 2).tolist() == [0, 1]
+
+
+def test_uniform_hash_with_a_seed_wraps_without_warnings():
+    # the basis seed * 0x9E3779B97F4A7C15 wraps modulo 2**64 on purpose;
+    # numpy scalar arithmetic used to print an overflow RuntimeWarning
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        h = teaming.uniform_hash([np.arange(4)], seed=12345)
+        scalar = teaming.uniform_hash([7], seed=2**40)
+    assert h.dtype == np.uint64 and np.unique(h).size == 4
+    assert int(scalar) != int(teaming.uniform_hash([7]))
+
+
 def test_vlan_srcmac_h7():
     h = teaming.linux_xmit_hash("vlan+srcmac", 0x005056ABCDEF, 0, 0, 0, 0,
                                 0, vlan_tci=100)
