@@ -21,6 +21,30 @@ PAGE_HEADER_BYTES = 8
 THROTTLES = ("none", "auto_converge", "sdps")
 NONE, AUTO_CONVERGE, SDPS = range(3)
 
+#: When the dirty log is read and the stop rule tested: ``round`` at the
+#: end of each pass over the dirty set (Xen, the generic rules); ``qemu``
+#: whenever the unsent part of the pass drops below the threshold (and at
+#: QEMU's periodic timer), see :func:`precopy`.
+SYNC_RULES = ("round", "qemu")
+ROUND_SYNC, QEMU_SYNC = range(2)
+
+#: QEMU migration/ram.c ``ram_save_iterate``: one iteration sends for at
+#: most MAX_WAIT = 50 ms; under a max-bandwidth cap the migration thread
+#: waits out each BUFFER_DELAY = 100 ms window (migration/migration.c).
+QEMU_ITERATION_S = 0.05
+QEMU_CAPPED_ITERATION_S = 0.1
+#: QEMU migration/ram.c ``migration_bitmap_sync``: the auto-converge
+#: trigger is tested only when more than 1000 ms passed since the last
+#: test.
+QEMU_TRIGGER_PERIOD_S = 1.0
+#: QEMU >= 9.2 (cpu-throttle.c, CPU_THROTTLE_DIRTY_SYNC_TIMESLICE_MS):
+#: with auto-converge a timer syncs the dirty bitmap every 5 s when no
+#: sync happened in the previous 5 s (never during the first pass).
+QEMU_SYNC_TIMER_S = 5.0
+#: QEMU's default max-bandwidth, MAX_THROTTLE: 32 MiB/s until 5.1,
+#: 128 MiB/s from 5.2 (migration/migration.c, later options.c). [B/s]
+QEMU_MAX_BANDWIDTH = {(0, 0): 32 * 2 ** 20, (5, 2): 128 * 2 ** 20}
+
 #: Why a pre-copy ended, by code.
 OUTCOMES = ("switchover", "round_cap", "data_cap", "switchover_too_long",
             "time_budget", "no_convergence")
@@ -50,6 +74,14 @@ class StopRule:
     fixed_downtime : float
         Device state transfer and resume, added to every downtime. [s]
     source : str
+    sync : str
+        When the dirty log is read and tested: a name in SYNC_RULES.
+    test_sent_pass : bool
+        Xen ``xc_domain_save``: the page test reads the pass just sent
+        and the data cap the memory sent so far.
+    final_live_pass : bool
+        Xen migration v2: a dirty set under ``min_pages`` is still sent
+        live before stop-and-copy (one more round).
     """
 
     downtime_limit: float
@@ -60,6 +92,9 @@ class StopRule:
     throttle: str
     fixed_downtime: float
     source: str
+    sync: str = "round"
+    test_sent_pass: bool = False
+    final_live_pass: bool = False
 
 
 #: Device-state transfer and resume time, one value for every hypervisor
@@ -70,22 +105,26 @@ FIXED_DOWNTIME = 0.05
 STOP_RULES = {
     "qemu": StopRule(
         0.3, 0, np.inf, np.inf, np.inf, "none", FIXED_DOWNTIME,
-        "QEMU migration/options.c: downtime-limit 300 ms, no iteration cap; "
-        "auto-converge is opt-in"),
+        "QEMU migration.c/ram.c: downtime-limit 300 ms; the dirty bitmap is "
+        "re-synced whenever the unsent part of a pass drops below bandwidth "
+        "x limit and switchover happens once it stays below; no iteration "
+        "cap; auto-converge is opt-in", sync="qemu"),
     "vmotion": StopRule(
         0.5, 0, np.inf, np.inf, 100.0, "sdps", FIXED_DOWNTIME,
         "ESXi Migrate.PreCopySwitchoverTimeGoal 500 ms, SDPS dynamic "
         "(Migrate.SdpsEnabled 2), failure beyond the 100 s maximum "
         "switchover time (VMware KB 2141355)"),
     "xen_legacy": StopRule(
-        0.0, 50, 30, 3.0, np.inf, "none", FIXED_DOWNTIME,
-        "Xen xc_domain_save: fewer than 50 dirty pages, DEF_MAX_ITERS 29 "
-        "(30 passes), "
-        "DEF_MAX_FACTOR 3 (never more than 3 x memory)"),
+        0.0, 50, 29, 3.0, np.inf, "none", FIXED_DOWNTIME,
+        "Xen xc_domain_save (last in Xen 4.5): after each pass, stop when "
+        "that pass sent fewer than 50 pages, after DEF_MAX_ITERS 29 live "
+        "passes, or once more than DEF_MAX_FACTOR 3 x memory was sent",
+        test_sent_pass=True),
     "xen_v2": StopRule(
         0.0, 50, 5, np.inf, np.inf, "none", FIXED_DOWNTIME,
-        "Xen migration v2 simple_precopy_policy: SPP_TARGET_DIRTY_COUNT 50, "
-        "SPP_MAX_ITERATIONS 5"),
+        "Xen migration v2 simple_precopy_policy (xg_sr_save.c): fewer than "
+        "SPP_TARGET_DIRTY_COUNT 50 dirty pages (sent live once more, then "
+        "stop-and-copy) or SPP_MAX_ITERATIONS 5", final_live_pass=True),
     "hyperv": StopRule(
         0.3, 0, np.inf, np.inf, np.inf, "none", FIXED_DOWNTIME,
         "Hyper-V's stop rule is not documented: modelled as the generic "
@@ -232,7 +271,9 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
             throttle="none", fixed_downtime=FIXED_DOWNTIME,
             page_header=PAGE_HEADER_BYTES, auto_converge=AUTO_CONVERGE_STEPS,
             sdps_min_progress=SDPS_MIN_PROGRESS, sdps_target=SDPS_TARGET,
-            round_limit=300, trace=False):
+            sync="round", iteration_s=QEMU_ITERATION_S, sync_timer_s=np.inf,
+            trigger_period_s=QEMU_TRIGGER_PERIOD_S, test_sent_pass=False,
+            final_live_pass=False, round_limit=300, trace=False):
     """Iterate pre-copy rounds until each scenario stops, all at once.
 
     Parameters
@@ -240,8 +281,8 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
     memory : numeric
         Guest RAM M. [B]
     rate : numeric
-        Effective migration rate B (after framing, stream caps, sharing and
-        compression). [B/s]
+        Effective migration rate B (after framing, stream caps, sharing,
+        compression and any max-bandwidth cap). [B/s]
     cold_rate : numeric, default 0
         Uniform (cold) dirtying rate. [B/s]
     hot_set, hot_rate : numeric, default 0
@@ -252,14 +293,14 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
     zero_fraction : numeric, default 0
         Share of pages that are zero (sent as a header only).
     downtime_limit : numeric, default 0.3
-        Stop when what is left takes at most this long to send. [s]
+        Stop when what is left takes less than this long to send. [s]
     min_pages : numeric, default 0
         Stop when fewer pages than this are left (Xen).
     fraction_left : numeric, default 0
-        Stop when at most this share of memory is left.
+        Stop when less than this share of memory is left.
     max_rounds, max_factor : numeric, default inf
-        Stop and copy after this many rounds, or once this many times the
-        memory has been sent (Xen caps).
+        Stop and copy after this many rounds, or once more than this many
+        times the memory has been sent (Xen caps).
     max_switchover : numeric, default inf
         Fail when the switchover would take longer. [s]
     time_budget : numeric, default inf
@@ -274,8 +315,26 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         Initial throttle, increment, maximum, trigger ratio.
     sdps_min_progress, sdps_target : float, default 1.3, 5.0
         SDPS engages below this transmit/dirty ratio and aims at the target.
+    sync : str or array-like of str, default 'round'
+        When the dirty log is read and the stop rule tested, a name in
+        :data:`SYNC_RULES`.
+    iteration_s : numeric, default 0.05
+        ``qemu``: length of one send iteration (MAX_WAIT, or the 100 ms
+        window under a max-bandwidth cap). [s]
+    sync_timer_s : numeric, default inf
+        ``qemu``: period of the forced bitmap sync (5 s with auto-converge
+        from QEMU 9.2, else inf). [s]
+    trigger_period_s : numeric, default 1
+        The auto-converge trigger is tested at a sync only when more than
+        this long passed since its last test. [s]
+    test_sent_pass : bool or array-like, default False
+        Test ``min_pages`` on the pass just sent and ``max_factor`` on what
+        was sent so far (Xen ``xc_domain_save``).
+    final_live_pass : bool or array-like, default False
+        A dirty set under the page threshold is sent live once more before
+        stop-and-copy (Xen migration v2).
     round_limit : int, default 300
-        Rounds simulated before declaring no convergence.
+        Syncs simulated before declaring no convergence.
     trace : bool, default False
         Also return the per-round volumes and durations.
 
@@ -283,18 +342,39 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
     -------
     dict of numeric
         ``converged`` (bool), ``outcome`` (index into OUTCOMES), ``rounds``
-        (pre-copy rounds before stop-and-copy), ``total_time`` [s],
-        ``downtime`` [s], ``bytes_sent`` [B], ``throttle`` (final, 0-1),
-        ``slowdown`` (guest, 1/f); with ``trace`` also ``round_bytes`` and
-        ``round_seconds`` (scenarios x rounds, NaN past the end). Time,
-        downtime and bytes are NaN where the migration never switches over.
+        (round rule: pre-copy passes before stop-and-copy; qemu rule:
+        QEMU's dirty-sync-count at completion, the setup and last-stage
+        syncs included), ``total_time`` [s], ``downtime`` [s],
+        ``bytes_sent`` [B], ``throttle`` (final, 0-1), ``slowdown``
+        (guest, 1/f); with ``trace`` also ``round_bytes`` and
+        ``round_seconds`` (scenarios x intervals between syncs, NaN past
+        the end). Time, downtime and bytes are NaN where the migration
+        never switches over.
 
     Notes
     -----
-    Round 0 sends the non-zero memory; round k+1 sends D(t_k). Stop and
-    copy when :math:`D(t_k) \\le \\max(B d, p_{min} P, \\alpha M)` or a cap
-    fires; then :math:`T_{down} = V_{stop}/B + T_{fixed}`
-    (live-migration.md section 4).
+    Round rule: round 0 sends the non-zero memory; round k+1 sends
+    D(t_k); stop and copy when :math:`D(t_k) < \\max(B d, p_{min} P,
+    \\alpha M)` or a cap fires; then :math:`T_{down} = V_{stop}/B +
+    T_{fixed}` (live-migration.md section 4).
+
+    QEMU rule (migration.c ``migration_iteration_run``, ram.c
+    ``ram_state_pending_exact``): with :math:`T = B d`, the pass sends in
+    iterations of :math:`\\delta`; once the unsent part :math:`R'` drops
+    below T at an iteration boundary the bitmap is synced,
+    :math:`R = R' + D(\\Delta)` with :math:`\\Delta` the time since the
+    previous sync, and QEMU switches over when :math:`R < T`, otherwise
+    it sends on and re-syncs at the next crossing. So the RAM part of the
+    downtime is close to the limit d. With ``sync_timer_s`` a sync is also
+    forced at the first timer tick a full period after the last sync
+    (never in round 0). At a sync more than ``trigger_period_s`` after the
+    last test, auto-converge counts a high period when the pages newly
+    dirtied since that test exceed the trigger ratio times the bytes sent
+    since it, and steps the throttle at every second high period (ram.c
+    ``migration_trigger_throttle``). D is the unique-page curve of
+    :func:`dirty_bytes` from the last sync; pages re-dirtied while still
+    unsent are counted again (an overestimate when R' is a large share of
+    memory).
     """
     memory = require_positive("memory", memory, "B")
     rate = require_positive("rate", rate, "B/s")
@@ -306,23 +386,37 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         require_range(name, value, 0, np.inf, "B/s" if "rate" in name
                       else "B")
     throttle = as_codes("throttle", throttle, THROTTLES)
+    sync = as_codes("sync", sync, SYNC_RULES)
+    iteration_s = require_positive("iteration_s", iteration_s, "s")
+    sync_timer_s = np.asarray(sync_timer_s, dtype=float)
+    if np.any(~(sync_timer_s > 0)):  # inf (no timer) is allowed
+        raise ValueError("sync_timer_s must be > 0 [s] (inf: no timer), "
+                         f"got {sync_timer_s!r}")
     shape = np.broadcast_shapes(*(np.shape(v) for v in (
         memory, rate, cold_rate, hot_set, hot_rate, first_rate,
         zero_fraction, downtime_limit, min_pages, fraction_left, max_rounds,
-        max_factor, max_switchover, time_budget, throttle)))
+        max_factor, max_switchover, time_budget, throttle, sync, iteration_s,
+        sync_timer_s, test_sent_pass, final_live_pass)))
 
     size = int(np.prod(shape))
 
-    def full(value):
-        value = np.asarray(value, dtype=float)
+    def full(value, dtype=float):
+        value = np.asarray(value, dtype=dtype)
         if value.ndim == 0:  # the common scalar: no broadcasting machinery
-            return np.full(size, float(value))
+            return np.full(size, value.item(), dtype=dtype)
         return np.broadcast_to(value, shape).ravel()
 
     memory, rate, first_rate = full(memory), full(rate), full(first_rate)
     count = memory.size
     nonzero = memory * (1 - full(zero_fraction))
     overhead = 1 + page_header / PAGE_BYTES
+    sync = full(sync, np.int8)
+    # Python-level switches: scenarios without QEMU syncs or Xen's pass
+    # rules skip that arithmetic entirely
+    any_qemu = bool((sync == QEMU_SYNC).any())
+    test_sent_pass = full(test_sent_pass, bool)
+    final_live_pass = full(final_live_pass, bool)
+    any_final = bool(final_live_pass.any())
     # what each running scenario needs, compacted as scenarios finish so
     # that a long tail of slow ones costs only their own share
     live = {
@@ -343,14 +437,25 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         "fixed_downtime": full(fixed_downtime),
         "throttle": np.broadcast_to(throttle, shape).ravel(),
         "slope": full(hot_rate) + full(cold_rate),  # unthrottled dirtying
+        "sync": sync,
+        "test_sent_pass": test_sent_pass,
+        "final_live_pass": final_live_pass,
     }
     initial, increment, maximum, trigger = auto_converge
     pending = nonzero * overhead + (memory - nonzero) / PAGE_BYTES * \
         page_header
-    seconds = pending / first_rate
+    if any_qemu:
+        live.update(iteration=full(iteration_s), timer=full(sync_timer_s))
+        seconds = _next_sync(live, pending, first_rate, np.zeros(count),
+                             first_pass=True)
+        leftover = np.maximum(pending - first_rate * seconds, 0.0)
+    else:
+        seconds, leftover = pending / first_rate, np.zeros(count)
     live.update(pending=pending, seconds=seconds, elapsed=seconds.copy(),
-                sent=pending.copy(), rounds=np.ones(count),
-                fraction=np.ones(count), high=np.zeros(count),
+                leftover=leftover, sent=pending - leftover,
+                rounds=np.ones(count), fraction=np.ones(count),
+                high=np.zeros(count), since=np.zeros(count),
+                dirtied=np.zeros(count), moved=np.zeros(count),
                 alive=np.ones(count, dtype=bool))
 
     outcome = np.full(count, NO_CONVERGENCE, dtype=np.int8)
@@ -358,10 +463,12 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
     downtime, bytes_sent = total.copy(), total.copy()
     rounds_out, fraction_out = np.ones(count), np.ones(count)
     # Without throttling or caps the theorem of section 3.2 decides up
-    # front: switchover iff h D(d)/d < B, with d the threshold in time.
+    # front for the round rule: switchover iff h D(d)/d < B, with d the
+    # threshold in time.
     window = live["threshold"] / rate
     free = (live["throttle"] == NONE) & ~np.isfinite(live["max_rounds"]) \
-        & ~np.isfinite(live["max_factor"]) & (window > 0)
+        & ~np.isfinite(live["max_factor"]) & (window > 0) \
+        & (sync == ROUND_SYNC)
     hopeless = free & ~(overhead * dirty_bytes(
         window, nonzero, live["cold_rate"], hot_set=live["hot_set"],
         hot_rate=live["hot_rate"]) < rate * window)
@@ -370,26 +477,50 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
     outcome[hopeless] = np.where(np.isfinite(live["time_budget"][hopeless]),
                                  TIME_BUDGET, NO_CONVERGENCE)
     live["alive"] = ~hopeless
-    trace_rows = [(np.arange(count), pending, seconds)] if trace else []
+    trace_rows = [(np.arange(count), pending - leftover, seconds)] \
+        if trace else []
     for _ in range(round_limit):
         s = live
         dirty = dirty_bytes(s["seconds"], s["nonzero"], s["cold_rate"],
                             hot_set=s["hot_set"], hot_rate=s["hot_rate"],
                             run_fraction=s["fraction"]) * overhead
-        stop_time = dirty / s["rate"] + s["fixed_downtime"]
+        # what the sync finds left: the unsent part of the pass and the
+        # pages dirtied since the previous sync
+        found = s["leftover"] + dirty if any_qemu else dirty
+        # xc_domain_save tests the pass just sent and the bytes sent so far
+        tested = np.where(s["test_sent_pass"], s["pending"], found)
+        total_after = np.where(s["test_sent_pass"], s["sent"],
+                               s["sent"] + found)
+        stop_volume, live_time, resent = found, 0.0, 0.0
+        if any_final:
+            # Xen v2 sends a small dirty set live once more, then copies
+            # what that pass left dirty
+            small = s["final_live_pass"] & (tested < s["threshold"])
+            live_time = np.where(small, found / s["rate"], 0.0)
+            stop_volume = np.where(small, dirty_bytes(
+                live_time, s["nonzero"], s["cold_rate"], hot_set=s["hot_set"],
+                hot_rate=s["hot_rate"], run_fraction=s["fraction"])
+                * overhead, found)
+            resent = np.where(small, found, 0.0)
+        stop_time = stop_volume / s["rate"] + s["fixed_downtime"]
         # first matching rule wins, in this order (nested where: cheaper
         # than np.select for the small arrays of a single scenario)
         reason = np.where(
-            dirty <= s["threshold"], SWITCHOVER, np.where(
+            (tested < s["threshold"]) | (tested <= 0), SWITCHOVER, np.where(
                 s["rounds"] >= s["max_rounds"], ROUND_CAP, np.where(
-                    s["sent"] + dirty > s["max_factor"] * s["memory"],
+                    total_after > s["max_factor"] * s["memory"],
                     DATA_CAP, np.where(s["elapsed"] > s["time_budget"],
                                        TIME_BUDGET, -1))))
         reason = np.where((reason >= 0) & (reason != TIME_BUDGET) &
                           (stop_time > s["max_switchover"]),
                           SWITCHOVER_TOO_LONG, reason)
-        # throttling, from what this round showed
-        too_fast = dirty > trigger * s["pending"]
+        # auto-converge: tested at a sync more than trigger_period_s after
+        # its last test, on the pages dirtied and bytes sent since then
+        since = s["since"] + s["seconds"]
+        dirtied = s["dirtied"] + dirty
+        moved = s["moved"] + (s["pending"] - s["leftover"])
+        tests = since > trigger_period_s
+        too_fast = tests & (dirtied > trigger * moved)
         high = np.where(too_fast, s["high"] + 1, s["high"])
         step = (s["throttle"] == AUTO_CONVERGE) & too_fast & (high >= 2)
         high = np.where(step, 0, high)
@@ -408,7 +539,7 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         can_throttle = ((s["throttle"] == AUTO_CONVERGE) &
                         (1 - fraction < maximum)) | engage | step
         capped = np.isfinite(s["max_rounds"]) | np.isfinite(s["max_factor"])
-        stalled = (reason < 0) & (dirty >= s["pending"]) & ~can_throttle \
+        stalled = (reason < 0) & (found >= s["pending"]) & ~can_throttle \
             & ~capped  # a round or data cap will still end it
         reason = np.where(stalled, np.where(np.isfinite(s["time_budget"]),
                                             TIME_BUDGET, NO_CONVERGENCE),
@@ -418,30 +549,42 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         finished = done & (reason <= DATA_CAP)
         where = s["index"][done]
         outcome[where] = reason[done]
-        rounds_out[where] = s["rounds"][done]
+        extra = (resent > 0) if any_final else 0.0
+        rounds_out[where] = (s["rounds"] + extra
+                             + 2.0 * (s["sync"] == QEMU_SYNC))[done]
         fraction_out[where] = s["fraction"][done]
         ok = s["index"][finished]
-        total[ok] = s["elapsed"][finished] + stop_time[finished]
+        total[ok] = (s["elapsed"] + live_time + stop_time)[finished]
         downtime[ok] = stop_time[finished]
-        bytes_sent[ok] = s["sent"][finished] + dirty[finished]
+        bytes_sent[ok] = (s["sent"] + resent + stop_volume)[finished]
 
         alive = s["alive"] & ~done
         remaining = np.count_nonzero(alive)
         if not remaining:
             break
-        s["high"], s["fraction"], s["pending"] = high, fraction, dirty
+        s["high"], s["fraction"], s["pending"] = high, fraction, found
+        reset = tests
+        s["since"] = np.where(reset, 0.0, since)
+        s["dirtied"] = np.where(reset, 0.0, dirtied)
+        s["moved"] = np.where(reset, 0.0, moved)
         s["alive"] = alive
         if remaining < 0.7 * alive.size:
             # drop finished scenarios once enough have piled up: copying
             # every array each round would cost more than it saves
             live = s = {k: v[alive] for k, v in s.items()}
-        s["seconds"] = s["pending"] / s["rate"]
+        if any_qemu:
+            s["seconds"] = _next_sync(s, s["pending"], s["rate"],
+                                      s["elapsed"])
+            s["leftover"] = np.maximum(s["pending"] - s["rate"]
+                                       * s["seconds"], 0.0)
+        else:
+            s["seconds"] = s["pending"] / s["rate"]
         s["elapsed"] = s["elapsed"] + s["seconds"]
-        s["sent"] = s["sent"] + s["pending"]
+        s["sent"] = s["sent"] + s["pending"] - s["leftover"]
         s["rounds"] = s["rounds"] + s["alive"]
         if trace:
             trace_rows.append((s["index"][s["alive"]],
-                               s["pending"][s["alive"]],
+                               (s["pending"] - s["leftover"])[s["alive"]],
                                s["seconds"][s["alive"]]))
     else:  # still running after round_limit rounds
         where = live["index"][live["alive"]]
@@ -462,3 +605,23 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         result["round_seconds"] = durations.reshape(shape + (-1,))
     return {k: v if k.startswith("round_") else v.reshape(shape)
             for k, v in result.items()}
+
+
+def _next_sync(s, pending, rate, elapsed, first_pass=False):
+    """Time from a sync to the next one (section of :func:`precopy`'s
+    Notes): the round rule sends the whole pass; the QEMU rule syncs at
+    the first iteration boundary where less than the threshold is left
+    unsent (or when the pass runs out), or earlier at its timer."""
+    whole = pending / rate
+    step = s["iteration"] * rate
+    iterations = np.floor(np.maximum(pending - s["threshold"], 0.0)
+                          / step) + 1
+    natural = np.minimum(iterations * s["iteration"], whole)
+    if not first_pass:  # the timer skips syncs while round 0 runs
+        period = s["timer"]
+        finite = np.isfinite(period)
+        safe = np.where(finite, period, 1.0)
+        tick = safe * (np.ceil(elapsed / safe - 1e-9) + 1)
+        natural = np.where(finite, np.minimum(natural, tick - elapsed),
+                           natural)
+    return np.where(s["sync"] == QEMU_SYNC, natural, whole)
