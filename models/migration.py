@@ -146,6 +146,49 @@ SDPS_MIN_PROGRESS = 1.3
 SDPS_TARGET = 5.0
 
 
+def qemu_settings(version, management="qemu", max_bandwidth=None,
+                  throttle="none"):
+    """QEMU's migration settings that depend on its release and on the
+    management layer.
+
+    Parameters
+    ----------
+    version : str
+        QEMU release, "major.minor".
+    management : {'qemu', 'libvirt'}, default 'qemu'
+        Who sets max-bandwidth: QEMU's default, or libvirt, which lifts
+        it (``QEMU_DOMAIN_MIG_BANDWIDTH_MAX``, src/qemu/qemu_domain.h).
+    max_bandwidth : float, optional
+        An explicit max-bandwidth, which wins over both. [B/s]
+    throttle : str, default 'none'
+        The throttling in use.
+
+    Returns
+    -------
+    dict
+        ``max_bandwidth`` [B/s] (inf: no cap), ``sync_timer_s`` [s] (inf:
+        no periodic sync) and ``source``, a sentence naming both.
+    """
+    release = tuple(int(part) for part in version.split("."))
+    default = next(value for since, value in
+                   sorted(QEMU_MAX_BANDWIDTH.items(), reverse=True)
+                   if release >= since)
+    if max_bandwidth is not None:
+        cap, origin = float(max_bandwidth), "set explicitly"
+    elif management == "libvirt":
+        cap, origin = np.inf, "lifted by libvirt"
+    else:
+        cap, origin = float(default), f"QEMU {version} default"
+    timer = QEMU_SYNC_TIMER_S if throttle == "auto_converge" \
+        and release >= (9, 2) else np.inf
+    limit = "no cap" if not np.isfinite(cap) else f"{cap / 2 ** 20:g} MiB/s"
+    source = (f"QEMU {version}: max-bandwidth {limit} ({origin}); "
+              + ("auto-converge syncs the dirty bitmap at least every 5 s "
+                 "(cpu-throttle.c, QEMU >= 9.2)" if np.isfinite(timer)
+                 else "no periodic bitmap sync"))
+    return {"max_bandwidth": cap, "sync_timer_s": timer, "source": source}
+
+
 def dirty_bytes(window, nonzero_memory, cold_rate, *, hot_set=0.0,
                 hot_rate=0.0, run_fraction=1.0):
     """Unique bytes dirtied in a window that starts from a clean state.
@@ -588,7 +631,8 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
                                s["seconds"][s["alive"]]))
     else:  # still running after round_limit rounds
         where = live["index"][live["alive"]]
-        rounds_out[where] = live["rounds"][live["alive"]]
+        rounds_out[where] = (live["rounds"] + 2.0 * (
+            live["sync"] == QEMU_SYNC))[live["alive"]]
         fraction_out[where] = live["fraction"][live["alive"]]
 
     result = {"converged": outcome <= DATA_CAP, "outcome": outcome,

@@ -370,6 +370,16 @@ class Migration(_Strict):
     #: None: the stop rule's default (SDPS for vMotion, none otherwise)
     throttling: Literal["none", "sdps", "auto_converge"] | None = None
     time_budget_s: float | None = Field(default=None, gt=0)
+    #: stop_rule qemu: the QEMU release, "major.minor"; it decides the
+    #: default max-bandwidth (32 MiB/s before 5.2, 128 MiB/s from 5.2)
+    #: and the 5 s bitmap-sync timer of auto-converge (from 9.2)
+    qemu_version: str = Field(default="9.2", pattern=r"^[0-9]{1,2}\.[0-9]{1,2}$")
+    #: stop_rule qemu: who sets max-bandwidth. "qemu": QEMU's own default
+    #: for qemu_version; "libvirt": libvirt lifts it (QEMU_DOMAIN_MIG_
+    #: BANDWIDTH_MAX, no cap). max_bandwidth_mib_s overrides both (KubeVirt
+    #: bandwidthPerMigration, Proxmox bwlimit, virsh --bandwidth).
+    management: Literal["qemu", "libvirt"] = "qemu"
+    max_bandwidth_mib_s: float | None = Field(default=None, gt=0)
 
 
 class Backend(_Strict):

@@ -12,6 +12,9 @@ from solvers.results import Finding
 
 GIB = 2 ** 30
 MIB = 2 ** 20
+#: Syncs simulated before a migration is declared non-converging: QEMU's
+#: timer syncs every 5 s, so 3000 cover over four hours of pre-copy.
+SYNC_LIMIT = 3000
 
 
 def _transfer_of(doc, item):
@@ -35,6 +38,12 @@ def _parameters(doc, item):
     hot = dirty.kind == "hot_cold"
     budget = rule.downtime_limit if item.downtime_budget_ms is None \
         else item.downtime_budget_ms / 1e3
+    throttle = item.throttling or rule.throttle
+    qemu = migration.qemu_settings(
+        item.qemu_version, item.management,
+        None if item.max_bandwidth_mib_s is None
+        else item.max_bandwidth_mib_s * MIB, throttle) \
+        if rule.sync == "qemu" else None
     return {
         "memory": item.memory_gib * GIB,
         "cold_rate": (dirty.cold_rate_mib_s if hot else dirty.rate_mib_s)
@@ -51,9 +60,13 @@ def _parameters(doc, item):
         "max_factor": rule.max_factor,
         "max_switchover": item.max_switchover_s or rule.max_switchover,
         "time_budget": item.time_budget_s or math.inf,
-        "throttle": migration.THROTTLES.index(item.throttling or
-                                              rule.throttle),
+        "throttle": migration.THROTTLES.index(throttle),
         "fixed_downtime": rule.fixed_downtime,
+        "sync": migration.SYNC_RULES.index(rule.sync),
+        "max_bandwidth": qemu["max_bandwidth"] if qemu else math.inf,
+        "sync_timer": qemu["sync_timer_s"] if qemu else math.inf,
+        "test_sent_pass": rule.test_sent_pass,
+        "final_live_pass": rule.final_live_pass,
     }
 
 
@@ -88,6 +101,10 @@ def analyse(documents, transfer_rates=None):
     rate = throughput * 1e9 / 8 / concurrency  # [B/s] each
     columns = [_parameters(doc, item) for _, doc, item in owners]
     p = {k: np.array([c[k] for c in columns]) for k in columns[0]}
+    # QEMU's max-bandwidth caps the rate, and the capped migration thread
+    # sends in 100 ms windows instead of 50 ms iterations
+    capped = rate > p["max_bandwidth"]
+    rate = np.minimum(rate, p["max_bandwidth"])
     result = migration.precopy(
         p["memory"], rate, p["cold_rate"], hot_set=p["hot_set"],
         hot_rate=p["hot_rate"], first_rate=np.minimum(p["first_cap"], rate),
@@ -96,7 +113,12 @@ def analyse(documents, transfer_rates=None):
         fraction_left=p["fraction_left"], max_rounds=p["max_rounds"],
         max_factor=p["max_factor"], max_switchover=p["max_switchover"],
         time_budget=p["time_budget"], throttle=p["throttle"],
-        fixed_downtime=p["fixed_downtime"], trace=True)
+        fixed_downtime=p["fixed_downtime"], sync=p["sync"],
+        iteration_s=np.where(capped, migration.QEMU_CAPPED_ITERATION_S,
+                             migration.QEMU_ITERATION_S),
+        sync_timer_s=p["sync_timer"], test_sent_pass=p["test_sent_pass"],
+        final_live_pass=p["final_live_pass"],
+        round_limit=SYNC_LIMIT, trace=True)
     # the rate that would converge within the downtime budget: the
     # evidence when a migration does not converge
     window_rate = goalseek.rate_for_downtime(
@@ -141,6 +163,14 @@ def analyse(documents, transfer_rates=None):
             f"Migration {item.name!r}: stop rule {item.stop_rule} "
             f"({rule.source}); {1e3 * rule.fixed_downtime:g} ms of device "
             "state and resume added to the downtime")
+        if rule.sync == "qemu":
+            target["assumptions"].append(
+                f"Migration {item.name!r}: " + migration.qemu_settings(
+                    item.qemu_version, item.management,
+                    None if item.max_bandwidth_mib_s is None
+                    else item.max_bandwidth_mib_s * MIB, item.throttling
+                    or rule.throttle)["source"]
+                + "; rounds = QEMU's dirty-sync-count")
         if (item.throttling or rule.throttle) == "sdps":
             target["assumptions"].append(
                 "SDPS modelled as an interpretation of the ESXi settings "
