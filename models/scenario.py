@@ -311,6 +311,9 @@ class Flow(_Strict):
     src_port: int | None = Field(default=None, ge=0, le=65535)
     dst_port: int | None = Field(default=None, ge=0, le=65535)
     vlan: int | None = Field(default=None, ge=0, le=4094)
+    #: 802.1p priority in the VLAN tag (Linux vlan+srcmac hashes the whole
+    #: tag control field, priority included)
+    vlan_pcp: int = Field(default=0, ge=0, le=7)
     traffic_class: str = "vm"
     tx_gbps: float = Field(default=0.0, ge=0)
     rx_gbps: float = Field(default=0.0, ge=0)

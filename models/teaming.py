@@ -28,13 +28,15 @@ LINUX_HASHES = ("layer2", "layer2+3", "layer3+4", "encap2+3", "encap3+4",
                 "vlan+srcmac")
 
 #: Linux bonding hash variants by kernel period (teaming.md section 3.3):
-#: (EtherType term byte-swapped, ``>> 1`` on layer2+3, ``>> 1`` on
-#: layer3+4).
+#: (EtherType term of ``bond_eth_hash``: none, byte-swapped or numeric;
+#: ``>> 1`` on layer2+3 and encap2+3; ``>> 1`` on layer3+4 and encap3+4).
 KERNEL_HASH_VARIANTS = {
-    "pre_2017": (True, False, False),
-    "2017_2021": (True, True, True),     # b5f862180d70: shift on every IP hash
-    "2021_2022": (False, True, True),    # XDP refactor: numeric EtherType
-    "current": (False, False, True),     # 49aefd131739: shift on l3+4 only
+    # 3.15 flow-dissector rewrite: bond_eth_hash = h_dest[5] ^ h_source[5]
+    "pre_ethertype": ("none", False, False),
+    "pre_2017": ("swapped", False, False),  # ^ h_proto read as a u16
+    "2017_2021": ("swapped", True, True),   # b5f862180d70: shift on all IP
+    "2021_2022": ("numeric", True, True),   # XDP refactor: be16_to_cpu
+    "current": ("numeric", False, True),    # 49aefd131739: l3+4 only
 }
 
 #: Header fields each uniform-hash mode reads: the vDS LACP algorithms
@@ -110,7 +112,8 @@ def linux_xmit_hash(policy, src_mac, dst_mac, src_ip, dst_ip, src_port,
     ethertype : array-like of int, default 0x0800
         EtherType of the frame (0x86DD for IPv6).
     vlan_tci : array-like of int, default 0
-        802.1Q tag control field (``vlan+srcmac`` only).
+        802.1Q tag control information, priority and DEI bits included
+        (``vlan+srcmac`` only: ``skb_vlan_tag_get`` returns the whole TCI).
     has_ports : array-like of bool, default True
         False for fragments and protocols without a port pair, whose port
         word is 0.
@@ -147,11 +150,16 @@ def linux_xmit_hash(policy, src_mac, dst_mac, src_ip, dst_ip, src_port,
     """
     require_choice("xmit_hash_policy", policy, LINUX_HASHES)
     require_choice("kernel", kernel, tuple(KERNEL_HASH_VARIANTS))
-    swapped_ethertype, shift_l23, shift_l34 = KERNEL_HASH_VARIANTS[kernel]
+    ethertype_term, shift_l23, shift_l34 = KERNEL_HASH_VARIANTS[kernel]
     src_mac = np.asarray(src_mac, dtype=U64)
     dst_mac = np.asarray(dst_mac, dtype=U64)
     ethertype = np.asarray(ethertype, dtype=U32)
-    et_term = _bswap16(ethertype) if swapped_ethertype else ethertype
+    if ethertype_term == "swapped":
+        et_term = _bswap16(ethertype)
+    elif ethertype_term == "numeric":
+        et_term = ethertype
+    else:
+        et_term = U32(0)
     layer2 = ((dst_mac & U64(0xFF)).astype(U32)
               ^ (src_mac & U64(0xFF)).astype(U32) ^ et_term)
     if policy == "layer2":

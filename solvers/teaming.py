@@ -157,6 +157,10 @@ class _Flows:
                                    and f.dst_port is not None
                                    for f in flows])
         self.vlan = np.array([f.vlan or 0 for f in flows])
+        # the whole tag control field of tagged frames (PCP << 13 | VID)
+        self.vlan_tci = np.array([0 if f.vlan is None
+                                  else f.vlan_pcp << 13 | f.vlan
+                                  for f in flows])
         self.proto = np.array([6 if f.protocol == "tcp" else 17
                                for f in flows])
         self.ethertype = np.array(
@@ -386,7 +390,7 @@ def _header_hash(name, c, team):
     if name in teaming.LINUX_HASHES:
         return teaming.linux_xmit_hash(
             name, c.smac, c.dmac, c.sip, c.dip, c.sport, c.dport,
-            ethertype=c.ethertype, vlan_tci=c.vlan, has_ports=c.has_ports,
+            ethertype=c.ethertype, vlan_tci=c.vlan_tci, has_ports=c.has_ports,
             kernel=team.kernel_hash).astype(np.int64)
     fields = {"smac": c.smac, "dmac": c.dmac, "sip": c.sip, "dip": c.dip,
               "sport": c.sport, "dport": c.dport, "vlan": c.vlan,

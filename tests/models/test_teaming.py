@@ -112,6 +112,39 @@ def test_vlan_srcmac_h7():
     assert [int(h) % n for n in (2, 3, 4)] == [1, 0, 1]
 
 
+def test_vlan_srcmac_hashes_the_whole_tag():
+    # bond_main.c bond_vlan_srcmac_hash (index 39732479640): vlan =
+    # skb_vlan_tag_get(skb), the whole TCI, so the 802.1p priority bits
+    # change the hash: PCP 5, VID 100 -> TCI 0xA064
+    h = teaming.linux_xmit_hash("vlan+srcmac", 0x005056ABCDEF, 0, 0, 0, 0,
+                                0, vlan_tci=5 << 13 | 100)
+    assert int(h) == 0xA064 ^ 0x005056 ^ 0xABCDEF
+    # bits 13 and 15 only: power-of-two teams up to 8192 members keep the
+    # VID-only member (H7), five members do not (3 vs 4)
+    assert [int(h) % n for n in (2, 4, 5)] == [1, 1, 3]
+    assert 11247069 % 5 == 4
+
+
+def test_pre_ethertype_kernels_hash_the_mac_bytes_alone():
+    # 3.15-era bond_main.c bond_eth_hash (index 24430281536): return
+    # data->h_dest[5] ^ data->h_source[5], no EtherType and no shift.
+    # H4: 0x22 ^ 0x11 = 0x33 -> members 0 of 3 where the current kernel's
+    # 0x0833 gives 2; IPv6 (0x86DD) flips the parity as well.
+    old = teaming.linux_xmit_hash("layer2", *H4_ARGS, kernel="pre_ethertype")
+    assert int(old) == 0x33 and int(old) % 3 == 0
+    assert int(teaming.linux_xmit_hash("layer2", *H4_ARGS)) % 3 == 2
+    v6_old = teaming.linux_xmit_hash("layer2", *H4_ARGS, ethertype=0x86DD,
+                                     kernel="pre_ethertype")
+    v6_now = teaming.linux_xmit_hash("layer2", *H4_ARGS, ethertype=0x86DD)
+    assert int(v6_old) % 2 == 1 and int(v6_now) == 0x86EE
+    # layer2+3: fold(0x33 ^ addresses) without the >> 1
+    l23 = teaming.linux_xmit_hash("layer2+3", *H4_ARGS,
+                                  kernel="pre_ethertype")
+    addresses = teaming._bswap32(ip("10.0.0.11")) ^ teaming._bswap32(
+        ip("10.0.0.20"))
+    assert int(l23) == int(teaming.fold(addresses ^ np.uint32(0x33)))
+
+
 def test_non_ip_frames_fall_back_to_layer2():
     h = teaming.linux_xmit_hash("layer3+4", *H4_ARGS, is_ip=False)
     assert (h == 0x0833).all()
