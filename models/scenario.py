@@ -28,7 +28,8 @@ from pydantic import (BaseModel, ConfigDict, Field, ValidationError,
 from models.host import QUEUE_MODES, STACK_PRESETS, VMMQ_QUEUE_PAIRS
 from models.migration import STOP_RULES
 from models.storage import SPINDLE_15K_IOPS, SPINDLE_15K_MBPS, WRITE_PENALTY
-from models.teaming import (KERNEL_HASH_VARIANTS, LBT_TARGET_RULES,
+from models.teaming import (IP_HASH_VARIANTS, KERNEL_HASH_VARIANTS,
+                            LBT_TARGET_RULES,
                             LINUX_HASHES, UNIFORM_HASH_FIELDS,
                             required_flow_fields)
 from models.transport import TRANSPORTS
@@ -188,6 +189,9 @@ class Team(_Strict):
     policy: Literal[tuple(TEAMING_POLICIES)] = "port_id"
     hash: Literal[HASH_POLICIES] | None = None
     kernel_hash: Literal[tuple(KERNEL_HASH_VARIANTS)] = "current"
+    #: vSphere IP hash: XOR of the last octets (VMware's KB wording) or of
+    #: the whole 32-bit addresses; they differ only for 3, 5, 6, 7 uplinks
+    ip_hash_variant: Literal[IP_HASH_VARIANTS] = "last_octet"
     lbt_threshold_pct: float = Field(default=75.0, gt=0, le=100)
     lbt_period_s: float = Field(default=30.0, gt=0, le=3600)
     lbt_target_rule: Literal[LBT_TARGET_RULES] = "stay_below"

@@ -242,14 +242,41 @@ def source_mac_member(src_mac, members):
         % np.asarray(members)
 
 
-def ip_hash_member(src_ip, dst_ip, members):
-    """vSphere IP hash: ``active[(sip & 0xFF) ^ (dip & 0xFF) mod n]``
+#: vSphere IP hash as VMware describes it in two ways: the XOR of the last
+#: octets, or the XOR of the whole 32-bit addresses, each modulo the
+#: number of uplinks. They agree for 1, 2, 4 and 8 uplinks and may differ
+#: for the others (teaming.md section 2.4).
+IP_HASH_VARIANTS = ("last_octet", "xor32")
+
+
+def ip_hash_member(src_ip, dst_ip, members, variant="last_octet"):
+    """vSphere IP hash: ``active[(sip & 0xFF) ^ (dip & 0xFF) mod n]``, or
+    with ``variant='xor32'`` ``active[(sip ^ dip) mod n]``
     [Doc: XOR of the last octets; Model: the modulo reduction]
-    (teaming.md section 2.4; validation case V1)."""
+    (teaming.md section 2.4; validation case V1).
+
+    Parameters
+    ----------
+    src_ip, dst_ip : array-like of int
+        The last 32 bits of each address: an IPv4 address whole, an IPv6
+        address's last word (whose low byte is its last octet).
+    members : numeric
+        Number of usable members *n*.
+    variant : {'last_octet', 'xor32'}, default 'last_octet'
+        Which of VMware's descriptions to follow.
+
+    Returns
+    -------
+    numpy.ndarray of int
+        Index into the usable members.
+    """
+    require_choice("ip_hash_variant", variant, IP_HASH_VARIANTS)
     src_ip = np.asarray(src_ip, dtype=U32)
     dst_ip = np.asarray(dst_ip, dtype=U32)
-    last = (src_ip & U32(0xFF)) ^ (dst_ip & U32(0xFF))
-    return last.astype(np.int64) % np.asarray(members)
+    mixed = src_ip ^ dst_ip
+    if variant == "last_octet":
+        mixed = mixed & U32(0xFF)
+    return mixed.astype(np.int64) % np.asarray(members)
 
 
 def member_loads(member, rate, members):

@@ -48,8 +48,10 @@ MODELLED = {
     "port_id": "vSphere port-ID mapping assumed active[port_id mod n]",
     "src_mac": "vSphere source-MAC hash assumed active[last MAC byte mod "
                "n] (approximate)",
-    "ip_hash": "vSphere IP hash reduction assumed modulo n; receive side "
-               "assumed to use the same hash",
+    "ip_hash": "vSphere IP hash: XOR of the {ip_variant} of source and "
+               "destination (IPv6: of the last octet or last 32 bits), "
+               "reduction assumed modulo n; receive side assumed to use "
+               "the same hash",
     "lbt": "LBT: target = least utilized uplink after the move, {rule}, "
            "{moves} port(s) per uplink per period",
     "lacp": "LACP hash {hash}: {exactness}; the switch hashes receive "
@@ -151,6 +153,11 @@ class _Flows:
                              dtype=np.uint64)
         self.sip = np.array([_ip(f.src_ip) for f in flows], dtype=np.uint32)
         self.dip = np.array([_ip(f.dst_ip) for f in flows], dtype=np.uint32)
+        # vSphere IP hash reads the last 32 bits (IPv6: not a fold)
+        self.sip_low = np.array([_low_word(f.src_ip) for f in flows],
+                                dtype=np.uint32)
+        self.dip_low = np.array([_low_word(f.dst_ip) for f in flows],
+                                dtype=np.uint32)
         self.sport = np.array([f.src_port or 0 for f in flows])
         self.dport = np.array([f.dst_port or 0 for f in flows])
         self.has_ports = np.array([f.src_port is not None
@@ -210,6 +217,10 @@ def _ip(text):
         value = (value ^ (value >> 32) ^ (value >> 64) ^ (value >> 96)) \
             & 0xFFFFFFFF
     return value
+
+
+def _low_word(text):
+    return int(ipaddress.ip_address(text)) & 0xFFFFFFFF if text else 0
 
 
 def _analyse_team(doc, team, flows, prefix, out):
@@ -287,6 +298,28 @@ def _analyse_team(doc, team, flows, prefix, out):
                                      optimal, prefix, uplinks))
     out["assumptions"].extend(_assumptions(team, compare, skipped, columns,
                                            hypervisor, configured))
+    if "ip_hash" in results:
+        out["assumptions"].extend(_ip_hash_other_reading(
+            team, columns, active, speed, hypervisor, results["ip_hash"]))
+
+
+def _ip_hash_other_reading(team, columns, active, speed, hypervisor, own):
+    """VMware describes IP hash both as a last-octet and as a 32-bit XOR;
+    where the two place flows differently, state the other's peak."""
+    other = next(v for v in teaming.IP_HASH_VARIANTS
+                 if v != team.ip_hash_variant)
+    tx, rx, _ = _place("ip_hash", columns, active, speed,
+                       team.model_copy(update={"ip_hash_variant": other}),
+                       hypervisor)
+    mine = teaming.ip_hash_member(columns.sip_low, columns.dip_low,
+                                  len(active), team.ip_hash_variant)
+    if np.array_equal(np.asarray(active)[mine], tx):
+        return []
+    result = _loads("ip_hash", columns, tx, rx, speed, active)
+    return [f"IP hash on {len(active)} uplinks: VMware's two descriptions "
+            f"place flows differently here; {team.ip_hash_variant} peaks "
+            f"at {100 * own['peak']:.1f} %, {other} at "
+            f"{100 * result['peak']:.1f} %"]
 
 
 def _place(policy, columns, usable, speed, team, hypervisor):
@@ -305,7 +338,8 @@ def _place(policy, columns, usable, speed, team, hypervisor):
     elif policy == "src_mac":
         tx = usable[teaming.source_mac_member(c.smac, n)]
     elif policy == "ip_hash":
-        tx = usable[teaming.ip_hash_member(c.sip, c.dip, n)]
+        tx = usable[teaming.ip_hash_member(c.sip_low, c.dip_low, n,
+                                           team.ip_hash_variant)]
     elif policy in ("failover", "balance_rr"):
         tx = np.full(c.count, usable[0])
     elif policy in ("lacp", "balance_xor", "address_hash"):
@@ -663,6 +697,9 @@ def _assumptions(team, compare, skipped, columns, hypervisor, optimal):
                 rule=team.lbt_target_rule.replace("_", " "),
                 moves=team.lbt_max_moves_per_uplink, hash=hashed,
                 kernel=team.kernel_hash, order=team.tlb_order,
+                ip_variant={"last_octet": "last octets",
+                            "xor32": "whole 32-bit addresses"}[
+                    team.ip_hash_variant],
                 epoch=team.dynamic_epoch_s,
                 scope=scope, exactness=f"bit-exact Linux emulation{scope}"
                 if hashed in teaming.LINUX_HASHES

@@ -183,6 +183,17 @@ def test_vsphere_ip_hash_v1_parity():
                                   4).tolist() == [3, 2, 1, 0]
 
 
+def test_vsphere_ip_hash_readings_differ_only_off_powers_of_two():
+    # VMware describes IP hash as the XOR of the last octets and as the
+    # XOR of the 32-bit addresses (teaming.md 2.4). 10.0.1.11 -> 10.0.0.20:
+    # 0x0B ^ 0x14 = 31, 0x0A00010B ^ 0x0A000014 = 287: on 3 uplinks 1 vs
+    # 2, on 2 and 4 uplinks the same low bits.
+    src, dst = ip("10.0.1.11"), ip("10.0.0.20")
+    for n, octet, word in ((3, 1, 2), (2, 1, 1), (4, 3, 3)):
+        assert int(teaming.ip_hash_member(src, dst, n)) == octet
+        assert int(teaming.ip_hash_member(src, dst, n, "xor32")) == word
+
+
 def test_port_id_and_source_mac():
     assert teaming.port_id_member([10, 11, 12, 13], 2).tolist() == \
         [0, 1, 0, 1]

@@ -394,3 +394,35 @@ def test_flow_pinned_to_a_standby_only_is_a_finding_not_nan():
     assert all(np.isfinite(m.value) for m in result.metrics)
     assert "teaming.optimal.peak_util_pct" not in {m.id for m in
                                                    result.metrics}
+
+
+def test_ip_hash_uses_the_ipv6_last_octet():
+    # VMware KB 2006129 wording: the last octet, for IPv6 too. Flow a:
+    # ::a -> ::1f in different /64s, 0x0a ^ 0x1f = 21 -> uplink 1; a fold
+    # of the four words (the Linux ipv6_addr_hash) would give 0xb3 ^ 0xa5
+    # = 22 -> uplink 0, on top of flow b (0x0a ^ 0x1e = 20 -> uplink 0).
+    flows = [{"id": "a", "src_ip": "2001:db8:0:1::a",
+              "dst_ip": "2001:db8:0:2::1f", "tx_gbps": 6.0},
+             {"id": "b", "src_ip": "2001:db8:0:1::a",
+              "dst_ip": "2001:db8:0:1::1e", "tx_gbps": 6.0}]
+    result = evaluate(scenario(flows, {"policy": "ip_hash",
+                                       "switch_mode": "static",
+                                       "compare": []})).variants[0]
+    assert result.metric("teaming.ip_hash.peak_util_pct").value == \
+        pytest.approx(60.0)
+
+
+def test_ip_hash_shows_both_readings_on_three_uplinks():
+    # 10.0.1.11 -> 10.0.0.20: last octets 31 % 3 = 1, 32-bit XOR 287 % 3 =
+    # 2 (see the model test); both placements are named with their peaks
+    flows = [{"id": "a", "src_ip": "10.0.1.11", "dst_ip": "10.0.0.20",
+              "tx_gbps": 5.0},
+             {"id": "b", "src_ip": "10.0.1.11", "dst_ip": "10.0.0.22",
+              "tx_gbps": 3.0}]
+    team = {"policy": "ip_hash", "switch_mode": "static", "compare": []}
+    result = evaluate(scenario(flows, team, nics=3)).variants[0]
+    notes = [a for a in result.assumptions if "two descriptions" in a]
+    assert len(notes) == 1 and "last_octet" in notes[0] \
+        and "xor32" in notes[0]
+    two = evaluate(scenario(flows, team, nics=2)).variants[0]
+    assert not [a for a in two.assumptions if "two descriptions" in a]
