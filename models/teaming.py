@@ -216,6 +216,116 @@ def _splitmix(z):
     return z ^ (z >> U64(31))
 
 
+def _rotl32(x, k):
+    return (x << U32(k)) | (x >> U32(32 - k))
+
+
+def _mhash_add(h, data):
+    """Open vSwitch lib/hash.h ``mhash_add`` (a Murmur3 block step; zero
+    data leaves the hash before the rotation unchanged)."""
+    k = _rotl32(data * U32(0xCC9E2D51), 15) * U32(0x1B873593)
+    h = np.where(data == 0, h, h ^ k)
+    return _rotl32(h, 13) * U32(5) + U32(0xE6546B64)
+
+
+def _hash_finish(h, final):
+    """Open vSwitch lib/hash.h ``hash_finish`` (Murmur3 fmix32)."""
+    h = h ^ U32(final)
+    h = (h ^ (h >> U32(16))) * U32(0x85EBCA6B)
+    h = (h ^ (h >> U32(13))) * U32(0xC2B2AE35)
+    return h ^ (h >> U32(16))
+
+
+def ovs_hash_mac(mac, vlan=0, basis=0):
+    """Open vSwitch balance-slb bucket hash ``hash_mac(dl_src, vlan,
+    bond-hash-basis)``, generic (non-SSE4.2, non-ARM-CRC) build.
+
+    Parameters
+    ----------
+    mac : array-like of int
+        Source MAC, 48 bits in wire order.
+    vlan : array-like of int, default 0
+        VLAN ID.
+    basis : int, default 0
+        ``other_config:bond-hash-basis``.
+
+    Returns
+    -------
+    numpy.ndarray of uint32
+        The hash; the bucket is ``hash & 0xFF``.
+
+    Notes
+    -----
+    :math:`x = vlan \\ll 48 \\,|\\, mac`; ``hash_uint64_basis``:
+    :math:`h = finish(add(add(basis, x_{lo}), x_{hi}), 8)`, which is
+    MurmurHash3_x86_32 of the 8 little-endian bytes of x seeded with the
+    basis. Builds with SSE4.2 (or ARMv8 CRC32) hash with CRC32 instead and
+    place buckets differently.
+
+    References
+    ----------
+    .. [1] openvswitch/ovs d6a632a9b16e: ofproto/bond.c (``bond_hash``),
+       lib/packets.h (``hash_mac``, ``eth_addr_vlan_to_uint64``),
+       lib/hash.h (``hash_uint64_basis``, ``mhash_add``, ``mhash_finish``).
+    """
+    x = (np.asarray(vlan, dtype=U64) << U64(48)) | np.asarray(mac, dtype=U64)
+    with np.errstate(over="ignore"):
+        h = _mhash_add(np.full(x.shape, basis, dtype=U32),
+                       (x & U64(0xFFFFFFFF)).astype(U32))
+        h = _mhash_add(h, (x >> U64(32)).astype(U32))
+        return _hash_finish(h, 8)
+
+
+def ovs_flow_hash_5tuple(src_ip, dst_ip, proto, src_port, dst_port,
+                         basis=0, *, ipv6=False):
+    """Open vSwitch ``flow_hash_5tuple`` (lib/flow.c), generic build: the
+    balance-tcp bucket hash without recirculation and in the userspace
+    datapath's L4 hash action.
+
+    Parameters
+    ----------
+    src_ip, dst_ip : array-like of int
+        IPv4 addresses in host order, shape (...); with ``ipv6`` the four
+        32-bit words of each address in order, shape (..., 4).
+    proto : array-like of int
+        IP protocol (6 TCP, 17 UDP).
+    src_port, dst_port : array-like of int
+        Transport ports.
+    basis : int, default 0
+        ``bond-hash-basis``.
+    ipv6 : bool, default False
+
+    Returns
+    -------
+    numpy.ndarray of uint32
+        The hash; the bucket is ``hash & 0xFF``.
+
+    Notes
+    -----
+    The addresses are added as the little-endian loads of their network-
+    order words, then the protocol, then the port word (both ports in
+    network order), finished with the constant 42. The ports are added
+    for TCP, UDP, SCTP, ICMP and ICMPv6 only.
+    """
+    src = np.asarray(src_ip, dtype=U32)
+    dst = np.asarray(dst_ip, dtype=U32)
+    if not ipv6:
+        src, dst = src[..., None], dst[..., None]
+    proto = np.asarray(proto, dtype=U32)
+    ports = _bswap16(src_port) | (_bswap16(dst_port) << U32(16))
+    shape = np.broadcast_shapes(src.shape[:-1], dst.shape[:-1], proto.shape,
+                                ports.shape)
+    with np.errstate(over="ignore"):
+        h = np.full(shape, basis, dtype=U32)
+        for words in (src, dst):
+            for i in range(words.shape[-1]):
+                h = _mhash_add(h, _bswap32(words[..., i]))
+        h = _mhash_add(h, proto)
+        with_ports = np.isin(proto, (6, 17, 132, 1, 58))
+        h = np.where(with_ports, _mhash_add(h, ports), h)
+        return _hash_finish(h, 42)
+
+
 def port_id_member(port_id, members):
     """vSphere originating virtual port, Hyper-V Port:
     ``active[port_id mod n]`` [Model] (teaming.md sections 2.2 and 5.1).

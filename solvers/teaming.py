@@ -64,10 +64,17 @@ MODELLED = {
                    "{order}; receive on the active slave",
     "balance_alb": "balance-alb: transmit as tlb keyed by destination IP; "
                    "receive per peer, round-robin over the fastest slaves",
-    "ovs_balance_slb": "OVS buckets drawn by a uniform hash of MAC+VLAN "
-                       "(the datapath hash cannot be reproduced offline)",
-    "ovs_balance_tcp": "OVS buckets drawn by a uniform hash of the 5-tuple; "
-                       "first placement random",
+    "ovs_balance_slb": "OVS balance-slb buckets: hash_mac(source MAC, "
+                       "VLAN, bond-hash-basis) & 0xFF as ovs-vswitchd "
+                       "computes it in a generic build (SSE4.2 and ARM "
+                       "CRC32 builds hash differently); first placement "
+                       "round-robin [Model]",
+    "ovs_balance_tcp": "OVS balance-tcp buckets: flow_hash_5tuple & 0xFF "
+                       "(generic build), as without recirculation and on "
+                       "the userspace datapath; with recirculation on the "
+                       "kernel datapath the bucket is the kernel's packet "
+                       "hash, not reproduced; first placement random "
+                       "[Model]",
     "hyperv_port": "Hyper-V Port affinity assumed port_id mod n",
     "address_hash": "LBFO address hash {hash} modelled as a uniform hash "
                     "(approximate)",
@@ -153,6 +160,11 @@ class _Flows:
                              dtype=np.uint64)
         self.sip = np.array([_ip(f.src_ip) for f in flows], dtype=np.uint32)
         self.dip = np.array([_ip(f.dst_ip) for f in flows], dtype=np.uint32)
+        # the four 32-bit words of each address (OVS hashes IPv6 whole)
+        self.sip_words = np.array([_words(f.src_ip) for f in flows],
+                                  dtype=np.uint32).reshape(-1, 4)
+        self.dip_words = np.array([_words(f.dst_ip) for f in flows],
+                                  dtype=np.uint32).reshape(-1, 4)
         # vSphere IP hash reads the last 32 bits (IPv6: not a fold)
         self.sip_low = np.array([_low_word(f.src_ip) for f in flows],
                                 dtype=np.uint32)
@@ -217,6 +229,11 @@ def _ip(text):
         value = (value ^ (value >> 32) ^ (value >> 64) ^ (value >> 96)) \
             & 0xFFFFFFFF
     return value
+
+
+def _words(text):
+    value = int(ipaddress.ip_address(text)) if text else 0
+    return [(value >> shift) & 0xFFFFFFFF for shift in (96, 64, 32, 0)]
 
 
 def _low_word(text):
@@ -358,11 +375,10 @@ def _place(policy, columns, usable, speed, team, hypervisor):
         tx = member[:, c.unit]
     elif policy in ("ovs_balance_slb", "ovs_balance_tcp"):
         if policy == "ovs_balance_slb":
-            key = [(c.vlan.astype(np.uint64) << np.uint64(48)) | c.smac]
+            h = teaming.ovs_hash_mac(c.smac, c.vlan, team.ovs_hash_basis)
         else:
-            key = [c.sip, c.dip, c.proto, c.sport, c.dport]
-        bucket = (teaming.uniform_hash(key, seed=team.ovs_hash_basis)
-                  & np.uint64(0xFF)).astype(np.int64)
+            h = _ovs_5tuple_hash(c, team.ovs_hash_basis)
+        bucket = (h & np.uint32(0xFF)).astype(np.int64)
         member = teaming_dynamic.ovs_bond(
             c.tx, bucket, n, step_s=c.step,
             rebalance_interval_s=team.ovs_rebalance_interval_ms / 1000,
@@ -385,6 +401,19 @@ def _place(policy, columns, usable, speed, team, hypervisor):
     else:   # pragma: no cover - the schema admits only known policies
         raise ValueError(f"unknown teaming policy {policy!r}")
     return tx, _receive_members(policy, tx, c, usable, speed, team), moves
+
+
+def _ovs_5tuple_hash(c, basis):
+    """flow_hash_5tuple of every flow, IPv6 ones over their full
+    addresses."""
+    h = teaming.ovs_flow_hash_5tuple(c.sip, c.dip, c.proto, c.sport,
+                                     c.dport, basis)
+    v6 = c.ethertype == teaming.ETHERTYPE_IPV6
+    if v6.any():
+        h[v6] = teaming.ovs_flow_hash_5tuple(
+            c.sip_words[v6], c.dip_words[v6], c.proto[v6], c.sport[v6],
+            c.dport[v6], basis, ipv6=True)
+    return h
 
 
 def _mask(usable, members):

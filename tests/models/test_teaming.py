@@ -263,3 +263,94 @@ def test_unknown_hash_policy_names_the_value():
 ])
 def test_required_flow_fields(policy, fields):
     assert teaming.required_flow_fields(policy) == fields
+
+
+# Open vSwitch hashes, generic build (openvswitch/ovs d6a632a9b16e, read with
+# git: lib/hash.h mhash_add/mhash_finish/hash_uint64_basis, lib/packets.h
+# hash_mac and eth_addr_vlan_to_uint64, lib/packets.c eth_addr_to_uint64,
+# lib/flow.c flow_hash_5tuple, ofproto/bond.c bond_hash, lib/dpif.h
+# BOND_MASK 0xff). The scalar transcription below is plain Python integers;
+# its Murmur3 steps are checked against published MurmurHash3_x86_32
+# vectors (SMHasher: "test"/0 -> 0xba6bd213, 00000000/0 -> 0x2362f9de,
+# "aaaa"/0x9747b28c -> 0x5a97808a, "abcd"/0x9747b28c -> 0xf0478627).
+
+def _rot(x, k):
+    return ((x << k) | (x >> (32 - k))) & 0xFFFFFFFF
+
+
+def _add(h, data):
+    if data:
+        data = _rot(data * 0xCC9E2D51 & 0xFFFFFFFF, 15) * 0x1B873593 \
+            & 0xFFFFFFFF
+        h ^= data
+    return (_rot(h, 13) * 5 + 0xE6546B64) & 0xFFFFFFFF
+
+
+def _finish(h, final):
+    h ^= final
+    h = (h ^ h >> 16) * 0x85EBCA6B & 0xFFFFFFFF
+    h = (h ^ h >> 13) * 0xC2B2AE35 & 0xFFFFFFFF
+    return h ^ h >> 16
+
+
+@pytest.mark.parametrize("key, seed, expected", [
+    (b"test", 0, 0xBA6BD213), (b"\0\0\0\0", 0, 0x2362F9DE),
+    (b"aaaa", 0x9747B28C, 0x5A97808A), (b"abcd", 0x9747B28C, 0xF0478627)])
+def test_ovs_murmur_steps_match_published_vectors(key, seed, expected):
+    word = int.from_bytes(key, "little")
+    assert _finish(_add(seed, word), 4) == expected
+    with np.errstate(over="ignore"):
+        got = teaming._hash_finish(teaming._mhash_add(
+            np.uint32(seed), np.uint32(word)), 4)
+    assert int(got) == expected
+
+
+def _be_word_as_le(word):
+    return int.from_bytes(word.to_bytes(4, "big"), "little")
+
+
+@pytest.mark.parametrize("mac, vlan, basis", [
+    (0x005056ABCDEF, 0, 0), (0x005056ABCDEF, 100, 0),
+    (0x525400123456, 10, 7), (0x0, 0, 0)])
+def test_ovs_balance_slb_bucket_is_hash_mac(mac, vlan, basis):
+    x = vlan << 48 | mac
+    expected = _finish(_add(_add(basis, x & 0xFFFFFFFF), x >> 32), 8)
+    got = teaming.ovs_hash_mac(mac, vlan, basis)
+    assert int(got) == expected
+    assert int(got) & 0xFF == expected & 0xFF   # the bucket
+
+
+def test_ovs_balance_tcp_bucket_is_flow_hash_5tuple():
+    # 10.0.0.11:50000 -> 10.0.0.20:445 TCP and :50002: nw_src/nw_dst are
+    # network-order words read as u32, then nw_proto, then tp_src|tp_dst
+    # as one u32, finished with 42
+    sip, dip = ip("10.0.0.11"), ip("10.0.0.20")
+    for sport, basis in ((50000, 0), (50002, 0), (50000, 99)):
+        ports = int.from_bytes(sport.to_bytes(2, "big")
+                               + (445).to_bytes(2, "big"), "little")
+        h = basis
+        for value in (_be_word_as_le(sip), _be_word_as_le(dip), 6, ports):
+            h = _add(h, value)
+        expected = _finish(h, 42)
+        got = teaming.ovs_flow_hash_5tuple(sip, dip, 6, sport, 445, basis)
+        assert int(got) == expected
+    # IPv6: the 16-byte addresses as four words each, in order
+    src = int(ipaddress.ip_address("2001:db8::11"))
+    dst = int(ipaddress.ip_address("2001:db8::20"))
+    words = [[(a >> s) & 0xFFFFFFFF for s in (96, 64, 32, 0)]
+             for a in (src, dst)]
+    h = 0
+    for word in words[0] + words[1]:
+        h = _add(h, _be_word_as_le(word))
+    ports = int.from_bytes((50000).to_bytes(2, "big")
+                           + (445).to_bytes(2, "big"), "little")
+    expected = _finish(_add(_add(h, 6), ports), 42)
+    got = teaming.ovs_flow_hash_5tuple(words[0], words[1], 6, 50000, 445,
+                                       ipv6=True)
+    assert int(got) == expected
+    # a protocol without ports hashes the addresses and protocol only
+    no_ports = teaming.ovs_flow_hash_5tuple(sip, dip, 47, 1, 2)
+    h = 0
+    for value in (_be_word_as_le(sip), _be_word_as_le(dip), 47):
+        h = _add(h, value)
+    assert int(no_ports) == _finish(h, 42)

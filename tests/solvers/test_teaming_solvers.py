@@ -426,3 +426,27 @@ def test_ip_hash_shows_both_readings_on_three_uplinks():
         and "xor32" in notes[0]
     two = evaluate(scenario(flows, team, nics=2)).variants[0]
     assert not [a for a in two.assumptions if "two descriptions" in a]
+
+
+def test_ovs_rebalance_reinserts_after_equal_members():
+    # openvswitch/ovs d6a632a9b16e ofproto/bond.c: insert_bal puts a member
+    # before the first one carrying less, i.e. after all with equal bytes,
+    # and bond_rebalance calls reinsert_bal(from), reinsert_bal(to) after
+    # each moved entry. Buckets (MB): 0:3 @m2, 1:1 @m1, 2:3 @m2, 3:3 @m2,
+    # 4:1 @m1; tx m0 0, m1 2, m2 9; bals [m2, m1, m0].
+    # 1) m2 -> m0: ideal 4.5, takes bucket 0 (3); m2 6, m0 3, m1 2 ->
+    #    [m2, m0, m1].
+    # 2) m2 -> m1: ideal 2, no bucket fits, the closest (bucket 3) moves;
+    #    m2 3, m1 5, m0 3. Re-inserting m2 puts it after m0 (equal 3 MB):
+    #    [m1, m0, m2]. (A stable re-sort would keep m2 before m0.)
+    # 3) m1 -> m2 (the back): ideal 1, takes bucket 1; m1 4, m2 4, m0 3.
+    # 4) m1 has one entry left, m2 one: nothing more moves.
+    # Result: buckets 0..4 on m0, m2, m2, m1, m1 (the stable re-sort would
+    # have sent bucket 1 to m0 in step 3).
+    counters = np.zeros(256, dtype=np.int64)
+    counters[:5] = np.array([3, 1, 3, 3, 1]) * 1_000_000
+    member = np.full(256, -1)
+    member[:5] = [2, 1, 2, 2, 1]
+    moved = teaming_dynamic.ovs_rebalance(counters, member,
+                                          np.ones(3, dtype=bool))
+    assert moved[:5].tolist() == [0, 2, 2, 1, 1]
