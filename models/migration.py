@@ -429,12 +429,18 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         require_range(name, value, 0, np.inf, "B/s" if "rate" in name
                       else "B")
     throttle = as_codes("throttle", throttle, THROTTLES)
-    sync = as_codes("sync", sync, SYNC_RULES)
-    iteration_s = require_positive("iteration_s", iteration_s, "s")
-    sync_timer_s = np.asarray(sync_timer_s, dtype=float)
-    if np.any(~(sync_timer_s > 0)):  # inf (no timer) is allowed
-        raise ValueError("sync_timer_s must be > 0 [s] (inf: no timer), "
-                         f"got {sync_timer_s!r}")
+    # the defaults (round sync, no Xen pass rules) skip all their work
+    sync = ROUND_SYNC if isinstance(sync, str) and sync == "round" \
+        else as_codes("sync", sync, SYNC_RULES)
+    any_qemu = bool(np.any(sync == QEMU_SYNC))
+    if any_qemu:
+        iteration_s = require_positive("iteration_s", iteration_s, "s")
+        sync_timer_s = np.asarray(sync_timer_s, dtype=float)
+        if np.any(~(sync_timer_s > 0)):  # inf (no timer) is allowed
+            raise ValueError("sync_timer_s must be > 0 [s] (inf: no "
+                             f"timer), got {sync_timer_s!r}")
+    any_sent_test = bool(np.any(test_sent_pass))
+    any_final = bool(np.any(final_live_pass))
     shape = np.broadcast_shapes(*(np.shape(v) for v in (
         memory, rate, cold_rate, hot_set, hot_rate, first_rate,
         zero_fraction, downtime_limit, min_pages, fraction_left, max_rounds,
@@ -453,13 +459,6 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
     count = memory.size
     nonzero = memory * (1 - full(zero_fraction))
     overhead = 1 + page_header / PAGE_BYTES
-    sync = full(sync, np.int8)
-    # Python-level switches: scenarios without QEMU syncs or Xen's pass
-    # rules skip that arithmetic entirely
-    any_qemu = bool((sync == QEMU_SYNC).any())
-    test_sent_pass = full(test_sent_pass, bool)
-    final_live_pass = full(final_live_pass, bool)
-    any_final = bool(final_live_pass.any())
     # what each running scenario needs, compacted as scenarios finish so
     # that a long tail of slow ones costs only their own share
     live = {
@@ -480,26 +479,35 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         "fixed_downtime": full(fixed_downtime),
         "throttle": np.broadcast_to(throttle, shape).ravel(),
         "slope": full(hot_rate) + full(cold_rate),  # unthrottled dirtying
-        "sync": sync,
-        "test_sent_pass": test_sent_pass,
-        "final_live_pass": final_live_pass,
     }
     initial, increment, maximum, trigger = auto_converge
+    any_auto_converge = bool((live["throttle"] == AUTO_CONVERGE).any())
+    any_budget = bool(np.isfinite(live["time_budget"]).any())
+    any_factor = bool(np.isfinite(live["max_factor"]).any())
+    any_round_cap = bool(np.isfinite(live["max_rounds"]).any())
+    any_switchover_cap = bool(np.isfinite(live["max_switchover"]).any())
     pending = nonzero * overhead + (memory - nonzero) / PAGE_BYTES * \
         page_header
     if any_qemu:
-        live.update(iteration=full(iteration_s), timer=full(sync_timer_s))
+        sync = full(sync, np.int8)
+        live.update(iteration=full(iteration_s), timer=full(sync_timer_s),
+                    sync=sync)
         seconds = _next_sync(live, pending, first_rate, np.zeros(count),
                              first_pass=True)
         leftover = np.maximum(pending - first_rate * seconds, 0.0)
+        live["leftover"] = leftover
     else:
-        seconds, leftover = pending / first_rate, np.zeros(count)
+        seconds, leftover = pending / first_rate, 0.0
+    if any_sent_test:
+        live["test_sent_pass"] = full(test_sent_pass, bool)
+    if any_final:
+        live["final_live_pass"] = full(final_live_pass, bool)
+    if any_auto_converge:
+        live.update(high=np.zeros(count), since=np.zeros(count),
+                    excess=np.zeros(count))
     live.update(pending=pending, seconds=seconds, elapsed=seconds.copy(),
-                leftover=leftover, sent=pending - leftover,
-                rounds=np.ones(count), fraction=np.ones(count),
-                high=np.zeros(count), since=np.zeros(count),
-                dirtied=np.zeros(count), moved=np.zeros(count),
-                alive=np.ones(count, dtype=bool))
+                sent=pending - leftover, rounds=np.ones(count),
+                fraction=np.ones(count), alive=np.ones(count, dtype=bool))
 
     outcome = np.full(count, NO_CONVERGENCE, dtype=np.int8)
     total = np.full(count, np.nan)
@@ -510,8 +518,9 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
     # threshold in time.
     window = live["threshold"] / rate
     free = (live["throttle"] == NONE) & ~np.isfinite(live["max_rounds"]) \
-        & ~np.isfinite(live["max_factor"]) & (window > 0) \
-        & (sync == ROUND_SYNC)
+        & ~np.isfinite(live["max_factor"]) & (window > 0)
+    if any_qemu:
+        free &= sync == ROUND_SYNC
     hopeless = free & ~(overhead * dirty_bytes(
         window, nonzero, live["cold_rate"], hot_set=live["hot_set"],
         hot_rate=live["hot_rate"]) < rate * window)
@@ -520,6 +529,20 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
     outcome[hopeless] = np.where(np.isfinite(live["time_budget"][hopeless]),
                                  TIME_BUDGET, NO_CONVERGENCE)
     live["alive"] = ~hopeless
+    # per-scenario constants of the loop, computed once
+    slope = live["slope"]
+    live.update(
+        auto=live["throttle"] == AUTO_CONVERGE,
+        sdps=live["throttle"] == SDPS,
+        sdps_fraction=live["rate"] / (sdps_target * np.where(
+            slope >= 1, slope, 1)),
+        sdps_progress=sdps_min_progress * slope,
+        capped=np.isfinite(live["max_rounds"])
+        | np.isfinite(live["max_factor"]),
+        budgeted=np.isfinite(live["time_budget"]))
+    del live["slope"], live["throttle"]
+    # a zero threshold still stops on an empty dirty set
+    live["threshold"] = np.maximum(live["threshold"], np.finfo(float).tiny)
     trace_rows = [(np.arange(count), pending - leftover, seconds)] \
         if trace else []
     for _ in range(round_limit):
@@ -530,10 +553,13 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         # what the sync finds left: the unsent part of the pass and the
         # pages dirtied since the previous sync
         found = s["leftover"] + dirty if any_qemu else dirty
-        # xc_domain_save tests the pass just sent and the bytes sent so far
-        tested = np.where(s["test_sent_pass"], s["pending"], found)
-        total_after = np.where(s["test_sent_pass"], s["sent"],
-                               s["sent"] + found)
+        sent_now = s["pending"] - s["leftover"] if any_qemu else s["pending"]
+        tested, total_after = found, s["sent"] + found
+        if any_sent_test:
+            # xc_domain_save tests the pass just sent and what was sent
+            tested = np.where(s["test_sent_pass"], s["pending"], found)
+            total_after = np.where(s["test_sent_pass"], s["sent"],
+                                   total_after)
         stop_volume, live_time, resent = found, 0.0, 0.0
         if any_final:
             # Xen v2 sends a small dirty set live once more, then copies
@@ -545,71 +571,84 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
                 hot_rate=s["hot_rate"], run_fraction=s["fraction"])
                 * overhead, found)
             resent = np.where(small, found, 0.0)
-        stop_time = stop_volume / s["rate"] + s["fixed_downtime"]
         # first matching rule wins, in this order (nested where: cheaper
-        # than np.select for the small arrays of a single scenario)
-        reason = np.where(
-            (tested < s["threshold"]) | (tested <= 0), SWITCHOVER, np.where(
-                s["rounds"] >= s["max_rounds"], ROUND_CAP, np.where(
-                    total_after > s["max_factor"] * s["memory"],
-                    DATA_CAP, np.where(s["elapsed"] > s["time_budget"],
-                                       TIME_BUDGET, -1))))
-        reason = np.where((reason >= 0) & (reason != TIME_BUDGET) &
-                          (stop_time > s["max_switchover"]),
-                          SWITCHOVER_TOO_LONG, reason)
-        # auto-converge: tested at a sync more than trigger_period_s after
-        # its last test, on the pages dirtied and bytes sent since then
-        since = s["since"] + s["seconds"]
-        dirtied = s["dirtied"] + dirty
-        moved = s["moved"] + (s["pending"] - s["leftover"])
-        tests = since > trigger_period_s
-        too_fast = tests & (dirtied > trigger * moved)
-        high = np.where(too_fast, s["high"] + 1, s["high"])
-        step = (s["throttle"] == AUTO_CONVERGE) & too_fast & (high >= 2)
-        high = np.where(step, 0, high)
-        current = 1 - s["fraction"]
-        fraction = np.where(step, 1 - np.where(
-            current == 0, initial, np.minimum(current + increment,
-                                              maximum)), s["fraction"])
-        slope = s["slope"]
-        engage = (s["throttle"] == SDPS) & \
-            (s["rate"] < sdps_min_progress * slope * fraction)
-        fraction = np.where(engage, np.minimum(
-            fraction, s["rate"] / (sdps_target * np.where(slope >= 1, slope,
-                                                          1))), fraction)
+        # than np.select); rules no scenario uses are left out
+        reason = -1
+        if any_budget:
+            reason = np.where(s["elapsed"] > s["time_budget"], TIME_BUDGET,
+                              reason)
+        if any_factor:
+            reason = np.where(total_after > s["max_factor"] * s["memory"],
+                              DATA_CAP, reason)
+        if any_round_cap:
+            reason = np.where(s["rounds"] >= s["max_rounds"], ROUND_CAP,
+                              reason)
+        reason = np.where(tested < s["threshold"], SWITCHOVER, reason)
+        if any_switchover_cap:
+            stop_time = stop_volume / s["rate"] + s["fixed_downtime"]
+            reason = np.where((reason >= 0) & (reason != TIME_BUDGET) &
+                              (stop_time > s["max_switchover"]),
+                              SWITCHOVER_TOO_LONG, reason)
+        fraction = s["fraction"]
+        if any_auto_converge:
+            # tested at a sync more than trigger_period_s after its last
+            # test, on the pages dirtied and bytes sent since then
+            since = s["since"] + s["seconds"]
+            # dirtied minus trigger x sent since the last test
+            excess = s["excess"] + (dirty - trigger * sent_now)
+            tests = since > trigger_period_s
+            too_fast = tests & (excess > 0)
+            high = s["high"] + too_fast
+            step = too_fast & (high >= 2) & s["auto"]
+            if step.any():
+                high = np.where(step, 0, high)
+                fraction = np.where(step, np.where(
+                    fraction == 1, 1 - initial,
+                    np.maximum(fraction - increment, 1 - maximum)), fraction)
+        engage = s["sdps"] & (s["rate"] < s["sdps_progress"] * fraction)
+        fraction = np.where(engage, np.minimum(fraction, s["sdps_fraction"]),
+                            fraction)
         # no progress and no throttle step left: the rounds have reached
         # their fixed point and will never switch over (section 3.2)
-        can_throttle = ((s["throttle"] == AUTO_CONVERGE) &
-                        (1 - fraction < maximum)) | engage | step
-        capped = np.isfinite(s["max_rounds"]) | np.isfinite(s["max_factor"])
+        can_throttle = (s["auto"] & (fraction > 1 - maximum)) | engage
+        if any_auto_converge:  # a step just taken gets its round
+            can_throttle |= step
         stalled = (reason < 0) & (found >= s["pending"]) & ~can_throttle \
-            & ~capped  # a round or data cap will still end it
-        reason = np.where(stalled, np.where(np.isfinite(s["time_budget"]),
-                                            TIME_BUDGET, NO_CONVERGENCE),
-                          reason)
+            & ~s["capped"]  # a round or data cap will still end it
+        reason = np.where(stalled, np.where(s["budgeted"], TIME_BUDGET,
+                                            NO_CONVERGENCE), reason)
 
         done = s["alive"] & (reason >= 0)
         finished = done & (reason <= DATA_CAP)
         where = s["index"][done]
         outcome[where] = reason[done]
-        extra = (resent > 0) if any_final else 0.0
-        rounds_out[where] = (s["rounds"] + extra
-                             + 2.0 * (s["sync"] == QEMU_SYNC))[done]
+        rounds_out[where] = s["rounds"][done]
+        if any_final:
+            rounds_out[where] += resent[done] > 0
+        if any_qemu:  # QEMU counts the setup and last-stage syncs too
+            rounds_out[where] += 2.0 * (s["sync"][done] == QEMU_SYNC)
         fraction_out[where] = s["fraction"][done]
         ok = s["index"][finished]
-        total[ok] = (s["elapsed"] + live_time + stop_time)[finished]
-        downtime[ok] = stop_time[finished]
-        bytes_sent[ok] = (s["sent"] + resent + stop_volume)[finished]
+        if ok.size:
+            stop_time = stop_volume[finished] / s["rate"][finished] \
+                + s["fixed_downtime"][finished]
+            if any_final:
+                total[ok] = (s["elapsed"] + live_time)[finished] + stop_time
+                bytes_sent[ok] = (s["sent"] + resent + stop_volume)[finished]
+            else:
+                total[ok] = s["elapsed"][finished] + stop_time
+                bytes_sent[ok] = s["sent"][finished] + found[finished]
+            downtime[ok] = stop_time
 
         alive = s["alive"] & ~done
         remaining = np.count_nonzero(alive)
         if not remaining:
             break
-        s["high"], s["fraction"], s["pending"] = high, fraction, found
-        reset = tests
-        s["since"] = np.where(reset, 0.0, since)
-        s["dirtied"] = np.where(reset, 0.0, dirtied)
-        s["moved"] = np.where(reset, 0.0, moved)
+        s["fraction"], s["pending"] = fraction, found
+        if any_auto_converge:
+            s["high"] = high
+            s["since"] = np.where(tests, 0.0, since)
+            s["excess"] = np.where(tests, 0.0, excess)
         s["alive"] = alive
         if remaining < 0.7 * alive.size:
             # drop finished scenarios once enough have piled up: copying
@@ -620,19 +659,23 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
                                       s["elapsed"])
             s["leftover"] = np.maximum(s["pending"] - s["rate"]
                                        * s["seconds"], 0.0)
+            sent_now = s["pending"] - s["leftover"]
         else:
             s["seconds"] = s["pending"] / s["rate"]
+            sent_now = s["pending"]
         s["elapsed"] = s["elapsed"] + s["seconds"]
-        s["sent"] = s["sent"] + s["pending"] - s["leftover"]
+        s["sent"] = s["sent"] + sent_now
         s["rounds"] = s["rounds"] + s["alive"]
         if trace:
             trace_rows.append((s["index"][s["alive"]],
-                               (s["pending"] - s["leftover"])[s["alive"]],
+                               sent_now[s["alive"]],
                                s["seconds"][s["alive"]]))
     else:  # still running after round_limit rounds
         where = live["index"][live["alive"]]
-        rounds_out[where] = (live["rounds"] + 2.0 * (
-            live["sync"] == QEMU_SYNC))[live["alive"]]
+        rounds_out[where] = live["rounds"][live["alive"]]
+        if any_qemu:
+            rounds_out[where] += 2.0 * (live["sync"][live["alive"]]
+                                        == QEMU_SYNC)
         fraction_out[where] = live["fraction"][live["alive"]]
 
     result = {"converged": outcome <= DATA_CAP, "outcome": outcome,
