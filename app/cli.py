@@ -1,5 +1,5 @@
 """Linkplan's batch command line: ``linkplan solve | sweep | advise |
-validate | schema | report``.
+validate | schema | report | accuracy``.
 
 Exit codes: 0 all fine; 1 some scenarios of a batch failed (the others were
 still processed, failures listed at the end); 2 bad usage, or the only
@@ -53,6 +53,14 @@ first; Ctrl-C keeps that partial file (whole rows only), success renames
 it to FILE. Sweeps of 5,000 points or more use every core unless
 --processes says otherwise (below that, starting workers costs more than
 it saves)."""
+_ACCURACY_EXAMPLE = """example:
+  linkplan accuracy
+  linkplan accuracy --format csv -o accuracy.csv
+
+Solves every published case of resources/validation/ and prints model vs
+measured, the error and the verdict per check, the cases the schema cannot
+express yet, and per area the cases held and the median and 90th-percentile
+absolute error. Exit code 1 when a case misses that is not a known miss."""
 _SCHEMA_EXAMPLE = """example:
   linkplan schema > scenario.schema.json"""
 
@@ -132,6 +140,16 @@ def build_parser():
                           help="scenario files, quoted globs or directories")
 
     add("schema", "Print the JSON Schema of scenario files.", _SCHEMA_EXAMPLE)
+
+    accuracy = add("accuracy", "Solve the published validation cases and "
+                   "show the models' accuracy.", _ACCURACY_EXAMPLE)
+    accuracy.add_argument("--format", choices=("table", "json", "csv"),
+                          default="table", help="output format (default: "
+                          "table)")
+    accuracy.add_argument("--cases", metavar="DIR", help="directory of "
+                          "validation files (default: the bundled set)")
+    accuracy.add_argument("-o", "--output", help="write to this file "
+                          "instead of standard output")
 
     report = add("report", "Write the PDF comparison report of a scenario.",
                  _REPORT_EXAMPLE)
@@ -376,7 +394,7 @@ class _SweepWriter:
               "later points and are left out", file=sys.stderr)
 
     def _header(self, chunk):
-        from solvers.evaluate import metric_info
+        from solvers.metric_ids import info as metric_info
 
         self.metrics = list(chunk.metric_ids)
         units = {m: metric_info(m)[0] for m in self.metrics}
@@ -446,6 +464,27 @@ def _validate(args):
     return _batch(args, lambda path, scenario: print(f"{path}: valid"))
 
 
+def _accuracy(args):
+    from app.validation_io import ValidationDataError, load_cases
+    from solvers.accuracy import assess
+
+    try:
+        cases = load_cases(args.cases)
+    except ValidationDataError as err:
+        print(f"linkplan: invalid validation data\n{err}", file=sys.stderr)
+        return EXIT_USAGE
+    report = assess(cases)
+    text = {"table": report.to_table, "json": report.to_json,
+            "csv": report.to_csv}[args.format]()
+    _emit(args, text)
+    unexpected = [r.case.id for r in report.results if r.verdict == "miss"]
+    if unexpected:
+        print(f"linkplan: {len(unexpected)} case(s) miss: "
+              f"{', '.join(unexpected)}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
 def _schema(args):
     from models.scenario import json_schema
     sys.stdout.write(json.dumps(json_schema(), indent=2) + "\n")
@@ -464,4 +503,5 @@ def _report(args):
 
 
 _COMMANDS = {"solve": _solve, "sweep": _sweep, "advise": _advise,
-             "validate": _validate, "schema": _schema, "report": _report}
+             "validate": _validate, "schema": _schema, "report": _report,
+             "accuracy": _accuracy}

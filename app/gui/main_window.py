@@ -5,6 +5,7 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from app.gui.accuracy_dialog import show_accuracy
 from app.gui.advice import AdviceDialog
 from app.gui.charts import (HOST_BARS, MIGRATION_BARS, STORAGE_BARS,
                             draw_goodput_vs_mtu, draw_metric_bars,
@@ -225,6 +226,8 @@ class MainWindow(QtWidgets.QMainWindow):
         recommend = analysis_menu.addAction("&Recommend changes…",
                                             self.recommend_dialog)
         recommend.setShortcut(QtGui.QKeySequence("Ctrl+R"))
+        self.menuBar().addMenu("&Help").addAction(
+            "Model &accuracy…", lambda: show_accuracy(self))
 
     def recommend_dialog(self):
         """Advise on the base scenario; apply the chosen change undoably."""
