@@ -155,9 +155,10 @@ def qemu_settings(version, management="qemu", max_bandwidth=None,
     ----------
     version : str
         QEMU release, "major.minor".
-    management : {'qemu', 'libvirt'}, default 'qemu'
-        Who sets max-bandwidth: QEMU's default, or libvirt, which lifts
-        it (``QEMU_DOMAIN_MIG_BANDWIDTH_MAX``, src/qemu/qemu_domain.h).
+    management : {'qemu', 'libvirt', 'unlimited'}, default 'qemu'
+        Who sets max-bandwidth: QEMU's default; libvirt, which lifts it
+        (``QEMU_DOMAIN_MIG_BANDWIDTH_MAX``, src/qemu/qemu_domain.h); or
+        someone who raised it above the path by other means.
     max_bandwidth : float, optional
         An explicit max-bandwidth, which wins over both. [B/s]
     throttle : str, default 'none'
@@ -177,6 +178,8 @@ def qemu_settings(version, management="qemu", max_bandwidth=None,
         cap, origin = float(max_bandwidth), "set explicitly"
     elif management == "libvirt":
         cap, origin = np.inf, "lifted by libvirt"
+    elif management == "unlimited":
+        cap, origin = np.inf, "raised above the path"
     else:
         cap, origin = float(default), f"QEMU {version} default"
     timer = QEMU_SYNC_TIMER_S if throttle == "auto_converge" \

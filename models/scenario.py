@@ -425,9 +425,11 @@ class Migration(_Strict):
     qemu_version: str = Field(default="9.2", pattern=r"^[0-9]{1,2}\.[0-9]{1,2}$")
     #: stop_rule qemu: who sets max-bandwidth. "qemu": QEMU's own default
     #: for qemu_version; "libvirt": libvirt lifts it (QEMU_DOMAIN_MIG_
-    #: BANDWIDTH_MAX, no cap). max_bandwidth_mib_s overrides both (KubeVirt
-    #: bandwidthPerMigration, Proxmox bwlimit, virsh --bandwidth).
-    management: Literal["qemu", "libvirt"] = "qemu"
+    #: BANDWIDTH_MAX, no cap); "unlimited": raised above what the path
+    #: carries by other means (by hand, a tool). max_bandwidth_mib_s
+    #: overrides all (KubeVirt bandwidthPerMigration, Proxmox bwlimit,
+    #: virsh --bandwidth).
+    management: Literal["qemu", "libvirt", "unlimited"] = "qemu"
     max_bandwidth_mib_s: float | None = Field(default=None, gt=0)
 
 

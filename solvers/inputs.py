@@ -444,8 +444,9 @@ class MigrationRows:
     concurrency: np.ndarray
 
 
-def migration_row(item):
-    """The pre-copy model's inputs of one migration, in SI units."""
+def migration_row(item, carrier=None):
+    """The pre-copy model's inputs of one migration, in SI units;
+    ``carrier`` is the transfer it rides (default: its own)."""
     rule = migration.STOP_RULES[item.stop_rule]
     dirty = item.dirty
     hot = dirty.kind == "hot_cold"
@@ -476,11 +477,18 @@ def migration_row(item):
         "throttle": migration.THROTTLES.index(throttle),
         "fixed_downtime": rule.fixed_downtime,
         "sync": migration.SYNC_RULES.index(rule.sync),
-        "max_bandwidth": qemu["max_bandwidth"] if qemu else math.inf,
+        # QEMU's rate limit counts the bytes it writes: compressed ones
+        "max_bandwidth": qemu["max_bandwidth"] * _wire_ratio(
+            carrier or migration_carrier(item)) if qemu else math.inf,
         "sync_timer": qemu["sync_timer_s"] if qemu else math.inf,
         "test_sent_pass": rule.test_sent_pass,
         "final_live_pass": rule.final_live_pass,
     }
+
+
+def _wire_ratio(transfer):
+    return transfer.compression_ratio \
+        if transfer.transport == "compression" else 1.0
 
 
 def migration_rows(documents):
@@ -488,7 +496,9 @@ def migration_rows(documents):
               for item in doc.workloads.migrations]
     if not owners:
         return MigrationRows([], {}, np.zeros(0))
-    rows = [migration_row(item) for _, item in owners]
+    rows = [migration_row(item, next(
+        (t for t in documents[d].workloads.transfers
+         if t.name == item.transfer), None)) for d, item in owners]
     return MigrationRows(
         owners, {k: np.array([r[k] for r in rows]) for k in rows[0]},
         np.array([item.concurrency for _, item in owners]))
