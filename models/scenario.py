@@ -99,6 +99,10 @@ class Host(_Strict):
     ghz: float = Field(default=2.6, gt=0, le=10)
     #: CPU cost preset (models.host.STACK_PRESETS); None: by hypervisor
     stack: Literal[tuple(STACK_PRESETS)] | None = None
+    vmotion_auto_streams: bool = Field(
+        default=False, description="vSphere 7.0 U2 and later: vMotion adds "
+        "streams to match the NIC's bandwidth, so one vmknic saturates "
+        "25-100 GbE. False: one stream per vmknic, as up to 7.0 U1")
 
 
 class OffloadSet(_Strict):

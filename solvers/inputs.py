@@ -153,7 +153,13 @@ def transfer_path(doc, item):
                                                   else "plain"))
             spread = "one" if mode == "independent" else "hash"
     else:
-        flows = item.sessions * item.streams
+        streams = item.streams
+        if item.purpose == "live_migration" and \
+                doc.host.hypervisor == "vsphere" and \
+                doc.host.vmotion_auto_streams:
+            streams = max(streams, int(transport.vmotion_auto_streams(
+                min(n.speed_gbps for n in nics))))
+        flows = item.sessions * streams
         spread = {"none": "one", "independent": "one"}.get(mode, "hash")
         if mode == "none" and item.multipath:
             spread = "all"
@@ -163,13 +169,20 @@ def transfer_path(doc, item):
     return TransferPath(tuple(nics), kind, spread, flows, mode, tuple(notes))
 
 
-def stream_cap(doc, item):
-    """Per-stream cap of a transfer [Gbit/s]: its own, or the
-    hypervisor's migration stream preset scaled by clock."""
+def stream_cap(doc, item, path):
+    """Per-stream cap of a transfer [Gbit/s]: its own; for vMotion the
+    stream model of :func:`models.transport.vmotion_stream_cap` (none with
+    vSphere 7.0 U2+ automatic streams); else the hypervisor's migration
+    stream preset scaled by clock."""
     if item.stream_cap_gbps is not None:
         return item.stream_cap_gbps
     if item.purpose != "live_migration":
         return np.inf
+    if doc.host.hypervisor == "vsphere":
+        if doc.host.vmotion_auto_streams:
+            return np.inf
+        return float(transport.vmotion_stream_cap(path.flows
+                                                  / len(path.nics)))
     preset = transport.MIGRATION_STREAM_CAPS.get(doc.host.hypervisor)
     if preset is None or item.transport not in preset[2]:
         return np.inf
@@ -297,7 +310,7 @@ def transfer_columns(rows):
             "c_io": costs.c_io,
             "rss_factor": 1.0 if all(n.rss_tuned for n in path.nics)
             else costs.untuned_rss_factor,
-            "stream_cap": stream_cap(doc, item),
+            "stream_cap": stream_cap(doc, item, path),
             "streams": item.sessions * item.streams,
             "ratio": item.compression_ratio,
             "compressor": item.compressor_gbps,

@@ -257,6 +257,15 @@ def _assumptions(doc, item):
                        f"min({item.vm_vcpus} vCPUs, "
                        f"{item.vmmq_queue_pairs} queue pairs) hardware "
                        "queues within the NIC's"}[item.receive_queues])
+    if item.purpose == "live_migration" and doc.host.hypervisor == "vsphere":
+        notes.append(
+            "vMotion streams: automatic (vSphere 7.0 U2 and later), no "
+            "per-stream ceiling" if doc.host.vmotion_auto_streams else
+            f"vMotion streams: one per vmknic (vSphere up to 7.0 U1), "
+            f"{transport.VMOTION_STREAM_GBPS:g} Gbit/s alone on a NIC and "
+            f"n^{transport.VMOTION_STREAMS_EXPONENT:g} times that for n on "
+            "one NIC (V7, KB 323379); set host.vmotion_auto_streams for "
+            "7.0 U2 and later")
     if item.transport == "compression":
         notes.append(f"Compression ratio {item.compression_ratio:g} and "
                      f"{item.compressor_gbps:g} Gbit/s per thread are "

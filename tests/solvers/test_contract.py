@@ -262,3 +262,23 @@ def test_capped_volume_follows_littles_law_up_to_its_cap():
                                                               rel=0.01)
     assert deep.metric("storage.latency_ms").value == pytest.approx(
         64 / 3000 * 1e3, rel=0.01)
+
+
+def test_vmotion_auto_streams_saturate_a_fast_nic():
+    # vSphere 7.0 U2 and later: "a single vmknic saturates 25, 40 and
+    # 100 GbE" (docs.vmware.com vSphere 7.0, live-migration.md 5.3); up to
+    # 7.0 U1 one stream binds near 16 Gbit/s on 40 GbE (V7, KB 323379).
+    from tests.conftest import minimal_document
+    data = minimal_document(
+        host={"hypervisor": "vsphere"},
+        nics=[{"id": "vmnic0", "speed_gbps": 40.0}],
+        workloads={"transfers": [{"name": "vmotion",
+                                  "purpose": "live_migration"}]})
+    old = evaluate(scenario_from_dict(data)).variants[0]
+    data["host"]["vmotion_auto_streams"] = True
+    new = evaluate(scenario_from_dict(data)).variants[0]
+    assert old.bottleneck.id == "host.stream_cap"
+    assert old.metric("host.throughput_gbps").value == pytest.approx(16.36)
+    assert new.bottleneck.id == "host.link"
+    assert new.metric("host.throughput_gbps").value == pytest.approx(
+        new.metric("wire.goodput_gbps").value, rel=0.01)
