@@ -540,8 +540,8 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         sdps_fraction=live["rate"] / (sdps_target * np.where(
             slope >= 1, slope, 1)),
         sdps_progress=sdps_min_progress * slope,
-        capped=np.isfinite(live["max_rounds"])
-        | np.isfinite(live["max_factor"]),
+        uncapped=~(np.isfinite(live["max_rounds"])
+                   | np.isfinite(live["max_factor"])),
         budgeted=np.isfinite(live["time_budget"]))
     del live["slope"], live["throttle"]
     # a zero threshold still stops on an empty dirty set
@@ -557,12 +557,10 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         # pages dirtied since the previous sync
         found = s["leftover"] + dirty if any_qemu else dirty
         sent_now = s["pending"] - s["leftover"] if any_qemu else s["pending"]
-        tested, total_after = found, s["sent"] + found
+        tested = found
         if any_sent_test:
             # xc_domain_save tests the pass just sent and what was sent
             tested = np.where(s["test_sent_pass"], s["pending"], found)
-            total_after = np.where(s["test_sent_pass"], s["sent"],
-                                   total_after)
         stop_volume, live_time, resent = found, 0.0, 0.0
         if any_final:
             # Xen v2 sends a small dirty set live once more, then copies
@@ -581,6 +579,10 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
             reason = np.where(s["elapsed"] > s["time_budget"], TIME_BUDGET,
                               reason)
         if any_factor:
+            total_after = s["sent"] + found
+            if any_sent_test:
+                total_after = np.where(s["test_sent_pass"], s["sent"],
+                                       total_after)
             reason = np.where(total_after > s["max_factor"] * s["memory"],
                               DATA_CAP, reason)
         if any_round_cap:
@@ -613,13 +615,15 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
                             fraction)
         # no progress and no throttle step left: the rounds have reached
         # their fixed point and will never switch over (section 3.2)
-        can_throttle = (s["auto"] & (fraction > 1 - maximum)) | engage
-        if any_auto_converge:  # a step just taken gets its round
-            can_throttle |= step
-        stalled = (reason < 0) & (found >= s["pending"]) & ~can_throttle \
-            & ~s["capped"]  # a round or data cap will still end it
-        reason = np.where(stalled, np.where(s["budgeted"], TIME_BUDGET,
-                                            NO_CONVERGENCE), reason)
+        stalled = (reason < 0) & (found >= s["pending"])
+        if stalled.any():
+            can_throttle = (s["auto"] & (fraction > 1 - maximum)) | engage
+            if any_auto_converge:  # a step just taken gets its round
+                can_throttle |= step
+            # a round or data cap will still end the others
+            stalled &= s["uncapped"] & ~can_throttle
+            reason = np.where(stalled, np.where(s["budgeted"], TIME_BUDGET,
+                                                NO_CONVERGENCE), reason)
 
         done = s["alive"] & (reason >= 0)
         finished = done & (reason <= DATA_CAP)
