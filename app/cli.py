@@ -1,5 +1,5 @@
 """Linkplan's batch command line: ``linkplan solve | sweep | advise |
-validate | schema | report | accuracy``.
+validate | schema | report | accuracy | import``.
 
 Exit codes: 0 all fine; 1 some scenarios of a batch failed (the others were
 still processed, failures listed at the end); 2 bad usage, or the only
@@ -7,7 +7,9 @@ input is bad. Only ``report`` imports Qt, and only when it runs.
 """
 
 import argparse
+import csv
 import glob
+import io
 import json
 import os
 import sys
@@ -61,6 +63,21 @@ Solves every published case of resources/validation/ and prints model vs
 measured, the error and the verdict per check, the cases the schema cannot
 express yet, and per area the cases held and the median and 90th-percentile
 absolute error. Exit code 1 when a case misses that is not a known miss."""
+_IMPORT_EXAMPLE = """example:
+  linkplan import rvtools RVTools_export.xlsx -o estate.toml
+  linkplan import esxtop esxtop-batch.csv -o esx01.toml
+  linkplan import qemu query-migrate.jsonl query-dirty-rate.json
+
+Formats: rvtools (.xlsx: one scenario per host, written as
+FILE-<host>.toml when there are several), esxtop (esxtop -b batch CSV),
+perfmon (perfmon/typeperf PDH-CSV), vcenter (PowerCLI Get-Stat CSV
+export), sar (sadf -j JSON), qemu (QMP query-migrate, query-dirty-rate,
+query-migrate-parameters, query-memory-size-summary replies), libvirt (virsh domjobinfo, domstats
+--dirtyrate output). Prints what it took and what it skipped and why; a
+completed migration is checked against Linkplan's prediction. Without -o
+the scenario goes to standard output. Exit code 0: all imported; 1: part
+of the input was bad (listed); 2: nothing could be imported (nothing is
+written)."""
 _SCHEMA_EXAMPLE = """example:
   linkplan schema > scenario.schema.json"""
 
@@ -109,6 +126,9 @@ def build_parser():
                        default="table", help="output format (default: table)")
     solve.add_argument("-o", "--output", help="write to this file instead "
                        "of standard output (written only on success)")
+    solve.add_argument("--schedule", action="store_true",
+                       help="print each evacuation's schedule (one CSV row "
+                       "per VM and variant) instead of the metrics")
 
     advise = add("advise", "Recommend parameter changes, each with its "
                  "predicted effect.", _ADVISE_EXAMPLE)
@@ -150,6 +170,16 @@ def build_parser():
                           "validation files (default: the bundled set)")
     accuracy.add_argument("-o", "--output", help="write to this file "
                           "instead of standard output")
+
+    importer = add("import", "Turn exported inventories and measurements "
+                   "into scenarios.", _IMPORT_EXAMPLE)
+    from app.importers import FORMATS
+    importer.add_argument("format", choices=tuple(FORMATS),
+                          help="what the files are")
+    importer.add_argument("files", nargs="+", metavar="file",
+                          help="files to import")
+    importer.add_argument("-o", "--output", help="scenario file to write "
+                          "(.toml or .json), atomically")
 
     report = add("report", "Write the PDF comparison report of a scenario.",
                  _REPORT_EXAMPLE)
@@ -243,7 +273,10 @@ def _solve(args):
 
     def solve_one(path, scenario):
         results = evaluate(scenario)
-        if args.format == "csv":
+        if args.schedule:
+            text = schedule_csv(results)
+            parts.append(text if not parts else text.split("\n", 1)[1])
+        elif args.format == "csv":
             text = results.to_csv()
             # one header for the whole batch: the rows carry the scenario
             parts.append(text if not parts else text.split("\n", 1)[1])
@@ -255,12 +288,41 @@ def _solve(args):
     code = _batch(args, solve_one)
     if not parts:
         return code
-    if args.format == "json" and len(parts) > 1:  # JSON Lines
+    if args.format == "json" and len(parts) > 1 and not args.schedule:
         parts = [json.dumps(json.loads(p), ensure_ascii=False,
                             separators=(",", ":")) + "\n" for p in parts]
-    _emit(args, "".join(parts) if args.format != "table"
+    _emit(args, "".join(parts) if args.format != "table" or args.schedule
           else "\n".join(parts))
     return code
+
+
+#: Columns of ``solve --schedule``, as the schedule trace names them.
+SCHEDULE_COLUMNS = ("vm", "group", "destination", "memory_gib", "start_s",
+                    "end_s", "rate_gbps", "rounds", "downtime_s",
+                    "converged", "outcome")
+
+
+def schedule_csv(results):
+    """Every evacuation schedule of every variant as CSV text, one row
+    per VM in start order (empty cells where a value does not apply)."""
+    from solvers import metric_ids
+
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["scenario", "scenario_sha256", "variant",
+                     "evacuation", *SCHEDULE_COLUMNS])
+    for variant in results.variants:
+        for key, trace in variant.traces.items():
+            if not key.startswith("evacuation.") or \
+                    metric_ids.parse(key).key != "schedule":
+                continue
+            parsed = metric_ids.parse(key)
+            for i in range(len(trace["vm"])):
+                writer.writerow([results.scenario, results.scenario_sha256,
+                                 variant.name, parsed.name,
+                                 *("" if trace[c][i] is None else trace[c][i]
+                                   for c in SCHEDULE_COLUMNS)])
+    return out.getvalue()
 
 
 def _emit(args, text):
@@ -502,6 +564,64 @@ def _report(args):
     return EXIT_OK
 
 
+def _import(args):
+    from app.importers import run_import
+    from app.importers.migration import format_check, predicted_vs_measured
+    from app.scenario_io import atomic_write, scenario_format
+    from models.scenario import ScenarioError, dump_scenario
+
+    report = sys.stdout if args.output else sys.stderr
+    outcome = run_import(args.format, args.files)
+    for line in outcome.result.taken:
+        print(f"took: {line}", file=report)
+    for line in outcome.result.skipped:
+        print(f"skipped: {line}", file=report)
+    for line in outcome.problems:
+        print(f"linkplan import: {line}", file=sys.stderr)
+    scenarios = outcome.scenarios
+    if not scenarios:
+        print(f"linkplan import: nothing could be imported from "
+              f"{', '.join(args.files)}; nothing written", file=sys.stderr)
+        return EXIT_USAGE
+    for scenario, check in outcome.checks:
+        print(format_check(predicted_vs_measured(scenario, check), check),
+              file=report)
+    try:
+        fmt = scenario_format(args.output) if args.output else "toml"
+    except ScenarioError as err:
+        print(f"linkplan import: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    if not args.output:
+        if len(scenarios) > 1:
+            print(f"linkplan import: {len(scenarios)} scenarios (one per "
+                  "host): give -o FILE.toml to write them as "
+                  "FILE-<host>.toml", file=sys.stderr)
+            return EXIT_USAGE
+        sys.stdout.write(dump_scenario(scenarios[0], fmt))
+    else:
+        targets = _import_targets(args.output, scenarios)
+        for target, scenario in zip(targets, scenarios):
+            atomic_write(target, dump_scenario(scenario, fmt).encode())
+            print(f"wrote {target}", file=report)
+    return EXIT_FAILED if outcome.problems else EXIT_OK
+
+
+def _import_targets(output, scenarios):
+    """One file per scenario: ``output`` itself, or ``stem-<name>.ext``."""
+    if len(scenarios) == 1:
+        return [output]
+    from app.importers.common import identifier
+
+    path, names = Path(output), set()
+    targets = []
+    for scenario in scenarios:
+        name = identifier(scenario.meta.name.split(" ")[0], names)
+        names.add(name)
+        targets.append(str(path.with_name(f"{path.stem}-{name}"
+                                          f"{path.suffix}")))
+    return targets
+
+
 _COMMANDS = {"solve": _solve, "sweep": _sweep, "advise": _advise,
              "validate": _validate, "schema": _schema, "report": _report,
-             "accuracy": _accuracy}
+             "accuracy": _accuracy, "import": _import}

@@ -41,6 +41,9 @@ QEMU_TRIGGER_PERIOD_S = 1.0
 #: with auto-converge a timer syncs the dirty bitmap every 5 s when no
 #: sync happened in the previous 5 s (never during the first pass).
 QEMU_SYNC_TIMER_S = 5.0
+#: Syncs to simulate before a QEMU-rule migration is declared
+#: non-converging: the 5 s timer alone makes 3000 cover over four hours.
+QEMU_SYNC_LIMIT = 3000
 #: QEMU's default max-bandwidth, MAX_THROTTLE: 32 MiB/s until 5.1,
 #: 128 MiB/s from 5.2 (migration/migration.c, later options.c). [B/s]
 QEMU_MAX_BANDWIDTH = {(0, 0): 32 * 2 ** 20, (5, 2): 128 * 2 ** 20}

@@ -34,6 +34,9 @@ GOAL_CONTEXT = {
     "max_throughput": ("host.throughput_gbps", "host.cpu_pct"),
     "min_cpu": ("host.cpu_pct", "host.throughput_gbps"),
     "min_migration_time": ("migration.total_s", "migration.downtime_s"),
+    "min_evacuation_time": ("evacuation.total_s", "evacuation.not_converged",
+                            "evacuation.throttled",
+                            "evacuation.max_downtime_s"),
     "max_iops": ("storage.iops", "storage.latency_ms", "storage.cpu_pct"),
     "latency_target": ("storage.latency_ms", "storage.iops"),
     "min_peak_util": (),
@@ -139,10 +142,12 @@ def resolve_goal(scenario, goal=None):
                "max_throughput": bool(w.transfers),
                "min_cpu": bool(w.transfers),
                "min_migration_time": bool(w.migrations),
+               "min_evacuation_time": bool(w.evacuations),
                "min_peak_util": bool(w.flows and scenario.teams)}
     if goal is None:
         goal = next((g for g in ("max_iops", "max_throughput",
-                                 "min_migration_time", "min_peak_util")
+                                 "min_migration_time", "min_evacuation_time",
+                                 "min_peak_util")
                      if present[g]), None)
         if goal is None:
             raise ValueError("goal: the scenario has no storage, transfer, "

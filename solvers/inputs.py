@@ -15,8 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from models import host, migration, storage, teaming, transport, wire
-from models.scenario import Transfer
+from models import (evacuation, host, migration, storage, teaming,
+                    transport, wire)
+from models.scenario import Migration, Transfer
 from models.units import GIB, KIB, MIB, gbps_to_bytes_per_s
 from solvers.results import Finding
 
@@ -208,13 +209,16 @@ class TransferRows:
     """Every transfer to run through the chain, as columns.
 
     Rows are the documents' transfers (``carried_by`` None) followed by
-    the carriers of migrations that name no transfer (``carried_by`` the
-    migration's name).
+    the carriers of migrations that name no transfer (``carried_by``
+    ``("migration", name)``) and the copies of each evacuation's transfer
+    with k sessions, one per concurrency it may run at (``carried_by``
+    ``("evacuation", name, k)``).
 
     Attributes
     ----------
-    owners : list of (int, Transfer, str or None)
-        Document index, the transfer, and the migration it carries.
+    owners : list of (int, Transfer, tuple or None)
+        Document index, the transfer, and the key of the rate it carries
+        for a migration or an evacuation.
     paths : list of TransferPath
     columns : dict of numpy.ndarray
         The chain's inputs (see :func:`transfer_columns`).
@@ -237,9 +241,14 @@ class TransferRows:
 def transfer_rows(documents):
     owners = [(d, item, None) for d, doc in enumerate(documents)
               for item in doc.workloads.transfers]
-    owners += [(d, migration_carrier(item), item.name)
+    owners += [(d, migration_carrier(item), ("migration", item.name))
                for d, doc in enumerate(documents)
                for item in doc.workloads.migrations if item.transfer is None]
+    owners += [(d, transfer.model_copy(update={"sessions": k}),
+                ("evacuation", item.name, k))
+               for d, doc in enumerate(documents)
+               for item, transfer, limit in evacuation_transfers(doc)
+               for k in range(1, sessions_to_rate(item, limit) + 1)]
     if not owners:
         return TransferRows([], [], {}, np.zeros(0, dtype=bool))
     paths = [transfer_path(documents[d], item) for d, item, _ in owners]
@@ -517,6 +526,91 @@ def migration_rows(documents):
         np.array([item.concurrency for _, item in owners]))
 
 
+# -- evacuations ---------------------------------------------------------------
+
+#: Largest concurrency an 'auto' evacuation tries on a platform without a
+#: limit of its own.
+UNLIMITED_SWEEP = 16
+
+
+def evacuation_transfers(doc):
+    """Each evacuation of ``doc`` with its transfer and the platform's
+    concurrency limit on that transfer's link (inf: none)."""
+    transfers = {t.name: t for t in doc.workloads.transfers}
+    for item in doc.workloads.evacuations:
+        transfer = transfers[item.transfer]
+        link = max(n.speed_gbps for n in transfer_path(doc, transfer).nics)
+        yield item, transfer, float(
+            item.platform_limit if item.platform_limit is not None
+            else evacuation.concurrency_limit(item.platform, link))
+
+
+def sessions_to_rate(item, limit):
+    """Concurrencies an evacuation is evaluated at: 1 to the most it may
+    run (its own setting, or the platform limit for 'auto'), at most one
+    per VM."""
+    top = UNLIMITED_SWEEP if math.isinf(limit) else int(limit)
+    if item.concurrency != "auto":
+        top = max(top, item.concurrency)
+    return min(top, len(item.vms))
+
+
+@dataclass(frozen=True)
+class EvacuationRows:
+    """Every evacuation, its VMs as pre-copy model columns.
+
+    Attributes
+    ----------
+    owners : list of (int, Evacuation)
+    columns : list of dict of numpy.ndarray
+        Per evacuation, :func:`migration_row` columns over its VMs.
+    limits : list of float
+        The platform's concurrency limit on each evacuation's link.
+    per_migration_cap : list of float
+        Ceiling of one migration's rate (setting, else platform). [B/s]
+    aggregate_cap : list of float
+        Ceiling of all migrations together (inf: none). [B/s]
+    """
+
+    owners: list
+    columns: list
+    limits: list
+    per_migration_cap: list
+    aggregate_cap: list
+
+
+def evacuation_vm_migration(item, vm):
+    """The migration one evacuated VM is: the fields the pre-copy model
+    reads, as a :class:`Migration` of the evacuation's settings."""
+    preset = evacuation.PLATFORMS[item.platform]
+    return Migration(name=vm.name, memory_gib=vm.memory_gib,
+                     zero_page_pct=vm.zero_page_pct, dirty=vm.dirty,
+                     transfer=item.transfer,
+                     stop_rule=item.stop_rule or preset.stop_rule,
+                     downtime_budget_ms=item.downtime_budget_ms,
+                     throttling=item.throttling,
+                     time_budget_s=item.time_budget_s)
+
+
+def evacuation_rows(documents):
+    owners, columns, limits, caps, totals = [], [], [], [], []
+    for d, doc in enumerate(documents):
+        for item, _, limit in evacuation_transfers(doc):
+            rows = [migration_row(evacuation_vm_migration(item, vm))
+                    for vm in item.vms]
+            owners.append((d, item))
+            columns.append({k: np.array([r[k] for r in rows])
+                            for k in rows[0]})
+            limits.append(limit)
+            caps.append(item.bandwidth_per_migration_mib_s * MIB
+                        if item.bandwidth_per_migration_mib_s is not None
+                        else evacuation.PLATFORMS[
+                            item.platform].bandwidth_per_migration)
+            totals.append(math.inf if item.total_bandwidth_mib_s is None
+                          else item.total_bandwidth_mib_s * MIB)
+    return EvacuationRows(owners, columns, limits, caps, totals)
+
+
 # -- teams --------------------------------------------------------------------
 
 def _mac(text):
@@ -672,3 +766,8 @@ class Inputs:
     def migrations(self):
         """:class:`MigrationRows` of every document."""
         return migration_rows(self.documents)
+
+    @functools.cached_property
+    def evacuations(self):
+        """:class:`EvacuationRows` of every document."""
+        return evacuation_rows(self.documents)

@@ -244,3 +244,63 @@ def draw_policy_peaks(plot_item, variant):
     plot_item.getViewBox().setRange(
         xRange=(0, max(widest, optimal, 1e-9) * 1.22),
         yRange=(-len(traces) + 0.4, 0.6), padding=0)
+
+
+#: Gantt rows labelled with VM names up to this many VMs (beyond, the
+#: names would overlap).
+GANTT_LABELLED_ROWS = 60
+
+
+def evacuation_schedules(variant):
+    """``(evacuation name, schedule trace)`` of each evacuation of a
+    variant, in scenario order."""
+    return [(key[len("evacuation."):-len(".schedule")], trace)
+            for key, trace in variant.traces.items()
+            if key.startswith("evacuation.") and key.endswith(".schedule")]
+
+
+def draw_evacuation_gantt(plot_item, name, trace):
+    """One bar per VM from its migration's start to its end, in start
+    order; red where the VM does not converge.
+
+    Parameters
+    ----------
+    plot_item : pyqtgraph.PlotItem
+    name : str
+        The evacuation's name (the title).
+    trace : dict
+        An ``evacuation.<name>.schedule`` trace.
+    """
+    plot_item.clear()
+    plot_item.setTitle(f"Evacuation {name}", size="9pt")
+    plot_item.setLabel("bottom", "Time [s]")
+    plot_item.showGrid(x=True, y=False, alpha=0.25)
+    names = trace["vm"]
+    axis = plot_item.getAxis("left")
+    labelled = len(names) <= GANTT_LABELLED_ROWS
+    axis.setTicks([[(-row, vm) for row, vm in enumerate(names)]]
+                  if labelled else None)
+    if labelled:
+        metrics = QtGui.QFontMetrics(axis.style.get("tickFont") or
+                                     QtWidgets.QApplication.font())
+        axis.setWidth(12 + max((metrics.horizontalAdvance(n)
+                                for n in names), default=0))
+    for converged, colour in ((True, "#0072B2"), (False, "#D55E00")):
+        rows = [row for row, ok in enumerate(trace["converged"])
+                if ok == converged]
+        if not rows:
+            continue
+        plot_item.addItem(pg.BarGraphItem(
+            x0=[trace["start_s"][r] for r in rows],
+            width=[trace["end_s"][r] - trace["start_s"][r] for r in rows],
+            y=[-r for r in rows], height=0.7, brush=colour,
+            pen=pg.mkPen(None)))
+    end = max(trace["end_s"], default=0.0)
+    plot_item.addItem(pg.InfiniteLine(
+        pos=end, angle=90,
+        pen=pg.mkPen("#555555", width=1, style=QtCore.Qt.DashLine),
+        label=f"{format_number(end)} s",
+        labelOpts={"position": 0.95, "color": "#333333"}))
+    plot_item.getViewBox().setRange(
+        xRange=(0, max(end, 1e-9) * 1.08),
+        yRange=(-len(names) + 0.4, 0.6), padding=0)

@@ -8,12 +8,14 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from app.gui.accuracy_dialog import show_accuracy
 from app.gui.advice import AdviceDialog
 from app.gui.charts import (HOST_BARS, MIGRATION_BARS, STORAGE_BARS,
-                            draw_goodput_vs_mtu, draw_metric_bars,
-                            draw_policy_peaks, draw_uplink_series, has_metric,
-                            new_plot_widget, teaming_traces)
+                            draw_evacuation_gantt, draw_goodput_vs_mtu,
+                            draw_metric_bars, draw_policy_peaks,
+                            draw_uplink_series, evacuation_schedules,
+                            has_metric, new_plot_widget, teaming_traces)
 from app.gui.commands import SetScenarioCommand
 from app.gui.comparison import ComparisonModel
 from app.gui.editor import NetworkEditor
+from app.gui.import_dialog import run_import_dialog
 from app.gui.parameters import ParameterTable
 from app.paths import DEFAULT_EXAMPLE, resource_path
 from app.scenario_io import load_scenario, save_scenario
@@ -83,6 +85,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.tabs.addTab(self._build_migration_tab(), "Live migration")
         self.tabs.addTab(self._build_teaming_tab(), "Teaming")
         self.tabs.addTab(self._build_storage_tab(), "Storage")
+        self.tabs.addTab(self._build_evacuation_tab(), "Evacuation")
         right = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
         right.addWidget(self.tabs)
         right.addWidget(self.table)
@@ -134,6 +137,49 @@ class MainWindow(QtWidgets.QMainWindow):
                           "(workloads.storage): add one to see IOPS, latency "
                           "and what limits them.")
         return tab
+
+    def _build_evacuation_tab(self):
+        """A Gantt chart of one variant's evacuation schedule."""
+        tab = QtWidgets.QWidget()
+        layout = QtWidgets.QVBoxLayout(tab)
+        self.evacuation_hint = QtWidgets.QLabel(
+            "This scenario defines no evacuation (workloads.evacuations): "
+            "add one to see how long emptying the host takes.")
+        self.evacuation_hint.setWordWrap(True)
+        layout.addWidget(self.evacuation_hint)
+        self.evacuation_variant = QtWidgets.QComboBox()
+        self.evacuation_variant.setToolTip("Variant whose schedule is shown")
+        layout.addWidget(self.evacuation_variant)
+        self.gantt_plot = new_plot_widget()
+        layout.addWidget(self.gantt_plot, 1)
+        self.evacuation_variant.currentIndexChanged.connect(
+            self._draw_evacuation_variant)
+        return tab
+
+    def _draw_evacuation(self):
+        shown = any(evacuation_schedules(v) for v in self.results.variants)
+        self.evacuation_hint.setVisible(not shown)
+        self.evacuation_variant.setVisible(shown)
+        self.gantt_plot.setVisible(shown)
+        if not shown:
+            return
+        previous = self.evacuation_variant.currentIndex()
+        with QtCore.QSignalBlocker(self.evacuation_variant):
+            self.evacuation_variant.clear()
+            self.evacuation_variant.addItems(
+                [v.name for v in self.results.variants])
+            self.evacuation_variant.setCurrentIndex(
+                previous if 0 <= previous < len(self.results.variants)
+                else 0)
+        self._draw_evacuation_variant()
+
+    def _draw_evacuation_variant(self):
+        variant = self.results.variants[
+            max(self.evacuation_variant.currentIndex(), 0)]
+        schedules = evacuation_schedules(variant)
+        if schedules:
+            draw_evacuation_gantt(self.gantt_plot.getPlotItem(),
+                                  *schedules[0])
 
     def _build_teaming_tab(self):
         tab, self.teaming_hint, (self.uplink_plot, self.policy_plot) = \
@@ -210,6 +256,7 @@ class MainWindow(QtWidgets.QMainWindow):
                 ("&Open…", self.open_dialog, keys.Open),
                 ("&Save", self.save, keys.Save),
                 ("Save &As…", self.save_as_dialog, keys.SaveAs),
+                ("&Import…", lambda: run_import_dialog(self), None),
                 ("&Export PDF…", self.export_pdf_dialog, None),
                 ("&Quit", self.close, keys.Quit)):
             action = file_menu.addAction(text, slot)
@@ -335,6 +382,7 @@ class MainWindow(QtWidgets.QMainWindow):
                     draw_metric_bars(plot.getPlotItem(), self.results,
                                      metric_id, label, missing)
         self._draw_teaming()
+        self._draw_evacuation()
         self.table_model.set_results(self.results)
         self.notes.setHtml(_notes_html(self.results))
 

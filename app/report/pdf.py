@@ -13,9 +13,11 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.gui.application import FONT_FAMILY, application
 from app.gui.charts import (HOST_BARS, MIGRATION_BARS, STORAGE_BARS,
-                            draw_goodput_vs_mtu, draw_metric_bars,
-                            draw_policy_peaks, draw_uplink_series, has_metric,
-                            new_plot_widget, teaming_traces, variant_colour)
+                            draw_evacuation_gantt, draw_goodput_vs_mtu,
+                            draw_metric_bars, draw_policy_peaks,
+                            draw_uplink_series, evacuation_schedules,
+                            has_metric, new_plot_widget, teaming_traces,
+                            variant_colour)
 from app.scenario_io import atomic_write
 from models.scenario import dump_scenario
 from solvers.advise import advise
@@ -194,6 +196,17 @@ class _Report:
             self.chart(lambda plot, t=traces[0]: draw_uplink_series(plot, t),
                        QtCore.QSize(760, 300))
 
+        for variant in results.variants:
+            for name, trace in evacuation_schedules(variant):
+                self.heading(f"Evacuation {name}: {variant.name}")
+                self.chart(lambda plot, n=name, t=trace:
+                           draw_evacuation_gantt(plot, n, t),
+                           QtCore.QSize(760, 80 + 14 * min(
+                               len(trace["vm"]), 60)))
+                self.text("Bars: each VM's migration from start to end, "
+                          "in start order; red: it does not converge.",
+                          size=8, colour="#555555")
+
         try:
             advice = advise(scenario)
         except ValueError:   # nothing the scenario measures to optimise
@@ -216,6 +229,9 @@ class _Report:
                 self.text(f"{name} · {finding.severity}: {finding.message}")
 
         self.heading("Assumptions")
+        # the scenario's own (imported values name their file and column)
+        for assumption in scenario.meta.assumptions:
+            self.text(f"• {assumption}", gap=2)
         shared, specific = results.assumptions_by_scope()
         for assumption in shared:
             self.text(f"• {assumption}", gap=2)

@@ -14,10 +14,6 @@ from solvers import goalseek, metric_ids
 from solvers.analysis import EMPTY, AnalysisResult, Candidate, metric_value
 from solvers.results import Finding
 
-#: Syncs simulated before a migration is declared non-converging: QEMU's
-#: timer syncs every 5 s, so 3000 cover over four hours of pre-copy.
-SYNC_LIMIT = 3000
-
 NAME = "migration"
 ORDER = 2
 BOTTLENECK_PRIORITY = 5
@@ -64,7 +60,8 @@ def _evaluate(rows, rates, out, details):
         iteration_s=np.where(capped, migration.QEMU_CAPPED_ITERATION_S,
                              migration.QEMU_ITERATION_S),
         sync_timer_s=p["sync_timer"], test_sent_pass=p["test_sent_pass"],
-        final_live_pass=p["final_live_pass"], round_limit=SYNC_LIMIT,
+        final_live_pass=p["final_live_pass"],
+        round_limit=migration.QEMU_SYNC_LIMIT,
         trace=details)
     # the rate that would converge within the downtime budget: the
     # evidence when a migration does not converge

@@ -13,7 +13,8 @@ CORE = sorted((ROOT / "models").glob("*.py")) + \
     sorted((ROOT / "solvers").glob("*.py"))
 QT_FREE_APP = [ROOT / "app" / name for name in
                ("__main__.py", "cli.py", "scenario_io.py", "paths.py",
-                 "validation_io.py")]
+                "validation_io.py")] + \
+    sorted((ROOT / "app" / "importers").glob("*.py"))
 
 
 def imported_packages(path):

@@ -314,3 +314,24 @@ def test_parameter_text_parses_to_the_current_type():
     rows = dict(scalar_parameters({"nics": [{"id": "a", "speed_gbps": 1.0}],
                                    "variants": [{"name": "x"}]}))
     assert rows == {"nics[0].id": "a", "nics[0].speed_gbps": 1.0}
+
+
+def test_evacuation_tab_draws_the_schedule_of_the_chosen_variant(window):
+    from app.paths import resource_path
+    import pyqtgraph as pg
+    assert not window.evacuation_hint.isHidden()  # example: no evacuation
+    window.open_path(resource_path("examples",
+                                   "evacuation_maintenance.toml"))
+    assert window.evacuation_hint.isHidden()
+
+    def bar_ends():
+        bars = [item for item in window.gantt_plot.getPlotItem().items
+                if isinstance(item, pg.BarGraphItem)]
+        return max(x0 + w for bar in bars
+                   for x0, w in zip(bar.opts["x0"], bar.opts["width"]))
+
+    base = window.results.variants[0].metric("evacuation.total_s").value
+    assert bar_ends() == base
+    window.evacuation_variant.setCurrentIndex(1)   # concurrency 2
+    assert bar_ends() == window.results.variants[1].metric(
+        "evacuation.total_s").value != base

@@ -80,3 +80,19 @@ def test_transport_section_when_transfers_exist(qapp, tmp_path):
     assert "Transfer throughput and host CPU" in text
     assert "h no team, SMB Multichannel" in text
     assert "the team hash puts 4 flow(s)" in text
+
+
+def test_evacuation_gantt_and_advice_when_the_host_is_evacuated(qapp,
+                                                                 tmp_path):
+    from tests.conftest import EXAMPLES
+    scenario = load_scenario(EXAMPLES / "evacuation_maintenance.toml")
+    path = tmp_path / "evacuation.pdf"
+    write_report(scenario, evaluate(scenario), path)
+    text = unicodedata.normalize("NFKC", " ".join(
+        " ".join(page.extract_text().split())
+        for page in PdfReader(path).pages))
+    for variant in ("Base", "Concurrency 2",
+                    "Auto concurrency, optimized order"):
+        assert f"Evacuation esx01: {variant}" in text
+    # the recommendation, re-evaluated: concurrency 8 -> 4
+    assert "workloads.evacuations[0].concurrency 8 → 4" in text
