@@ -558,8 +558,13 @@ def _report(args):
     if scenario is None:
         return EXIT_USAGE
     from app.report.pdf import write_report_headless
+    from solvers.advise import advise
     from solvers.evaluate import evaluate
-    write_report_headless(scenario, evaluate(scenario), args.output)
+    try:
+        advice = advise(scenario)
+    except ValueError:   # nothing the scenario measures to optimise
+        advice = None
+    write_report_headless(scenario, evaluate(scenario), args.output, advice)
     print(f"wrote {args.output}")
     return EXIT_OK
 

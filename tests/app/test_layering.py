@@ -13,7 +13,7 @@ CORE = sorted((ROOT / "models").glob("*.py")) + \
     sorted((ROOT / "solvers").glob("*.py"))
 QT_FREE_APP = [ROOT / "app" / name for name in
                ("__main__.py", "cli.py", "scenario_io.py", "paths.py",
-                "validation_io.py")] + \
+                "validation_io.py", "session.py")] + \
     sorted((ROOT / "app" / "importers").glob("*.py"))
 
 
@@ -53,3 +53,48 @@ def test_cli_solve_loads_no_qt_module():
     process = subprocess.run([sys.executable, "-c", code], cwd=ROOT,
                              capture_output=True, text=True, timeout=60)
     assert process.stderr.strip().endswith("0 []"), process.stderr
+
+
+def _app_imports():
+    """app's modules and the app modules each imports (at any depth of the
+    file, so imports inside functions count too)."""
+    modules = {}
+    for path in (ROOT / "app").rglob("*.py"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        package = name if parts[-1] == "__init__" else name.rpartition(".")[0]
+        imported = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    base = ".".join(package.split(".")[:len(
+                        package.split(".")) - node.level + 1] + [base])
+                imported.add(base.rstrip("."))
+                imported |= {f"{base}.{alias.name}" for alias in node.names}
+        modules[name] = imported
+    return {name: {m for m in imported if m in modules and m != name}
+            for name, imported in modules.items()}
+
+
+def test_app_has_no_import_cycles():
+    # a package's __init__ is not an edge: importing app.gui.x runs
+    # app/gui/__init__ first, which imports nothing of app
+    graph = _app_imports()
+    state = {}
+
+    def visit(module, trail):
+        state[module] = "open"
+        for target in sorted(graph[module]):
+            if state.get(target) == "open":
+                cycle = trail[trail.index(target):] + [target]
+                pytest.fail("import cycle: " + " -> ".join(cycle))
+            if target not in state:
+                visit(target, trail + [target])
+        state[module] = "done"
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
