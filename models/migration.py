@@ -383,7 +383,8 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         A dirty set under the page threshold is sent live once more before
         stop-and-copy (Xen migration v2).
     round_limit : int, default 300
-        Syncs simulated before declaring no convergence.
+        Rounds simulated before declaring no convergence; with any
+        scenario on the QEMU rule at least :data:`QEMU_SYNC_LIMIT` syncs.
     trace : bool, default False
         Also return the per-round volumes and durations.
 
@@ -551,7 +552,8 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
     live["threshold"] = np.maximum(live["threshold"], np.finfo(float).tiny)
     trace_rows = [(np.arange(count), pending - leftover, seconds)] \
         if trace else []
-    for _ in range(round_limit):
+    steps = max(round_limit, QEMU_SYNC_LIMIT) if any_qemu else round_limit
+    for _ in range(steps):
         s = live
         dirty = dirty_bytes(s["seconds"], s["nonzero"], s["cold_rate"],
                             hot_set=s["hot_set"], hot_rate=s["hot_rate"],

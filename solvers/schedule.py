@@ -87,8 +87,7 @@ def precopy(columns, rate, *, trace=False):
         time_budget=p["time_budget"], throttle=p["throttle"],
         fixed_downtime=p["fixed_downtime"], sync=p["sync"],
         sync_timer_s=p["sync_timer"], test_sent_pass=p["test_sent_pass"],
-        final_live_pass=p["final_live_pass"],
-        round_limit=migration.QEMU_SYNC_LIMIT, trace=trace)
+        final_live_pass=p["final_live_pass"], trace=trace)
 
 
 def _durations(columns, result, rate):

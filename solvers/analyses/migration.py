@@ -60,9 +60,7 @@ def _evaluate(rows, rates, out, details):
         iteration_s=np.where(capped, migration.QEMU_CAPPED_ITERATION_S,
                              migration.QEMU_ITERATION_S),
         sync_timer_s=p["sync_timer"], test_sent_pass=p["test_sent_pass"],
-        final_live_pass=p["final_live_pass"],
-        round_limit=migration.QEMU_SYNC_LIMIT,
-        trace=details)
+        final_live_pass=p["final_live_pass"], trace=details)
     # the rate that would converge within the downtime budget: the
     # evidence when a migration does not converge
     window_rate = goalseek.rate_for_downtime(
