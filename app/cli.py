@@ -8,6 +8,8 @@ input is bad. Only ``report`` imports Qt, and only when it runs.
 
 import argparse
 import csv
+import dataclasses
+import functools
 import glob
 import io
 import json
@@ -385,8 +387,12 @@ def _sweep(args):
                                                           os.cpu_count())
     writer = _SweepWriter(args, scenario, plan)
     progress = _Progress(plan) if sys.stderr.isatty() else None
+    # each chunk is formatted where it is evaluated (on every core)
+    format_chunk = functools.partial(
+        format_sweep_rows, args.format, writer.prefix, plan.paths)
     try:
-        for chunk in sweep.run(scenario, plan, processes=processes):
+        for chunk in sweep.run(scenario, plan, processes=processes,
+                               format_chunk=format_chunk):
             writer.write(chunk)
             if progress:
                 progress.update(writer.points)
@@ -414,39 +420,29 @@ class _SweepWriter:
         self.stream = open(self.partial, "w", encoding="utf-8",
                            newline="") if self.partial else sys.stdout
         self.metrics = None
+        self.prefix = f"{self.stamp[0]},{self.stamp[1]},"
 
     def write(self, chunk):
         if self.metrics is None:
             self._header(chunk)
         if chunk.metric_ids == tuple(self.metrics):
-            rows = chunk.values
+            text = chunk.text if chunk.text is not None else \
+                format_sweep_rows(self.format, self.prefix, self.plan.paths,
+                                  chunk)
         else:   # map this chunk's metrics onto the fixed columns
             extra = set(chunk.metric_ids) - self.known
             if extra:
                 self._drop(extra)
             where = [chunk.metric_ids.index(m) if m in chunk.metric_ids
                      else None for m in self.metrics]
-            rows = [[None if i is None else row[i] for i in where]
-                    for row in chunk.values]
-        lines = []
-        for combo, values in zip(chunk.combos, rows):
-            if self.format == "csv":
-                # numbers are repr()s (exact, never quoted); only the axis
-                # values can be text that needs escaping
-                lines.append(
-                    f"{self.prefix}{self.points},"
-                    + ",".join(map(_axis_cell, combo)) + ","
-                    + ",".join("" if v is None else repr(v)
-                               for v in values))
-            else:
-                lines.append(json.dumps(
-                    {"point": self.points,
-                     "values": dict(zip(self.plan.paths, combo)),
-                     "metrics": {m: v for m, v in zip(self.metrics, values)
-                                 if v is not None}},
-                    ensure_ascii=False, separators=(",", ":")))
-            self.points += 1
-        self.stream.write("\n".join(lines) + "\n")
+            mapped = dataclasses.replace(
+                chunk, metric_ids=tuple(self.metrics),
+                values=[[None if i is None else row[i] for i in where]
+                        for row in chunk.values])
+            text = format_sweep_rows(self.format, self.prefix,
+                                     self.plan.paths, mapped)
+        self.points += len(chunk.combos)
+        self.stream.write(text)
         self.stream.flush()
 
     def _drop(self, extra):
@@ -461,7 +457,6 @@ class _SweepWriter:
         self.metrics = list(chunk.metric_ids)
         units = {m: metric_info(m)[0] for m in self.metrics}
         self.known = set(self.metrics)
-        self.prefix = f"{self.stamp[0]},{self.stamp[1]},"
         if self.format == "csv":
             header = ["linkplan_version", "scenario_sha256", "point",
                       *self.plan.paths,
@@ -486,6 +481,28 @@ class _SweepWriter:
             self.stream.close()
             return f"the rows so far are in {self.partial}"
         return "the rows so far are complete"
+
+
+def format_sweep_rows(kind, prefix, paths, chunk):
+    """The rows of a sweep chunk as CSV (``prefix`` then point, axis
+    values and metrics) or JSON Lines text, each line ending in a newline.
+    A plain function of plain data: sweep workers run it."""
+    lines = []
+    for point, (combo, values) in enumerate(zip(chunk.combos, chunk.values),
+                                            chunk.start):
+        if kind == "csv":
+            # numbers are repr()s (exact, never quoted); only the axis
+            # values can be text that needs escaping
+            lines.append(
+                f"{prefix}{point}," + ",".join(map(_axis_cell, combo)) + ","
+                + ",".join("" if v is None else repr(v) for v in values))
+        else:
+            lines.append(json.dumps(
+                {"point": point, "values": dict(zip(paths, combo)),
+                 "metrics": {m: v for m, v in zip(chunk.metric_ids, values)
+                             if v is not None}},
+                ensure_ascii=False, separators=(",", ":")))
+    return "\n".join(lines) + "\n"
 
 
 def _axis_cell(value):

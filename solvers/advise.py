@@ -16,8 +16,8 @@ from models.scenario import GOALS, ScenarioError
 from solvers import __version__, metric_ids
 from solvers.analyses import registry
 from solvers.analysis import Candidate
-from solvers.grid import grid_documents, paused_gc
-from solvers.evaluate import evaluate, evaluate_documents
+from solvers.grid import paused_gc, validate_values
+from solvers.evaluate import evaluate, evaluate_documents, evaluate_points
 from solvers.results import Progress
 
 #: A change must move the goal metric by more than this to be advised [%].
@@ -415,6 +415,9 @@ def search(scenario, grid, goal=None, *, tradeoffs=("host.cpu_pct",),
     if len(combos) > MAX_GRID:
         raise ValueError(f"grid: {len(combos)} combinations, above the "
                          f"limit of {MAX_GRID}")
+    # every value is validated once, the grid's corners as documents
+    converters = validate_values(base, paths, [sorted(set(grid[p]), key=repr)
+                                               for p in paths])
     sign = _better(goal)
     metric = _goal_metric(base, goal)
     points, scores, costs = [], [], []
@@ -422,12 +425,8 @@ def search(scenario, grid, goal=None, *, tradeoffs=("host.cpu_pct",),
     for start in range(0, len(combos), SEARCH_CHUNK_POINTS):
         chunk = combos[start:start + SEARCH_CHUNK_POINTS]
         with paused_gc():
-            documents = grid_documents(base, paths, chunk)
-            numbers = evaluate_documents(
-                [(f"point {start + i}", doc)
-                 for i, doc in enumerate(documents)],
-                scenario=base.meta.name, scenario_sha256=base.sha256(),
-                numbers_only=True)
+            documents, numbers = evaluate_points(base, paths, chunk,
+                                                 converters)
         for doc, combo, point in zip(documents, chunk, numbers):
             goal_id, value = _goal_of(point, doc, goal)
             value = float(value)

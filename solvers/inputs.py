@@ -11,7 +11,8 @@ searches reuse the same builders.
 import functools
 import ipaddress
 import math
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -771,3 +772,154 @@ class Inputs:
     def evacuations(self):
         """:class:`EvacuationRows` of every document."""
         return evacuation_rows(self.documents)
+
+# -- columns of many points ---------------------------------------------------
+
+#: Fields a sweep varies as columns, without a document per point: each
+#: sets these columns of the families and nothing else (no path, preset or
+#: structure depends on it, and no analysis that reads documents reads it).
+COLUMN_FIELDS = {
+    "network.mtu": {"wire": "mtu", "transfers": "mtu", "storage": "mtu"},
+    "network.vlan_tags": {"wire": "vlan_tags", "transfers": "vlan_tags",
+                          "storage": "vlan_tags"},
+    "network.tcp_timestamps": {"wire": "timestamps",
+                               "transfers": "timestamps",
+                               "storage": "timestamps"},
+}
+
+
+#: Fields of one storage workload (``workloads.storage[i].FIELD``) a sweep
+#: varies as columns, with the same guarantee: field -> storage column.
+STORAGE_COLUMN_FIELDS = {"vms": "vms", "disks_per_vm": "disks_per_vm",
+                         "threads_per_disk": "threads_per_disk"}
+
+_STORAGE_ITEM = re.compile(r"workloads\.storage\[(\d+)\]\.(\w+)")
+
+
+def column_targets(path):
+    """Where the values of a column field go.
+
+    Returns
+    -------
+    list of (str, str, int or None), or None
+        ``(family, column, row)``: the row of a one-document family the
+        field sets (None: every row); None when ``path`` is not a column
+        field (:data:`COLUMN_FIELDS`, :data:`STORAGE_COLUMN_FIELDS`).
+    """
+    if path in COLUMN_FIELDS:
+        return [(family, key, None)
+                for family, key in COLUMN_FIELDS[path].items()]
+    item = _STORAGE_ITEM.fullmatch(path)
+    if item and item.group(2) in STORAGE_COLUMN_FIELDS:
+        return [("storage", STORAGE_COLUMN_FIELDS[item.group(2)],
+                 int(item.group(1)))]
+    return None
+
+
+class TiledInputs(Inputs):
+    """The inputs of ``count`` points that share one template document
+    and differ only in :data:`COLUMN_FIELDS`: each family is built once
+    for the template, repeated per point (rows in the order
+    :class:`Inputs` gives them) and its columns set from the values.
+
+    Parameters
+    ----------
+    template : Scenario
+        A resolved document (without variants).
+    columns : dict
+        Path of a column field (:func:`column_targets`) -> numpy.ndarray,
+        one validated value per point.
+    count : int
+        Points.
+    """
+
+    def __init__(self, template, columns, count):
+        super().__init__([("", template)] * count)
+        self._template = Inputs([("", template)])
+        self._columns = columns
+        self._count = count
+
+    def _set(self, family, values, point_of_row, template_row):
+        for path, column in self._columns.items():
+            for target, key, row in column_targets(path):
+                if target != family or key not in values:
+                    continue
+                value = column[point_of_row].astype(values[key].dtype,
+                                                    copy=False)
+                if row is None:
+                    values[key] = value
+                else:
+                    values[key] = np.where(template_row == row, value,
+                                           values[key])
+
+    def _rows(self, per_point, lead=None):
+        """Row and point index of the tiled rows: point-major, or with
+        the first ``lead`` rows of every point before the rest."""
+        count = self._count
+        if lead is None or lead == per_point:
+            return (np.tile(np.arange(per_point), count),
+                    np.repeat(np.arange(count), per_point))
+        first = np.arange(lead)
+        rest = np.arange(lead, per_point)
+        return (np.concatenate([np.tile(first, count),
+                                np.tile(rest, count)]),
+                np.concatenate([np.repeat(np.arange(count), lead),
+                                np.repeat(np.arange(count), rest.size)]))
+
+    @functools.cached_property
+    def wire(self):
+        one = self._template.wire
+        values = {field.name: np.repeat(getattr(one, field.name),
+                                        self._count)
+                  for field in fields(one)
+                  if field.name != "limits"}
+        self._set("wire", values, np.arange(self._count),
+                  np.zeros(self._count, dtype=int))
+        return WireColumns(limits=one.limits, **values)
+
+    @functools.cached_property
+    def transfers(self):
+        one = self._template.transfers
+        if not one.owners:
+            return one
+        row, point = self._rows(len(one.owners), one.transfers)
+        columns = {k: v[row] for k, v in one.columns.items()}
+        self._set("transfers", columns, point, row)
+        return TransferRows(
+            [(int(p), *one.owners[r][1:]) for r, p in zip(row, point)],
+            [one.paths[r] for r in row], columns, one.vrss_fallback[row])
+
+    @functools.cached_property
+    def storage(self):
+        one = self._template.storage
+        if not one.owners:
+            return one
+        row, point = self._rows(len(one.owners))
+        columns = {k: v[row] for k, v in one.columns.items()}
+        self._set("storage", columns, point, row)
+        return StorageRows([(int(p), one.owners[r][1])
+                            for r, p in zip(row, point)], columns)
+
+    @functools.cached_property
+    def evacuations(self):
+        one = self._template.evacuations
+        if not one.owners:
+            return one
+        # each evacuation's VM columns are read, never written: shared
+        return EvacuationRows(
+            [(point, item) for point in range(self._count)
+             for _, item in one.owners],
+            one.columns * self._count, one.limits * self._count,
+            one.per_migration_cap * self._count,
+            one.aggregate_cap * self._count)
+
+    @functools.cached_property
+    def migrations(self):
+        one = self._template.migrations
+        if not one.owners:
+            return one
+        row, point = self._rows(len(one.owners))
+        return MigrationRows(
+            [(int(p), one.owners[r][1]) for r, p in zip(row, point)],
+            {k: v[row] for k, v in one.columns.items()},
+            one.concurrency[row])

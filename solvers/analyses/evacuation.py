@@ -22,6 +22,9 @@ NAME = "evacuation"
 ORDER = 6
 BOTTLENECK_PRIORITY = 6
 REQUIRES = ("host",)
+#: Inputs families it reads with ``details=False`` (it reads no
+#: document field a column sweep varies): see :mod:`solvers.analysis`.
+FAMILIES = ("evacuations",)
 
 #: VMs named in a finding before "and N more".
 NAMED_VMS = 5

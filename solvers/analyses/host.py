@@ -20,6 +20,9 @@ NAME = "host"
 ORDER = 1
 BOTTLENECK_PRIORITY = 0
 REQUIRES = ()
+#: Inputs families it reads with ``details=False`` (it reads no
+#: document field a column sweep varies): see :mod:`solvers.analysis`.
+FAMILIES = ("transfers",)
 
 #: Rows per chunk of the chain: small enough for every intermediate array
 #: to stay in the CPU cache, large enough to amortise numpy's call cost.

@@ -5,6 +5,7 @@ import ast
 import subprocess
 import sys
 
+import grimp
 import pytest
 
 from tests.conftest import QT_PACKAGES, ROOT
@@ -55,46 +56,35 @@ def test_cli_solve_loads_no_qt_module():
     assert process.stderr.strip().endswith("0 []"), process.stderr
 
 
-def _app_imports():
-    """app's modules and the app modules each imports (at any depth of the
-    file, so imports inside functions count too)."""
-    modules = {}
-    for path in (ROOT / "app").rglob("*.py"):
-        parts = path.relative_to(ROOT).with_suffix("").parts
-        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-        package = name if parts[-1] == "__init__" else name.rpartition(".")[0]
-        imported = set()
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Import):
-                imported |= {alias.name for alias in node.names}
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    base = ".".join(package.split(".")[:len(
-                        package.split(".")) - node.level + 1] + [base])
-                imported.add(base.rstrip("."))
-                imported |= {f"{base}.{alias.name}" for alias in node.names}
-        modules[name] = imported
-    return {name: {m for m in imported if m in modules and m != name}
-            for name, imported in modules.items()}
+def test_no_import_circles():
+    # Issue 13: application <-> main_window <-> report/pdf and
+    # advise <-> evaluate were circles; a strongly connected component of
+    # more than one module in the import graph is one (Tarjan's algorithm).
+    graph = grimp.build_graph("app", "solvers", "models")
+    index, low, stack, on_stack, circles = {}, {}, [], set(), []
 
+    def visit(module):
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for imported in graph.find_modules_directly_imported_by(module):
+            if imported not in index:
+                visit(imported)
+                low[module] = min(low[module], low[imported])
+            elif imported in on_stack:
+                low[module] = min(low[module], index[imported])
+        if low[module] == index[module]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == module:
+                    break
+            if len(component) > 1:
+                circles.append(sorted(component))
 
-def test_app_has_no_import_cycles():
-    # a package's __init__ is not an edge: importing app.gui.x runs
-    # app/gui/__init__ first, which imports nothing of app
-    graph = _app_imports()
-    state = {}
-
-    def visit(module, trail):
-        state[module] = "open"
-        for target in sorted(graph[module]):
-            if state.get(target) == "open":
-                cycle = trail[trail.index(target):] + [target]
-                pytest.fail("import cycle: " + " -> ".join(cycle))
-            if target not in state:
-                visit(target, trail + [target])
-        state[module] = "done"
-
-    for module in sorted(graph):
-        if module not in state:
-            visit(module, [module])
+    for module in sorted(graph.modules):
+        if module not in index:
+            visit(module)
+    assert circles == []
