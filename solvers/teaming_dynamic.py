@@ -156,7 +156,10 @@ def ovs_rebalance(bucket_bytes, bucket_member, enabled):
 
     Notes
     -----
-    Heaviest and lightest enabled members are compared; the run stops when
+    Enabled members are kept in descending byte order, a (re)inserted
+    member after those with equal bytes, as ``insert_bal`` and
+    ``reinsert_bal`` do after each moved bucket. Heaviest and lightest
+    enabled members are compared; the run stops when
     their difference is below ``to >> 5`` or 100 000 B. Otherwise buckets of
     the heavier member, heaviest first, are taken while they fit in the
     ideal delta ``(from + to) / 2 - to``, until the rest is under 10 % of
@@ -178,7 +181,9 @@ def ovs_rebalance(bucket_bytes, bucket_member, enabled):
                           if bucket_bytes[b] > 0),
                          key=lambda b: -bucket_bytes[b])
                for m in np.flatnonzero(enabled)}
-    bals = sorted(entries, key=lambda m: -tx[m])
+    bals = []
+    for m in entries:
+        _insert_bal(bals, m, tx)
     while len(bals) >= 2:
         heavy, light = bals[0], bals[-1]
         overload = tx[heavy] - tx[light]
@@ -194,8 +199,18 @@ def ovs_rebalance(bucket_bytes, bucket_member, enabled):
             tx[heavy] -= bucket_bytes[bucket]
             tx[light] += bucket_bytes[bucket]
             entries[heavy].remove(bucket)
-        bals.sort(key=lambda m: -tx[m])
+            for moved in (heavy, light):  # reinsert_bal, per entry
+                bals.remove(moved)
+                _insert_bal(bals, moved, tx)
     return member
+
+
+def _insert_bal(bals, member, tx):
+    """bond.c ``insert_bal``: before the first member carrying less, so
+    after every member with as many bytes (ties go last)."""
+    position = next((i for i, other in enumerate(bals)
+                     if tx[member] > tx[other]), len(bals))
+    bals.insert(position, member)
 
 
 def _ovs_choose(entries, bucket_bytes, from_tx, to_tx):
