@@ -13,6 +13,7 @@ shared/reference/teaming.md and are labelled [Model] there.
 import numpy as np
 
 from models.teaming import LBT_TARGET_RULES, member_loads
+from models.units import GBIT_BYTES, gbps_to_bytes_per_s
 from solvers.placement import lpt
 
 
@@ -279,7 +280,7 @@ def ovs_bond(rate, bucket, members, *, step_s=1.0,
     interval = max(1, round(max(rebalance_interval_s, 1.0) / step_s))
     counters = np.zeros(OVS_BUCKETS, dtype=np.int64)
     starts, ends = _epochs(steps, interval)
-    byte_rate = bucket_rate * (1e9 / 8 * step_s)
+    byte_rate = bucket_rate * (GBIT_BYTES * step_s)
     enabled = np.ones(members, dtype=bool)
     for start, end in zip(starts, ends):
         per_bucket[start:end] = bucket_member
@@ -336,7 +337,7 @@ def tlb_assign(bucket_rate, speed, *, order="descending", first_epoch=False,
     else:
         active = np.random.default_rng(seed).permutation(active)
     history = np.zeros(bucket_rate.size) if first_epoch \
-        else 1.0 + bucket_rate * 1e9 / 8     # B/s, as 1 + bytes / 10 s
+        else 1.0 + gbps_to_bytes_per_s(bucket_rate)   # as 1 + bytes / 10 s
     spare = speed * 1000 * 2 ** 20
     member = np.full(bucket_rate.size, -1)
     for bucket in active:
