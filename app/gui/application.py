@@ -38,9 +38,14 @@ def show_example_window():
 def run_gui(path=None):
     """Open the main window on ``path`` or on the built-in example."""
     app, window = show_example_window()
-    # unsaved work left by a crash comes first; else the file asked for
-    if not window.offer_recovery() and path is not None:
+    # unsaved work left by a crash comes first; else the file asked for;
+    # else the last one, when the user wants it back
+    if window.offer_recovery():
+        pass
+    elif path is not None:
         window.open_path(path)
+    else:
+        window.reopen_last_file()
     sys.excepthook = _show_unexpected_error
     return app.exec()
 

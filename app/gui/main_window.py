@@ -197,6 +197,12 @@ class MainWindow(QtWidgets.QMainWindow):
             if text is None:   # File > Open Recent sits after Open
                 self.recent_menu = file_menu.addMenu("Open &Recent")
                 self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+                self.reopen_action = file_menu.addAction(
+                    "Reopen &Last File on Start")
+                self.reopen_action.setCheckable(True)
+                self.reopen_action.setChecked(persistence.reopens_last_file())
+                self.reopen_action.toggled.connect(
+                    persistence.set_reopens_last_file)
                 continue
             file_menu.addAction(text, slot).setShortcut(key)
         edit_menu = self.menuBar().addMenu("&Edit")
@@ -237,6 +243,17 @@ class MainWindow(QtWidgets.QMainWindow):
             return
         if not self.open_path(path):
             persistence.forget_file(path)
+
+    def reopen_last_file(self):
+        """Open the file that was open when Linkplan last closed, when the
+        user wants that (File > Reopen Last File on Start). True when it
+        was opened."""
+        last = persistence.last_file()
+        if last is None or not persistence.reopens_last_file():
+            return False
+        if not last.is_file():
+            return False   # moved or deleted since: start from the example
+        return self.open_path(last)
 
     def about(self):
         QtWidgets.QMessageBox.about(self, "About Linkplan", about_html())
@@ -661,6 +678,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def closeEvent(self, event):
         if self._may_discard():
             self._save_layout()
+            persistence.set_last_file(self.path)
             self.autosave_timer.stop()
             self.recovery.release()
             self.session.close()

@@ -50,6 +50,26 @@ def clear_recent_files():
     settings().remove("recent_files")
 
 
+def last_file():
+    """The file open when Linkplan last closed, or None."""
+    value = settings().value("last_file", "")
+    return Path(value) if value else None
+
+
+def set_last_file(path):
+    settings().setValue("last_file", "" if path is None else str(path))
+
+
+def reopens_last_file():
+    """Whether the start opens the last file (the default) rather than
+    the example."""
+    return settings().value("reopen_last_file", True, type=bool)
+
+
+def set_reopens_last_file(on):
+    settings().setValue("reopen_last_file", bool(on))
+
+
 def start_folder():
     """Where file dialogs start: the last folder used, else Documents."""
     folder = settings().value("last_folder", "")

@@ -181,8 +181,9 @@ def test_every_menu_action_has_a_shortcut(window):
         if menu is window.recent_menu:
             continue   # numbered entries, built when shown
         for action in menu.actions():
+            # a checkable preference is a setting, not a command
             if action.menu() is None and not action.isSeparator() and \
-                    action.shortcut().isEmpty():
+                    not action.isCheckable() and action.shortcut().isEmpty():
                 missing.append(action.text())
     assert missing == []
     shortcuts = [a.shortcut().toString() for m in window.menuBar()
@@ -361,3 +362,31 @@ def test_variant_columns_show_their_delta_against_the_base(window):
     assert model.data(model.index(packets, ipv6)) == \
         model.data(model.index(packets, 0))
     assert names[0] == "Base"
+
+
+def test_the_last_file_is_reopened_on_start_unless_turned_off(
+        qtbot, qapp, dialogs, tmp_path):
+    saved = tmp_path / "last.toml"
+    first = MainWindow()
+    qtbot.addWidget(first)
+    first.edit("network.mtu", 9000, "Set MTU to 9000")
+    assert first.save_to(saved)
+    first.wait_for_results()
+    first.close()
+    second = MainWindow()
+    qtbot.addWidget(second)
+    assert second.reopen_action.isChecked()
+    assert second.reopen_last_file()
+    assert second.path == saved and second.scenario.network.mtu == 9000
+    second.reopen_action.setChecked(False)
+    second.wait_for_results()
+    second.close()
+    third = MainWindow()
+    qtbot.addWidget(third)
+    assert not third.reopen_action.isChecked()
+    assert not third.reopen_last_file()
+    saved.unlink()
+    third.reopen_action.setChecked(True)
+    assert not third.reopen_last_file()   # gone: no error, the example
+    assert dialogs == []
+    third.wait_for_results()
