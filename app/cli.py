@@ -152,12 +152,22 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("linkplan: interrupted", file=sys.stderr)
         return 130
+    except ValueError as err:
+        from models.scenario import ScenarioError
+        if not isinstance(err, ScenarioError):
+            return _internal_error(err)
+        print(f"linkplan: invalid scenario\n{err}", file=sys.stderr)
+        return EXIT_USAGE
     except Exception as err:  # never show a traceback to a user
-        if os.environ.get("LINKPLAN_DEBUG"):
-            traceback.print_exc()
-        print(f"linkplan: internal error: {type(err).__name__}: {err}\n"
-              "Set LINKPLAN_DEBUG=1 for the traceback.", file=sys.stderr)
-        return EXIT_FAILED
+        return _internal_error(err)
+
+
+def _internal_error(err):
+    if os.environ.get("LINKPLAN_DEBUG"):
+        traceback.print_exc()
+    print(f"linkplan: internal error: {type(err).__name__}: {err}\n"
+          "Set LINKPLAN_DEBUG=1 for the traceback.", file=sys.stderr)
+    return EXIT_FAILED
 
 
 def _load_or_report(path):

@@ -69,6 +69,14 @@ UNIFORM_HASH_FIELDS = {
 #: V7, 90 % > 80 %; the example's outcome and its ping-pong are kept.)
 LBT_TARGET_RULES = ("stay_below", "any_better")
 
+#: Constant demand is simulated for this many of the slowest policy
+#: period, so that load-aware policies reach their steady state.
+STEADY_PERIODS = 10
+
+#: Linux balance-tlb/alb rebalancing interval [s] (include/net/bond_alb.h;
+#: T1).
+TLB_REBALANCE_S = 10.0
+
 ETHERTYPE_IPV4 = 0x0800
 ETHERTYPE_IPV6 = 0x86DD
 

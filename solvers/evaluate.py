@@ -9,7 +9,7 @@ import functools
 import numpy as np
 
 from models import wire
-from models.scenario import Scenario
+from models.scenario import Scenario, ScenarioError
 from solvers import (__version__, host_network, migration, storage,
                      teaming)
 from solvers.results import (Bottleneck, Finding, Metric, Results,
@@ -130,6 +130,25 @@ def evaluate(scenario: Scenario, *, advice=False) -> Results:
                               advice=advice)
 
 
+def _floating_point_errors_refused(function):
+    """Run a public entry point with numpy's floating-point errors raised,
+    not printed, and report one as a refusal of the scenario: the
+    document's limits (models.scenario) are meant to keep every model in
+    float64's range, so this names a gap in them instead of printing a
+    RuntimeWarning and going on with inf or NaN."""
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        with np.errstate(all="raise"):
+            try:
+                return function(*args, **kwargs)
+            except FloatingPointError as err:
+                raise ScenarioError([("", "the models cannot represent this "
+                                      f"scenario (numpy: {err}); please "
+                                      "report it with the file")]) from err
+    return wrapper
+
+
+@_floating_point_errors_refused
 def evaluate_documents(documents, *, scenario, scenario_sha256,
                        advice=False, traces=True, numbers_only=False):
     """:func:`evaluate` on already resolved ``(name, document)`` pairs,

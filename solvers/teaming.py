@@ -75,10 +75,6 @@ MODELLED = {
                 "carries everything",
 }
 
-#: Constant demand is simulated for this many of the slowest policy
-#: period, so that load-aware policies reach their steady state.
-STEADY_PERIODS = 10
-
 #: Points kept per trace (each keeps the maximum of its bin).
 TRACE_POINTS = 300
 
@@ -129,10 +125,10 @@ class _Flows:
         if horizon > 0:
             self.t = np.arange(0.0, horizon + step / 2, step)
         else:
-            period = max(team.lbt_period_s, teaming_dynamic.TLB_REBALANCE_S,
+            period = max(team.lbt_period_s, teaming.TLB_REBALANCE_S,
                          team.ovs_rebalance_interval_ms / 1000,
                          team.dynamic_epoch_s)
-            self.t = np.arange(0.0, STEADY_PERIODS * period, step)
+            self.t = np.arange(0.0, teaming.STEADY_PERIODS * period, step)
         self.step = step
         scale = np.ones((self.t.size, self.count))
         for i, flow in enumerate(flows):
