@@ -148,6 +148,12 @@ def main(argv=None):
         build_parser().print_help(sys.stderr)
         return EXIT_USAGE
     try:
+        clash = _output_among_inputs(args)
+        if clash:
+            print(f"linkplan {args.command}: -o {args.output} is the input "
+                  f"{clash}: writing there would lose the scenario; choose "
+                  "another output file", file=sys.stderr)
+            return EXIT_USAGE
         return _COMMANDS[args.command](args)
     except KeyboardInterrupt:
         print("linkplan: interrupted", file=sys.stderr)
@@ -158,8 +164,31 @@ def main(argv=None):
             return _internal_error(err)
         print(f"linkplan: invalid scenario\n{err}", file=sys.stderr)
         return EXIT_USAGE
+    except OSError as err:  # an output that cannot be written
+        target = getattr(args, "output", None) or "standard output"
+        print(f"linkplan {args.command}: cannot write {target}: "
+              f"{err.strerror or err}", file=sys.stderr)
+        if not getattr(args, "output", None):
+            # what is still buffered must not fail again at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_USAGE
     except Exception as err:  # never show a traceback to a user
         return _internal_error(err)
+
+
+def _output_among_inputs(args):
+    """The input that ``-o`` names too, if any."""
+    output = getattr(args, "output", None)
+    if not output or not os.path.exists(output):
+        return None
+    inputs = getattr(args, "files", None) or [args.file]
+    for path in expand_inputs(inputs)[0]:
+        try:
+            if os.path.samefile(path, output):
+                return path
+        except OSError:
+            continue  # a missing input is reported by the command
+    return None
 
 
 def _internal_error(err):
@@ -320,12 +349,14 @@ def _sweep(args):
             writer.write(chunk)
             if progress:
                 progress.update(writer.points)
+        writer.finish()
     except KeyboardInterrupt:
         where = writer.interrupted()
         print(f"\nlinkplan sweep: interrupted after {writer.points:,} of "
               f"{plan.total:,} points; {where}", file=sys.stderr)
         return 130
-    writer.finish()
+    finally:
+        writer.discard()
     if progress:
         progress.done()
     return EXIT_OK
@@ -336,13 +367,16 @@ class _SweepWriter:
     renamed to FILE once complete. Only whole rows are ever written."""
 
     def __init__(self, args, scenario, plan):
+        from app.scenario_io import AtomicFile
+
         self.format, self.plan, self.points = args.format, plan, 0
         self.stamp = (__version__, scenario.sha256())
         self.scenario_name = scenario.meta.name
         self.output = args.output
         self.partial = f"{args.output}.partial" if args.output else None
-        self.stream = open(self.partial, "w", encoding="utf-8",
-                           newline="") if self.partial else sys.stdout
+        self.file = AtomicFile(args.output, text=True) if args.output \
+            else None
+        self.stream = self.file.stream if self.file else sys.stdout
         self.metrics = None
 
     def write(self, chunk):
@@ -407,15 +441,18 @@ class _SweepWriter:
                 ensure_ascii=False, separators=(",", ":")) + "\n")
 
     def finish(self):
-        if self.partial:
-            self.stream.close()
-            os.replace(self.partial, self.output)
+        if self.file:
+            self.file.publish()
 
     def interrupted(self):
-        if self.partial:
-            self.stream.close()
+        if self.file:
+            self.file.publish(self.partial)
             return f"the rows so far are in {self.partial}"
         return "the rows so far are complete"
+
+    def discard(self):
+        if self.file:
+            self.file.discard()
 
 
 def _axis_cell(value):

@@ -113,27 +113,31 @@ def _representable(value, where=""):
         return None
     if isinstance(value, (int, float)):
         if isinstance(value, float) and not math.isfinite(value):
-            return f"{where}must be a finite number, got {value}"
+            return f"{_at(where)}must be a finite number, got {value}"
         if value and not SMALLEST_MAGNITUDE <= abs(value) \
                 <= LARGEST_MAGNITUDE:
             limit, side = (SMALLEST_MAGNITUDE, "below the smallest") \
                 if abs(value) < SMALLEST_MAGNITUDE \
                 else (LARGEST_MAGNITUDE, "above the largest")
-            return (f"{where}is {side} magnitude the models represent "
+            return (f"{_at(where)}is {side} magnitude the models represent "
                     f"({limit:g}; 0 where allowed), got {value!r}")
         return None
     if isinstance(value, str):
         try:
             value.encode("utf-8")
         except UnicodeEncodeError:
-            return f"{where}is not valid Unicode text, got {value!r}"
+            return f"{_at(where)}is not valid Unicode text, got {value!r}"
         return None
     if isinstance(value, (list, tuple)):
         for i, item in enumerate(value):
-            problem = _representable(item, f"{where}[{i}] ".lstrip())
+            problem = _representable(item, f"{where}[{i}]")
             if problem:
                 return problem
     return None
+
+
+def _at(where):
+    return f"{where}: " if where else ""
 
 
 def _plain(value, where):
@@ -154,8 +158,7 @@ def _plain(value, where):
             if problem:
                 return problem
         return None
-    problem = _representable(value)
-    return f"{where}: {problem}" if problem else None
+    return _representable(value, where)
 
 
 class _Strict(BaseModel):

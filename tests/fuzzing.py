@@ -27,6 +27,10 @@ from hypothesis import strategies as st
 from models.scenario import (ScenarioError, dump_scenario, parse_scenario,
                              scenario_from_dict)
 
+#: Outcomes of the documents checked in this process, printed at the end
+#: of a pytest run (tests/conftest.py) and by ``make fuzz``.
+COUNTS = Counter()
+
 EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "resources"
                    / "examples").glob("*.toml"))
 DOCUMENTS = {path.stem: tomllib.loads(path.read_text(encoding="utf-8"))
@@ -181,7 +185,7 @@ def outcome(document):
 def main(argv):
     """``make fuzz``: many mutated documents, counts on stdout."""
     examples = int(argv[0]) if argv else 20_000
-    counts, others = Counter(), Counter()
+    counts, others = COUNTS, Counter()
 
     @settings(max_examples=examples, deadline=None, database=None,
               suppress_health_check=list(HealthCheck))
