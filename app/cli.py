@@ -503,6 +503,9 @@ def _report(args):
     scenario = _load_or_report(args.file)
     if scenario is None:
         return EXIT_USAGE
+    # Qt embeds the fonts in the order of a hash seeded per process; a
+    # fixed seed (read when Qt first hashes) makes reruns byte-identical
+    os.environ.setdefault("QT_HASH_SEED", "0")
     from app.report.pdf import write_report_headless
     from solvers.evaluate import evaluate
     write_report_headless(scenario, evaluate(scenario), args.output)

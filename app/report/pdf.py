@@ -7,7 +7,10 @@ the report can be regenerated from itself.
 """
 
 import datetime
+import hashlib
 import os
+import re
+import uuid
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -54,6 +57,10 @@ def write_report(scenario, results, path):
     writer.setTitle(f"Linkplan report: {scenario.meta.name}")
     writer.setCreator(f"Linkplan {results.linkplan_version}")
     writer.setResolution(RESOLUTION)
+    # same scenario and results, same document ID: reruns are identical
+    writer.setDocumentId(QtCore.QUuid(str(uuid.UUID(hashlib.sha256(
+        (results.scenario_sha256 + results.to_json()).encode())
+        .hexdigest()[:32]))))
     writer.setPageLayout(QtGui.QPageLayout(
         QtGui.QPageSize(QtGui.QPageSize.PageSizeId.A4),
         QtGui.QPageLayout.Orientation.Portrait,
@@ -70,7 +77,31 @@ def write_report(scenario, results, path):
     finally:
         painter.end()
     buffer.close()
-    atomic_write(path, bytes(buffer.data()))
+    atomic_write(path, _dated(bytes(buffer.data())))
+
+
+def _dated(pdf):
+    """The PDF with the creation date of ``report_date()``: QPdfWriter
+    always writes the current time, here replaced in place (same length,
+    so the cross-reference offsets stay right)."""
+    when = report_date()
+    # the info dictionary's two dates and the XMP packet's three come
+    # before any attachment, whose text must stay as it is
+    pdf = re.sub(rb"\(D:\d{14}Z\)", when.strftime("(D:%Y%m%d%H%M%SZ)")
+                 .encode(), pdf, count=2)
+    return re.sub(rb"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00",
+                  when.strftime("%Y-%m-%dT%H:%M:%S+00:00").encode(), pdf,
+                  count=3)
+
+
+def report_date():
+    """When the report is made: now, or ``SOURCE_DATE_EPOCH`` when set
+    (reproducible-builds.org), for byte-identical reruns."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch is not None and epoch.isdigit():
+        return datetime.datetime.fromtimestamp(int(epoch),
+                                               datetime.timezone.utc)
+    return datetime.datetime.now(datetime.timezone.utc)
 
 
 class _Report:
@@ -129,7 +160,7 @@ class _Report:
                   gap=2)
         self.text(scenario.meta.name, size=17, bold=True, gap=4)
         self.text(f"Linkplan {results.linkplan_version} · "
-                  f"{datetime.date.today().isoformat()} · scenario SHA-256 "
+                  f"{report_date().date().isoformat()} · scenario SHA-256 "
                   f"{results.scenario_sha256[:16]}…", size=8,
                   colour="#555555")
         self.rule()
