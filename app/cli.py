@@ -247,7 +247,8 @@ def _batch(args, handle):
         if scenario is None:
             failed.append(path)
         else:
-            handle(path, scenario)
+            with _Working(f"{args.command} {path}"):
+                handle(path, scenario)
     if not failed:
         return EXIT_OK
     if len(paths) + len(problems) == 1:
@@ -468,6 +469,45 @@ def _quote(cell):
     return cell
 
 
+class _Working:
+    """Says on stderr what is still running once it has taken more than
+    PROGRESS_AFTER_S, then every PROGRESS_EVERY_S, so that a long run does
+    not look hung (sweeps on a terminal have their own bar)."""
+
+    def __init__(self, what):
+        self.what, self.timer, self.done = what, None, False
+
+    def __enter__(self):
+        import time
+        self.start = time.monotonic()
+        self._schedule(PROGRESS_AFTER_S)
+        return self
+
+    def _schedule(self, delay):
+        import threading
+        self.timer = threading.Timer(delay, self._tell)
+        self.timer.daemon = True
+        self.timer.start()
+
+    def _tell(self):
+        import time
+        if self.done:
+            return
+        print(f"linkplan: still working on {self.what} "
+              f"({time.monotonic() - self.start:.0f} s)", file=sys.stderr,
+              flush=True)
+        self._schedule(PROGRESS_EVERY_S)
+
+    def __exit__(self, *exc):
+        self.done = True
+        self.timer.cancel()
+
+
+#: A command quiet for longer than this says what it is doing [s].
+PROGRESS_AFTER_S = 2.0
+PROGRESS_EVERY_S = 10.0
+
+
 class _Progress:
     """A one-line progress bar on a terminal's stderr."""
 
@@ -506,9 +546,16 @@ def _report(args):
     # Qt embeds the fonts in the order of a hash seeded per process; a
     # fixed seed (read when Qt first hashes) makes reruns byte-identical
     os.environ.setdefault("QT_HASH_SEED", "0")
-    from app.report.pdf import write_report_headless
+    from app.report.pdf import (ReportTooLarge, check_report_size,
+                                write_report_headless)
     from solvers.evaluate import evaluate
-    write_report_headless(scenario, evaluate(scenario), args.output)
+    try:
+        check_report_size(scenario)  # at once, before solving
+    except ReportTooLarge as err:
+        print(f"linkplan report: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    with _Working(f"report {args.file}"):
+        write_report_headless(scenario, evaluate(scenario), args.output)
     print(f"wrote {args.output}")
     return EXIT_OK
 

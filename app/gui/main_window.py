@@ -389,10 +389,10 @@ class MainWindow(QtWidgets.QMainWindow):
             self.export_pdf_to(path)
 
     def export_pdf_to(self, path):
-        from app.report.pdf import write_report
+        from app.report.pdf import ReportTooLarge, write_report
         try:
             write_report(self.scenario, self.results, path)
-        except OSError as err:
+        except (OSError, ReportTooLarge) as err:
             self._warn("Cannot write the PDF", str(err))
             return False
         self.statusBar().showMessage(f"Exported {path}", 5000)

@@ -188,3 +188,33 @@ def test_bad_host_fields_exit_2(tmp_path, section, fragment):
     path.write_text('schema_version = 1\n[meta]\nname = "x"\n[[nics]]\n'
                     f'id = "a"\nspeed_gbps = 10\n{section}')
     assert_clean_failure(run("solve", str(path)), fragment)
+
+
+def test_long_commands_say_they_are_still_working(tmp_path):
+    # more than 2 s (PROGRESS_AFTER_S) of work: 40 variants of a report
+    path = tmp_path / "many.toml"
+    text = (ROOT / EXAMPLE).read_text().split("[[variants]]")[0] \
+        .split("[[sweeps]]")[0]
+    path.write_text(text + "".join(
+        f'[[variants]]\nname = "v{i}"\nset = {{ "network.mtu" = '
+        f'{1500 + i} }}\n' for i in range(40)))
+    process = run("report", str(path), "-o", str(tmp_path / "r.pdf"))
+    assert process.returncode == 0, process.stderr
+    assert f"linkplan: still working on report {path} (2 s)" in \
+        process.stderr
+
+
+def test_report_of_more_variants_than_it_shows_is_refused_at_once(tmp_path):
+    from app.report.pdf import REPORT_MAX_VARIANTS
+    path = tmp_path / "many.toml"
+    text = (ROOT / EXAMPLE).read_text().split("[[variants]]")[0] \
+        .split("[[sweeps]]")[0]
+    path.write_text(text + "".join(
+        f'[[variants]]\nname = "v{i}"\nset = {{ "network.mtu" = '
+        f'{1500 + i} }}\n' for i in range(REPORT_MAX_VARIANTS)))
+    process = run("report", str(path), "-o", str(tmp_path / "r.pdf"))
+    assert_clean_failure(
+        process, f"linkplan report: variants: a report compares at most "
+        f"{REPORT_MAX_VARIANTS} variants (the base included), this scenario "
+        f"has {REPORT_MAX_VARIANTS + 1}")
+    assert not (tmp_path / "r.pdf").exists()

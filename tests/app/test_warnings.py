@@ -19,11 +19,18 @@ def strict_run(*args):
                           timeout=120)
 
 
+def quiet(stderr):
+    """Nothing on stderr but progress lines (a loaded machine may be slow
+    enough for them)."""
+    return [line for line in stderr.splitlines()
+            if not line.startswith("linkplan: still working on ")] == []
+
+
 @pytest.mark.parametrize("command", ["solve", "advise", "validate"])
 def test_batch_commands_on_every_example_raise_no_warning(command):
     process = strict_run(command, *EXAMPLE_FILES)
     assert process.returncode == 0, process.stderr
-    assert process.stderr == ""
+    assert quiet(process.stderr), process.stderr
 
 
 @pytest.mark.parametrize("args", [
@@ -33,14 +40,14 @@ def test_batch_commands_on_every_example_raise_no_warning(command):
 def test_sweep_and_schema_raise_no_warning(args):
     process = strict_run(*args)
     assert process.returncode == 0, process.stderr
-    assert process.stderr == ""
+    assert quiet(process.stderr), process.stderr
 
 
 def test_report_raises_no_warning(tmp_path):
     process = strict_run("report", "resources/examples/seed001_live_"
                          "migration.toml", "-o", str(tmp_path / "r.pdf"))
     assert process.returncode == 0, process.stderr
-    assert process.stderr == ""
+    assert quiet(process.stderr), process.stderr
 
 
 # The documents of issue 19's attack (main at 000d043) that printed
