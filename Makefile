@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 EXAMPLE := resources/examples/jumbo_10gbe.toml
 export QT_API := PySide6
 
-.PHONY: run test test-core test-app fuzz bench dist smoke clean
+.PHONY: run test lint test-core test-app fuzz bench dist smoke clean
 
 $(STAMP): requirements.txt requirements-dev.txt .ci/system-deps
 	bash .ci/system-deps
@@ -22,7 +22,11 @@ run: $(STAMP)
 	$(BIN)/python -m app
 
 ## test: the whole suite, headless
-test: test-core test-app
+test: lint test-core test-app
+
+# the layers contract (pyproject.toml [tool.importlinter])
+lint: $(STAMP)
+	$(BIN)/lint-imports --no-cache
 
 # models/ and solvers/ tests with every Qt import blocked: the core runs
 # without Qt (LINKPLAN_BLOCK_QT is read by tests/conftest.py).

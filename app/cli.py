@@ -1,5 +1,5 @@
 """Linkplan's batch command line: ``linkplan solve | sweep | advise |
-validate | schema | report``.
+validate | schema | report | accuracy | import``.
 
 Exit codes: 0 all fine; 1 some scenarios of a batch failed (the others were
 still processed, failures listed at the end); 2 bad usage, or the only
@@ -53,6 +53,29 @@ first; Ctrl-C keeps that partial file (whole rows only), success renames
 it to FILE. Sweeps of 5,000 points or more use every core unless
 --processes says otherwise (below that, starting workers costs more than
 it saves)."""
+_ACCURACY_EXAMPLE = """example:
+  linkplan accuracy
+  linkplan accuracy --format csv -o accuracy.csv
+
+Solves every published case of resources/validation/ and prints model vs
+measured, the error and the verdict per check, the cases the schema cannot
+express yet, and per area the cases held and the median and 90th-percentile
+absolute error. Exit code 1 when a case misses that is not a known miss."""
+_IMPORT_EXAMPLE = """example:
+  linkplan import rvtools RVTools_export.xlsx -o estate.toml
+  linkplan import esxtop esxtop-batch.csv -o esx01.toml
+  linkplan import qemu query-migrate.jsonl query-dirty-rate.json
+
+Formats: rvtools (.xlsx: one scenario per host, written as
+FILE-<host>.toml when there are several), esxtop (esxtop -b batch CSV),
+perfmon (perfmon/typeperf PDH-CSV), vcenter (PowerCLI Get-Stat CSV
+export), sar (sadf -j JSON), qemu (QMP query-migrate, query-dirty-rate,
+query-migrate-parameters, query-memory-size-summary replies), libvirt (virsh domjobinfo, domstats
+--dirtyrate output). Prints what it took and what it skipped and why; a
+completed migration is checked against Linkplan's prediction. Without -o
+the scenario goes to standard output. Exit code 0: all imported; 1: part
+of the input was bad (listed); 2: nothing could be imported (nothing is
+written)."""
 _SCHEMA_EXAMPLE = """example:
   linkplan schema > scenario.schema.json"""
 
@@ -132,6 +155,26 @@ def build_parser():
                           help="scenario files, quoted globs or directories")
 
     add("schema", "Print the JSON Schema of scenario files.", _SCHEMA_EXAMPLE)
+
+    accuracy = add("accuracy", "Solve the published validation cases and "
+                   "show the models' accuracy.", _ACCURACY_EXAMPLE)
+    accuracy.add_argument("--format", choices=("table", "json", "csv"),
+                          default="table", help="output format (default: "
+                          "table)")
+    accuracy.add_argument("--cases", metavar="DIR", help="directory of "
+                          "validation files (default: the bundled set)")
+    accuracy.add_argument("-o", "--output", help="write to this file "
+                          "instead of standard output")
+
+    importer = add("import", "Turn exported inventories and measurements "
+                   "into scenarios.", _IMPORT_EXAMPLE)
+    from app.importers import FORMATS
+    importer.add_argument("format", choices=tuple(FORMATS),
+                          help="what the files are")
+    importer.add_argument("files", nargs="+", metavar="file",
+                          help="files to import")
+    importer.add_argument("-o", "--output", help="scenario file to write "
+                          "(.toml or .json), atomically")
 
     report = add("report", "Write the PDF comparison report of a scenario.",
                  _REPORT_EXAMPLE)
@@ -421,7 +464,7 @@ class _SweepWriter:
               "later points and are left out", file=sys.stderr)
 
     def _header(self, chunk):
-        from solvers.evaluate import metric_info
+        from solvers.metric_ids import info as metric_info
 
         self.metrics = list(chunk.metric_ids)
         units = {m: metric_info(m)[0] for m in self.metrics}
@@ -533,6 +576,27 @@ def _validate(args):
     return _batch(args, lambda path, scenario: print(f"{path}: valid"))
 
 
+def _accuracy(args):
+    from app.validation_io import ValidationDataError, load_cases
+    from solvers.accuracy import assess
+
+    try:
+        cases = load_cases(args.cases)
+    except ValidationDataError as err:
+        print(f"linkplan: invalid validation data\n{err}", file=sys.stderr)
+        return EXIT_USAGE
+    report = assess(cases)
+    text = {"table": report.to_table, "json": report.to_json,
+            "csv": report.to_csv}[args.format]()
+    _emit(args, text)
+    unexpected = [r.case.id for r in report.results if r.verdict == "miss"]
+    if unexpected:
+        print(f"linkplan: {len(unexpected)} case(s) miss: "
+              f"{', '.join(unexpected)}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
 def _schema(args):
     from models.scenario import json_schema
     sys.stdout.write(json.dumps(json_schema(), indent=2) + "\n")
@@ -560,5 +624,64 @@ def _report(args):
     return EXIT_OK
 
 
+def _import(args):
+    from app.importers import run_import
+    from app.importers.migration import format_check, predicted_vs_measured
+    from app.scenario_io import atomic_write, scenario_format
+    from models.scenario import ScenarioError, dump_scenario
+
+    report = sys.stdout if args.output else sys.stderr
+    outcome = run_import(args.format, args.files)
+    for line in outcome.result.taken:
+        print(f"took: {line}", file=report)
+    for line in outcome.result.skipped:
+        print(f"skipped: {line}", file=report)
+    for line in outcome.problems:
+        print(f"linkplan import: {line}", file=sys.stderr)
+    scenarios = outcome.scenarios
+    if not scenarios:
+        print(f"linkplan import: nothing could be imported from "
+              f"{', '.join(args.files)}; nothing written", file=sys.stderr)
+        return EXIT_USAGE
+    for scenario, check in outcome.checks:
+        print(format_check(predicted_vs_measured(scenario, check), check),
+              file=report)
+    try:
+        fmt = scenario_format(args.output) if args.output else "toml"
+    except ScenarioError as err:
+        print(f"linkplan import: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    if not args.output:
+        if len(scenarios) > 1:
+            print(f"linkplan import: {len(scenarios)} scenarios (one per "
+                  "host): give -o FILE.toml to write them as "
+                  "FILE-<host>.toml", file=sys.stderr)
+            return EXIT_USAGE
+        sys.stdout.write(dump_scenario(scenarios[0], fmt))
+    else:
+        targets = _import_targets(args.output, scenarios)
+        for target, scenario in zip(targets, scenarios):
+            atomic_write(target, dump_scenario(scenario, fmt).encode())
+            print(f"wrote {target}", file=report)
+    return EXIT_FAILED if outcome.problems else EXIT_OK
+
+
+def _import_targets(output, scenarios):
+    """One file per scenario: ``output`` itself, or ``stem-<name>.ext``."""
+    if len(scenarios) == 1:
+        return [output]
+    from app.importers.common import identifier
+
+    path, names = Path(output), set()
+    targets = []
+    for scenario in scenarios:
+        name = identifier(scenario.meta.name.split(" ")[0], names)
+        names.add(name)
+        targets.append(str(path.with_name(f"{path.stem}-{name}"
+                                          f"{path.suffix}")))
+    return targets
+
+
 _COMMANDS = {"solve": _solve, "sweep": _sweep, "advise": _advise,
-             "validate": _validate, "schema": _schema, "report": _report}
+             "validate": _validate, "schema": _schema, "report": _report,
+             "accuracy": _accuracy, "import": _import}

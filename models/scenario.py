@@ -27,12 +27,16 @@ from pydantic import (BaseModel, ConfigDict, Field, ValidationError,
 
 from models.host import QUEUE_MODES, STACK_PRESETS, VMMQ_QUEUE_PAIRS
 from models.migration import STOP_RULES
+from models.pcie import DEFAULT_MAX_PAYLOAD_BYTES
+from models.pcie import GENERATIONS as PCIE_GENERATIONS
+from models.pcie import LANES as PCIE_LANES
 from models.storage import SPINDLE_15K_IOPS, SPINDLE_15K_MBPS, WRITE_PENALTY
 from models.teaming import (KERNEL_HASH_VARIANTS, LBT_TARGET_RULES,
-                            LINUX_HASHES, STEADY_PERIODS, TLB_REBALANCE_S,
+                            LINUX_HASHES, STEADY_PERIODS, steady_horizon_s,
                             UNIFORM_HASH_FIELDS, required_flow_fields)
 from models.transport import TRANSPORTS
-from models.wire import IPV6_MIN_MTU, MTU_CEILING, MTU_LIMITS
+from models.wire import (IPV6_MIN_MTU, L2_OVERHEAD_BYTES, MIN_FRAME_BYTES,
+                         MTU_CEILING, MTU_LIMITS, VLAN_TAG_BYTES)
 
 #: The schema version this build writes and reads natively.
 SCHEMA_VERSION = 1
@@ -217,6 +221,10 @@ class Host(_Strict):
     ghz: float = Field(default=2.6, gt=0, le=10)
     #: CPU cost preset (models.host.STACK_PRESETS); None: by hypervisor
     stack: Literal[tuple(STACK_PRESETS)] | None = None
+    vmotion_auto_streams: bool = Field(
+        default=False, description="vSphere 7.0 U2 and later: vMotion adds "
+        "streams to match the NIC's bandwidth, so one vmknic saturates "
+        "25-100 GbE. False: one stream per vmknic, as up to 7.0 U1")
 
 
 class OffloadSet(_Strict):
@@ -247,6 +255,26 @@ class Nic(_Strict):
     rss_tuned: bool = False
     rdma: Literal["none", "roce_v2", "iwarp"] = "none"
     offloads: Offloads = Offloads()
+    pcie_gen: Literal[PCIE_GENERATIONS] | None = Field(
+        default=None, description="PCIe generation of the adapter's slot "
+        "(None: the slot is not modelled)")
+    pcie_lanes: Literal[PCIE_LANES] | None = Field(
+        default=None, description="Negotiated PCIe link width [lanes]")
+    pcie_max_payload_bytes: Literal[128, 256, 512, 1024, 2048, 4096] = \
+        Field(default=DEFAULT_MAX_PAYLOAD_BYTES,
+              description="PCIe maximum payload size (MPS) [B]; 256 is the "
+              "usual server default")
+    pcie_slot: str | None = Field(
+        default=None, pattern=r"^[A-Za-z0-9_.:-]+$", min_length=1,
+        max_length=64, description="Ports of one multi-port adapter name "
+        "the same slot and share its bandwidth (None: a slot of its own)")
+
+    @model_validator(mode="after")
+    def _pcie_link_whole(self):
+        if (self.pcie_gen is None) != (self.pcie_lanes is None):
+            raise ValueError("pcie_gen and pcie_lanes go together: give "
+                             "both or neither")
+        return self
 
 
 #: Load-balancing policies by id, with the switch modes each one allows.
@@ -372,6 +400,24 @@ class Network(_Strict):
     geneve_option_bytes: int = Field(default=0, ge=0, le=252,
                                      multiple_of=4)
     packet_loss_pct: float = Field(default=0.0, ge=0, lt=100)
+    frame_size_bytes: int | None = Field(
+        default=None, ge=MIN_FRAME_BYTES, description="Frame size for the "
+        "packet-rate question, MAC header to FCS as RFC 2544 counts it "
+        "(64 B minimum frames: 14.88 Mpps on 10 GbE) [B]; None: only "
+        "full-size frames at the MTU")
+
+    @model_validator(mode="after")
+    def _frame_fits_the_mtu(self):
+        largest = self.mtu + L2_OVERHEAD_BYTES + VLAN_TAG_BYTES * \
+            self.vlan_tags
+        if self.frame_size_bytes is not None \
+                and self.frame_size_bytes > largest:
+            raise ValueError(
+                f"frame_size_bytes must be <= {largest} (network.mtu + "
+                f"{L2_OVERHEAD_BYTES} B of MAC header and FCS + "
+                f"{VLAN_TAG_BYTES} B per VLAN tag), got "
+                f"{self.frame_size_bytes}")
+        return self
 
     @field_validator("mtu_max")
     @classmethod
@@ -530,6 +576,11 @@ class StorageWorkload(_Strict):
     working_set_pct: float = Field(default=100.0, gt=0, le=100)
     nics: list[str] = []
     smb_encryption: bool = False
+    sessions_per_path: int | None = Field(
+        default=None, ge=1, le=64, description="Connections per path, each "
+        "served by one core (iSCSI sessions, NFS nconnect, SMB "
+        "Multichannel connections); None: the protocol's default (1; SMB3 "
+        "4 per RSS NIC and 2 per RDMA NIC; local IO every core)")
     backend: Backend
 
     @model_validator(mode="after")
@@ -782,6 +833,7 @@ class Scenario(_Strict):
                     raise ValueError(f"workloads.storage[{i}].nics names "
                                      f"NIC {nic!r}, which is not in nics")
         self._check_flows({t.name: t for t in self.teams})
+        self._check_pcie_slots()
         for i, team in enumerate(self.teams):
             self._check_reservations(i, team)
             self._check_team_size(i, team)
@@ -790,6 +842,20 @@ class Scenario(_Strict):
             raise ValueError(f"a variant may not be called {BASE_NAME!r}: "
                              "that name is the base scenario")
         return self
+
+    def _check_pcie_slots(self):
+        links = {}
+        for i, nic in enumerate(self.nics):
+            if nic.pcie_slot is None:
+                continue
+            link = (nic.pcie_gen, nic.pcie_lanes, nic.pcie_max_payload_bytes)
+            first = links.setdefault(nic.pcie_slot, (i, link))
+            if first[1] != link:
+                raise ValueError(
+                    f"nics[{i}].pcie_slot {nic.pcie_slot!r} is also "
+                    f"nics[{first[0]}]'s: ports of one slot need the same "
+                    "pcie_gen, pcie_lanes and pcie_max_payload_bytes, got "
+                    f"{link} and {first[1]}")
 
     def _check_flows(self, teams):
         profiles = {p.name for p in self.workloads.profiles}
@@ -848,9 +914,9 @@ class Scenario(_Strict):
         horizon = max((profiles[f.profile].t_s[-1] for f in flows
                        if f.profile), default=0.0)
         if horizon <= 0:
-            horizon = STEADY_PERIODS * max(
-                team.lbt_period_s, TLB_REBALANCE_S,
-                team.ovs_rebalance_interval_ms / 1000, team.dynamic_epoch_s)
+            horizon = float(steady_horizon_s(
+                team.lbt_period_s, team.ovs_rebalance_interval_ms / 1000,
+                team.dynamic_epoch_s))
         steps = math.ceil(horizon / self.workloads.time_step_s) + 1
         uplinks = len(team.members) + len(team.standby)
         failure_sets = math.comb(uplinks, min(team.failures, uplinks - 1)) \

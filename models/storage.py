@@ -9,6 +9,9 @@ protocol-overheads.md section 7 (per-IO bytes).
 
 import numpy as np
 
+from models import wire
+from models.host import AGGREGATE_BYTES
+from models.units import MB
 from models._checks import as_codes, require_positive, require_range
 
 PROTOCOLS = ("nfs3", "iscsi", "smb3", "vsan", "local")
@@ -288,11 +291,11 @@ def backend_iops(block_bytes, read_fraction, random_fraction, *,
         rand = np.where(devices > 0, devices * np.asarray(device_iops)
                         / (read + np.asarray(write_penalty) * (1 - read)),
                         np.inf)
-        seq = np.where(devices > 0, devices * np.asarray(device_mbps) * 1e6
+        seq = np.where(devices > 0, devices * np.asarray(device_mbps) * MB
                        / block, np.inf)
         mixed = 1.0 / (random / rand + (1 - random) / seq)
     return np.minimum(np.minimum(mixed, np.asarray(iops_max, dtype=float)),
-                      np.asarray(mbps_max, dtype=float) * 1e6 / block)
+                      np.asarray(mbps_max, dtype=float) * MB / block)
 
 
 def iops_ceiling(backend, network, cpu):
@@ -310,3 +313,132 @@ def iops_ceiling(backend, network, cpu):
                                            np.asarray(cpu, float)))
     limit = np.argmin(stacked, axis=0)
     return np.take_along_axis(stacked, limit[None], 0)[0], limit
+
+
+def storage_chain(protocol, block_bytes, read_fraction, oio, backend,
+                  service_time, link_bytes, serving_cores, mtu, ip_version, hz,
+                  cores, *, timestamps=True, vlan_tags=0,
+                  encapsulation_bytes=0, encrypted=False, rdma=False,
+                  c_io=20_000.0, c_byte=0.65, c_pkt=10_000.0, c_wire=500.0,
+                  aggregate_bytes=AGGREGATE_BYTES,
+                  round_trip=NETWORK_ROUND_TRIP_S,
+                  mtu_limits=wire.MTU_LIMITS):
+    """IOPS, latency and host CPU of storage workloads on the closed-queue
+    curve below the back-end, network and CPU ceilings.
+
+    Parameters
+    ----------
+    protocol : array-like of str or int
+        One of :data:`PROTOCOLS` (or its code).
+    block_bytes : numeric
+        IO size. [B]
+    read_fraction : numeric
+        Share of reads, 0 to 1.
+    oio : numeric
+        Outstanding IO (:func:`total_oio`).
+    backend : numeric
+        IOPS the back end sustains (:func:`backend_iops`). [1/s]
+    service_time : numeric
+        Unloaded service time of one IO in the back end. [s]
+    link_bytes : numeric
+        Line rate of the paths together. [B/s]
+    serving_cores : numeric
+        Cores that serve IO at once: one per connection (iSCSI session,
+        SMB or NFS connection) over all paths, at most the host's cores;
+        for local IO every core (blk-mq gives each its own queue).
+    mtu : numeric
+        IP MTU; broadcasts against the other inputs (e.g. a column of two
+        MTUs per workload). [B]
+    ip_version : numeric
+        4 or 6.
+    hz : numeric
+        Core clock. [Hz]
+    cores : numeric
+        Physical cores of the host.
+    timestamps, vlan_tags, encapsulation_bytes
+        Framing, as :func:`models.wire.wire_bytes`.
+    encrypted : bool, default False
+        SMB3 encryption (adds the transform header).
+    rdma : bool, default False
+        SMB Direct: RDMA moves the data, leaving only the per-IO cost.
+    c_io : numeric, default 20000
+        Host cycles per IO, protocol factor included
+        (:data:`PROTOCOL_CPU_FACTOR`; models.host presets). [cycles]
+    c_byte, c_pkt, c_wire : numeric
+        Cycles per payload byte, per stack traversal and per frame
+        (models.host presets). [cycles]
+    aggregate_bytes : numeric, default :data:`models.host.AGGREGATE_BYTES`
+        Largest TSO/LRO aggregate: one stack traversal per this many bytes
+        of a message (protocol-overheads.md section 8.2). [B]
+    round_trip : numeric, default :data:`NETWORK_ROUND_TRIP_S`
+        Network round trip added to the unloaded latency. [s]
+    mtu_limits : tuple of int, default :data:`models.wire.MTU_LIMITS`
+        Accepted MTU range. [B]
+
+    Returns
+    -------
+    dict of numpy.ndarray
+        ``iops`` [1/s], ``latency_s`` [s], ``mbps`` [MB/s], ``knee`` (the
+        outstanding IO N* = R0 × ceiling), ``ceiling`` [1/s], ``limit``
+        (index into :data:`LIMITS`), ``cpu_pct`` [% of the host's cores].
+
+    Notes
+    -----
+    Per IO, the request and response messages (:func:`io_message_bytes`)
+    cost wire bytes ``W`` each way (:func:`io_wire_bytes`); the network
+    ceiling is ``link_bytes / max(W_to, W_from)``. The host spends
+    ``c_io + block × c_byte + frames × c_wire + traversals × c_pkt``
+    cycles per IO (only ``c_io`` with RDMA or local IO), one core per
+    connection: the CPU ceiling is ``serving_cores × hz / cycles``. With the lowest
+    ceiling ``X`` and the unloaded latency ``R0 = max(S + (W_to + W_from)
+    / link_bytes + round_trip, 1 / X)``, IOPS follow the closed-queue curve
+    of :func:`closed_queue_iops` and latency Little's law ``N / IOPS``.
+
+    References
+    ----------
+    shared/reference/storage-io.md sections 1-3; protocol-overheads.md
+    sections 7 and 8.2.
+    """
+    protocol = as_codes("protocol", protocol, PROTOCOLS)
+    payload = wire.payload_bytes(mtu, ip_version, timestamps=timestamps,
+                                 mtu_limits=mtu_limits)
+    overhead = wire.wire_bytes(mtu, ip_version, vlan_tags=vlan_tags,
+                               encapsulation_bytes=encapsulation_bytes,
+                               mtu_limits=mtu_limits) - payload
+    read = np.asarray(read_fraction, dtype=float)
+    directions = []
+    for is_read in (True, False):
+        to_bytes, from_bytes = io_message_bytes(protocol, block_bytes,
+                                                is_read, encrypted=encrypted)
+        to_wire, to_acks = io_wire_bytes(to_bytes, payload, overhead)
+        from_wire, from_acks = io_wire_bytes(from_bytes, payload, overhead)
+        # every frame costs the driver path; TSO/LRO turn each message
+        # into one stack traversal per aggregate
+        messages = [np.maximum(b, 1) for b in (to_bytes, from_bytes)]
+        directions.append((
+            to_wire + from_acks, from_wire + to_acks,
+            sum(np.ceil(m / payload) for m in messages),
+            sum(np.ceil(m / aggregate_bytes) for m in messages)))
+    (r_to, r_from, r_frames, r_passes), (w_to, w_from, w_frames,
+                                         w_passes) = directions
+    to_target = read * r_to + (1 - read) * w_to
+    from_target = read * r_from + (1 - read) * w_from
+    frames = read * r_frames + (1 - read) * w_frames
+    passes = read * r_passes + (1 - read) * w_passes
+    local = protocol == LOCAL
+    with np.errstate(divide="ignore"):
+        network = np.where(local, np.inf,
+                           link_bytes / np.maximum(to_target, from_target))
+    cycles = c_io + np.where(
+        np.asarray(rdma) | local, 0.0,
+        block_bytes * c_byte + frames * c_wire + passes * c_pkt)
+    cpu = serving_cores * hz / cycles
+    ceiling, limit = iops_ceiling(backend, network, cpu)
+    serialisation = np.where(local, 0.0, (to_target + from_target)
+                             / link_bytes + round_trip)
+    unloaded = np.maximum(service_time + serialisation, 1.0 / ceiling)
+    iops = closed_queue_iops(oio, ceiling, unloaded)
+    return {"iops": iops, "latency_s": oio / iops,
+            "mbps": iops * block_bytes / MB, "knee": unloaded * ceiling,
+            "limit": limit, "ceiling": ceiling,
+            "cpu_pct": 100 * iops * cycles / (cores * hz)}

@@ -77,6 +77,16 @@ STEADY_PERIODS = 10
 #: T1).
 TLB_REBALANCE_S = 10.0
 
+
+def steady_horizon_s(lbt_period_s, ovs_rebalance_interval_s,
+                     dynamic_epoch_s):
+    """Time constant demand is simulated for: :data:`STEADY_PERIODS` of
+    the slowest load-aware policy's period (LBT, balance-tlb/alb, OVS
+    rebalancing, Hyper-V Dynamic). [s]"""
+    return STEADY_PERIODS * np.maximum(
+        np.maximum(lbt_period_s, TLB_REBALANCE_S),
+        np.maximum(ovs_rebalance_interval_s, dynamic_epoch_s))
+
 ETHERTYPE_IPV4 = 0x0800
 ETHERTYPE_IPV6 = 0x86DD
 
@@ -250,8 +260,9 @@ def member_loads(member, rate, members):
 
     Parameters
     ----------
-    member : array-like of int, shape (F,)
-        Member index of each unit.
+    member : array-like of int, shape (F,) or (T, F)
+        Member index of each unit, fixed or at each of T time steps (a
+        load-aware policy moves units).
     rate : array-like of float, shape (F,) or (T, F)
         Rate of each unit, optionally over T time steps. [Gbit/s]
     members : int
@@ -267,7 +278,7 @@ def member_loads(member, rate, members):
     if rate.ndim == 1:
         return np.bincount(member, weights=rate, minlength=members)
     steps = rate.shape[0]
-    index = (np.arange(steps)[:, None] * members + member[None, :]).ravel()
+    index = (np.arange(steps)[:, None] * members + member).ravel()
     return np.bincount(index, weights=rate.ravel(),
                        minlength=steps * members).reshape(steps, members)
 
@@ -448,3 +459,62 @@ def required_flow_fields(policy, hash_name=None, hypervisor="vsphere"):
     fields = _LINUX_HASH_FIELDS.get(hashed) or UNIFORM_HASH_FIELDS[hashed]
     return tuple(_HASH_FIELD_ATTRIBUTES[f] for f in fields
                  if _HASH_FIELD_ATTRIBUTES[f])
+
+
+#: Policies whose receive traffic arrives on the transmit member: MAC
+#: learning on the switch, or a switch hash assumed to be the same
+#: function (teaming.md sections 2-5); balance-rr receives as the switch
+#: spreads, modelled like its transmit side.
+SAME_MEMBER_RX = frozenset((
+    "port_id", "src_mac", "lbt", "hyperv_port", "dynamic", "ovs_balance_slb",
+    "ovs_balance_tcp", "failover", "ip_hash", "lacp", "balance_xor",
+    "balance_rr"))
+
+
+def receive_member(policy, tx_member, dst_ip, usable, speed, *,
+                   switch_mode="independent"):
+    """Member each flow's receive traffic arrives on.
+
+    Parameters
+    ----------
+    policy : str
+        A teaming policy (models.scenario.TEAMING_POLICIES).
+    tx_member : numpy.ndarray of int, shape (F,) or (T, F)
+        Transmit member of each flow (index into the team's uplinks).
+    dst_ip : numpy.ndarray of uint32, shape (F,)
+        Each flow's peer address (IPv6 folded to 32 bits).
+    usable : numpy.ndarray of int
+        Uplinks that carry traffic, primary first.
+    speed : numpy.ndarray of float
+        Speed of every uplink of the team. [Gbit/s]
+    switch_mode : str, default 'independent'
+        ``independent``, ``static`` or ``lacp``.
+
+    Returns
+    -------
+    numpy.ndarray of int
+        Receive member of each flow, shaped like ``tx_member`` where the
+        switch follows the host, else (F,).
+
+    Notes
+    -----
+    Where the switch learns MACs or hashes like the host
+    (:data:`SAME_MEMBER_RX`, and LBFO address hash on a static or LACP
+    team) traffic returns on the transmit member. balance-alb answers
+    each new peer's ARP with the next of the fastest slaves in turn, so
+    peers (in order of first appearance) take them round robin.
+    balance-tlb, and a switch-independent LBFO address hash, answer ARP
+    from the primary: everything arrives there (teaming.md 3.5, 5.1).
+    """
+    if policy in SAME_MEMBER_RX or (policy == "address_hash"
+                                    and switch_mode != "independent"):
+        return tx_member
+    dst_ip = np.asarray(dst_ip)
+    if policy == "balance_alb":
+        fastest = usable[speed[usable] == speed[usable].max()]
+        _, first, peer = np.unique(dst_ip, return_index=True,
+                                   return_inverse=True)
+        order = np.argsort(np.argsort(first))[peer]
+        return fastest[order % fastest.size]
+    return np.full(dst_ip.shape, usable[0])
+

@@ -34,17 +34,96 @@ LIMITS = ("link", "member_spread", "flow_per_member", "cpu_core",
 SMB_CONNECTIONS = {"plain": 1, "rss": 4, "rdma": 2}
 SMB_MAX_CONNECTIONS = 32
 
-#: Ceiling of one live-migration stream by hypervisor, as (Gbit/s, clock
-#: it was measured at in GHz or None when it does not scale with clock,
-#: transports it applies to): vSphere's stream helper saturates ~15 Gbit/s
-#: on one core (ESXi ``Migrate.MigrateStreamHelperBwUtilMax`` = 15000
-#: Mbit/s; validation case V7); a Hyper-V migration over SMB reaches 4.5-5
-#: Gbit/s per VM on one core, "depending on the speed of your CPU" (seed
-#: 001, case S-HV-e; host clock not published, 2.6 GHz assumed), while one
-#: VM over TCP reaches 10 Gbit/s (S-HV-g), so no cap applies there. QEMU
-#: and Xen: no published figure, no cap.
-MIGRATION_STREAM_CAPS = {"vsphere": (15.0, None, TRANSPORTS),
-                         "hyperv": (4.75, 2.6, ("smb", "smb_direct"))}
+#: Ceiling of one live-migration stream by hypervisor other than vSphere
+#: (see :func:`vmotion_stream_cap`), as (Gbit/s, clock it was measured at
+#: in GHz or None when it does not scale with clock, transports it applies
+#: to): a Hyper-V migration over SMB reaches 4.5-5 Gbit/s per VM on one
+#: core, "depending on the speed of your CPU" (seed 001, case S-HV-e; host
+#: clock not published, 2.6 GHz assumed), while one VM over TCP reaches 10
+#: Gbit/s (S-HV-g), so no cap applies there. QEMU and Xen: no published
+#: figure, no cap.
+MIGRATION_STREAM_CAPS = {"hyperv": (4.75, 2.6, ("smb", "smb_direct"))}
+
+#: What one vMotion stream (one vmknic's worker thread, one core) moves
+#: alone on a NIC [Gbit/s]: the minimax fit of "about 15" (V7: core.vmware
+#: .com "Faster vMotion", ``Migrate.MigrateStreamHelperBwUtilMax`` =
+#: 15000) and 18 (Broadcom KB 323379, one vmknic on 40 GbE), +-9 % to
+#: both; neither source names the CPU.
+VMOTION_STREAM_GBPS = 16.36
+
+#: How streams sharing one NIC scale: n streams move ``n ** 0.74`` times
+#: one stream's rate, fitted once on KB 323379's two and three vmknics on
+#: one 40 GbE NIC (28 and 36 Gbit/s, +-2.4 %).
+VMOTION_STREAMS_EXPONENT = 0.74
+
+
+def vmotion_stream_cap(streams_per_nic, *, single=VMOTION_STREAM_GBPS,
+                       exponent=VMOTION_STREAMS_EXPONENT):
+    """Ceiling of each vMotion stream when several share one NIC.
+
+    Parameters
+    ----------
+    streams_per_nic : numeric
+        vMotion streams (vmknics, one worker thread each) on one NIC;
+        fractional for an uneven spread.
+    single : numeric, default :data:`VMOTION_STREAM_GBPS`
+        What one stream moves alone. [Gbit/s]
+    exponent : numeric, default :data:`VMOTION_STREAMS_EXPONENT`
+        Scaling of n streams on one NIC, ``n ** exponent``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Per-stream ceiling. [Gbit/s]
+
+    Notes
+    -----
+    .. math:: c = S \\, n^{\\alpha - 1}, \\qquad n c = S n^{\\alpha}
+
+    Streams on one NIC share its receive queues and interrupt cores, so
+    they scale sub-linearly: one 40 GbE NIC gave 18, 28 and 36 Gbit/s with
+    one, two and three vmknics (vSphere 6.x; KB 323379). This is the
+    behaviour up to vSphere 7.0 U1, where streams are the vmknics the
+    administrator creates; from 7.0 U2 vMotion adds streams to match the
+    NIC's bandwidth and one vmknic saturates 25, 40 and 100 GbE, which
+    :mod:`solvers.inputs` models as no per-stream ceiling.
+
+    References
+    ----------
+    Broadcom KB 323379, "Improving performance for vMotion when using
+    40GbE NICs"; N. Hagoort, "Auto-Tuning vMotion Streams" (2021);
+    validation case V7.
+    """
+    streams = require_positive("streams_per_nic", streams_per_nic)
+    return single * streams ** (exponent - 1.0)
+
+
+def vmotion_auto_streams(link_speed, *, single=VMOTION_STREAM_GBPS):
+    """Streams vSphere 7.0 U2 and later open on one vmknic.
+
+    Parameters
+    ----------
+    link_speed : numeric
+        Speed of the vmknic's NIC. [Gbit/s]
+    single : numeric, default :data:`VMOTION_STREAM_GBPS`
+        What one stream moves. [Gbit/s]
+
+    Returns
+    -------
+    numpy.ndarray of int
+        ``ceil(link_speed / single)``: enough streams to fill the NIC
+        (one on 10 GbE, two on 25 GbE, three on 40 GbE, seven on 100 GbE).
+
+    Notes
+    -----
+    VMware states the count follows "the bandwidth of the physical NICs"
+    and that one vmknic then saturates 25, 40 and 100 GbE without tuning
+    (N. Hagoort, "Auto-Tuning vMotion Streams", 2021); the exact rule is
+    not published, so the smallest count that can fill the link is taken.
+    """
+    link = require_positive("link_speed", link_speed, "Gbit/s")
+    return np.ceil(link / single).astype(int)
+
 
 #: Bytes moved per SMB Direct message (the SMB3 default maximum read/write
 #: size, 1 MiB), over which the per-message CPU cost is spread [B].

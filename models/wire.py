@@ -17,6 +17,7 @@ import numpy as np
 
 from models._checks import (as_codes, pick, require_choice, require_positive,
                             require_range)
+from models.units import gbps_to_bytes_per_s
 
 #: Preamble 7 + start-of-frame delimiter 1 + inter-frame gap 12 [B]
 #: (IEEE 802.3; protocol-overheads.md section 1).
@@ -68,6 +69,10 @@ MTU_CEILING = 65535
 #: The jumbo MTU jumbo-frame gains are predicted at [B]: the 9000 B that
 #: vSphere, Hyper-V and Linux NICs call "jumbo" (protocol-overheads.md §6).
 JUMBO_MTU = 9000
+
+#: Delayed ACK: the receiver acknowledges about every second full-size
+#: segment (RFC 1122 section 4.2.3.2; protocol-overheads.md section 6).
+SEGMENTS_PER_ACK = 2
 #: IPv6 requires every link to carry packets of at least 1280 B (RFC 8200).
 IPV6_MIN_MTU = 1280
 
@@ -481,4 +486,64 @@ def packet_rate(goodput_gbps, payload):
         raise ValueError("goodput_gbps must be a finite number >= 0 "
                          f"[Gbit/s], got {goodput_gbps!r}")
     payload = require_positive("payload", payload, "B")
-    return goodput_gbps * 1e9 / (8.0 * payload)
+    return gbps_to_bytes_per_s(goodput_gbps) / payload
+
+
+def frame_rate(link_speed, frame_bytes):
+    """Frames per second a link carries at line rate.
+
+    Parameters
+    ----------
+    link_speed : numeric
+        Nominal link rate. [Gbit/s]
+    frame_bytes : numeric
+        Ethernet frame size from the MAC header to the FCS, as RFC 2544
+        and RFC 5180 count it (64, 128, ... 1518, 9216); smaller frames are
+        padded to the 64 B minimum. [B]
+
+    Returns
+    -------
+    numpy.ndarray
+        Frames per second. [1/s]
+
+    Notes
+    -----
+    .. math:: r = \\frac{10^9 L}{8 (X + 20)}
+
+    with the 20 B of preamble, start delimiter and inter-frame gap each
+    frame also occupies (RFC 5180 Appendix A.1: 14,880,952 frames/s of
+    64 B on 10 GbE, 812,743 of 1518 B).
+    """
+    link_speed = require_positive("link_speed", link_speed, "Gbit/s")
+    frame = np.maximum(require_positive("frame_bytes", frame_bytes, "B"),
+                       MIN_FRAME_BYTES)
+    return gbps_to_bytes_per_s(link_speed) / (frame + L1_OVERHEAD_BYTES)
+
+
+def udp_payload_bytes(frame_bytes, ip_version=4, *, vlan_tags=0):
+    """UDP payload carried by an Ethernet frame of ``frame_bytes``.
+
+    Parameters
+    ----------
+    frame_bytes : numeric
+        Frame size from the MAC header to the FCS. [B]
+    ip_version : numeric, default 4
+        4 or 6.
+    vlan_tags : numeric, default 0
+        802.1Q tags inside the frame.
+
+    Returns
+    -------
+    numpy.ndarray
+        Payload after MAC header, tags, FCS, IP and UDP headers; 0 where
+        the frame cannot hold the headers. [B]
+
+    Notes
+    -----
+    A 64 B IPv4 frame carries 64 - 18 - 20 - 8 = 18 B of UDP data.
+    """
+    payload = (np.asarray(frame_bytes) - L2_OVERHEAD_BYTES
+               - VLAN_TAG_BYTES * np.asarray(vlan_tags)
+               - ip_header_bytes(ip_version) - UDP_HEADER_BYTES)
+    return np.maximum(payload, 0)
+

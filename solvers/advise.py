@@ -12,18 +12,22 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from models import wire
-from models.scenario import GOALS, TEAMING_POLICIES, ScenarioError
-from models.teaming import default_hash
-from solvers import __version__, storage
+from models.scenario import GOALS, ScenarioError
+from solvers import __version__, metric_ids
+from solvers.analyses import registry
+from solvers.analysis import Candidate
 from solvers.grid import grid_documents, paused_gc
 from solvers.evaluate import evaluate, evaluate_documents
+from solvers.results import Progress
 
 #: A change must move the goal metric by more than this to be advised [%].
 MIN_GAIN_PCT = 0.5
 
 #: Largest grid :func:`search` evaluates in one call.
 MAX_GRID = 1_000_000
+
+#: Points :func:`search` evaluates together between two callbacks.
+SEARCH_CHUNK_POINTS = 2048
 
 #: Secondary metrics reported with each goal.
 GOAL_CONTEXT = {
@@ -106,8 +110,10 @@ class AdviceResult:
             for metric_id, e in r.effect.items():
                 delta = "" if e["change_pct"] is None \
                     else f"  ({e['change_pct']:+.1f} %)"
+                now = f" (as {e['metric_after']})" if "metric_after" in e \
+                    else ""
                 lines.append(f"     effect  {metric_id}: {e['before']:.4g} "
-                             f"→ {e['after']:.4g} {e['unit']}{delta}")
+                             f"→ {e['after']:.4g} {e['unit']}{delta}{now}")
             value = r.evidence.get("value")
             if isinstance(value, (int, float)):
                 lines.append(f"     because {r.evidence['metric']} = "
@@ -151,25 +157,46 @@ def resolve_goal(scenario, goal=None):
 
 
 def goal_value(result, document, goal):
-    """The goal metric of one evaluated variant (NaN if it has none)."""
-    metric = _goal_metric(document, goal)
-    try:
-        return result.metric(metric).value
-    except KeyError:
-        return np.nan
+    """The goal metric of one evaluated variant (NaN if it has none); for
+    ``min_peak_util`` the busiest team's configured policy."""
+    return _goal_of(_values(result), document, goal)[1]
 
 
-def _goal_metric(document, goal):
+def _values(result):
+    return {m.id: m.value for m in result.metrics}
+
+
+def _goal_of(values, document, goal):
+    """(metric id, value) of the goal among ``values`` ({id: value}): the
+    worst of :func:`_goal_metrics` present, NaN when none is."""
+    ids = _goal_metrics(document, goal)
+    present = [(values[i], i) for i in ids if i in values]
+    if not present:
+        return ids[0], np.nan
+    value, metric_id = max(present)
+    return metric_id, value
+
+
+def _goal_metrics(document, goal):
+    """Metric ids whose worst value is the goal's."""
     if goal == "min_peak_util":
-        return f"teaming.{document.teams[0].policy}.peak_util_pct"
-    return GOALS[goal][0]
+        return metric_ids.configured_peaks(document)
+    return [GOALS[goal][0]]
+
+
+def _goal_metric(document, goal, result=None):
+    """The goal's metric id; with several teams, the one that is busiest
+    in ``result``."""
+    if result is None:
+        return _goal_metrics(document, goal)[0]
+    return _goal_of(_values(result), document, goal)[0]
 
 
 def _better(goal):
     return 1.0 if GOALS[goal][1] == "max" else -1.0
 
 
-def advise(scenario, goal=None):
+def advise(scenario, goal=None, *, callback=None):
     """Findings with precise changes and their predicted effect, ranked by
     the gain on the goal.
 
@@ -179,6 +206,11 @@ def advise(scenario, goal=None):
         Its base is advised (variants are ignored).
     goal : str, optional
         A key of :data:`models.scenario.GOALS`; default from the scenario.
+    callback : callable, optional
+        ``callback(progress) -> bool`` with a :class:`solvers.results.
+        Progress` once the base is evaluated and again when the
+        candidates are; returning True stops with no recommendation
+        (status 1).
 
     Returns
     -------
@@ -189,13 +221,21 @@ def advise(scenario, goal=None):
     base_result = evaluate(base).variants[0]
     kept, documents, rejected = _validated(
         base, _candidates(base, goal, base_result))
+    before = goal_value(base_result, base, goal)
+    metric = _goal_metric(base, goal, base_result)
+    if callback is not None and callback(Progress(1, 1 + len(documents))):
+        return AdviceResult(goal=goal, metric=metric, base_value=before,
+                            success=False, status=1,
+                            message="stopped by the callback before the "
+                            f"{len(documents)} candidate(s) were evaluated")
     # the changed scenarios, evaluated together: what evaluate() gives for
     # each is the prediction
     results = evaluate_documents(
         [(f"candidate {i}", doc) for i, doc in enumerate(documents)],
         scenario=base.meta.name, scenario_sha256=base.sha256()).variants \
         if documents else ()
-    before = goal_value(base_result, base, goal)
+    if callback is not None:
+        callback(Progress(1 + len(documents), 1 + len(documents)))
     recommendations = []
     for candidate, doc, variant in zip(kept, documents, results):
         after = goal_value(variant, doc, goal)
@@ -212,10 +252,10 @@ def advise(scenario, goal=None):
     # ties on the goal (e.g. two ways to line rate) go to the cheaper one
     recommendations.sort(key=lambda r: (-round(r.gain_pct, 1), _cpu_after(r)))
     return AdviceResult(
-        goal=goal, metric=_goal_metric(base, goal), base_value=before,
+        goal=goal, metric=metric, base_value=before,
         recommendations=tuple(recommendations), rejected=tuple(rejected),
-        message=(f"{len(recommendations)} change(s) improve "
-                 f"{_goal_metric(base, goal)} out of {len(kept)} tried"))
+        message=(f"{len(recommendations)} change(s) improve {metric} out "
+                 f"of {len(kept)} tried"))
 
 
 def _cpu_after(recommendation):
@@ -225,167 +265,12 @@ def _cpu_after(recommendation):
     return 0.0
 
 
-@dataclass(frozen=True)
-class _Candidate:
-    id: str
-    severity: str
-    reason: str
-    evidence: dict
-    changes: dict
-
-
 def _candidates(doc, goal, base):
-    """Rules that fire on the base (evaluated as ``base``), each with the
-    precise change to try."""
-
-    def value(metric_id):
-        try:
-            return base.metric(metric_id).value
-        except KeyError:
-            return None
-
-    for i, item in enumerate(doc.workloads.storage):
-        prefix = f"workloads.storage[{i}]"
-        oio = value(f"storage.{item.name}.oio")
-        knee = value(f"storage.{item.name}.knee_oio")
-        per_thread = item.vms * item.disks_per_vm
-        if goal in ("max_iops",) and oio < storage.OIO_LOW_SHARE * knee:
-            threads = int(np.ceil(knee / per_thread))
-            yield _Candidate(
-                "advice.storage.threads_per_disk", "warning",
-                f"outstanding IO {oio:g} is below the knee {knee:.1f}",
-                {"metric": f"storage.{item.name}.oio", "value": oio,
-                 "threshold": storage.OIO_LOW_SHARE * knee},
-                {f"{prefix}.threads_per_disk": threads})
-        target = doc.goal.latency_target_ms if doc.goal else None
-        latency = value(f"storage.{item.name}.latency_ms")
-        over_target = target is not None and latency > target
-        if goal == "latency_target" and item.threads_per_disk > 1 and (
-                oio > 4 * knee or over_target):
-            # back to the knee: past it, outstanding IO only queues
-            threads = max(1, int(np.ceil(knee / per_thread)))
-            yield _Candidate(
-                "advice.storage.fewer_threads",
-                "warning" if over_target else "info",
-                f"latency {latency:.3g} ms "
-                + (f"is above the target {target:g} ms" if over_target
-                   else f"with outstanding IO {oio:g} far past the knee "
-                   f"{knee:.1f}"),
-                {"metric": f"storage.{item.name}.latency_ms",
-                 "value": latency, "threshold": target}
-                if over_target else
-                {"metric": f"storage.{item.name}.oio", "value": oio,
-                 "threshold": 4 * knee},
-                {f"{prefix}.threads_per_disk": threads})
-    # as large a jumbo MTU as the network accepts (network.mtu_max), with
-    # room for the overlay's headers on the underlay
-    net = doc.network
-    jumbo = min(wire.JUMBO_MTU, net.mtu_max - int(wire.encapsulation_bytes(
-        net.encapsulation, net.underlay_ip_version,
-        geneve_option_bytes=net.geneve_option_bytes)))
-    if net.mtu < jumbo:
-        metric = "storage.jumbo_gain_pct" if doc.workloads.storage \
-            else "host.jumbo_gain_pct"
-        yield _Candidate(
-            "advice.network.jumbo_frames", "info",
-            f"MTU {net.mtu}",
-            {"metric": metric, "value": value(metric) or 0.0,
-             "threshold": 0.0},
-            {"network.mtu": jumbo})
-    for i, nic in enumerate(doc.nics):
-        if not nic.rss_tuned and doc.workloads.transfers:
-            yield _Candidate(
-                "advice.host.tune_rss", "info",
-                f"{nic.id}: RSS queues left at their defaults",
-                {"metric": "host.cpu_pct", "value": value("host.cpu_pct"),
-                 "threshold": 0.0},
-                {f"nics[{j}].rss_tuned": True
-                 for j, other in enumerate(doc.nics)
-                 if not other.rss_tuned})
-            break
-    rdma = all(n.rdma != "none" for n in doc.nics)
-    for i, transfer in enumerate(doc.workloads.transfers):
-        prefix = f"workloads.transfers[{i}]"
-        evidence = {"metric": f"transfer.{transfer.name}.throughput_gbps",
-                    "value": value(f"transfer.{transfer.name}"
-                                   ".throughput_gbps"),
-                    "threshold": value("wire.goodput_gbps")}
-        if transfer.transport == "tcp":
-            yield _Candidate("advice.transport.smb", "info",
-                             "TCP: one connection per VM, one core each",
-                             evidence, {f"{prefix}.transport": "smb"})
-            if transfer.via is not None:
-                # Multichannel over separate NICs, with RSS set up for it
-                # as SMB needs (seed 001, S-HV-h)
-                yield _Candidate(
-                    "advice.transport.smb_multichannel", "info",
-                    f"TCP over team {transfer.via!r}",
-                    evidence, {f"{prefix}.transport": "smb",
-                               f"{prefix}.via": None,
-                               **{f"nics[{j}].rss_tuned": True
-                                  for j in range(len(doc.nics))}})
-        if transfer.receive_queues in ("vmq", "vrss") and transfer.transport \
-                != "smb_direct":
-            # vRSS first (on by default where it works), else VMMQ's
-            # hardware queues; each is re-evaluated like any other change
-            spread = "vrss" if transfer.receive_queues == "vmq" else "vmmq"
-            yield _Candidate(
-                f"advice.host.{spread}", "info",
-                f"{transfer.name}: receive queue mode "
-                f"{transfer.receive_queues!r}",
-                {"metric": f"transfer.{transfer.name}.busy_cores",
-                 "value": value(f"transfer.{transfer.name}.busy_cores"),
-                 "threshold": 1.0},
-                {f"{prefix}.receive_queues": spread})
-        if transfer.transport in ("tcp", "smb") and rdma:
-            yield _Candidate("advice.transport.smb_direct", "info",
-                             "RDMA NICs carry the transfer over TCP",
-                             evidence, {f"{prefix}.transport": "smb_direct",
-                                        f"{prefix}.via": None})
-    for i, item in enumerate(doc.workloads.migrations):
-        prefix = f"workloads.migrations[{i}]"
-        converged = value(f"migration.{item.name}.converged")
-        if item.transfer is None and item.streams < 8:
-            yield _Candidate(
-                "advice.migration.streams", "warning" if converged == 0
-                else "info", f"{item.streams} migration stream(s)",
-                {"metric": f"migration.{item.name}.converged",
-                 "value": converged, "threshold": 1},
-                {f"{prefix}.streams": item.streams * 2})
-    for i, team in enumerate(doc.teams):
-        peak = value(f"teaming.{team.policy}.peak_util_pct")
-        if peak is None:
-            continue
-        hashed = default_hash(team.policy, team.hash, doc.host.hypervisor)
-        if hashed in ("layer2", "layer2+3", "encap2+3"):
-            # a hash on MACs or IPs alone keeps every connection to one
-            # peer (or through one router) on one member; ports spread it
-            yield _Candidate(
-                "advice.teaming.hash_layer3_4", "warning" if peak > 100
-                else "info", f"xmit_hash_policy {hashed} ignores ports",
-                {"metric": f"teaming.{team.policy}.members_used",
-                 "value": value(f"teaming.{team.policy}.members_used"),
-                 "threshold": len(team.members)},
-                {f"teams[{i}].hash": "layer3+4"})
-        for metric in base.metrics:
-            parts = metric.id.split(".")
-            if len(parts) == 3 and parts[0] == "teaming" \
-                    and parts[2] == "peak_util_pct" \
-                    and parts[1] not in (team.policy, "optimal") \
-                    and metric.value < peak:
-                yield _Candidate(
-                    f"advice.teaming.{parts[1]}", "warning" if peak > 100
-                    else "info", f"{team.policy} peaks at {peak:.0f} %",
-                    {"metric": f"teaming.{team.policy}.peak_util_pct",
-                     "value": peak, "threshold": metric.value},
-                    {f"teams[{i}].policy": parts[1],
-                     f"teams[{i}].switch_mode": _switch_mode(parts[1],
-                                                             team)})
-
-
-def _switch_mode(policy, team):
-    modes = TEAMING_POLICIES[policy][1]
-    return team.switch_mode if team.switch_mode in modes else modes[0]
+    """What every analysis proposes for the base (evaluated as
+    ``base``)."""
+    for analysis in registry():
+        if hasattr(analysis, "candidates"):
+            yield from analysis.candidates(doc, goal, base)
 
 
 def _validated(base, candidates):
@@ -402,14 +287,14 @@ def _validated(base, candidates):
         except ScenarioError as err:
             rejected.append((candidate.id, str(err)))
             continue
-        kept.append(_Candidate(candidate.id, candidate.severity,
-                               candidate.reason, candidate.evidence,
-                               changes))
+        kept.append(Candidate(candidate.id, candidate.severity,
+                              candidate.reason, candidate.evidence,
+                              changes))
     return kept, documents, rejected
 
 
 def _recommend(candidate, goal, before, after, base_doc, doc, gain):
-    metric = _goal_metric(base_doc, goal)
+    metric = _goal_metric(base_doc, goal, before)
     ids = [metric] + [m for m in GOAL_CONTEXT[goal] if m != metric]
     effect = {}
     for metric_id in ids:
@@ -417,10 +302,14 @@ def _recommend(candidate, goal, before, after, base_doc, doc, gain):
             old, new = before.metric(metric_id), after.metric(metric_id)
         except KeyError:
             continue
-        effect[metric_id] = {
-            "before": old.value, "after": new.value, "unit": old.unit,
-            "change_pct": 100 * (new.value / old.value - 1)
-            if old.value else None}
+        effect[metric_id] = _effect(old.value, new.value, old.unit)
+    after_id, after_value = _goal_of(_values(after), doc, goal)
+    if after_id != metric and metric in effect:
+        # the goal follows the change (a team's new policy): compare the
+        # goal itself, and say which metric it is after the change
+        effect[metric] = {**_effect(effect[metric]["before"], after_value,
+                                    effect[metric]["unit"]),
+                          "metric_after": after_id}
     change = {path: {"old": base_doc.value_at(path), "new": value}
               for path, value in candidate.changes.items()}
     words = "; ".join(f"{path} {_show(c['old'])} → {_show(c['new'])}"
@@ -433,6 +322,11 @@ def _recommend(candidate, goal, before, after, base_doc, doc, gain):
     return Recommendation(id=candidate.id, severity=candidate.severity,
                           message=message, evidence=candidate.evidence,
                           change=change, effect=effect, gain_pct=gain)
+
+
+def _effect(before, after, unit):
+    return {"before": before, "after": after, "unit": unit,
+            "change_pct": 100 * (after / before - 1) if before else None}
 
 
 def _show(value):
@@ -470,7 +364,8 @@ class SearchResult:
     message: str
 
 
-def search(scenario, grid, goal=None, *, tradeoffs=("host.cpu_pct",)):
+def search(scenario, grid, goal=None, *, tradeoffs=("host.cpu_pct",),
+           callback=None):
     """Evaluate every combination of the allowed changes at once and return
     the best configuration and the Pareto front.
 
@@ -483,6 +378,11 @@ def search(scenario, grid, goal=None, *, tradeoffs=("host.cpu_pct",)):
     tradeoffs : sequence of str
         Metric ids to minimise alongside the goal for the Pareto front
         (``'nic_count'`` counts ``nics``).
+    callback : callable, optional
+        ``callback(progress) -> bool`` after every chunk of
+        :data:`SEARCH_CHUNK_POINTS` points with a
+        :class:`solvers.results.Progress`; returning True stops the search
+        with what was evaluated so far (status 1).
 
     Returns
     -------
@@ -510,25 +410,33 @@ def search(scenario, grid, goal=None, *, tradeoffs=("host.cpu_pct",)):
     if len(combos) > MAX_GRID:
         raise ValueError(f"grid: {len(combos)} combinations, above the "
                          f"limit of {MAX_GRID}")
-    with paused_gc():
-        documents = grid_documents(base, paths, combos)
-        numbers = evaluate_documents(
-            [(f"point {i}", doc) for i, doc in enumerate(documents)],
-            scenario=base.meta.name, scenario_sha256=base.sha256(),
-            traces=False, numbers_only=True)
     sign = _better(goal)
     metric = _goal_metric(base, goal)
     points, scores, costs = [], [], []
-    for doc, combo, point in zip(documents, combos, numbers):
-        goal_id = _goal_metric(doc, goal)
-        value = float(point.get(goal_id, np.nan))
-        row = [float(len(doc.nics)) if t == "nic_count"
-               else float(point.get(t, np.nan)) for t in tradeoffs]
-        points.append({"values": dict(zip(paths, combo)),
-                       "metrics": {goal_id: value,
-                                   **dict(zip(tradeoffs, row))}})
-        scores.append(sign * value if np.isfinite(value) else -np.inf)
-        costs.append(row)
+    stopped = False
+    for start in range(0, len(combos), SEARCH_CHUNK_POINTS):
+        chunk = combos[start:start + SEARCH_CHUNK_POINTS]
+        with paused_gc():
+            documents = grid_documents(base, paths, chunk)
+            numbers = evaluate_documents(
+                [(f"point {start + i}", doc)
+                 for i, doc in enumerate(documents)],
+                scenario=base.meta.name, scenario_sha256=base.sha256(),
+                numbers_only=True)
+        for doc, combo, point in zip(documents, chunk, numbers):
+            goal_id, value = _goal_of(point, doc, goal)
+            value = float(value)
+            row = [float(len(doc.nics)) if t == "nic_count"
+                   else float(point.get(t, np.nan)) for t in tradeoffs]
+            points.append({"values": dict(zip(paths, combo)),
+                           "metrics": {goal_id: value,
+                                       **dict(zip(tradeoffs, row))}})
+            scores.append(sign * value if np.isfinite(value) else -np.inf)
+            costs.append(row)
+        if callback is not None and callback(
+                Progress(len(points), len(combos))):
+            stopped = True
+            break
     scores = np.array(scores)
     best = int(np.argmax(scores))
     try:
@@ -540,11 +448,13 @@ def search(scenario, grid, goal=None, *, tradeoffs=("host.cpu_pct",)):
             from None
     return SearchResult(
         goal=goal, metric=metric, best=points[best]["values"],
-        best_value=points[best]["metrics"][_goal_metric(documents[best],
-                                                        goal)],
+        best_value=sign * scores[best] if np.isfinite(scores[best])
+        else np.nan,
         points=points, pareto=pareto_front(scores, np.array(costs)),
-        success=bool(np.isfinite(scores[best])), status=0,
-        message=f"{len(points)} configurations evaluated")
+        success=bool(np.isfinite(scores[best])), status=int(stopped),
+        message=(f"stopped by the callback after {len(points)} of "
+                 f"{len(combos)} configurations" if stopped else
+                 f"{len(points)} configurations evaluated"))
 
 
 def pareto_front(scores, costs):

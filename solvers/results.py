@@ -13,6 +13,8 @@ import json
 import math
 from dataclasses import asdict, dataclass, field
 
+from solvers import metric_ids
+
 #: Characters that make a spreadsheet treat a cell as a formula (OWASP CSV
 #: injection); such text cells get a leading apostrophe.
 _FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
@@ -31,6 +33,15 @@ class Metric:
         if not math.isfinite(self.value):
             raise ValueError(f"metric {self.id} is not finite "
                              f"({self.value!r}): a model produced NaN")
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far a long computation (advise, search, sweep) has come, as
+    its callbacks receive it."""
+
+    done: int
+    total: int
 
 
 @dataclass(frozen=True)
@@ -108,13 +119,14 @@ class Results:
             return ids
         by_variant = [{m.id: m.value for m in v.metrics}
                       for v in self.variants]
-        headline_of = {"transfer": "host", "migration": "migration"}
 
         def repeats_headline(metric_id):
-            parts = metric_id.split(".")
-            if len(parts) != 3 or parts[0] not in headline_of:
+            parsed = metric_ids.parse(metric_id)
+            if parsed.name is None or parsed.family not in ("transfer",
+                                                            "migration"):
                 return False
-            headline = f"{headline_of[parts[0]]}.{parts[2]}"
+            headline = metric_ids.headline(
+                metric_ids.HEADLINE_OF[parsed.family], parsed.key)
             return all(headline in values and
                        values[headline] == values.get(metric_id)
                        for values in by_variant)

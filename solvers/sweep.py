@@ -15,6 +15,7 @@ from models.scenario import parse_scenario
 from solvers.evaluate import evaluate_documents
 from solvers.grid import (axis_values, grid_documents, paused_gc,
                           validate_values)
+from solvers.results import Progress
 
 #: Points evaluated together: large enough to amortise the per-call cost
 #: of the vectorised chain, small enough to keep memory flat.
@@ -111,7 +112,8 @@ def _base(scenario):
     return scenario.model_copy(update={"variants": [], "sweeps": []})
 
 
-def run(scenario, sweep_plan, *, chunk_points=CHUNK_POINTS, processes=1):
+def run(scenario, sweep_plan, *, chunk_points=CHUNK_POINTS, processes=1,
+        callback=None):
     """Evaluate every point, chunk by chunk, in order.
 
     Parameters
@@ -121,13 +123,26 @@ def run(scenario, sweep_plan, *, chunk_points=CHUNK_POINTS, processes=1):
     chunk_points : int
     processes : int
         Worker processes; 1 evaluates in this process.
+    callback : callable, optional
+        ``callback(progress) -> bool`` after every chunk with a
+        :class:`solvers.results.Progress`; returning True ends the sweep
+        after that chunk (closing the generator does the same).
 
     Yields
     ------
     Chunk
         Consecutive points with their metric values (units:
-        :func:`solvers.evaluate.metric_info`).
+        :func:`solvers.metric_ids.info`).
     """
+    for chunk in _chunks(scenario, sweep_plan, chunk_points, processes):
+        yield chunk
+        done = chunk.start + len(chunk.combos)
+        if callback is not None and callback(Progress(done,
+                                                      sweep_plan.total)):
+            return
+
+
+def _chunks(scenario, sweep_plan, chunk_points, processes):
     starts = range(0, sweep_plan.total, chunk_points)
     chunks = ((start, min(start + chunk_points, sweep_plan.total))
               for start in starts)
@@ -182,7 +197,7 @@ def _evaluate_chunk(base, sweep_plan, start, stop):
                                    sweep_plan.converters)
         points = evaluate_documents(
             [(str(start + i), doc) for i, doc in enumerate(documents)],
-            scenario="", scenario_sha256="", traces=False, numbers_only=True)
+            scenario="", scenario_sha256="", numbers_only=True)
     ids = tuple(dict.fromkeys(k for point in points for k in point))
     values = [[None if (v := point.get(k)) is None else float(v)
                for k in ids] for point in points]

@@ -5,6 +5,7 @@ from pathlib import Path
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from app.gui.accuracy_dialog import show_accuracy
 from app.gui.advice import AdviceDialog
 from app.gui.charts import (HOST_BARS, MIGRATION_BARS, STORAGE_BARS,
                             draw_goodput_vs_mtu, draw_metric_bars,
@@ -13,6 +14,7 @@ from app.gui.charts import (HOST_BARS, MIGRATION_BARS, STORAGE_BARS,
 from app.gui.commands import SetScenarioCommand
 from app.gui.comparison import ComparisonModel
 from app.gui.editor import NetworkEditor
+from app.gui.import_dialog import run_import_dialog
 from app.gui.parameters import ParameterTable
 from app.paths import DEFAULT_EXAMPLE, resource_path
 from app.scenario_io import load_scenario, save_scenario
@@ -209,6 +211,7 @@ class MainWindow(QtWidgets.QMainWindow):
                 ("&Open…", self.open_dialog, keys.Open),
                 ("&Save", self.save, keys.Save),
                 ("Save &As…", self.save_as_dialog, keys.SaveAs),
+                ("&Import…", lambda: run_import_dialog(self), None),
                 ("&Export PDF…", self.export_pdf_dialog, None),
                 ("&Quit", self.close, keys.Quit)):
             action = file_menu.addAction(text, slot)
@@ -225,6 +228,8 @@ class MainWindow(QtWidgets.QMainWindow):
         recommend = analysis_menu.addAction("&Recommend changes…",
                                             self.recommend_dialog)
         recommend.setShortcut(QtGui.QKeySequence("Ctrl+R"))
+        self.menuBar().addMenu("&Help").addAction(
+            "Model &accuracy…", lambda: show_accuracy(self))
 
     def recommend_dialog(self):
         """Advise on the base scenario; apply the chosen change undoably."""

@@ -271,6 +271,9 @@ class _Report:
                 self.text(f"{name} · {finding.severity}: {finding.message}")
 
         self.heading("Assumptions")
+        # the scenario's own (imported values name their file and column)
+        for assumption in scenario.meta.assumptions:
+            self.text(f"• {assumption}", gap=2)
         shared, specific = results.assumptions_by_scope()
         for assumption in shared:
             self.text(f"• {assumption}", gap=2)

@@ -12,7 +12,9 @@ from tests.conftest import QT_PACKAGES, ROOT
 CORE = sorted((ROOT / "models").glob("*.py")) + \
     sorted((ROOT / "solvers").glob("*.py"))
 QT_FREE_APP = [ROOT / "app" / name for name in
-               ("__main__.py", "cli.py", "scenario_io.py", "paths.py")]
+               ("__main__.py", "cli.py", "scenario_io.py", "paths.py",
+                "validation_io.py")] + \
+    sorted((ROOT / "app" / "importers").glob("*.py"))
 
 
 def imported_packages(path):

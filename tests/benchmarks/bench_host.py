@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from models import transport, wire
-from solvers.host_network import transfer_chain
+from solvers.analyses.host import transfer_chain
 from tests.benchmarks.timing import best_time
 
 N = 1_000_000

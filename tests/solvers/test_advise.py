@@ -94,7 +94,10 @@ def test_every_prediction_equals_evaluate_of_the_changed_scenario(name):
                 {path: c["new"] for path, c in rec.change.items()})
             result = evaluate(changed).variants[0]
             for metric_id, effect in rec.effect.items():
-                assert result.metric(metric_id).value == effect["after"]
+                # a goal that follows the change (a team's new policy)
+                # names the metric it is after the change
+                after_id = effect.get("metric_after", metric_id)
+                assert result.metric(after_id).value == effect["after"]
 
 
 def test_jumbo_advice_stays_within_the_accepted_mtu():
@@ -118,13 +121,6 @@ def test_port_id_team_is_advised_to_a_better_policy():
     top = advise(port_id).recommendations[0]
     assert top.change["teams[0].policy"]["new"] in ("lbt", "lacp")
     assert top.gain_pct > 0
-
-
-def test_evaluate_attaches_advice_as_findings():
-    results = evaluate(example("seed002_hcibench"), advice=True)
-    advice = [f for f in results.variants[0].findings
-              if f.id.startswith("advice.")]
-    assert advice and advice[0].change and advice[0].predicted
 
 
 def test_search_finds_the_best_and_the_pareto_front():

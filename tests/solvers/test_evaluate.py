@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 
 from models import wire
-from models.scenario import parse_scenario, scenario_from_dict
+from app.scenario_io import load_scenario
+from models.scenario import ScenarioError, parse_scenario, scenario_from_dict
 from solvers.evaluate import evaluate
 from solvers.results import Metric, format_number
-from tests.conftest import EXAMPLES, minimal_document
+from tests.conftest import EXAMPLES, ROOT, minimal_document
 
 REQUIRED_METRICS = ("wire.efficiency_pct", "wire.goodput_gbps",
                     "wire.packets_per_s")
@@ -194,3 +195,21 @@ def test_table_rows_drop_only_repeats_of_a_headline():
     # equal values on different links are not repeats
     assert {f"uplink.vmnic{i}.rx_util_pct" for i in range(4)} <= set(rows)
     assert set(rows) < set(results.metric_ids())
+
+
+def test_packet_rate_question_at_a_frame_size():
+    # RFC 5180 A.1: 64 B frames on 10 GbE run at 14,880,952 frames/s and
+    # each carries 18 B of UDP data over IPv4
+    scenario = load_scenario(ROOT / "resources" / "examples"
+                             / "jumbo_10gbe.toml")
+    base = evaluate(scenario.with_value("network.frame_size_bytes",
+                                        64)).variants[0]
+    assert base.metric("wire.frame_rate_pps").value == pytest.approx(
+        14_880_952.38, rel=1e-9)
+    assert base.metric("wire.udp_payload_gbps").value == pytest.approx(
+        10 * 18 / 84, rel=1e-12)
+    plain = evaluate(scenario).variants[0]
+    assert "wire.frame_rate_pps" not in {m.id for m in plain.metrics}
+    with pytest.raises(ScenarioError, match="frame_size_bytes must be <= "
+                       "1518"):
+        scenario.with_value("network.frame_size_bytes", 1519)

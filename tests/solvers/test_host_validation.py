@@ -20,10 +20,11 @@ def value(variant, metric):
     return variant.metric(metric).value
 
 
-# Seed 001 / S-HV (workinghardinit 2015). Tolerances are the issue's: +-10 %
-# on throughput, +-5 percentage points on CPU, one constant set for all.
-# The article's "20 Gbit/s" readings are interface counters while the model
-# reports goodput (up to ~7 % lower at MTU 1500), which the 10 % absorbs.
+# Seed 001 / S-HV (workinghardinit 2015). The per-configuration numbers
+# (+-10 % throughput, +-5 points CPU) are cases S-HV-a..i of
+# resources/validation/, run by tests/app/test_accuracy.py; the shapes that
+# relate configurations stay here. V7, V9, S-J1G (vMotion) and the V8 band
+# are cases there too.
 SEED001 = [
     # variant, measured Gbit/s, measured CPU % (None: not published)
     ("Base", 17.0, 22.0),                          # S-HV-a
@@ -36,16 +37,6 @@ SEED001 = [
     ("h no team, SMB Multichannel", 20.0, 6.5),    # S-HV-h (6-7 %)
     ("i SMB Direct (RoCEv2)", 20.0, None),         # S-HV-i
 ]
-
-
-@pytest.mark.parametrize("name, gbps, cpu", SEED001,
-                         ids=[f"{row[0]}-{row[1]}" for row in SEED001])
-def test_seed001_every_configuration(seed001, name, gbps, cpu):
-    variant = seed001[name]
-    assert value(variant, "host.throughput_gbps") == \
-        pytest.approx(gbps, rel=0.10)
-    if cpu is not None:
-        assert value(variant, "host.cpu_pct") == pytest.approx(cpu, abs=5.0)
 
 
 def test_seed001_shapes(seed001):
@@ -91,19 +82,14 @@ def test_seed001_shapes(seed001):
 
 def test_s_v6_ipv6_vm_to_vm(tmp_path):
     # S-V6 (VMware VROOM! 2013, seed 003): VM-to-VM IPv6 throughput ~2.5 %
-    # below IPv4 at identical CPU. Check: penalty in [0, 2.5 %] +-1 point,
-    # CPU per Gbit/s unchanged within 2 %.
+    # below IPv4 at identical CPU. Check: CPU per Gbit/s unchanged within
+    # 2 % (the penalty band is case S-V6-netperf of resources/validation/).
     scenario = parse_scenario(
         (EXAMPLES / "seed003_ipv6_netperf.toml").read_text(), "toml")
     ipv4, ipv6 = evaluate(scenario).variants
-    penalty = 1 - value(ipv6, "host.throughput_gbps") / \
-        value(ipv4, "host.throughput_gbps")
-    assert 0 <= penalty <= 0.035
     per_gbps = [value(v, "host.cpu_pct") / value(v, "host.throughput_gbps")
                 for v in (ipv4, ipv6)]
     assert per_gbps[1] == pytest.approx(per_gbps[0], rel=0.02)
-    # "both protocols drove bandwidth close to the 40 Gbit/s link speed"
-    assert value(ipv4, "host.throughput_gbps") > 0.9 * 40
 
 
 def transfer(host=None, nics=None, network=None, **transfer_fields):
@@ -125,81 +111,22 @@ V5_NIC = [{"id": "vmnic0", "speed_gbps": 10.0, "rss_queues": 1,
            "offloads": {"ipv4": {"lro": False}}}]
 
 
-def test_v5_transmit_cpu_bound_at_1500_link_bound_with_jumbo():
-    standard = transfer(V5_HOST, V5_NIC, direction="send")
-    jumbo = transfer(V5_HOST, V5_NIC, {"mtu": 9000}, direction="send")
-    # "up to about 8 Gbit/s at standard MTU": +-10 % (a rounded figure)
-    assert value(standard, "host.throughput_gbps") == pytest.approx(8.0,
-                                                                     rel=0.1)
-    assert standard.bottleneck.id == "host.cpu_core"
-    # "saturates the 10 Gbit/s link with jumbo frames"
-    assert jumbo.bottleneck.id == "host.link"
-
-
-def test_v5_receive_below_transmit_and_gains_about_40_pct():
+def test_v5_receive_below_transmit():
+    # V5: receive is lower than transmit at MTU 1500 (the numbers, +40 %
+    # to 5.7 Gbit/s, are cases V5-rx/V5-tx of resources/validation/)
     send = transfer(V5_HOST, V5_NIC, direction="send")
     receive = transfer(V5_HOST, V5_NIC, direction="receive")
-    receive_jumbo = transfer(V5_HOST, V5_NIC, {"mtu": 9000},
-                             direction="receive")
     assert value(receive, "host.throughput_gbps") < \
         value(send, "host.throughput_gbps")
-    gain = value(receive_jumbo, "host.throughput_gbps") / \
-        value(receive, "host.throughput_gbps") - 1
-    # "+40 %, to 5.7 Gbit/s": the case allows +-10 percentage points
-    assert gain == pytest.approx(0.40, abs=0.10)
-    assert value(receive_jumbo, "host.throughput_gbps") == \
-        pytest.approx(5.7, rel=0.1)
-
-
-@pytest.mark.parametrize("speed, expected, limit", [
-    (25.0, 15.0, "host.stream_cap"), (40.0, 15.0, "host.stream_cap"),
-    (10.0, None, "host.link")])
-def test_v7_one_vmotion_stream_helper(speed, expected, limit):
-    # V7 (core.vmware.com; Migrate.MigrateStreamHelperBwUtilMax = 15000):
-    # one stream is capped near 15 Gbit/s (+-10 %) on fast links and is
-    # link-bound on 10 GbE.
-    result = transfer({"hypervisor": "vsphere"},
-                      [{"id": "vmk", "speed_gbps": speed}],
-                      purpose="live_migration")
-    assert result.bottleneck.id == limit
-    if expected:
-        assert value(result, "host.throughput_gbps") == \
-            pytest.approx(expected, rel=0.1)
-
-
-def test_v9_multi_nic_vmotion_on_1g_is_link_bound():
-    # V9/J6 (Wahl 2013): 2 x 1 GbE multi-NIC vMotion, slightly better
-    # without jumbo frames. Check: link-bound, modelled gain in [0, +6 %].
-    result = transfer({"hypervisor": "vsphere"},
-                      [{"id": "a", "speed_gbps": 1.0},
-                       {"id": "b", "speed_gbps": 1.0}],
-                      purpose="live_migration", multipath=True, sessions=2)
-    assert result.bottleneck.id == "host.link"
-    assert 0 <= value(result, "host.jumbo_gain_pct") <= 6
-
-
-def test_s_j1g_vmotion_on_1g():
-    # S-J1G (Boche 2011, seed 004): vMotion 7-15 % shorter in two batches,
-    # slightly worse in the third. Check: gain in [-2, +15 %], never a
-    # CPU-bound regime at 1 GbE for these inputs.
-    result = transfer({"hypervisor": "vsphere", "sockets": 2,
-                       "cores_per_socket": 4, "ghz": 2.3},
-                      [{"id": "vmnic0", "speed_gbps": 1.0}],
-                      purpose="live_migration")
-    assert -2 <= value(result, "host.jumbo_gain_pct") <= 15
-    assert result.bottleneck.id != "host.cpu_core"
 
 
 def test_j7_jumbo_on_10g_one_flow_per_core():
-    # J7 (longwhitevclouds 2012; 2 x X5650 2.66 GHz, ESXi 5): 10-30 % more
-    # throughput with jumbo frames and lower CPU per Gbit/s. Check: with
-    # per-packet-bound parameters (one flow on one core, vm_guest preset,
-    # LRO on as in vmxnet3) the gain lies in the band.
+    # J7 (longwhitevclouds 2012; 2 x X5650 2.66 GHz, ESXi 5): lower CPU
+    # per Gbit/s with jumbo frames (the 10-30 % gain band and the CPU-bound
+    # regime are case J7 of resources/validation/).
     host = {"hypervisor": "vsphere", "stack": "vm_guest", "ghz": 2.66}
     standard = transfer(host)
     jumbo = transfer(host, network={"mtu": 9000})
-    assert standard.bottleneck.id == "host.cpu_core"
-    assert 10 <= value(standard, "host.jumbo_gain_pct") <= 30
     assert value(jumbo, "host.cpu_pct") / \
         value(jumbo, "host.throughput_gbps") < \
         value(standard, "host.cpu_pct") / \
@@ -252,16 +179,6 @@ def test_v8_jumbo_gain_is_positive_at_every_block_size():
     # V8/J5 sign check (vstorage.wordpress.com): jumbo frames help
     # sequential iSCSI reads on 10 GbE at every block size
     assert all(gain > 0 for gain in v8_gains())
-
-
-@pytest.mark.xfail(strict=True, reason=(
-    "V8/J5 (vstorage.wordpress.com, Nimble iSCSI on 10 GbE, 32 OIO) "
-    "measured 10 %+ at every block size; the storage model predicts +2.3 % "
-    "(4K), +5.4 % (8K), +6.2 % (32K): the host side alone (per-frame driver "
-    "cost, TSO/LRO aggregation) does not reach it, and the array's own "
-    "per-PDU cost, which the article implies, is not modelled"))
-def test_v8_iscsi_jumbo_gain_band():
-    assert all(5 <= gain <= 30 for gain in v8_gains())
 
 
 def test_smb_direct_without_rdma_falls_back_with_a_finding():

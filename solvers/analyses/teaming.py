@@ -9,17 +9,22 @@ which are modelled is listed in each result's assumptions
 (shared/reference/teaming.md section 10.4).
 """
 
-import functools
-import ipaddress
 from itertools import combinations
 
 import numpy as np
 
 from models import teaming
 from models.scenario import TEAMING_POLICIES
-from solvers import teaming_dynamic
+from solvers import metric_ids, teaming_dynamic
+from solvers.analysis import EMPTY, AnalysisResult, Candidate, metric_value
+from solvers.inputs import FlowColumns, team_flows
 from solvers.placement import place
-from solvers.results import Finding
+from solvers.results import Bottleneck, Finding
+
+NAME = "teaming"
+ORDER = 3
+BOTTLENECK_PRIORITY = 2
+REQUIRES = ()
 
 #: Policies compared by default, by hypervisor: the ones that platform
 #: offers (teaming.md sections 2-5).
@@ -35,13 +40,6 @@ DEFAULT_COMPARE = {
 #: a single flow. Each policy is compared with the optimum of its own unit.
 PORT_POLICIES = ("port_id", "src_mac", "lbt", "hyperv_port",
                  "ovs_balance_slb")
-
-#: Policies whose receive traffic arrives on the transmit member (MAC
-#: learning, or a switch hash assumed to be the same function); the others
-#: are listed in :func:`_receive_members`.
-SAME_MEMBER_RX = ("port_id", "src_mac", "lbt", "hyperv_port", "dynamic",
-                  "ovs_balance_slb", "ovs_balance_tcp", "failover", "ip_hash",
-                  "lacp", "balance_xor")
 
 #: What each policy's result rests on that the vendor does not publish.
 MODELLED = {
@@ -87,123 +85,39 @@ OPTIMAL_SNAPSHOTS = 4
 MILP_TIME_LIMIT_S = 0.2
 
 
-def analyse(documents):
-    """Teaming results of each scenario document.
-
-    Returns
-    -------
-    list of dict
-        Per document: ``metrics`` (id -> value), ``findings``,
-        ``assumptions`` and ``traces``.
-    """
-    return [_analyse_document(doc) for _, doc in documents]
+def analyse(inputs, upstream, *, details=True):
+    """Teaming metrics of every document (see :mod:`solvers.analysis`)."""
+    return [_analyse_document(doc) for doc in inputs.documents]
 
 
 def _analyse_document(doc):
-    out = {"metrics": {}, "findings": [], "assumptions": [], "traces": {}}
-    flows = doc.workloads.flows
-    if not flows or not doc.teams:
-        return out
-    several = len({f.team for f in flows}) > 1
-    for team in doc.teams:
-        mine = [f for f in flows if (f.team or doc.teams[0].name) == team.name]
-        if mine:
-            prefix = f"teaming.{team.name}" if several else "teaming"
-            _analyse_team(doc, team, mine, prefix, out)
-    return out
+    if not doc.workloads.flows or not doc.teams:
+        return EMPTY
+    out = {"metrics": {}, "findings": [], "assumptions": [], "traces": {},
+           "bottleneck": None}
+    teams = metric_ids.teams_in_ids(doc)
+    for team, flows in team_flows(doc):
+        _analyse_team(doc, team, flows, teams[team.name], out)
+    return AnalysisResult(metrics=out["metrics"],
+                          findings=tuple(out["findings"]),
+                          assumptions=tuple(out["assumptions"]),
+                          traces=out["traces"],
+                          bottleneck=out["bottleneck"])
 
 
-class _Flows:
-    """Column view of a team's flows over the simulated time axis."""
-
-    def __init__(self, doc, team, flows, uplinks):
-        self.count = len(flows)
-        step = doc.workloads.time_step_s
-        profiles = {p.name: p for p in doc.workloads.profiles}
-        horizon = max((profiles[f.profile].t_s[-1] for f in flows
-                       if f.profile), default=0.0)
-        if horizon > 0:
-            self.t = np.arange(0.0, horizon + step / 2, step)
-        else:
-            period = max(team.lbt_period_s, teaming.TLB_REBALANCE_S,
-                         team.ovs_rebalance_interval_ms / 1000,
-                         team.dynamic_epoch_s)
-            self.t = np.arange(0.0, teaming.STEADY_PERIODS * period, step)
-        self.step = step
-        scale = np.ones((self.t.size, self.count))
-        for i, flow in enumerate(flows):
-            if flow.profile:
-                p = profiles[flow.profile]
-                scale[:, i] = np.interp(self.t, p.t_s, p.scale)
-        self.tx = scale * np.array([f.tx_gbps for f in flows])
-        self.rx = scale * np.array([f.rx_gbps for f in flows])
-        self.smac = np.array([_mac(f.mac) for f in flows], dtype=np.uint64)
-        self.dmac = np.array([_mac(f.dst_mac) for f in flows],
-                             dtype=np.uint64)
-        self.sip = np.array([_ip(f.src_ip) for f in flows], dtype=np.uint32)
-        self.dip = np.array([_ip(f.dst_ip) for f in flows], dtype=np.uint32)
-        self.sport = np.array([f.src_port or 0 for f in flows])
-        self.dport = np.array([f.dst_port or 0 for f in flows])
-        self.has_ports = np.array([f.src_port is not None
-                                   and f.dst_port is not None
-                                   for f in flows])
-        self.vlan = np.array([f.vlan or 0 for f in flows])
-        self.proto = np.array([6 if f.protocol == "tcp" else 17
-                               for f in flows])
-        self.ethertype = np.array(
-            [teaming.ETHERTYPE_IPV6 if f.src_ip and ":" in f.src_ip
-             else teaming.ETHERTYPE_IPV4 for f in flows])
-        self.traffic_class = [f.traffic_class for f in flows]
-        self.ids = [f.id for f in flows]
-        # vNIC ports: the flows of one VM share one port
-        owners = list(dict.fromkeys(f.vm or f.id for f in flows))
-        self.owners = owners
-        self.unit = np.array([owners.index(f.vm or f.id) for f in flows])
-        self.units = len(owners)
-        port_ids = {}
-        for f in flows:
-            if f.port_id is not None:
-                port_ids.setdefault(f.vm or f.id, f.port_id)
-        self.connect_order = len(port_ids) < len(owners)
-        self.port_id = np.arange(len(owners)) if self.connect_order \
-            else np.array([port_ids[o] for o in owners])
-        self.allowed = np.ones((self.count, len(uplinks)), dtype=bool)
-        for i, f in enumerate(flows):
-            if f.pin:
-                self.allowed[i] = [u in f.pin for u in uplinks]
-        groups = list(dict.fromkeys(f.anti_affinity for f in flows
-                                    if f.anti_affinity))
-        self.group = np.array([groups.index(f.anti_affinity)
-                               if f.anti_affinity else -1 for f in flows])
-        self.constrained = bool(groups) or not self.allowed.all()
-
-    @functools.cached_property
-    def unit_rates(self):
-        """(T, units) transmit and receive rate of each vNIC port, summed
-        once: LBT (per failure set) and the port optimum both use it."""
-        return (teaming.member_loads(self.unit, self.tx, self.units),
-                teaming.member_loads(self.unit, self.rx, self.units))
+def _steady_horizon_s(team):
+    """Constant demand is simulated for :data:`models.teaming.
+    STEADY_PERIODS` of the slowest load-aware policy's period [s]."""
+    return float(teaming.steady_horizon_s(
+        team.lbt_period_s, team.ovs_rebalance_interval_ms / 1000,
+        team.dynamic_epoch_s))
 
 
-def _mac(text):
-    return int(text.replace("-", ":").replace(":", ""), 16) if text else 0
-
-
-def _ip(text):
-    if not text:
-        return 0
-    value = int(ipaddress.ip_address(text))
-    if value >= 1 << 32:     # IPv6: XOR of the four words (ipv6_addr_hash)
-        value = (value ^ (value >> 32) ^ (value >> 64) ^ (value >> 96)) \
-            & 0xFFFFFFFF
-    return value
-
-
-def _analyse_team(doc, team, flows, prefix, out):
+def _analyse_team(doc, team, flows, team_id, out):
     uplinks = team.members + team.standby
     speeds = {n.id: n.speed_gbps for n in doc.nics}
     speed = np.array([speeds[u] for u in uplinks])
-    columns = _Flows(doc, team, flows, uplinks)
+    columns = FlowColumns(doc, team, flows, uplinks, _steady_horizon_s(team))
     hypervisor = doc.host.hypervisor
     compare = list(dict.fromkeys(
         [team.policy] + list(team.compare if team.compare is not None
@@ -238,18 +152,19 @@ def _analyse_team(doc, team, flows, prefix, out):
         best = optimal[unit]["peak"] if optimal[unit] else None
         n1_peak, n1_detail = _failure_peak(policy, columns, speed, team,
                                            hypervisor, failures, result)
-        base = f"{prefix}.{policy}"
-        metrics[f"{base}.peak_util_pct"] = 100 * peak
+        values = {"peak_util_pct": 100 * peak}
         if best is not None:
-            metrics[f"{base}.gap_to_optimal_pct"] = \
+            values["gap_to_optimal_pct"] = \
                 100 * (peak / best - 1) if best > 0 else 0.0
-        metrics[f"{base}.imbalance_pct"] = result["imbalance"]
-        metrics[f"{base}.flows_over_member"] = result["over_member"]
-        metrics[f"{base}.members_used"] = result["members_used"]
+        values["imbalance_pct"] = result["imbalance"]
+        values["flows_over_member"] = result["over_member"]
+        values["members_used"] = result["members_used"]
         if n1_peak is not None:
-            metrics[f"{base}.n1_peak_util_pct"] = 100 * n1_peak
+            values["n1_peak_util_pct"] = 100 * n1_peak
+        metrics.update({metric_ids.teaming(policy, key, team_id): value
+                        for key, value in values.items()})
         result["n1"] = (n1_peak, n1_detail)
-        out["traces"][f"{base}.uplink_util"] = {
+        out["traces"][metric_ids.uplink_trace(policy, team_id)] = {
             **_trace(columns.t, result["util"], uplinks),
             "policy": policy, "label": TEAMING_POLICIES[policy][0],
             "configured": policy == team.policy,
@@ -259,19 +174,21 @@ def _analyse_team(doc, team, flows, prefix, out):
     configured = optimal["port" if team.policy in PORT_POLICIES else "flow"]
     own = results[team.policy]
     busiest = int(np.argmax(own["util"].max(axis=0)))
-    out.setdefault("bottleneck", (
-        "teaming.uplink",
-        f"{uplinks[busiest]} at {100 * own['peak']:.1f} % of "
-        f"{speed[busiest]:g} Gbit/s under "
-        f"{TEAMING_POLICIES[team.policy][0]}"))
+    if out["bottleneck"] is None:   # the first team's
+        out["bottleneck"] = Bottleneck(
+            "teaming.uplink",
+            f"{uplinks[busiest]} at {100 * own['peak']:.1f} % of "
+            f"{speed[busiest]:g} Gbit/s under "
+            f"{TEAMING_POLICIES[team.policy][0]}")
     if configured:
-        metrics[f"{prefix}.optimal.peak_util_pct"] = 100 * configured["peak"]
-        metrics[f"{prefix}.optimal.lower_bound_pct"] = \
-            100 * configured["bound"]
+        metrics[metric_ids.teaming("optimal", "peak_util_pct", team_id)] = \
+            100 * configured["peak"]
+        metrics[metric_ids.teaming("optimal", "lower_bound_pct",
+                                   team_id)] = 100 * configured["bound"]
     if team.nioc:
-        _nioc(team, columns, results[team.policy], speed, prefix, metrics)
+        _nioc(team, columns, results[team.policy], speed, team_id, metrics)
     out["findings"].extend(_findings(team, columns, speed, results, compare,
-                                     optimal, prefix, uplinks))
+                                     optimal, team_id, uplinks))
     out["assumptions"].extend(_assumptions(team, compare, skipped, columns,
                                            hypervisor, configured))
 
@@ -337,30 +254,15 @@ def _place(policy, columns, usable, speed, team, hypervisor):
             c.tx, n, step_s=c.step, epoch_s=team.dynamic_epoch_s)]
     else:   # pragma: no cover - the schema admits only known policies
         raise ValueError(f"unknown teaming policy {policy!r}")
-    return tx, _receive_members(policy, tx, c, usable, speed, team), moves
+    rx = teaming.receive_member(policy, tx, c.dip, usable, speed,
+                                switch_mode=team.switch_mode)
+    return tx, rx, moves
 
 
 def _mask(usable, members):
     mask = np.zeros(members, dtype=bool)
     mask[usable] = True
     return mask
-
-
-def _receive_members(policy, tx, columns, usable, speed, team):
-    if policy in SAME_MEMBER_RX or policy == "balance_rr" or (
-            policy == "address_hash" and team.switch_mode != "independent"):
-        return tx
-    if policy == "balance_alb":
-        # each new peer learns the next of the fastest slaves in turn
-        fastest = usable[speed[usable] == speed[usable].max()]
-        peers = {}
-        for ip in columns.dip:
-            peers.setdefault(int(ip), len(peers))
-        order = np.array([peers[int(ip)] for ip in columns.dip])
-        return fastest[order % fastest.size]
-    # balance_tlb, and Switch Independent address hash: ARP answers come
-    # from the primary, so everything arrives there (teaming.md 3.5, 5.1)
-    return np.full(columns.count, usable[0])
 
 
 def _active_aggregator(usable, speed):
@@ -401,12 +303,7 @@ def _loads(policy, columns, tx_member, rx_member, speed, usable):
             share = np.zeros((steps, members))
             share[:, usable] = rate.sum(axis=1, keepdims=True) / len(usable)
             return share
-        if member.ndim == 1:
-            return teaming.member_loads(member, rate, members)
-        index = np.arange(steps)[:, None] * members + member
-        return np.bincount(index.ravel(), weights=rate.ravel(),
-                           minlength=steps * members).reshape(steps,
-                                                              members)
+        return teaming.member_loads(member, rate, members)
 
     tx_load = spread(tx_member, columns.tx)
     rx_load = spread(rx_member, columns.rx)
@@ -521,7 +418,7 @@ def _failure_peak(policy, columns, speed, team, hypervisor, failures,
     return worst, detail
 
 
-def _nioc(team, columns, result, speed, prefix, metrics):
+def _nioc(team, columns, result, speed, team_id, metrics):
     """NIOC shares on each uplink at the configured policy's peak."""
     classes = [c.traffic_class for c in team.nioc]
     step = result["peak_step"]
@@ -537,8 +434,10 @@ def _nioc(team, columns, result, speed, prefix, metrics):
         limit=[c.limit_gbps or np.inf for c in team.nioc],
         reservation_mode=team.nioc_reservation)
     for k, name in enumerate(classes):
-        metrics[f"{prefix}.nioc.{name}.demand_gbps"] = demand[:, k].sum()
-        metrics[f"{prefix}.nioc.{name}.allocated_gbps"] = alloc[:, k].sum()
+        metrics[metric_ids.nioc(name, "demand_gbps", team_id)] = \
+            demand[:, k].sum()
+        metrics[metric_ids.nioc(name, "allocated_gbps", team_id)] = \
+            alloc[:, k].sum()
 
 
 def _trace(t, util, uplinks):
@@ -555,8 +454,11 @@ def _trace(t, util, uplinks):
                        for i, uplink in enumerate(uplinks)]}
 
 
-def _findings(team, columns, speed, results, compare, optimal, prefix,
+def _findings(team, columns, speed, results, compare, optimal, team_id,
               uplinks):
+    def metric(policy, key):
+        return metric_ids.teaming(policy, key, team_id)
+
     findings = []
     configured = results[team.policy]
     name = TEAMING_POLICIES[team.policy][0]
@@ -569,7 +471,7 @@ def _findings(team, columns, speed, results, compare, optimal, prefix,
                      f"{peak_demand[too_big[0]]:.3g} Gbit/s, above every "
                      f"uplink ({speed.max():g} Gbit/s): no hash policy can "
                      "carry one flow on two links"),
-            evidence={"metric": f"{prefix}.{team.policy}.flows_over_member",
+            evidence={"metric": metric(team.policy, "flows_over_member"),
                       "value": int(too_big.size), "threshold": 0}))
     if configured["members_used"] == 1 and len(team.members) > 1 \
             and team.policy not in ("failover",):
@@ -577,14 +479,14 @@ def _findings(team, columns, speed, results, compare, optimal, prefix,
             id="teaming.one_member", severity="warning",
             message=(f"{name}: at the peak all traffic is on one uplink "
                      f"while {len(team.members) - 1} other(s) idle"),
-            evidence={"metric": f"{prefix}.{team.policy}.members_used",
+            evidence={"metric": metric(team.policy, "members_used"),
                       "value": 1, "threshold": 2}))
     if configured["peak"] > 1:
         findings.append(Finding(
             id="teaming.overloaded", severity="critical",
             message=(f"{name}: the busiest uplink needs "
                      f"{100 * configured['peak']:.0f} % of its capacity"),
-            evidence={"metric": f"{prefix}.{team.policy}.peak_util_pct",
+            evidence={"metric": metric(team.policy, "peak_util_pct"),
                       "value": 100 * configured["peak"], "threshold": 100}))
     best_policy = min(compare, key=lambda p: (results[p]["peak"],
                                               compare.index(p)))
@@ -594,7 +496,7 @@ def _findings(team, columns, speed, results, compare, optimal, prefix,
             message=(f"{TEAMING_POLICIES[best_policy][0]} peaks at "
                      f"{100 * results[best_policy]['peak']:.0f} % against "
                      f"{100 * configured['peak']:.0f} % for {name}"),
-            evidence={"metric": f"{prefix}.{best_policy}.peak_util_pct",
+            evidence={"metric": metric(best_policy, "peak_util_pct"),
                       "value": 100 * results[best_policy]["peak"],
                       "threshold": 100 * configured["peak"]}))
     n1_peak, detail = configured["n1"]
@@ -605,14 +507,14 @@ def _findings(team, columns, speed, results, compare, optimal, prefix,
             message=(f"If {lost} fails, {name} needs {100 * n1_peak:.0f} % "
                      f"of an uplink: {detail['overloaded']} uplink(s) "
                      f"overloaded, {detail['moved']} flow(s) move"),
-            evidence={"metric": f"{prefix}.{team.policy}.n1_peak_util_pct",
+            evidence={"metric": metric(team.policy, "n1_peak_util_pct"),
                       "value": 100 * n1_peak, "threshold": 100}))
     if team.policy == "balance_rr":
         findings.append(Finding(
             id="teaming.reordering", severity="warning",
             message=("balance-rr splits each TCP flow over members: "
                      "expect reordering; raise net.ipv4.tcp_reordering"),
-            evidence={"metric": f"{prefix}.balance_rr.members_used",
+            evidence={"metric": metric("balance_rr", "members_used"),
                       "value": configured["members_used"], "threshold": 1}))
     if np.unique(speed).size > 1 and team.policy not in (
             "lbt", "balance_tlb", "balance_alb", "failover"):
@@ -620,7 +522,7 @@ def _findings(team, columns, speed, results, compare, optimal, prefix,
             id="teaming.mixed_speeds", severity="info",
             message=(f"{name} ignores member speed: a slow uplink gets as "
                      "many units as a fast one"),
-            evidence={"metric": f"{prefix}.{team.policy}.peak_util_pct",
+            evidence={"metric": metric(team.policy, "peak_util_pct"),
                       "value": 100 * configured["peak"],
                       "threshold": 100 * optimal["flow"]["peak"]
                       if optimal["flow"] else None}))
@@ -633,7 +535,7 @@ def _findings(team, columns, speed, results, compare, optimal, prefix,
                      "active uplink of team "
                      f"{team.name!r}: no placement can honour the pins, so "
                      "the optimum is not computed"),
-            evidence={"metric": f"{prefix}.optimal.peak_util_pct",
+            evidence={"metric": metric("optimal", "peak_util_pct"),
                       "value": None, "threshold": None}))
     return findings
 
@@ -669,3 +571,50 @@ def _assumptions(team, compare, skipped, columns, hypervisor, optimal):
                  "for the whole horizon; standby uplinks replace failed "
                  "active ones")
     return notes
+
+
+def candidates(doc, goal, base):
+    """A port-aware Linux hash where a MAC/IP hash keeps flows on one
+    member, and every compared policy that peaks lower than the
+    configured one, for each team that carries flows."""
+    teams = metric_ids.teams_in_ids(doc)
+    for i, team in enumerate(doc.teams):
+        if team.name not in teams:
+            continue
+        team_id = teams[team.name]
+        peak_id = metric_ids.teaming(team.policy, "peak_util_pct", team_id)
+        peak = metric_value(base, peak_id)
+        if peak is None:
+            continue
+        severity = "warning" if peak > 100 else "info"
+        hashed = teaming.default_hash(team.policy, team.hash,
+                                      doc.host.hypervisor)
+        if hashed in ("layer2", "layer2+3", "encap2+3"):
+            # a hash on MACs or IPs alone keeps every connection to one
+            # peer (or through one router) on one member; ports spread it
+            used = metric_ids.teaming(team.policy, "members_used", team_id)
+            yield Candidate(
+                "advice.teaming.hash_layer3_4", severity,
+                f"xmit_hash_policy {hashed} ignores ports",
+                {"metric": used, "value": metric_value(base, used),
+                 "threshold": len(team.members)},
+                {f"teams[{i}].hash": "layer3+4"})
+        for metric in base.metrics:
+            parsed = metric_ids.parse(metric.id)
+            if parsed.family == "teaming" and parsed.team == team_id \
+                    and parsed.key == "peak_util_pct" \
+                    and parsed.policy in TEAMING_POLICIES \
+                    and parsed.policy != team.policy and metric.value < peak:
+                yield Candidate(
+                    f"advice.teaming.{parsed.policy}", severity,
+                    f"{team.policy} peaks at {peak:.0f} %",
+                    {"metric": peak_id, "value": peak,
+                     "threshold": metric.value},
+                    {f"teams[{i}].policy": parsed.policy,
+                     f"teams[{i}].switch_mode": _switch_mode(parsed.policy,
+                                                             team)})
+
+
+def _switch_mode(policy, team):
+    modes = TEAMING_POLICIES[policy][1]
+    return team.switch_mode if team.switch_mode in modes else modes[0]

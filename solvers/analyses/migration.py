@@ -1,93 +1,48 @@
-"""Live-migration analysis: each migration's rate from the transfer model,
-then the pre-copy iteration of models.migration for all of them at once."""
+"""Live-migration analysis: each migration's rate from the transfer it
+rides (the host analysis provides it), then the pre-copy iteration of
+models.migration for all migrations of all documents at once, and goal
+seek on what would change each outcome."""
 
 import math
 
 import numpy as np
 
 from models import migration
-from models.scenario import Transfer
-from solvers import goalseek, host_network
+from models.units import GIB, bytes_per_s_to_gbps, gbps_to_bytes_per_s
+from solvers import goalseek, metric_ids
+from solvers.analysis import EMPTY, AnalysisResult, Candidate, metric_value
 from solvers.results import Finding
 
-GIB = 2 ** 30
-MIB = 2 ** 20
+NAME = "migration"
+ORDER = 2
+BOTTLENECK_PRIORITY = 5
+REQUIRES = ("host",)
 
 
-def _transfer_of(doc, item):
-    """The transfer carrying a migration: the named one, or one built from
-    the migration's own transport fields over all NICs (one session per
-    concurrent migration, spread over the NICs like multi-NIC vMotion)."""
-    if item.transfer is not None:
-        return next(t for t in doc.workloads.transfers
-                    if t.name == item.transfer)
-    return Transfer(name=f"{item.name}-network", purpose="live_migration",
-                    transport=item.transport, sessions=item.concurrency,
-                    streams=item.streams, multipath=True,
-                    compression_ratio=item.compression_ratio,
-                    compressor_gbps=item.compressor_gbps,
-                    compression_threads=item.compression_threads)
-
-
-def _parameters(doc, item):
-    rule = migration.STOP_RULES[item.stop_rule]
-    dirty = item.dirty
-    hot = dirty.kind == "hot_cold"
-    budget = rule.downtime_limit if item.downtime_budget_ms is None \
-        else item.downtime_budget_ms / 1e3
-    return {
-        "memory": item.memory_gib * GIB,
-        "cold_rate": (dirty.cold_rate_mib_s if hot else dirty.rate_mib_s)
-        * MIB,
-        "hot_set": dirty.hot_set_gib * GIB if hot else 0.0,
-        "hot_rate": dirty.rate_mib_s * MIB if hot else 0.0,
-        "first_cap": (item.first_round_rate_cap_mib_s or math.inf) * MIB,
-        "zero_fraction": item.zero_page_pct / 100,
-        "downtime_limit": budget,
-        "min_pages": rule.min_pages,
-        "fraction_left": item.fraction_left_pct / 100
-        if item.stop_rule == "fraction_left" else 0.0,
-        "max_rounds": rule.max_rounds,
-        "max_factor": rule.max_factor,
-        "max_switchover": item.max_switchover_s or rule.max_switchover,
-        "time_budget": item.time_budget_s or math.inf,
-        "throttle": migration.THROTTLES.index(item.throttling or
-                                              rule.throttle),
-        "fixed_downtime": rule.fixed_downtime,
-    }
-
-
-def analyse(documents, transfer_rates=None):
-    """Evaluate every migration of every variant (see host_network.analyse
-    for the shape of the result).
-
-    ``transfer_rates`` (per variant, {name: (throughput, members)}, as
-    host_network.analyse reports them) spares re-running the transfers that
-    migrations name; the others are evaluated here.
-    """
-    owners = [(index, doc, item) for index, (_, doc) in enumerate(documents)
-              for item in doc.workloads.migrations]
+def analyse(inputs, upstream, *, details=True):
+    """Migration metrics of every document (see :mod:`solvers.analysis`)."""
+    rows = inputs.migrations
+    if not rows.owners:
+        return [EMPTY] * len(inputs.documents)
     out = [{"metrics": {}, "findings": [], "assumptions": [], "traces": {}}
-           for _ in documents]
-    if not owners:
-        return out
-    known = transfer_rates or [{} for _ in documents]
-    missing = [r for r, (index, _, item) in enumerate(owners)
-               if item.transfer not in known[index]]
-    throughput, spread = np.zeros(len(owners)), np.ones(len(owners))
-    for r, (index, _, item) in enumerate(owners):
-        if r not in missing:
-            throughput[r], spread[r] = known[index][item.transfer]
-    if missing:
-        _, network, _ = host_network.run_transfers(
-            [(owners[r][1], _transfer_of(owners[r][1], owners[r][2]))
-             for r in missing])
-        throughput[missing] = network["throughput"]
-        spread[missing] = network["spread_members"]
-    concurrency = np.array([item.concurrency for _, _, item in owners])
-    rate = throughput * 1e9 / 8 / concurrency  # [B/s] each
-    columns = [_parameters(doc, item) for _, doc, item in owners]
-    p = {k: np.array([c[k] for c in columns]) for k in columns[0]}
+           for _ in inputs.documents]
+    _evaluate(rows, [r.provides["rates"] for r in upstream["host"]], out,
+              details)
+    return [AnalysisResult(metrics=o["metrics"],
+                           findings=tuple(o["findings"]),
+                           assumptions=tuple(o["assumptions"]),
+                           traces=o["traces"]) for o in out]
+
+
+def _evaluate(rows, rates, out, details):
+    carried = [rates[index][("transfer", item.transfer)
+                            if item.transfer is not None
+                            else ("migration", item.name)]
+               for index, item in rows.owners]
+    throughput = np.array([c[0] for c in carried])
+    spread = np.array([c[1] for c in carried])
+    rate = gbps_to_bytes_per_s(throughput) / rows.concurrency  # each [B/s]
+    p = rows.columns
     result = migration.precopy(
         p["memory"], rate, p["cold_rate"], hot_set=p["hot_set"],
         hot_rate=p["hot_rate"], first_rate=np.minimum(p["first_cap"], rate),
@@ -96,7 +51,7 @@ def analyse(documents, transfer_rates=None):
         fraction_left=p["fraction_left"], max_rounds=p["max_rounds"],
         max_factor=p["max_factor"], max_switchover=p["max_switchover"],
         time_budget=p["time_budget"], throttle=p["throttle"],
-        fixed_downtime=p["fixed_downtime"], trace=True)
+        fixed_downtime=p["fixed_downtime"], trace=details)
     # the rate that would converge within the downtime budget: the
     # evidence when a migration does not converge
     window_rate = goalseek.rate_for_downtime(
@@ -105,37 +60,39 @@ def analyse(documents, transfer_rates=None):
         hot_set=p["hot_set"], hot_rate=p["hot_rate"]).x
     answers = _goal_seek(p, rate, spread)
 
-    for r, (index, _, item) in enumerate(owners):
-        prefix = f"migration.{item.name}"
+    for r, (index, item) in enumerate(rows.owners):
         converged = bool(result["converged"][r])
         values = {
-            f"{prefix}.converged": float(converged),
-            f"{prefix}.rounds": result["rounds"][r],
-            f"{prefix}.rate_gbps": rate[r] * 8 / 1e9,
-            f"{prefix}.throttle_pct": 100 * result["throttle"][r],
-            f"{prefix}.guest_slowdown": result["slowdown"][r],
-            f"{prefix}.rate_for_downtime_gbps": window_rate[r] * 8 / 1e9,
+            "converged": float(converged),
+            "rounds": result["rounds"][r],
+            "rate_gbps": bytes_per_s_to_gbps(rate[r]),
+            "throttle_pct": 100 * result["throttle"][r],
+            "guest_slowdown": result["slowdown"][r],
+            "rate_for_downtime_gbps": bytes_per_s_to_gbps(window_rate[r]),
         }
         if converged:  # never a finite time for a migration that fails
             batches = math.ceil(item.count / item.concurrency)
             values.update({
-                f"{prefix}.total_s": result["total_time"][r],
-                f"{prefix}.downtime_s": result["downtime"][r],
-                f"{prefix}.bytes_sent_gib": result["bytes_sent"][r] / GIB,
-                f"{prefix}.all_vms_s": batches * result["total_time"][r],
+                "total_s": result["total_time"][r],
+                "downtime_s": result["downtime"][r],
+                "bytes_sent_gib": result["bytes_sent"][r] / GIB,
+                "all_vms_s": batches * result["total_time"][r],
             })
-        values.update({f"{prefix}.{k}": v[r] for k, v in answers.items()
+        values.update({k: v[r] for k, v in answers.items()
                        if np.isfinite(v[r])})
         target = out[index]
-        if not any(k.startswith("migration.") and k.count(".") == 1
-                   for k in target["metrics"]):
-            for key, value in list(values.items()):
-                target["metrics"][f"migration.{key.rsplit('.', 1)[1]}"] = \
-                    value
-        target["metrics"].update(values)
+        if not target["metrics"]:   # the first migration: headline
+            target["metrics"].update(
+                {metric_ids.headline("migration", k): v
+                 for k, v in values.items()})
+        target["metrics"].update({metric_ids.migration(item.name, k): v
+                                  for k, v in values.items()})
+        if not details:
+            continue
         target["findings"].extend(_findings(item, result, r, rate[r],
                                             window_rate[r]))
-        target["traces"][f"{prefix}.rounds"] = _trace(result, r)
+        target["traces"][metric_ids.rounds_trace(item.name)] = \
+            _trace(result, r)
         rule = migration.STOP_RULES[item.stop_rule]
         target["assumptions"].append(
             f"Migration {item.name!r}: stop rule {item.stop_rule} "
@@ -145,7 +102,6 @@ def analyse(documents, transfer_rates=None):
             target["assumptions"].append(
                 "SDPS modelled as an interpretation of the ESXi settings "
                 "(engages below transmit/dirty 1.3, aims at 5)")
-    return out
 
 
 def _goal_seek(p, rate, spread):
@@ -159,8 +115,8 @@ def _goal_seek(p, rate, spread):
         cold_rate=np.where(slope > 0, p["cold_rate"], 1.0),
         hot_set=p["hot_set"], hot_rate=p["hot_rate"],
         downtime_limit=np.maximum(p["downtime_limit"], 1e-3))
-    answers = {"dirty_limit_gbps": limit.x * np.where(slope > 0, slope, 1.0)
-               * 8 / 1e9}
+    answers = {"dirty_limit_gbps": bytes_per_s_to_gbps(
+        limit.x * np.where(slope > 0, slope, 1.0))}
     budget = p["time_budget"]
     timed = np.isfinite(budget)
     answers["rate_needed_gbps"] = np.full(rate.shape, np.nan)
@@ -178,7 +134,7 @@ def _goal_seek(p, rate, spread):
                                         **model).x
         # NICs of the kind in use, each giving its share of the goodput
         per_nic = rate[timed] / spread[timed]
-        answers["rate_needed_gbps"][timed] = needed * 8 / 1e9
+        answers["rate_needed_gbps"][timed] = bytes_per_s_to_gbps(needed)
         answers["nics_needed"][timed] = np.ceil(needed / per_nic)
         answers["largest_vm_gib"][timed] = goalseek.largest_memory(
             budget[timed], rate[timed], **model).x / GIB
@@ -199,9 +155,11 @@ def _trace(result, r):
 
 def _findings(item, result, r, rate, window_rate):
     outcome = migration.OUTCOMES[int(result["outcome"][r])]
-    evidence = {"metric": f"migration.{item.name}.rate_for_downtime_gbps",
-                "value": window_rate * 8 / 1e9,
-                "threshold": rate * 8 / 1e9}
+    rate_gbps = bytes_per_s_to_gbps(rate)
+    window_gbps = bytes_per_s_to_gbps(window_rate)
+    evidence = {"metric": metric_ids.migration(item.name,
+                                               "rate_for_downtime_gbps"),
+                "value": window_gbps, "threshold": rate_gbps}
     if outcome in ("no_convergence", "time_budget", "switchover_too_long"):
         why = {"no_convergence": "pre-copy never reaches the switchover "
                                  "threshold",
@@ -212,9 +170,9 @@ def _findings(item, result, r, rate, window_rate):
             id="migration.no_convergence", severity="critical",
             message=(f"Migration {item.name!r} does not complete: {why}. "
                      f"Converging within its downtime budget takes "
-                     f"{window_rate * 8 / 1e9:.2f} Gbit/s (what the guest "
+                     f"{window_gbps:.2f} Gbit/s (what the guest "
                      "dirties over one budget); it gets "
-                     f"{rate * 8 / 1e9:.2f} Gbit/s; "
+                     f"{rate_gbps:.2f} Gbit/s; "
                      "more bandwidth, a larger downtime budget or "
                      "throttling (auto-converge, SDPS) would change that."),
             evidence=evidence)]
@@ -233,3 +191,16 @@ def _findings(item, result, r, rate, window_rate):
                      "rule of its hypervisor, not by reaching its downtime "
                      "target."), evidence=evidence)]
     return []
+
+
+def candidates(doc, goal, base):
+    """More migration streams where a migration sets its own."""
+    for i, item in enumerate(doc.workloads.migrations):
+        converged_id = metric_ids.migration(item.name, "converged")
+        converged = metric_value(base, converged_id)
+        if item.transfer is None and item.streams < 8:
+            yield Candidate(
+                "advice.migration.streams", "warning" if converged == 0
+                else "info", f"{item.streams} migration stream(s)",
+                {"metric": converged_id, "value": converged, "threshold": 1},
+                {f"workloads.migrations[{i}].streams": item.streams * 2})

@@ -1,0 +1,124 @@
+"""File > Import…: pick a format and files, preview what will be created,
+open the imported scenario as a new, unsaved document."""
+
+from PySide6 import QtCore, QtWidgets
+
+from app.importers import FORMATS, run_import
+from app.importers.migration import format_check, predicted_vs_measured
+
+_FILTERS = {"rvtools": "RVTools exports (*.xlsx)",
+            "esxtop": "esxtop batch files (*.csv)",
+            "perfmon": "perfmon/typeperf logs (*.csv)",
+            "vcenter": "Get-Stat exports (*.csv)",
+            "sar": "sadf -j output (*.json)",
+            "qemu": "QMP replies (*.json *.jsonl)",
+            "libvirt": "virsh output (*.txt *.log)"}
+
+
+class ImportDialog(QtWidgets.QDialog):
+    """The import dialog. ``chosen`` is the scenario to open after
+    ``exec()`` returns accepted."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Import")
+        self.resize(760, 560)
+        self.outcome, self.chosen = None, None
+        self.format = QtWidgets.QComboBox()
+        for name, (_, label) in FORMATS.items():
+            self.format.addItem(f"{name}: {label}", name)
+        choose = QtWidgets.QPushButton("Choose files…")
+        choose.clicked.connect(self.choose_files)
+        self.scenarios = QtWidgets.QComboBox()
+        self.scenarios.currentIndexChanged.connect(self._select)
+        self.preview = QtWidgets.QPlainTextEdit(readOnly=True)
+        self.preview.setPlaceholderText("Choose a format and the exported "
+                                        "files: what will be created shows "
+                                        "here before anything is opened.")
+        self.buttons = QtWidgets.QDialogButtonBox(
+            QtWidgets.QDialogButtonBox.StandardButton.Open
+            | QtWidgets.QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        self._open_button().setEnabled(False)
+        top = QtWidgets.QHBoxLayout()
+        top.addWidget(self.format, 1)
+        top.addWidget(choose)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(QtWidgets.QLabel("Scenario to open:"))
+        layout.addWidget(self.scenarios)
+        layout.addWidget(self.preview, 1)
+        layout.addWidget(self.buttons)
+
+    def _open_button(self):
+        return self.buttons.button(
+            QtWidgets.QDialogButtonBox.StandardButton.Open)
+
+    def choose_files(self):
+        fmt = self.format.currentData()
+        paths, _ = QtWidgets.QFileDialog.getOpenFileNames(
+            self, "Import files", "", f"{_FILTERS[fmt]};;All files (*)")
+        if paths:
+            self.load(fmt, paths)
+
+    def load(self, fmt, paths):
+        """Import ``paths`` as ``fmt`` and show the preview."""
+        self.format.setCurrentIndex(self.format.findData(fmt))
+        # big exports take seconds (a 500 MB esxtop file about 20 s)
+        QtWidgets.QApplication.setOverrideCursor(
+            QtCore.Qt.CursorShape.WaitCursor)
+        try:
+            self.outcome = run_import(fmt, paths)
+        finally:
+            QtWidgets.QApplication.restoreOverrideCursor()
+        self.scenarios.clear()
+        for scenario in self.outcome.scenarios:
+            self.scenarios.addItem(scenario.meta.name)
+        self._open_button().setEnabled(bool(self.outcome.scenarios))
+        self._select(0)
+
+    def _select(self, index):
+        outcome = self.outcome
+        if outcome is None:
+            return
+        self.chosen = outcome.scenarios[index] \
+            if 0 <= index < len(outcome.scenarios) else None
+        lines = []
+        if self.chosen is None:
+            lines.append("Nothing can be imported from these files.")
+        else:
+            lines += _describe(self.chosen)
+            for scenario, check in outcome.checks:
+                if scenario is self.chosen:
+                    lines += ["", format_check(
+                        predicted_vs_measured(scenario, check), check)]
+        for title, items in (("Problems (left out)", outcome.problems),
+                             ("Taken", outcome.result.taken),
+                             ("Skipped", outcome.result.skipped)):
+            if items:
+                lines += ["", f"{title}:"] + [f"  {i}" for i in items]
+        self.preview.setPlainText("\n".join(lines))
+
+
+def _describe(scenario):
+    workloads = scenario.workloads
+    nics = ", ".join(f"{n.id} {n.speed_gbps:g} Gbit/s"
+                     for n in scenario.nics)
+    teams = ", ".join(f"{t.name} ({t.policy}, {len(t.members)} uplinks)"
+                      for t in scenario.teams) or "none"
+    return [f"Will create: {scenario.meta.name}",
+            f"  host: {scenario.host.hypervisor}",
+            f"  NICs: {nics}", f"  teams: {teams}",
+            f"  MTU: {scenario.network.mtu}",
+            f"  flows with measured demand: {len(workloads.flows)}",
+            f"  migrations: {len(workloads.migrations)}",
+            f"  measured values (in the notes): "
+            f"{scenario.meta.notes.count('Measured: ')}"]
+
+
+def run_import_dialog(window):
+    """Show the dialog; open the chosen scenario as a new document."""
+    dialog = ImportDialog(window)
+    if dialog.exec() and dialog.chosen is not None:
+        window.set_document(dialog.chosen)

@@ -1,0 +1,372 @@
+"""What every importer shares: the error that names file, row and column,
+the result (scenarios, what was taken, what was skipped and why), the
+provenance of each measured value, and the reading of numbers, times and
+series that several formats need.
+
+No physics here: importers turn files into scenario documents, which
+``models.scenario.scenario_from_dict`` validates.
+"""
+
+import datetime
+import math
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from models.scenario import SCHEMA_VERSION, scenario_from_dict
+from models.units import MIB
+
+#: Largest JSON or text export read whole [B]; time-series CSVs stream.
+MAX_TEXT_BYTES = 64 * MIB
+
+
+class ImportProblem(ValueError):
+    """A file that cannot be imported (or a part of one), with where and
+    what was expected: ``file: row 12, column 'Speed': expected a number
+    of Mbit/s, got 'fast'``."""
+
+    def __init__(self, file, expected, *, row=None, column=None,
+                 got=None):
+        self.file, self.row, self.column = str(file), row, column
+        self.expected, self.got = expected, got
+        super().__init__(self._text())
+
+    def _text(self):
+        where = [f"row {self.row}" if self.row is not None else None,
+                 f"column '{self.column}'" if self.column is not None
+                 else None]
+        where = ", ".join(w for w in where if w)
+        got = f", got {self.got!r}" if self.got is not None else ""
+        return (f"{self.file}: {where + ': ' if where else ''}expected "
+                f"{self.expected}{got}")
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where one imported value came from."""
+
+    path: str      # the scenario parameter path, e.g. nics[0].speed_gbps
+    value: object
+    file: str
+    column: str    # column, counter or key it was read from
+
+
+@dataclass
+class Draft:
+    """A scenario document being built, with the provenance of its
+    measured values."""
+
+    name: str
+    document: dict = field(default_factory=dict)
+    provenance: list = field(default_factory=list)
+    assumptions: list = field(default_factory=list)
+
+    def __post_init__(self):
+        self.document = {"schema_version": SCHEMA_VERSION,
+                         "meta": {"name": self.name[:200]},
+                         "host": {}, "nics": [], "teams": [],
+                         "network": {},
+                         "workloads": {"profiles": [], "flows": [],
+                                       "migrations": [], "transfers": []},
+                         **self.document}
+
+    def measured(self, path, value, file, column):
+        """Record that ``path`` holds a value read from ``file``/``column``
+        and return the value."""
+        self.provenance.append(Provenance(path, value, str(file), column))
+        return value
+
+    def finish(self):
+        """The plain-data document with its provenance in meta: one line per
+        value in the notes, one per source column in the assumptions
+        (which the PDF report lists)."""
+        document = dict(self.document)
+        meta = dict(document["meta"])
+        lines = [f"Measured: {p.path} = {_show(p.value)} from {p.file}, "
+                 f"{p.column}" for p in self.provenance]
+        meta["notes"] = "\n".join(filter(None, [meta.get("notes", "")]
+                                         + lines))
+        by_source = {}
+        for p in self.provenance:
+            by_source.setdefault((p.file, p.column), []).append(p.path)
+        meta["assumptions"] = list(meta.get("assumptions", [])) + [
+            f"Measured ({len(paths)} value{'s' * (len(paths) > 1)}: "
+            f"{_summarise(paths)}) from {file}, {column}"
+            for (file, column), paths in by_source.items()] \
+            + self.assumptions
+        document["meta"] = meta
+        return {key: value for key, value in document.items()
+                if value not in ({}, [])}
+
+    def scenario(self):
+        """The validated scenario (ScenarioError names this draft)."""
+        return scenario_from_dict(self.finish(), source=self.name)
+
+
+def _show(value):
+    return f"{value:.6g}" if isinstance(value, float) else str(value)
+
+
+def _summarise(paths):
+    shown = ", ".join(paths[:3])
+    return shown + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+
+
+@dataclass
+class ImportResult:
+    """What an importer produced.
+
+    Attributes
+    ----------
+    drafts : list of Draft
+        One per scenario (RVTools: one per host).
+    taken : list of str
+        What was imported, one line per item.
+    skipped : list of str
+        What was left out on purpose and why (a powered-off VM, a shadow
+        port), each naming file, row/column.
+    problems : list of str
+        Bad input that was left out (a missing column, a non-numeric
+        cell, a truncated row, a gap in a series): the import is partial.
+    checks : list of dict
+        Measured outcomes to compare with a prediction (completed
+        migrations): ``{"migration": name, "file": ..., "measured":
+        {metric id: value}}``.
+    """
+
+    drafts: list = field(default_factory=list)
+    taken: list = field(default_factory=list)
+    skipped: list = field(default_factory=list)
+    problems: list = field(default_factory=list)
+    checks: list = field(default_factory=list)
+
+    def scenarios(self):
+        """The validated scenarios (models.scenario.Scenario), one per
+        draft; ScenarioError names the draft and the field."""
+        return [d.scenario() for d in self.drafts]
+
+
+# --------------------------------------------------------------------------
+# Names
+# --------------------------------------------------------------------------
+
+def identifier(text, taken=()):
+    """A scenario identifier from free text (``[A-Za-z0-9_.:-]``, at most
+    64 characters), made unique against ``taken``."""
+    base = re.sub(r"[^A-Za-z0-9_.:-]+", "_", str(text)).strip("_")[:60] \
+        or "item"
+    name, suffix = base, 2
+    while name in taken:
+        name, suffix = f"{base[:60]}-{suffix}", suffix + 1
+    return name
+
+
+# --------------------------------------------------------------------------
+# Numbers and times
+# --------------------------------------------------------------------------
+
+_NUMBER = re.compile(r"^[+-]?(\d+([.,]\d*)?|[.,]\d+)([eE][+-]?\d+)?$")
+
+
+def parse_number(text):
+    """A float from a cell, accepting decimal commas (``1,5``) and
+    thousands separators (``1.234,5``, ``1,234.5``, ``1 234``); None for
+    an empty cell. ValueError for text that is not a number."""
+    if isinstance(text, (int, float)) and not isinstance(text, bool):
+        if not math.isfinite(text):
+            raise ValueError("not a finite number")
+        return float(text)
+    cell = str(text).strip().replace("\u00a0", "").replace(" ", "")
+    if cell == "":
+        return None
+    if "," in cell and "." in cell:
+        # the separator that comes last is the decimal one
+        if cell.rfind(",") > cell.rfind("."):
+            cell = cell.replace(".", "").replace(",", ".")
+        else:
+            cell = cell.replace(",", "")
+    elif cell.count(",") == 1:
+        cell = cell.replace(",", ".")
+    elif cell.count(",") > 1:
+        cell = cell.replace(",", "")
+    if not _NUMBER.match(cell):
+        raise ValueError(f"not a number: {text!r}")
+    value = float(cell)
+    if not math.isfinite(value):
+        raise ValueError(f"not a finite number: {text!r}")
+    return value
+
+
+def number(file, text, expected, *, row=None, column=None):
+    """parse_number, with an ImportProblem naming the place."""
+    try:
+        return parse_number(text)
+    except ValueError:
+        raise ImportProblem(file, expected, row=row, column=column,
+                            got=text) from None
+
+
+_TIME_FORMATS = ("%m/%d/%Y %H:%M:%S.%f", "%m/%d/%Y %H:%M:%S",
+                 "%Y-%m-%d %H:%M:%S%z", "%Y-%m-%dT%H:%M:%S%z",
+                 "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S",
+                 "%Y-%m-%dT%H:%M:%S.%f%z", "%Y-%m-%dT%H:%M:%S.%f",
+                 "%d.%m.%Y %H:%M:%S.%f", "%d.%m.%Y %H:%M:%S",
+                 "%m/%d/%Y %I:%M:%S %p",
+                 "%d/%m/%Y %H:%M:%S")
+
+
+def parse_time(file, text, *, row=None, column=None):
+    """Seconds since the epoch from the timestamp formats the exports use
+    (PDH-CSV ``MM/DD/YYYY HH:MM:SS.mmm``, ISO 8601)."""
+    cell = str(text).strip()
+    if cell.endswith("Z"):
+        cell = cell[:-1] + "+0000"
+    for fmt in _TIME_FORMATS:
+        try:
+            moment = datetime.datetime.strptime(cell, fmt)
+        except ValueError:
+            continue
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=datetime.timezone.utc)
+        return moment.timestamp()
+    raise ImportProblem(file, "a timestamp (MM/DD/YYYY HH:MM:SS or ISO "
+                        "8601)", row=row, column=column, got=text)
+
+
+# --------------------------------------------------------------------------
+# Series -> demand profiles
+# --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DemandStats:
+    """Mean, 95th percentile and peak of a measured series [Gbit/s]."""
+
+    mean: float
+    p95: float
+    peak: float
+
+    @classmethod
+    def of(cls, values):
+        values = np.asarray(values, dtype=float)
+        return cls(float(values.mean()), float(np.percentile(values, 95)),
+                   float(values.max()))
+
+    def __str__(self):
+        return (f"mean {self.mean:.3g}, p95 {self.p95:.3g}, peak "
+                f"{self.peak:.3g} Gbit/s")
+
+
+#: An interval this many times the median one is a gap in a series.
+GAP_FACTOR = 1.5
+
+
+def gaps(times, file, rows, what):
+    """Messages for sampling gaps: intervals over 1.5 times the median
+    (one missing sample doubles an interval; clock jitter stays far below).
+
+    ``rows`` gives the file row of each sample."""
+    times = np.asarray(times, dtype=float)
+    if times.size < 3:
+        return []
+    step = np.diff(times)
+    median = float(np.median(step))
+    return [f"{file}: rows {rows[i]}-{rows[i + 1]}: {step[i]:g} s between "
+            f"samples of {what}, expected about {median:g} s; the profile "
+            "interpolates across the gap"
+            for i in np.flatnonzero(step > GAP_FACTOR * median)]
+
+
+def add_flow(draft, flow, times, tx_gbps, rx_gbps, sources):
+    """Add a flow whose demand follows measured series.
+
+    The profile follows the direction with the larger peak; the flow's
+    ``tx_gbps``/``rx_gbps`` are the peaks, so the profile reproduces that
+    direction exactly and the other one at its peak with the same shape.
+
+    Parameters
+    ----------
+    draft : Draft
+    flow : dict
+        The flow's other fields (id, vm, port_id, ...).
+    times : array_like
+        Sample times from the start. [s]
+    tx_gbps, rx_gbps : array_like
+        Measured transmit and receive rates per sample. [Gbit/s]
+    sources : tuple of (str, str, str)
+        File, transmit column and receive column.
+
+    Returns
+    -------
+    (DemandStats, DemandStats)
+        Transmit and receive statistics.
+    """
+    tx, rx = np.asarray(tx_gbps, float), np.asarray(rx_gbps, float)
+    file, tx_column, rx_column = sources
+    workloads = draft.document["workloads"]
+    index = len(workloads["flows"])
+    flow = dict(flow)
+    flow["tx_gbps"] = draft.measured(f"workloads.flows[{index}].tx_gbps",
+                                     float(tx.max()), file,
+                                     f"{tx_column} (peak)")
+    flow["rx_gbps"] = draft.measured(f"workloads.flows[{index}].rx_gbps",
+                                     float(rx.max()), file,
+                                     f"{rx_column} (peak)")
+    shape = tx if tx.max() >= rx.max() else rx
+    if shape.max() > 0 and len(times) > 1:
+        names = {p["name"] for p in workloads["profiles"]}
+        profile = identifier(f"{flow['id']}-measured", names)
+        workloads["profiles"].append({
+            "name": profile, "t_s": [float(t) for t in times],
+            "scale": [float(v) for v in shape / shape.max()]})
+        flow["profile"] = profile
+    workloads["flows"].append(flow)
+    return DemandStats.of(tx), DemandStats.of(rx)
+
+
+#: Ethernet speeds a derived link speed is rounded to [Gbit/s].
+ETHERNET_GBPS = (0.1, 1, 2.5, 5, 10, 25, 40, 50, 100, 200, 400, 800)
+
+
+def add_nics_and_team(draft, nics, *, team, policy, switch_mode,
+                      assumption):
+    """NICs (id, speed [Gbit/s], (file, column) or None when assumed) and
+    one team of all of them; returns the NIC ids."""
+    doc, ids = draft.document, []
+    for nic_id, speed, source in nics:
+        nic_id = identifier(nic_id, set(ids))
+        index = len(doc["nics"])
+        if source is not None:
+            speed = draft.measured(f"nics[{index}].speed_gbps", speed,
+                                   *source)
+        doc["nics"].append({"id": nic_id, "speed_gbps": speed})
+        ids.append(nic_id)
+    doc["teams"].append({"name": team, "members": ids, "policy": policy,
+                         "switch_mode": switch_mode})
+    draft.assumptions.append(assumption)
+    return ids
+
+
+def read_text(path):
+    """A whole text export (JSON, virsh output), BOM removed; an
+    ImportProblem for a missing, binary or oversized file."""
+    try:
+        with open(path, "rb") as stream:
+            raw = stream.read(MAX_TEXT_BYTES + 1)
+    except OSError as err:
+        raise ImportProblem(path, f"a readable file ({err.strerror})") \
+            from None
+    if len(raw) > MAX_TEXT_BYTES:
+        raise ImportProblem(path, f"at most {MAX_TEXT_BYTES // MIB} MiB "
+                            "of text")
+    for encoding in ("utf-8-sig", "utf-16"):
+        try:
+            text = raw.decode(encoding)
+            break
+        except UnicodeDecodeError:
+            continue
+    else:
+        raise ImportProblem(path, "a text file (UTF-8 or UTF-16)")
+    if "\x00" in text:
+        raise ImportProblem(path, "a text file, not binary data")
+    return text

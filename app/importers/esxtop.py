@@ -1,0 +1,166 @@
+"""esxtop/resxtop batch CSV (``esxtop -b``, PDH-CSV 4.0) -> a scenario of
+one ESXi host: its uplinks with their link speeds, one team per virtual
+switch, and each VM or VMkernel port as a flow whose demand follows the
+measured ``MBits Transmitted/sec`` and ``MBits Received/sec``.
+
+Counters read (VMware, "Interpreting esxtop statistics", network panel):
+``Network Port(vSwitch:portID:client)\\Link Speed (Mb)``, ``\\MBits
+Transmitted/sec``, ``\\MBits Received/sec`` and ``Physical
+Cpu(_Total)\\% Util Time``; every other column is skipped unread.
+"""
+
+import re
+
+import numpy as np
+
+from app.importers import pdh
+from app.importers.common import (DemandStats, Draft, ImportProblem,
+                                  ImportResult, add_flow, gaps, identifier)
+
+PATTERN = re.compile(
+    r"\\\\[^\\]+\\(?:Network Port\((?P<switch>[^:()]+):(?P<port>\d+):"
+    r"(?P<client>.*)\)\\(?P<counter>Link Speed \(Mb\)|MBits Transmitted/sec"
+    r"|MBits Received/sec)|Physical Cpu\(_Total\)\\% Util Time)")
+_UPLINK = re.compile(r"^vmnic\d+$")
+_VMKERNEL = re.compile(r"^vmk\d+$")
+#: Ports that are not traffic of their own: the uplinks' shadow ports and
+#: the management/internal ports esxtop lists.
+_INTERNAL = re.compile(r"^(shadow of vmnic\d+|Management|vdr-vdrPort|"
+                       r"vxlan|pps|n/a|--)$", re.IGNORECASE)
+
+
+def import_files(paths):
+    """Import esxtop batch files; one scenario per file."""
+    result = ImportResult()
+    for path in paths:
+        try:
+            _import_one(path, result)
+        except ImportProblem as err:
+            result.problems.append(str(err))
+    return result
+
+
+def _import_one(path, result):
+    table = pdh.read(path, PATTERN, what="an esxtop batch file (esxtop -b)")
+    result.problems.extend(table.problems)
+    ports, cpu = {}, None
+    for column, match in enumerate(table.match):
+        if match["counter"] is None:
+            cpu = column
+            continue
+        key = (match["switch"], int(match["port"]), match["client"])
+        ports.setdefault(key, {})[match["counter"]] = column
+    draft = Draft(f"{table.host or path} (esxtop {path})")
+    doc = draft.document
+    doc["host"] = {"hypervisor": "vsphere"}
+    step = float(np.median(np.diff(table.times))) if table.times.size > 1 \
+        else 1.0
+    doc["workloads"]["time_step_s"] = min(max(step, 1e-3), 3600.0)
+    result.problems.extend(gaps(table.times, path, table.rows,
+                               "every counter"))
+    uplinks = {}
+    for (switch, port_id, client), counters in sorted(ports.items()):
+        if _UPLINK.match(client):
+            nic = _uplink(draft, table, client, counters, result)
+            if nic:
+                uplinks.setdefault(switch, []).append(nic)
+    for switch, members in uplinks.items():
+        doc["teams"].append({"name": identifier(switch), "members":
+                             members})
+        draft.assumptions.append(
+            f"Team {switch}: esxtop does not record the teaming policy; "
+            "the vSphere default (route based on originating port ID) is "
+            "assumed")
+    for (switch, port_id, client), counters in sorted(ports.items()):
+        if _UPLINK.match(client):
+            continue
+        where = f"{path}: port {switch}:{port_id}:{client}"
+        if _INTERNAL.match(client.strip()):
+            result.skipped.append(f"{where}: internal port, not traffic of "
+                                  "its own")
+            continue
+        if switch not in uplinks:
+            result.skipped.append(f"{where}: switch {switch} has no uplink "
+                                  "in the file (internal switch?)")
+            continue
+        _port(draft, table, (switch, port_id, client), counters, where,
+              result)
+    if cpu is not None:
+        times, _, values, notes, problems = pdh.clean(table, [cpu], "CPU")
+        result.skipped.extend(notes)
+        result.problems.extend(problems)
+        if values.size:
+            stats = DemandStats.of(values[:, 0])
+            draft.assumptions.append(
+                f"Measured host CPU utilisation: mean {stats.mean:.1f} %, "
+                f"p95 {stats.p95:.1f} %, peak {stats.peak:.1f} % from "
+                f"{path}, {table.header[cpu]}")
+    if not doc["nics"]:
+        raise ImportProblem(path, "at least one uplink (Network Port of a "
+                            "vmnic) with a 'Link Speed (Mb)' counter")
+    result.drafts.append(draft)
+    result.taken.append(
+        f"{path}: host {table.host}: {len(doc['nics'])} uplinks, "
+        f"{len(doc['teams'])} teams, {len(doc['workloads']['flows'])} "
+        f"ports as flows, {table.times.size} samples every {step:g} s")
+
+
+def _uplink(draft, table, client, counters, result):
+    column = counters.get("Link Speed (Mb)")
+    if column is None:
+        result.skipped.append(f"{table.path}: uplink {client}: no Link "
+                              "Speed (Mb) counter: not imported")
+        return None
+    speeds = table.values[:, column]
+    speeds = speeds[np.isfinite(speeds) & (speeds > 0)]
+    if not speeds.size:
+        result.skipped.append(f"{table.path}: uplink {client}: link speed "
+                              "0 in every sample (link down): not imported")
+        return None
+    doc = draft.document
+    nic_id = identifier(client, {n["id"] for n in doc["nics"]})
+    speed = float(speeds.max()) / 1000
+    doc["nics"].append({"id": nic_id, "speed_gbps": draft.measured(
+        f"nics[{len(doc['nics'])}].speed_gbps", speed, table.path,
+        table.header[column])})
+    columns = [counters.get(c) for c in ("MBits Transmitted/sec",
+                                         "MBits Received/sec")]
+    if None not in columns:
+        _, _, values, _, _ = pdh.clean(table, columns,
+                                       f"uplink {client}")
+        if values.size:
+            tx, rx = (DemandStats.of(values[:, i] / 1000) for i in (0, 1))
+            result.taken.append(f"{table.path}: uplink {client} "
+                                f"{speed:g} Gbit/s: transmit {tx}; "
+                                f"receive {rx}")
+    return nic_id
+
+
+def _port(draft, table, key, counters, where, result):
+    switch, port_id, client = key
+    columns = [counters.get(c) for c in ("MBits Transmitted/sec",
+                                         "MBits Received/sec")]
+    if None in columns:
+        result.skipped.append(f"{where}: no MBits Transmitted/Received "
+                              "counters")
+        return
+    times, _, values, notes, problems = pdh.clean(
+        table, columns, f"port {switch}:{port_id}:{client}")
+    result.skipped.extend(notes)
+    result.problems.extend(problems)
+    if not times.size:
+        result.skipped.append(f"{where}: no complete sample")
+        return
+    doc = draft.document
+    vm = re.sub(r"^\d+:", "", client).strip()
+    is_vmk = bool(_VMKERNEL.match(vm))
+    flow = {"id": identifier(client, {f["id"] for f in
+                                      doc["workloads"]["flows"]}),
+            "vm": vm if is_vmk else re.sub(r"\.eth\d+$", "", vm),
+            "port_id": port_id, "team": identifier(switch),
+            "traffic_class": "vmkernel" if is_vmk else "vm"}
+    tx, rx = add_flow(draft, flow, times, values[:, 0] / 1000,
+                      values[:, 1] / 1000,
+                      (table.path, table.header[columns[0]],
+                       table.header[columns[1]]))
+    result.taken.append(f"{where}: transmit {tx}; receive {rx}")

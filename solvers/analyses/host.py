@@ -1,0 +1,325 @@
+"""Host-network analysis of bulk transfers: which links and queues a
+transfer uses, what it reaches, at what CPU, and what binds it.
+
+Every transfer of every document (and the carrier of every migration that
+names none) runs through the transport chain in one vectorised call, the
+documents' own transfers also at 9000 B for the jumbo-frame gain. The
+rates are provided to the migration analysis.
+"""
+
+import numpy as np
+
+from models import host, transport, wire
+from models.units import bytes_per_s_to_gbps, gbps_to_bytes_per_s
+from solvers import metric_ids
+from solvers.analysis import EMPTY, AnalysisResult, Candidate, metric_value
+from solvers.inputs import stack_preset, total_cores
+from solvers.results import Bottleneck, Finding
+
+NAME = "host"
+ORDER = 1
+BOTTLENECK_PRIORITY = 0
+REQUIRES = ()
+
+#: Rows per chunk of the chain: small enough for every intermediate array
+#: to stay in the CPU cache, large enough to amortise numpy's call cost.
+CHUNK_ROWS = 16_384
+
+
+def analyse(inputs, upstream, *, details=True):
+    """Transfer metrics of every document (see :mod:`solvers.analysis`).
+
+    ``provides["rates"]`` maps ``("transfer", name)`` and, for migrations
+    that name no transfer, ``("migration", name)`` to ``(throughput
+    [Gbit/s], members carrying it)``.
+    """
+    rows = inputs.transfers
+    if not rows.owners:
+        return [EMPTY] * len(inputs.documents)
+    out = [{"metrics": {}, "bottleneck": None, "findings": [],
+            "assumptions": [], "rates": {}} for _ in inputs.documents]
+    _evaluate(inputs, rows, out, details)
+    return [AnalysisResult(
+        metrics=o["metrics"], findings=tuple(o["findings"]),
+        assumptions=tuple(dict.fromkeys(o["assumptions"])),
+        bottleneck=o["bottleneck"], provides={"rates": o["rates"]})
+        for o in out]
+
+
+def _evaluate(inputs, rows, out, details):
+    count, own = len(rows.owners), rows.transfers
+    columns = dict(rows.columns)
+    both = {k: np.concatenate([v, v[:own]]) for k, v in columns.items()}
+    both["mtu"] = np.concatenate([columns["mtu"],
+                                  np.full(own, wire.JUMBO_MTU)])
+    chain = transfer_chain(both, mtu_limits=wire.limits_covering(
+        columns["mtu_min"], columns["mtu_max"]))
+    now = {k: v[:count] for k, v in chain.items()}
+    now["flows_per_queue"] = columns["flows_per_queue"]
+    jumbo = chain["throughput"][count:]
+    for r, ((index, item, carried), path) in enumerate(
+            zip(rows.owners, rows.paths)):
+        result = out[index]
+        if carried is not None:
+            result["rates"][("migration", carried)] = (
+                now["throughput"][r], now["spread_members"][r])
+            continue
+        result["rates"][("transfer", item.name)] = (
+            now["throughput"][r], now["spread_members"][r])
+        doc = inputs.documents[index]
+        values = {
+            "throughput_gbps": now["throughput"][r],
+            "cpu_pct": 100.0 * now["cores"][r] / total_cores(doc),
+            "busiest_core_pct": 100.0 * now["busiest_core"][r],
+            "flows": float(path.flows),
+            "jumbo_gain_pct":
+                100.0 * (jumbo[r] / now["throughput"][r] - 1.0),
+        }
+        if path.transport != "smb_direct":  # RDMA has no per-core path
+            values["busy_cores"] = now["busy_queues"][r]
+            values["per_core_ceiling_gbps"] = now["core_ceiling"][r]
+        metrics = {metric_ids.transfer(item.name, k): v
+                   for k, v in values.items()}
+        if result["bottleneck"] is None:  # the first transfer: headline
+            for key in ("throughput_gbps", "cpu_pct", "busiest_core_pct",
+                        "jumbo_gain_pct"):
+                metrics[metric_ids.headline("host", key)] = values[key]
+            limit = int(now["limit"][r])
+            result["bottleneck"] = Bottleneck(
+                f"host.{transport.LIMITS[limit]}",
+                f"{item.name}: {_limit_message(limit, path, item, now, r)}"
+                if details else "")
+        metrics.update(_uplinks(path, now, r))
+        result["metrics"].update(metrics)
+        if not details:
+            continue
+        result["findings"].extend(path.notes)
+        if rows.vrss_fallback[r]:
+            result["findings"].append(_vrss_fallback_finding(item, path))
+        result["assumptions"].extend(_assumptions(doc, item))
+
+
+def transfer_chain(inputs, *, mtu_limits=wire.MTU_LIMITS):
+    """Wire + CPU + transport for all rows at once (arrays in, arrays out;
+    the benchmark drives it directly). Categorical inputs are the models'
+    codes; rows are processed in cache-sized chunks, never one by one.
+    ``mtu_limits`` is the accepted MTU range [B]."""
+    rows = len(inputs["mtu"])
+    results = {}
+    for start in range(0, rows, CHUNK_ROWS):
+        part = _chain_chunk({k: v[start:start + CHUNK_ROWS]
+                             for k, v in inputs.items()}, mtu_limits)
+        for key, values in part.items():
+            if key not in results:
+                results[key] = np.empty(rows, dtype=values.dtype)
+            results[key][start:start + CHUNK_ROWS] = values
+    return results
+
+
+def _chain_chunk(inputs, mtu_limits):
+    # RDMA framing only where the transport is SMB Direct
+    protocol = np.where(inputs["transport"] == transport.SMB_DIRECT,
+                        inputs["protocol"], wire.TCP)
+    payload = wire.payload_bytes(inputs["mtu"], inputs["ip_version"],
+                                 protocol=protocol,
+                                 timestamps=inputs["timestamps"],
+                                 mtu_limits=mtu_limits)
+    efficiency = payload / wire.wire_bytes(
+        inputs["mtu"], inputs["ip_version"], protocol=protocol,
+        vlan_tags=inputs["vlan_tags"], encapsulation_bytes=inputs["encap"],
+        mtu_limits=mtu_limits)
+    cycles = host.cycles_per_byte(
+        payload, host.stack_traversal_bytes(payload, inputs["lro"]),
+        inputs["c_byte"], inputs["c_pkt"], inputs["c_wire"],
+        checksum_offload=inputs["checksum"], c_checksum=inputs["c_checksum"],
+        c_encap=inputs["c_encap"], c_team=inputs["c_team"],
+        rss_factor=inputs["rss_factor"])
+    result = transport.bulk_transfer(
+        inputs["transport"], inputs["member_speed"], inputs["members"],
+        inputs["spread"], inputs["flows"], inputs["rss_queues"],
+        inputs["cores"], inputs["ghz"], cycles, efficiency,
+        stream_cap=inputs["stream_cap"], streams=inputs["streams"],
+        compression_ratio=inputs["ratio"],
+        compressor_speed=inputs["compressor"],
+        compression_threads=inputs["threads"],
+        flows_per_queue=inputs["flows_per_queue"], c_io=inputs["c_io"])
+    result["ack_bytes"] = wire.ack_wire_bytes(
+        inputs["ip_version"], timestamps=inputs["timestamps"],
+        vlan_tags=inputs["vlan_tags"])
+    result["efficiency"] = efficiency
+    result["payload"] = payload
+    return result
+
+
+_QUEUE_NAMES = {"rss": "RSS", "vmq": "VMQ", "vrss": "vRSS",
+                "vmmq": "VMMQ"}
+
+
+def _limit_message(limit, path, item, now, r):
+    members = len(path.nics)
+    speed = path.nics[0].speed_gbps
+    name = transport.LIMITS[limit]
+    if name == "link":
+        return (f"line rate of {members} × {speed:g} Gbit/s at "
+                f"{100 * now['efficiency'][r]:.1f} % framing efficiency")
+    if name == "member_spread":
+        if path.spread == "one":
+            return (f"a switch-independent team receives on one member "
+                    f"({speed:g} Gbit/s) of {members}")
+        return (f"the team hash puts {path.flows} flow(s) on "
+                f"{now['spread_members'][r]:.2f} of {members} members "
+                "(expected value)")
+    if name == "flow_per_member":
+        return (f"{path.flows} flow(s), each limited to one {speed:g} "
+                "Gbit/s link")
+    if name == "cpu_core":
+        if now["flows_per_queue"][r] > 1:
+            vnics = path.flows / now["flows_per_queue"][r]
+            return ("one core per vNIC (VMQ): "
+                    f"{vnics:g} vNIC(s) with {path.flows} flow(s) on "
+                    f"{now['busy_queues'][r]:.2f} busy cores × "
+                    f"{now['core_ceiling'][r]:.2f} Gbit/s per core")
+        return (f"one core per flow: {path.flows} flow(s) on "
+                f"{now['busy_queues'][r]:.2f} busy "
+                f"{_QUEUE_NAMES[item.receive_queues]} queues × "
+                f"{now['core_ceiling'][r]:.2f} Gbit/s per core")
+    if name == "stream_cap":
+        cap = now["throughput"][r] / (item.sessions * item.streams)
+        return (f"{item.sessions * item.streams} application stream(s) × "
+                f"{cap:.2f} Gbit/s each (one core per stream)")
+    return (f"{item.compression_threads} compression thread(s) × "
+            f"{item.compressor_gbps:g} Gbit/s")
+
+
+def _uplinks(path, now, r):
+    """Expected utilisation of each link carrying the transfer, receive
+    (data) and transmit (ACKs) directions."""
+    wire_rate = now["wire_payload"][r] / now["efficiency"][r]
+    members = len(path.nics)
+    shares = ([1.0] + [0.0] * (members - 1)) if path.spread == "one" \
+        else [1.0 / members] * members
+    ack_rate = 0.0
+    if path.transport != "smb_direct":
+        packets = gbps_to_bytes_per_s(now["wire_payload"][r]) \
+            / now["payload"][r]
+        ack_rate = bytes_per_s_to_gbps(
+            packets / wire.SEGMENTS_PER_ACK * now["ack_bytes"][r])
+    values = {}
+    for nic, share in zip(path.nics, shares):
+        values[metric_ids.uplink(nic.id, "rx_util_pct")] = \
+            100.0 * share * wire_rate / nic.speed_gbps
+        values[metric_ids.uplink(nic.id, "tx_util_pct")] = \
+            100.0 * share * ack_rate / nic.speed_gbps
+    return values
+
+
+def _vrss_fallback_finding(item, path):
+    speed = min(n.speed_gbps for n in path.nics)
+    return Finding(
+        id="host.vrss_unavailable", severity="warning",
+        message=f"Transfer {item.name!r}: vRSS needs adapters of at least "
+                f"{host.VRSS_MIN_LINK_GBPS:g} Gbit/s and VMs with at least "
+                f"{host.VRSS_MIN_VCPUS} vCPUs (here {speed:g} Gbit/s, "
+                f"{item.vm_vcpus} vCPU(s)); each vNIC stays on its VMQ's "
+                "single core, which is what is modelled.",
+        evidence={"metric": "transfer.receive_queues",
+                  "value": item.receive_queues, "threshold": "vmq"})
+
+
+def _assumptions(doc, item):
+    preset = stack_preset(doc)
+    side = "receiver" if item.direction == "receive" else "sender"
+    notes = [
+        f"Transfer {item.name!r}: this host is the {side} and its peer is "
+        f"identical; CPU is the {side}'s, as % of its physical cores",
+        f"CPU cost preset '{preset}': "
+        f"{host.STACK_PRESETS[preset].source.split(':')[0]}",
+        "Flows hash uniformly onto RSS queues and team members; expected "
+        "values, not one particular hash outcome",
+        f"Jumbo-frame gain: the same transfer re-evaluated at MTU "
+        f"{wire.JUMBO_MTU} B",
+    ]
+    if item.transport in ("smb", "smb_direct"):
+        notes.append("SMB Multichannel with Windows client defaults: 1 "
+                     "connection per plain NIC, 4 per RSS NIC, 2 per RDMA "
+                     "NIC, at most 32 per session; fastest NICs of the "
+                     "best kind only")
+    if item.receive_queues != "rss":
+        notes.append(
+            f"Transfer {item.name!r} is received through a virtual switch, "
+            f"one vNIC per session ({item.sessions}): "
+            + {"vmq": "VMQ gives each vNIC one queue, so one core",
+               "vrss": f"vRSS spreads each vNIC over up to its VM's "
+                       f"{item.vm_vcpus} vCPU(s)' worth of cores (with >= "
+                       f"{host.VRSS_MIN_LINK_GBPS:g} Gbit/s NICs and >= "
+                       f"{host.VRSS_MIN_VCPUS} vCPUs)",
+               "vmmq": f"VMMQ gives each vNIC up to "
+                       f"min({item.vm_vcpus} vCPUs, "
+                       f"{item.vmmq_queue_pairs} queue pairs) hardware "
+                       "queues within the NIC's"}[item.receive_queues])
+    if item.purpose == "live_migration" and doc.host.hypervisor == "vsphere":
+        notes.append(
+            "vMotion streams: automatic (vSphere 7.0 U2 and later), no "
+            "per-stream ceiling" if doc.host.vmotion_auto_streams else
+            f"vMotion streams: one per vmknic (vSphere up to 7.0 U1), "
+            f"{transport.VMOTION_STREAM_GBPS:g} Gbit/s alone on a NIC and "
+            f"n^{transport.VMOTION_STREAMS_EXPONENT:g} times that for n on "
+            "one NIC (V7, KB 323379); set host.vmotion_auto_streams for "
+            "7.0 U2 and later")
+    if item.transport == "compression":
+        notes.append(f"Compression ratio {item.compression_ratio:g} and "
+                     f"{item.compressor_gbps:g} Gbit/s per thread are "
+                     "inputs, not modelled")
+    return notes
+
+
+def candidates(doc, goal, base):
+    """RSS tuning, SMB (Multichannel, Direct) instead of TCP, and vRSS or
+    VMMQ behind a virtual switch."""
+    if doc.workloads.transfers and not all(n.rss_tuned for n in doc.nics):
+        nic = next(n for n in doc.nics if not n.rss_tuned)
+        yield Candidate(
+            "advice.host.tune_rss", "info",
+            f"{nic.id}: RSS queues left at their defaults",
+            {"metric": "host.cpu_pct",
+             "value": metric_value(base, "host.cpu_pct"), "threshold": 0.0},
+            {f"nics[{j}].rss_tuned": True
+             for j, other in enumerate(doc.nics) if not other.rss_tuned})
+    rdma = all(n.rdma != "none" for n in doc.nics)
+    for i, item in enumerate(doc.workloads.transfers):
+        prefix = f"workloads.transfers[{i}]"
+        throughput = metric_ids.transfer(item.name, "throughput_gbps")
+        evidence = {"metric": throughput,
+                    "value": metric_value(base, throughput),
+                    "threshold": metric_value(base, "wire.goodput_gbps")}
+        if item.transport == "tcp":
+            yield Candidate("advice.transport.smb", "info",
+                            "TCP: one connection per VM, one core each",
+                            evidence, {f"{prefix}.transport": "smb"})
+            if item.via is not None:
+                # Multichannel over separate NICs, with RSS set up for it
+                # as SMB needs (seed 001, S-HV-h)
+                yield Candidate(
+                    "advice.transport.smb_multichannel", "info",
+                    f"TCP over team {item.via!r}",
+                    evidence, {f"{prefix}.transport": "smb",
+                               f"{prefix}.via": None,
+                               **{f"nics[{j}].rss_tuned": True
+                                  for j in range(len(doc.nics))}})
+        if item.receive_queues in ("vmq", "vrss") and item.transport \
+                != "smb_direct":
+            # vRSS first (on by default where it works), else VMMQ's
+            # hardware queues; each is re-evaluated like any other change
+            spread = "vrss" if item.receive_queues == "vmq" else "vmmq"
+            busy = metric_ids.transfer(item.name, "busy_cores")
+            yield Candidate(
+                f"advice.host.{spread}", "info",
+                f"{item.name}: receive queue mode {item.receive_queues!r}",
+                {"metric": busy, "value": metric_value(base, busy),
+                 "threshold": 1.0},
+                {f"{prefix}.receive_queues": spread})
+        if item.transport in ("tcp", "smb") and rdma:
+            yield Candidate("advice.transport.smb_direct", "info",
+                            "RDMA NICs carry the transfer over TCP",
+                            evidence, {f"{prefix}.transport": "smb_direct",
+                                       f"{prefix}.via": None})

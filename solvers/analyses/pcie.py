@@ -1,0 +1,82 @@
+"""PCIe slot analysis: the bandwidth each NIC's slot moves per direction
+against the line rate of the ports it carries (a dual-port 100 GbE
+adapter in a Gen3 x16 slot cannot run both ports at line rate)."""
+
+import numpy as np
+
+from models import pcie
+from solvers import metric_ids
+from solvers.analysis import EMPTY, AnalysisResult
+from solvers.results import Bottleneck, Finding
+
+NAME = "pcie"
+ORDER = 5
+BOTTLENECK_PRIORITY = 8
+REQUIRES = ()
+
+
+def _slots(doc):
+    """Modelled slots of a document: name -> the NICs in it."""
+    slots = {}
+    for nic in doc.nics:
+        if nic.pcie_gen is not None:
+            slots.setdefault(nic.pcie_slot or nic.id, []).append(nic)
+    return slots
+
+
+def analyse(inputs, upstream, *, details=True):
+    """Slot metrics of every document (see :mod:`solvers.analysis`)."""
+    owners = [(d, name, nics) for d, doc in enumerate(inputs.documents)
+              for name, nics in _slots(doc).items()]
+    if not owners:
+        return [EMPTY] * len(inputs.documents)
+    out = [{"metrics": {}, "findings": [], "assumptions": [],
+            "bottleneck": None, "ratio": 1.0} for _ in inputs.documents]
+    first = [nics[0] for *_, nics in owners]
+    slot = pcie.slot_bandwidth(
+        np.array([n.pcie_gen for n in first]),
+        np.array([n.pcie_lanes for n in first]),
+        max_payload_bytes=np.array([n.pcie_max_payload_bytes
+                                    for n in first]))
+    ports = np.array([sum(n.speed_gbps for n in nics)
+                      for *_, nics in owners])
+    for r, (d, name, nics) in enumerate(owners):
+        values = {"slot_gbps": slot[r], "ports_gbps": ports[r],
+                  "slot_headroom_pct": 100 * (slot[r] / ports[r] - 1)}
+        out[d]["metrics"].update({metric_ids.pcie(name, k): v
+                                  for k, v in values.items()})
+        if details and slot[r] < ports[r]:
+            out[d]["findings"].append(_too_slow(name, nics, slot[r],
+                                                ports[r]))
+            if slot[r] / ports[r] < out[d]["ratio"]:  # the tightest
+                out[d]["ratio"] = slot[r] / ports[r]
+                out[d]["bottleneck"] = Bottleneck(
+                    "pcie.slot",
+                    f"PCIe slot {name!r}: {slot[r]:.1f} Gbit/s per "
+                    f"direction for {ports[r]:g} Gbit/s of ports")
+    if details:
+        for d in {d for d, *_ in owners}:
+            out[d]["assumptions"].append(
+                "PCIe slots: payload bandwidth per direction after "
+                f"line encoding and {pcie.TLP_OVERHEAD_BYTES} B of TLP "
+                "overhead per maximum payload (Intel AN 456); DLLP and "
+                "SKP traffic not counted, so an upper bound")
+    return [AnalysisResult(metrics=o["metrics"],
+                           findings=tuple(o["findings"]),
+                           assumptions=tuple(o["assumptions"]),
+                           bottleneck=o["bottleneck"]) for o in out]
+
+
+def _too_slow(name, nics, slot, ports):
+    nic = nics[0]
+    return Finding(
+        id="pcie.slot_too_slow", severity="warning",
+        message=(f"PCIe slot {name!r} (Gen{nic.pcie_gen} x{nic.pcie_lanes}, "
+                 f"MPS {nic.pcie_max_payload_bytes} B) moves "
+                 f"{slot:.1f} Gbit/s per direction, below the "
+                 f"{ports:g} Gbit/s of its port(s) "
+                 f"{', '.join(n.id for n in nics)}: together they reach "
+                 f"at most {100 * slot / ports:.0f} % of line rate. Use a "
+                 "slot with more lanes or a newer generation."),
+        evidence={"metric": metric_ids.pcie(name, "slot_gbps"),
+                  "value": float(slot), "threshold": float(ports)})

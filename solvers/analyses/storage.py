@@ -1,0 +1,209 @@
+"""Storage workloads of each scenario: IOPS, latency and MB/s at the
+benchmark's outstanding IO, the ceiling that binds (back end, network or
+CPU), CPU cost, and the gain MTU 9000 would bring.
+
+All workloads of all variants are gathered into arrays and evaluated in one
+pass, at the scenario's MTU and at 9000 together (the jumbo gain).
+"""
+
+import numpy as np
+
+from models import storage, wire
+from solvers import metric_ids
+from solvers.analysis import EMPTY, AnalysisResult, Candidate, metric_value
+from solvers.results import Bottleneck, Finding
+
+NAME = "storage"
+ORDER = 4
+BOTTLENECK_PRIORITY = 1
+REQUIRES = ()
+
+#: Outstanding IO below this share of the knee N* is "too low" for an IOPS
+#: or throughput goal (storage-io.md section 7; the app's own rule, not
+#: VMware's).
+OIO_LOW_SHARE = 1.0
+
+#: Outstanding IO above this multiple of the knee only adds latency.
+OIO_HIGH_MULTIPLE = 4.0
+
+
+def analyse(inputs, upstream, *, details=True):
+    """Storage metrics of every document (see :mod:`solvers.analysis`)."""
+    rows = inputs.storage
+    if not rows.owners:
+        return [EMPTY] * len(inputs.documents)
+    out = [{"metrics": {}, "findings": [], "assumptions": [],
+            "bottleneck": None} for _ in inputs.documents]
+    result = evaluate_rows(rows.columns)
+    names = {}   # metric ids of each workload name, built once
+    for i, (d, item) in enumerate(rows.owners):
+        if item.name not in names:
+            names[item.name] = _ids(item.name)
+        _collect(inputs.documents[d], item, result, i, out[d], details,
+                 names[item.name])
+    return [AnalysisResult(metrics=o["metrics"],
+                           findings=tuple(o["findings"]),
+                           assumptions=tuple(o["assumptions"]),
+                           bottleneck=o["bottleneck"]) for o in out]
+
+
+#: Metrics of each workload, in output order.
+KEYS = ("iops", "latency_ms", "throughput_mbps", "oio", "knee_oio",
+        "cpu_pct", "jumbo_gain_pct")
+
+
+def _ids(name):
+    """(headline ids, the workload's ids) in :data:`KEYS` order."""
+    return (tuple(metric_ids.headline("storage", k) for k in KEYS),
+            tuple(metric_ids.storage(name, k) for k in KEYS))
+
+
+def _collect(doc, item, result, i, out, details, ids):
+    values = (result["iops"][i, 0], 1e3 * result["latency_s"][i, 0],
+              result["mbps"][i, 0], result["oio"][i], result["knee"][i, 0],
+              result["cpu_pct"][i, 0],
+              100 * (result["iops"][i, 1] / result["iops"][i, 0] - 1))
+    headline, own = ids
+    if out["bottleneck"] is None:   # the first workload is the headline
+        out["metrics"].update(zip(headline, values))
+        limit = storage.LIMITS[result["limit"][i, 0]]
+        out["bottleneck"] = Bottleneck(
+            f"storage.{limit}", _describe_limit(limit, item, result, i)
+            if details else "")
+    out["metrics"].update(zip(own, values))
+    if details:
+        goal = doc.goal.kind if doc.goal else None
+        out["findings"].extend(_findings(item, result, i, goal))
+        out["assumptions"].extend(_assumptions(item))
+
+
+def evaluate_rows(col):
+    """The storage chain over columns of :func:`solvers.inputs.
+    storage_columns`, each row at its own MTU and at 9000 (column 1), as
+    arrays of shape (rows, 2)."""
+    oio = storage.total_oio(col["vms"], col["disks_per_vm"],
+                            col["threads_per_disk"])
+    mtu = np.stack([col["mtu"], np.full(oio.size, wire.JUMBO_MTU)], axis=1)
+    backend = storage.backend_iops(
+        col["block"], col["read"], col["random"], iops_max=col["iops_max"],
+        mbps_max=col["mbps_max"], devices=col["devices"],
+        device_iops=col["device_iops"], device_mbps=col["device_mbps"],
+        write_penalty=col["penalty"])
+
+    def column(key):
+        return col[key][:, None]
+
+    result = storage.storage_chain(
+        column("protocol"), column("block"), column("read"), oio[:, None],
+        backend[:, None], column("service_s"), column("link_bytes"),
+        column("serving_cores"), mtu, column("ip_version"), column("hz"),
+        column("cores"), timestamps=column("timestamps"),
+        vlan_tags=column("vlan_tags"), encapsulation_bytes=column("encap"),
+        encrypted=column("encrypted"), rdma=column("rdma"),
+        c_io=column("c_io"), c_byte=column("c_byte"),
+        c_pkt=column("c_pkt"), c_wire=column("c_wire"),
+        mtu_limits=wire.limits_covering(col["mtu_min"], col["mtu_max"]))
+    result["oio"] = oio
+    result["serving_cores"] = col["serving_cores"]
+    return result
+
+
+def _describe_limit(limit, item, result, i):
+    ceiling = result["ceiling"][i, 0]
+    text = {"backend": "the storage back end",
+            "network": "the network path",
+            "cpu": f"{result['serving_cores'][i]:g} core(s), one per "
+                   "session"}[limit]
+    return (f"{item.name}: {text} caps IOPS at {ceiling:,.0f}/s; "
+            f"{result['oio'][i]:g} outstanding IO against a knee of "
+            f"{result['knee'][i, 0]:.1f}")
+
+
+def _findings(item, result, i, goal):
+    """The outstanding-IO rules of storage-io.md section 7: too low for an
+    IOPS or throughput goal (the default), far past the knee for a latency
+    goal."""
+    oio, knee = float(result["oio"][i]), float(result["knee"][i, 0])
+    found = []
+    if goal != "latency_target" and oio < OIO_LOW_SHARE * knee:
+        found.append(Finding(
+            id="storage.oio_too_low", severity="warning",
+            message=(f"{item.name}: the outstanding IO ({oio:g} = "
+                     f"{item.vms} VM × {item.disks_per_vm} disks × "
+                     f"{item.threads_per_disk} threads) is too low to reach "
+                     f"the back end's IOPS; the knee is at {knee:.1f}"),
+            evidence={"metric": metric_ids.storage(item.name, "oio"),
+                      "value": oio,
+                      "threshold": OIO_LOW_SHARE * knee}))
+    elif goal == "latency_target" and oio > OIO_HIGH_MULTIPLE * knee:
+        found.append(Finding(
+            id="storage.oio_past_knee", severity="info",
+            message=(f"{item.name}: {oio:g} outstanding IO is far past the "
+                     f"knee ({knee:.1f}); more only adds latency"),
+            evidence={"metric": metric_ids.storage(item.name, "oio"),
+                      "value": oio,
+                      "threshold": OIO_HIGH_MULTIPLE * knee}))
+    return found
+
+
+def _assumptions(item):
+    notes = [
+        "Storage IOPS: closed-queue (machine-repairman) curve below the "
+        "lowest of the back-end, network and CPU ceilings; latency by "
+        "Little's law",
+        "Each IO message starts a new TCP segment (low outstanding IO, "
+        "conservative); each connection (iSCSI session, NFS or SMB "
+        "connection) is served by one core",
+    ]
+    if item.protocol == "nfs3":
+        notes.append(f"NFSv3 with AUTH_SYS ({storage.NFS_AUTH_SYS_BODY} B "
+                     f"credential) and {storage.NFS_FILE_HANDLE} B file "
+                     "handles")
+    if item.protocol == "vsan":
+        notes.append("vSAN's wire protocol is not published: framed like "
+                     "iSCSI")
+    if item.backend.devices and not item.backend.service_time_ms:
+        notes.append("Device service time: one random IO on a device, "
+                     f"{1e3 / item.backend.device_iops:.1f} ms")
+    return notes
+
+
+def candidates(doc, goal, base):
+    """Outstanding IO: more threads up to the knee for an IOPS goal, fewer
+    back to it for a latency target."""
+    for i, item in enumerate(doc.workloads.storage):
+        prefix = f"workloads.storage[{i}]"
+        oio_id = metric_ids.storage(item.name, "oio")
+        oio = metric_value(base, oio_id)
+        knee = metric_value(base, metric_ids.storage(item.name, "knee_oio"))
+        per_thread = item.vms * item.disks_per_vm
+        if goal == "max_iops" and oio < OIO_LOW_SHARE * knee:
+            threads = int(np.ceil(knee / per_thread))
+            yield Candidate(
+                "advice.storage.threads_per_disk", "warning",
+                f"outstanding IO {oio:g} is below the knee {knee:.1f}",
+                {"metric": oio_id, "value": oio,
+                 "threshold": OIO_LOW_SHARE * knee},
+                {f"{prefix}.threads_per_disk": threads})
+        target = doc.goal.latency_target_ms if doc.goal else None
+        latency_id = metric_ids.storage(item.name, "latency_ms")
+        latency = metric_value(base, latency_id)
+        over_target = target is not None and latency > target
+        if goal == "latency_target" and item.threads_per_disk > 1 and (
+                oio > OIO_HIGH_MULTIPLE * knee or over_target):
+            # back to the knee: past it, outstanding IO only queues
+            threads = max(1, int(np.ceil(knee / per_thread)))
+            yield Candidate(
+                "advice.storage.fewer_threads",
+                "warning" if over_target else "info",
+                f"latency {latency:.3g} ms "
+                + (f"is above the target {target:g} ms" if over_target
+                   else f"with outstanding IO {oio:g} far past the knee "
+                   f"{knee:.1f}"),
+                {"metric": latency_id, "value": latency,
+                 "threshold": target}
+                if over_target else
+                {"metric": oio_id, "value": oio,
+                 "threshold": OIO_HIGH_MULTIPLE * knee},
+                {f"{prefix}.threads_per_disk": threads})
+

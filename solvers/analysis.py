@@ -1,0 +1,106 @@
+"""The contract every analysis follows (the registry that finds them is
+:func:`solvers.analyses.registry`).
+
+An analysis is a module of :mod:`solvers.analyses` that defines
+
+- ``NAME``: its metric family (``wire``, ``host``, ``storage`` ...);
+- ``ORDER``: where its metrics, findings, assumptions and traces stand in a
+  variant's result (and when it runs: after the analyses it ``REQUIRES``);
+- ``BOTTLENECK_PRIORITY``: which analysis names the binding limit when
+  several offer one (lowest wins);
+- ``REQUIRES``: names of the analyses whose results it reads;
+- ``analyse(inputs, upstream, *, details=True) -> list[AnalysisResult]``,
+  one result per document of the :class:`solvers.inputs.Inputs`;
+  ``upstream`` maps each required name to its results; ``details=False``
+  asks for metrics only (sweeps and searches);
+- optionally ``candidates(doc, goal, base) -> iterable of Candidate``: the
+  changes it proposes for a document whose evaluated result is ``base``
+  (:mod:`solvers.advise` re-evaluates and ranks them).
+
+A new analysis is one new module in :mod:`solvers.analyses` plus its
+model, its schema fields and its metric catalogue entries: the registry
+finds it, nothing else is registered by hand.
+"""
+
+from dataclasses import dataclass, field
+
+from solvers.results import Bottleneck
+
+#: status values of an :class:`AnalysisResult`.
+EVALUATED, NOT_APPLICABLE = 0, 1
+
+
+@dataclass(frozen=True)
+class AnalysisResult:
+    """What one analysis found for one document.
+
+    Attributes
+    ----------
+    metrics : dict
+        Metric id -> value (ids from :mod:`solvers.metric_ids`).
+    findings : tuple of solvers.results.Finding
+    assumptions : tuple of str
+    traces : dict
+        Chart series by key.
+    bottleneck : solvers.results.Bottleneck or None
+        The limit this analysis finds binding, if it has one.
+    status : int
+        :data:`EVALUATED`, or :data:`NOT_APPLICABLE` when the document has
+        nothing for this analysis.
+    message : str
+        Why, for a status other than :data:`EVALUATED`.
+    provides : dict
+        Plain data for the analyses that require this one (e.g. transfer
+        rates for migrations); not part of the results.
+    """
+
+    metrics: dict = field(default_factory=dict)
+    findings: tuple = ()
+    assumptions: tuple = ()
+    traces: dict = field(default_factory=dict)
+    bottleneck: Bottleneck | None = None
+    status: int = EVALUATED
+    message: str = ""
+    provides: dict = field(default_factory=dict)
+
+
+#: The result of an analysis for a document without its workloads; shared,
+#: as results are never changed once made.
+EMPTY = AnalysisResult()
+
+
+def not_applicable(message):
+    """The result of an analysis for a document without its workloads."""
+    return AnalysisResult(status=NOT_APPLICABLE, message=message)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A change an analysis proposes, before it is re-evaluated.
+
+    Attributes
+    ----------
+    id : str
+        Rule id, e.g. ``advice.storage.threads_per_disk``.
+    severity : str
+    reason : str
+        Why, in words with the numbers that triggered it.
+    evidence : dict
+        ``metric``, ``value`` and ``threshold``.
+    changes : dict
+        Parameter path -> new value.
+    """
+
+    id: str
+    severity: str
+    reason: str
+    evidence: dict
+    changes: dict
+
+
+def metric_value(result, metric_id):
+    """A metric of an evaluated variant, or None when it has none."""
+    try:
+        return result.metric(metric_id).value
+    except KeyError:
+        return None

@@ -1,0 +1,639 @@
+"""The inputs layer: resolved scenario documents -> typed model inputs.
+
+Every analysis reads its inputs from one :class:`Inputs`, built once per
+evaluation: each family (wire, transfers, storage, migrations, teams) is
+gathered into numpy columns the first time an analysis asks for it, with
+every unit conversion (:mod:`models.units`) and preset lookup (CPU cost
+presets, stop rules, stream caps) done here and nowhere else. Sweeps and
+searches reuse the same builders.
+"""
+
+import functools
+import ipaddress
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from models import host, migration, storage, teaming, transport, wire
+from models.scenario import Transfer
+from models.units import GIB, KIB, MIB, gbps_to_bytes_per_s
+from solvers.results import Finding
+
+
+def stack_preset(doc):
+    """Name of the CPU cost preset a document's host uses."""
+    return doc.host.stack or host.DEFAULT_STACK[doc.host.hypervisor]
+
+
+def stack_costs(doc):
+    """The :class:`models.host.StackCosts` of a document's host."""
+    return host.STACK_PRESETS[stack_preset(doc)]
+
+
+def total_cores(doc):
+    """Physical cores of a document's host."""
+    return doc.host.sockets * doc.host.cores_per_socket
+
+
+def encapsulation_bytes(network):
+    """Overlay bytes per packet of one network section [B]."""
+    return int(wire.encapsulation_bytes(
+        network.encapsulation, network.underlay_ip_version,
+        geneve_option_bytes=network.geneve_option_bytes))
+
+
+# -- wire ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class WireColumns:
+    """The network section and link rate of every document, as columns.
+
+    Attributes
+    ----------
+    mtu, ip_version, vlan_tags, timestamps, encap : numpy.ndarray
+        IP MTU [B], 4 or 6, tags per frame, TCP timestamps on, overlay
+        bytes per packet [B].
+    link_gbps : numpy.ndarray
+        Sum of the NICs' nominal rates [Gbit/s].
+    frame_size : numpy.ndarray
+        Frame size of the packet-rate question [B]; NaN where not asked.
+    limits : tuple of int
+        MTU range covering every document's accepted range [B].
+    """
+
+    mtu: np.ndarray
+    ip_version: np.ndarray
+    vlan_tags: np.ndarray
+    timestamps: np.ndarray
+    encap: np.ndarray
+    link_gbps: np.ndarray
+    frame_size: np.ndarray
+    limits: tuple
+
+
+def wire_columns(documents):
+    networks = [doc.network for doc in documents]
+    return WireColumns(
+        mtu=np.array([n.mtu for n in networks]),
+        ip_version=np.array([n.ip_version for n in networks]),
+        vlan_tags=np.array([n.vlan_tags for n in networks]),
+        timestamps=np.array([n.tcp_timestamps for n in networks]),
+        encap=wire.encapsulation_bytes(
+            np.array([n.encapsulation for n in networks]),
+            np.array([n.underlay_ip_version for n in networks]),
+            geneve_option_bytes=np.array([n.geneve_option_bytes
+                                          for n in networks])),
+        link_gbps=np.array([sum(nic.speed_gbps for nic in doc.nics)
+                            for doc in documents]),
+        frame_size=np.array([np.nan if n.frame_size_bytes is None
+                             else n.frame_size_bytes for n in networks]),
+        limits=wire.limits_covering([n.mtu_min for n in networks],
+                                    [n.mtu_max for n in networks]))
+
+
+# -- transfers ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TransferPath:
+    """Where one transfer runs, decided from the scenario (plain data)."""
+
+    nics: tuple            # Nic documents carrying the traffic
+    transport: str         # after fallbacks
+    spread: str
+    flows: int
+    team_mode: str         # 'none', 'independent', 'static', 'lacp'
+    notes: tuple           # findings about the path
+
+
+def _smb_interfaces(nics, rdma):
+    """SMB Multichannel picks the best kind, then the fastest of it."""
+    if rdma:
+        candidates = [n for n in nics if n.rdma != "none"]
+        kind = "rdma"
+    else:
+        rss = [n for n in nics if n.rss_queues > 1]
+        candidates, kind = (rss, "rss") if rss else (list(nics), "plain")
+    fastest = max(n.speed_gbps for n in candidates)
+    return [n for n in candidates if n.speed_gbps == fastest], kind
+
+
+def transfer_path(doc, item):
+    """Decide links, spread and flow count of one transfer."""
+    notes = []
+    kind = item.transport
+    if item.via is not None:
+        team = next(t for t in doc.teams if t.name == item.via)
+        nics = [n for n in doc.nics if n.id in team.members]
+        mode = team.switch_mode
+    else:
+        wanted = set(item.nics) or {n.id for n in doc.nics}
+        nics = [n for n in doc.nics if n.id in wanted]
+        mode = "none"
+    if kind == "smb_direct" and (mode != "none" or
+                                 all(n.rdma == "none" for n in nics)):
+        reason = ("a team hides RDMA from SMB" if mode != "none"
+                  else "no NIC on the path is RDMA-capable")
+        notes.append(Finding(
+            id="host.smb_direct_unavailable", severity="warning",
+            message=f"Transfer {item.name!r}: SMB Direct needs RDMA NICs "
+                    f"used without a team ({reason}); SMB falls back to "
+                    "Multichannel over TCP, which is what is modelled.",
+            evidence={"metric": "transfer.transport", "value": kind,
+                      "threshold": "rdma"}))
+        kind = "smb"
+    if kind in ("smb", "smb_direct"):
+        if mode == "none":
+            nics, nic_kind = _smb_interfaces(nics, kind == "smb_direct")
+            flows = int(transport.smb_connections(len(nics), nic_kind))
+            spread = "all"
+        else:  # the team is one interface to SMB
+            rss = all(n.rss_queues > 1 for n in nics)
+            flows = int(transport.smb_connections(1, "rss" if rss
+                                                  else "plain"))
+            spread = "one" if mode == "independent" else "hash"
+    else:
+        streams = item.streams
+        if item.purpose == "live_migration" and \
+                doc.host.hypervisor == "vsphere" and \
+                doc.host.vmotion_auto_streams:
+            streams = max(streams, int(transport.vmotion_auto_streams(
+                min(n.speed_gbps for n in nics))))
+        flows = item.sessions * streams
+        spread = {"none": "one", "independent": "one"}.get(mode, "hash")
+        if mode == "none" and item.multipath:
+            spread = "all"
+            nics = nics[:flows]  # a session per NIC, round robin
+        elif mode == "none":
+            nics = nics[:1]  # one route: TCP uses a single interface
+    return TransferPath(tuple(nics), kind, spread, flows, mode, tuple(notes))
+
+
+def stream_cap(doc, item, path):
+    """Per-stream cap of a transfer [Gbit/s]: its own; for vMotion the
+    stream model of :func:`models.transport.vmotion_stream_cap` (none with
+    vSphere 7.0 U2+ automatic streams); else the hypervisor's migration
+    stream preset scaled by clock."""
+    if item.stream_cap_gbps is not None:
+        return item.stream_cap_gbps
+    if item.purpose != "live_migration":
+        return np.inf
+    if doc.host.hypervisor == "vsphere":
+        if doc.host.vmotion_auto_streams:
+            return np.inf
+        return float(transport.vmotion_stream_cap(path.flows
+                                                  / len(path.nics)))
+    preset = transport.MIGRATION_STREAM_CAPS.get(doc.host.hypervisor)
+    if preset is None or item.transport not in preset[2]:
+        return np.inf
+    cap, reference_ghz, _ = preset
+    return cap if reference_ghz is None else cap * doc.host.ghz / \
+        reference_ghz
+
+
+def migration_carrier(item):
+    """The transfer a migration without a named one rides: its own
+    transport fields over all NICs (one session per concurrent migration,
+    spread over the NICs like multi-NIC vMotion)."""
+    return Transfer(name=f"{item.name}-network", purpose="live_migration",
+                    transport=item.transport, sessions=item.concurrency,
+                    streams=item.streams, multipath=True,
+                    compression_ratio=item.compression_ratio,
+                    compressor_gbps=item.compressor_gbps,
+                    compression_threads=item.compression_threads)
+
+
+@dataclass(frozen=True)
+class TransferRows:
+    """Every transfer to run through the chain, as columns.
+
+    Rows are the documents' transfers (``carried_by`` None) followed by
+    the carriers of migrations that name no transfer (``carried_by`` the
+    migration's name).
+
+    Attributes
+    ----------
+    owners : list of (int, Transfer, str or None)
+        Document index, the transfer, and the migration it carries.
+    paths : list of TransferPath
+    columns : dict of numpy.ndarray
+        The chain's inputs (see :func:`transfer_columns`).
+    vrss_fallback : numpy.ndarray of bool
+        Rows where vRSS was asked for but cannot engage.
+    """
+
+    owners: list
+    paths: list
+    columns: dict
+    vrss_fallback: np.ndarray
+
+    @property
+    def transfers(self):
+        """Number of leading rows that are the documents' own
+        transfers."""
+        return sum(1 for *_, carried in self.owners if carried is None)
+
+
+def transfer_rows(documents):
+    owners = [(d, item, None) for d, doc in enumerate(documents)
+              for item in doc.workloads.transfers]
+    owners += [(d, migration_carrier(item), item.name)
+               for d, doc in enumerate(documents)
+               for item in doc.workloads.migrations if item.transfer is None]
+    if not owners:
+        return TransferRows([], [], {}, np.zeros(0, dtype=bool))
+    paths = [transfer_path(documents[d], item) for d, item, _ in owners]
+    columns = transfer_columns(
+        [(documents[d], item, path)
+         for (d, item, _), path in zip(owners, paths)])
+    return TransferRows(owners, paths, columns,
+                        columns.pop("vrss_fallback"))
+
+
+def transfer_columns(rows):
+    """Model inputs of ``(document, transfer, path)`` rows, as arrays;
+    categorical inputs are the models' codes."""
+    columns = {k: [] for k in (
+        "transport", "member_speed", "members", "spread", "flows",
+        "rss_queues", "cores", "ghz", "mtu", "ip_version", "timestamps",
+        "vlan_tags", "encapsulation", "underlay_ip_version",
+        "geneve_option_bytes", "protocol", "lro", "checksum", "c_byte",
+        "c_pkt", "c_wire", "c_checksum", "c_encap", "c_team", "c_io",
+        "rss_factor", "stream_cap", "streams", "ratio", "compressor",
+        "threads", "queue_mode", "vnics", "vcpus", "vmmq_queue_pairs",
+        "mtu_min", "mtu_max")}
+    for doc, item, path in rows:
+        network = doc.network
+        costs = stack_costs(doc)
+        offloads = [getattr(n.offloads, f"ipv{network.ip_version}")
+                    for n in path.nics]
+        # encapsulated traffic keeps TSO/LRO/checksum offloads only where
+        # the NIC also offers them for tunnels
+        software_tunnel = network.encapsulation != "none" and \
+            not all(o.tunnel for o in offloads)
+        rdma_kinds = {n.rdma for n in path.nics} - {"none"}
+        add = {
+            "transport": transport.TRANSPORTS.index(path.transport),
+            "member_speed": min(n.speed_gbps for n in path.nics),
+            "members": len(path.nics),
+            "spread": transport.SPREADS.index(path.spread),
+            "flows": path.flows,
+            "rss_queues": min(n.rss_queues for n in path.nics),
+            "cores": total_cores(doc),
+            "ghz": doc.host.ghz,
+            "mtu": network.mtu,
+            "mtu_min": network.mtu_min,
+            "mtu_max": network.mtu_max,
+            "ip_version": network.ip_version,
+            "timestamps": network.tcp_timestamps,
+            "vlan_tags": network.vlan_tags,
+            "encapsulation": network.encapsulation,
+            "underlay_ip_version": network.underlay_ip_version,
+            "geneve_option_bytes": network.geneve_option_bytes,
+            "protocol": wire.PROTOCOLS.index(
+                sorted(rdma_kinds)[0] if path.transport == "smb_direct"
+                else "tcp"),
+            # TSO aggregates on the sending side, LRO on the receiving side
+            "lro": not software_tunnel and all(
+                o.lro if item.direction == "receive" else o.tso
+                for o in offloads),
+            "checksum": not software_tunnel and
+            all(o.checksum for o in offloads),
+            "c_byte": costs.c_byte_rx if item.direction == "receive"
+            else costs.c_byte_tx,
+            "c_pkt": costs.c_pkt,
+            "c_wire": costs.c_wire,
+            "c_checksum": costs.c_checksum,
+            "c_encap": costs.c_encap if software_tunnel else 0.0,
+            "c_team": costs.c_team if path.team_mode in ("static", "lacp")
+            else 0.0,
+            "c_io": costs.c_io,
+            "rss_factor": 1.0 if all(n.rss_tuned for n in path.nics)
+            else costs.untuned_rss_factor,
+            "stream_cap": stream_cap(doc, item, path),
+            "streams": item.sessions * item.streams,
+            "ratio": item.compression_ratio,
+            "compressor": item.compressor_gbps,
+            "threads": item.compression_threads,
+            "queue_mode": item.receive_queues,
+            # a session is one receiving vNIC (SMB's connections may be
+            # fewer than its sessions)
+            "vnics": min(item.sessions, path.flows),
+            "vcpus": item.vm_vcpus,
+            "vmmq_queue_pairs": item.vmmq_queue_pairs,
+        }
+        for key, value in add.items():
+            columns[key].append(value)
+    inputs = {k: np.array(v) for k, v in columns.items()}
+    inputs["rss_queues"], inputs["flows_per_queue"], \
+        inputs["vrss_fallback"] = host.receive_queues(
+            inputs.pop("queue_mode"), inputs["rss_queues"],
+            inputs.pop("vnics"), inputs["flows"], inputs["member_speed"],
+            inputs.pop("vcpus"),
+            vmmq_queue_pairs=inputs.pop("vmmq_queue_pairs"))
+    _encapsulation_column(inputs)
+    return inputs
+
+
+def _encapsulation_column(columns):
+    """Replace the overlay fields of ``columns`` by ``encap``, the overlay
+    bytes per packet [B], in one vectorised call for all rows."""
+    columns["encap"] = wire.encapsulation_bytes(
+        columns.pop("encapsulation"), columns.pop("underlay_ip_version"),
+        geneve_option_bytes=columns.pop("geneve_option_bytes"))
+
+
+# -- storage ------------------------------------------------------------------
+
+#: Unloaded service time of an array without devices or a published
+#: service time [s] [Model default: a cached all-flash write].
+DEFAULT_SERVICE_S = 0.5e-3
+
+
+@dataclass(frozen=True)
+class StorageRows:
+    """Every storage workload, as columns (see :func:`storage_columns`).
+
+    Attributes
+    ----------
+    owners : list of (int, StorageWorkload)
+    columns : dict of numpy.ndarray
+    """
+
+    owners: list
+    columns: dict
+
+
+def storage_rows(documents):
+    owners = [(d, item) for d, doc in enumerate(documents)
+              for item in doc.workloads.storage]
+    columns = storage_columns([(documents[d], item) for d, item in owners]) \
+        if owners else {}
+    return StorageRows(owners, columns)
+
+
+def storage_row(doc, item):
+    """Model inputs of one storage workload (see
+    :func:`models.storage.storage_chain`); without ``nics`` it uses the
+    first NIC."""
+    used = [n for n in doc.nics if n.id in item.nics] or [doc.nics[0]]
+    backend = item.backend
+    service = backend.service_time_ms / 1e3 if backend.service_time_ms \
+        else (1.0 / backend.device_iops if backend.devices
+              else DEFAULT_SERVICE_S)
+    preset = stack_costs(doc)
+    rdma = all(n.rdma != "none" for n in used) and item.protocol == "smb3"
+    net = doc.network
+    cores = total_cores(doc)
+    return {
+        "protocol": item.protocol, "block": item.block_kib * KIB,
+        "read": item.read_pct / 100, "random": item.random_pct / 100,
+        "vms": item.vms, "disks_per_vm": item.disks_per_vm,
+        "threads_per_disk": item.threads_per_disk,
+        "link_bytes": gbps_to_bytes_per_s(sum(n.speed_gbps for n in used)),
+        "serving_cores": min(len(used) * sessions_per_path(item, used,
+                                                           rdma), cores)
+        if item.protocol != "local" else cores,
+        "mtu": net.mtu, "mtu_min": net.mtu_min, "mtu_max": net.mtu_max,
+        "ip_version": net.ip_version,
+        "timestamps": net.tcp_timestamps, "vlan_tags": net.vlan_tags,
+        "encapsulation": net.encapsulation,
+        "underlay_ip_version": net.underlay_ip_version,
+        "geneve_option_bytes": net.geneve_option_bytes,
+        "iops_max": backend.iops_max or np.inf,
+        "mbps_max": backend.mbps_max or np.inf,
+        "devices": backend.devices or 0, "device_iops": backend.device_iops,
+        "device_mbps": backend.device_mbps,
+        "penalty": storage.WRITE_PENALTY[backend.raid],
+        "service_s": service, "encrypted": item.smb_encryption,
+        "rdma": rdma,
+        "c_io": preset.c_io * storage.PROTOCOL_CPU_FACTOR[item.protocol],
+        "c_byte": preset.c_byte_rx, "c_pkt": preset.c_pkt,
+        "c_wire": preset.c_wire,
+        "hz": doc.host.ghz * 1e9,
+        "cores": cores,
+    }
+
+
+def sessions_per_path(item, nics, rdma):
+    """Connections a storage workload opens per path: its own, else the
+    protocol's default (SMB Multichannel: 4 per RSS NIC, 2 per RDMA NIC,
+    models.transport.SMB_CONNECTIONS; one iSCSI session or NFS
+    connection per path)."""
+    if item.sessions_per_path is not None:
+        return item.sessions_per_path
+    if item.protocol != "smb3":
+        return 1
+    kind = "rdma" if rdma else "rss" if all(n.rss_queues > 1 for n in nics) \
+        else "plain"
+    return int(transport.smb_connections(1, kind))
+
+
+def storage_columns(pairs):
+    rows = [storage_row(doc, item) for doc, item in pairs]
+    columns = {key: np.array([r[key] for r in rows]) for key in rows[0]}
+    _encapsulation_column(columns)
+    return columns
+
+
+# -- migrations ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class MigrationRows:
+    """Every migration, as columns of the pre-copy model's inputs.
+
+    Attributes
+    ----------
+    owners : list of (int, Migration)
+    columns : dict of numpy.ndarray
+        Memory [B], dirty rates [B/s], hot set [B], limits [s], codes;
+        see :func:`migration_row`.
+    concurrency : numpy.ndarray
+        Migrations sharing the carrier's rate.
+    """
+
+    owners: list
+    columns: dict
+    concurrency: np.ndarray
+
+
+def migration_row(item):
+    """The pre-copy model's inputs of one migration, in SI units."""
+    rule = migration.STOP_RULES[item.stop_rule]
+    dirty = item.dirty
+    hot = dirty.kind == "hot_cold"
+    budget = rule.downtime_limit if item.downtime_budget_ms is None \
+        else item.downtime_budget_ms / 1e3
+    return {
+        "memory": item.memory_gib * GIB,
+        "cold_rate": (dirty.cold_rate_mib_s if hot else dirty.rate_mib_s)
+        * MIB,
+        "hot_set": dirty.hot_set_gib * GIB if hot else 0.0,
+        "hot_rate": dirty.rate_mib_s * MIB if hot else 0.0,
+        "first_cap": (item.first_round_rate_cap_mib_s or math.inf) * MIB,
+        "zero_fraction": item.zero_page_pct / 100,
+        "downtime_limit": budget,
+        "min_pages": rule.min_pages,
+        "fraction_left": item.fraction_left_pct / 100
+        if item.stop_rule == "fraction_left" else 0.0,
+        "max_rounds": rule.max_rounds,
+        "max_factor": rule.max_factor,
+        "max_switchover": item.max_switchover_s or rule.max_switchover,
+        "time_budget": item.time_budget_s or math.inf,
+        "throttle": migration.THROTTLES.index(item.throttling or
+                                              rule.throttle),
+        "fixed_downtime": rule.fixed_downtime,
+    }
+
+
+def migration_rows(documents):
+    owners = [(d, item) for d, doc in enumerate(documents)
+              for item in doc.workloads.migrations]
+    if not owners:
+        return MigrationRows([], {}, np.zeros(0))
+    rows = [migration_row(item) for _, item in owners]
+    return MigrationRows(
+        owners, {k: np.array([r[k] for r in rows]) for k in rows[0]},
+        np.array([item.concurrency for _, item in owners]))
+
+
+# -- teams --------------------------------------------------------------------
+
+def _mac(text):
+    return int(text.replace("-", ":").replace(":", ""), 16) if text else 0
+
+
+def _ip(text):
+    if not text:
+        return 0
+    value = int(ipaddress.ip_address(text))
+    if value >= 1 << 32:     # IPv6: XOR of the four words (ipv6_addr_hash)
+        value = (value ^ (value >> 32) ^ (value >> 64) ^ (value >> 96)) \
+            & 0xFFFFFFFF
+    return value
+
+
+def team_flows(doc):
+    """Each team with the flows that ride it, in team order; teams
+    without flows are left out."""
+    first = doc.teams[0].name if doc.teams else None
+    return [(team, mine) for team in doc.teams
+            if (mine := [f for f in doc.workloads.flows
+                         if (f.team or first) == team.name])]
+
+
+class FlowColumns:
+    """Column view of a team's flows over the simulated time axis.
+
+    Parameters
+    ----------
+    doc : Scenario
+    team : Team
+    flows : list of Flow
+    uplinks : list of str
+        The team's uplinks, active members first.
+    steady_s : float
+        Horizon of constant demand (flows without time profiles) [s].
+    """
+
+    def __init__(self, doc, team, flows, uplinks, steady_s):
+        self.count = len(flows)
+        step = doc.workloads.time_step_s
+        profiles = {p.name: p for p in doc.workloads.profiles}
+        horizon = max((profiles[f.profile].t_s[-1] for f in flows
+                       if f.profile), default=0.0)
+        if horizon > 0:
+            self.t = np.arange(0.0, horizon + step / 2, step)
+        else:
+            self.t = np.arange(0.0, steady_s, step)
+        self.step = step
+        scale = np.ones((self.t.size, self.count))
+        for i, flow in enumerate(flows):
+            if flow.profile:
+                p = profiles[flow.profile]
+                scale[:, i] = np.interp(self.t, p.t_s, p.scale)
+        self.tx = scale * np.array([f.tx_gbps for f in flows])
+        self.rx = scale * np.array([f.rx_gbps for f in flows])
+        self.smac = np.array([_mac(f.mac) for f in flows], dtype=np.uint64)
+        self.dmac = np.array([_mac(f.dst_mac) for f in flows],
+                             dtype=np.uint64)
+        self.sip = np.array([_ip(f.src_ip) for f in flows], dtype=np.uint32)
+        self.dip = np.array([_ip(f.dst_ip) for f in flows], dtype=np.uint32)
+        self.sport = np.array([f.src_port or 0 for f in flows])
+        self.dport = np.array([f.dst_port or 0 for f in flows])
+        self.has_ports = np.array([f.src_port is not None
+                                   and f.dst_port is not None
+                                   for f in flows])
+        self.vlan = np.array([f.vlan or 0 for f in flows])
+        self.proto = np.array([6 if f.protocol == "tcp" else 17
+                               for f in flows])
+        self.ethertype = np.array(
+            [teaming.ETHERTYPE_IPV6 if f.src_ip and ":" in f.src_ip
+             else teaming.ETHERTYPE_IPV4 for f in flows])
+        self.traffic_class = [f.traffic_class for f in flows]
+        self.ids = [f.id for f in flows]
+        # vNIC ports: the flows of one VM share one port
+        owners = list(dict.fromkeys(f.vm or f.id for f in flows))
+        self.owners = owners
+        self.unit = np.array([owners.index(f.vm or f.id) for f in flows])
+        self.units = len(owners)
+        port_ids = {}
+        for f in flows:
+            if f.port_id is not None:
+                port_ids.setdefault(f.vm or f.id, f.port_id)
+        self.connect_order = len(port_ids) < len(owners)
+        self.port_id = np.arange(len(owners)) if self.connect_order \
+            else np.array([port_ids[o] for o in owners])
+        self.allowed = np.ones((self.count, len(uplinks)), dtype=bool)
+        for i, f in enumerate(flows):
+            if f.pin:
+                self.allowed[i] = [u in f.pin for u in uplinks]
+        groups = list(dict.fromkeys(f.anti_affinity for f in flows
+                                    if f.anti_affinity))
+        self.group = np.array([groups.index(f.anti_affinity)
+                               if f.anti_affinity else -1 for f in flows])
+        self.constrained = bool(groups) or not self.allowed.all()
+
+    @functools.cached_property
+    def unit_rates(self):
+        """(T, units) transmit and receive rate of each vNIC port, summed
+        once: LBT (per failure set) and the port optimum both use it."""
+        return (teaming.member_loads(self.unit, self.tx, self.units),
+                teaming.member_loads(self.unit, self.rx, self.units))
+
+
+# -- all of it ----------------------------------------------------------------
+
+class Inputs:
+    """The model inputs of a set of resolved documents, each family built
+    once, on first use.
+
+    Parameters
+    ----------
+    documents : list of (str, Scenario)
+        Resolved variants (or sweep points), base first.
+    """
+
+    def __init__(self, documents):
+        self.names = [name for name, _ in documents]
+        self.documents = [doc for _, doc in documents]
+
+    @functools.cached_property
+    def wire(self):
+        """:class:`WireColumns` of every document."""
+        return wire_columns(self.documents)
+
+    @functools.cached_property
+    def transfers(self):
+        """:class:`TransferRows` of every document."""
+        return transfer_rows(self.documents)
+
+    @functools.cached_property
+    def storage(self):
+        """:class:`StorageRows` of every document."""
+        return storage_rows(self.documents)
+
+    @functools.cached_property
+    def migrations(self):
+        """:class:`MigrationRows` of every document."""
+        return migration_rows(self.documents)

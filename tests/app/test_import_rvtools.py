@@ -1,0 +1,156 @@
+"""RVTools .xlsx -> one scenario per host.
+
+Layout: the RVTools documentation's tabs and columns (vHost "# CPU",
+"Cores per CPU", "Speed" [MHz]; vNIC "Network Device", "Speed" [Mbit/s],
+"Switch"; vSwitch "Policy" (vSphere API names such as
+loadbalance_srcid), "MTU"; dvSwitch "Host members", "LACP Mode", "LACP
+Load Balance Alg.", "Max MTU"; dvPort "Policy"; vSC_VMK; vInfo "Memory"
+[MiB]; vMetaData "RVTools version"). The samples are written by
+tests/app/import_samples.py: esx01 has vmnic0-1 (10 GbE) on vSwitch0
+(port ID), vmnic2-3 (25 GbE) on an LACP dvSwitch (srcDestIpTcpUdpPort),
+vmnic4 with the link down; esx02 the same but 100 GbE on an LBT
+dvSwitch; two powered-on VMs of 4 and 8 GiB per host, one powered off,
+one template.
+"""
+
+import zipfile
+
+import pytest
+
+from app.importers import rvtools, run_import
+from solvers.evaluate import evaluate
+from tests.app.import_samples import (SAMPLES, rvtools_rows,
+                                      write_rvtools)
+
+
+@pytest.mark.parametrize("sample", ["rvtools_4_1.xlsx",
+                                    "rvtools_4_4_renamed_headers.xlsx"])
+def test_hosts_nics_teams_mtu_and_vms(sample):
+    outcome = run_import("rvtools", [SAMPLES / sample])
+    assert not outcome.problems
+    esx01, esx02 = outcome.scenarios
+    assert esx01.meta.name.startswith("esx01.example")
+    assert (esx01.host.sockets, esx01.host.cores_per_socket,
+            esx01.host.ghz) == (2, 16, 2.6)
+    assert [(n.id, n.speed_gbps) for n in esx01.nics] == [
+        ("vmnic0", 10.0), ("vmnic1", 10.0), ("vmnic2", 25.0),
+        ("vmnic3", 25.0)]
+    assert [(t.name, t.policy, t.switch_mode, t.hash, t.members)
+            for t in esx01.teams] == [
+        ("vSwitch0", "port_id", "independent", None, ["vmnic0", "vmnic1"]),
+        ("DSwitch-LACP", "lacp", "lacp", "srcDestIpTcpUdpPort",
+         ["vmnic2", "vmnic3"])]
+    assert [(t.name, t.policy) for t in esx02.teams] == [
+        ("vSwitch0", "port_id"), ("DSwitch-LBT", "lbt")]
+    assert [n.speed_gbps for n in esx02.nics] == [10.0, 10.0, 100.0, 100.0]
+    # switches at 1500 and 9000: the largest, said in the assumptions
+    assert esx01.network.mtu == 9000
+    assert any("different MTUs (1500, 9000)" in a
+               for a in esx01.meta.assumptions)
+    assert [(m.name, m.memory_gib) for m in esx01.workloads.migrations] \
+        == [("vm-01-000", 4.0), ("vm-01-001", 8.0)]
+    assert esx01.workloads.transfers[0].purpose == "live_migration"
+    skipped = "\n".join(outcome.result.skipped)
+    assert "vmnic4 has no link speed" in skipped
+    assert "vm-01-002 is poweredOff" in skipped
+    assert "template" not in skipped   # templates are not VMs to move
+    # provenance: each value with its file and column
+    assert f"Measured: nics[2].speed_gbps = 25 from {SAMPLES / sample}, " \
+        f"vNIC!{'Speed (Mbps)' if 'renamed' in sample else 'Speed'}" \
+        in esx01.meta.notes
+    results = evaluate(esx01)
+    base = results.variants[0]
+    assert base.metric("migration.vm-01-001.converged").value == 1.0
+
+
+def _write(tmp_path, name="x.xlsx", **kwargs):
+    rows = kwargs.pop("rows", None) or rvtools_rows()
+    path = tmp_path / name
+    write_rvtools(path, rows, **kwargs)
+    return path
+
+
+def test_unknown_rvtools_version(tmp_path):
+    path = _write(tmp_path, rows=rvtools_rows(version="9.0.1.0"))
+    outcome = run_import("rvtools", [path])
+    assert not outcome.scenarios
+    assert outcome.problems == [
+        f"{path}: row 2, column 'vMetaData!RVTools version': expected "
+        "RVTools version 3.x or 4.x (other layouts are not known), got "
+        "'9.0.1.0'"]
+
+
+def test_missing_column_names_tab_and_spellings(tmp_path):
+    path = _write(tmp_path, drop=[("vNIC", "Speed")])
+    outcome = run_import("rvtools", [path])
+    assert not outcome.scenarios
+    (problem,) = outcome.problems
+    assert problem.startswith(f"{path}: row 1, column 'vNIC!Host, ")
+    assert "expected a column 'Speed' or 'Speed Mbps' or 'Speed (Mbps)' " \
+        "or 'Link Speed' in tab 'vNIC'" in problem
+
+
+def test_non_numeric_speed_skips_that_host_only(tmp_path):
+    rows = rvtools_rows()
+    rows["vNIC"][0][5] = "10 Gb"   # esx01 vmnic0
+    path = _write(tmp_path, rows=rows)
+    outcome = run_import("rvtools", [path])
+    assert [s.meta.name.split()[0] for s in outcome.scenarios] == \
+        ["esx02.example"]
+    assert outcome.problems == [
+        f"{path}: row 2, column 'vNIC!Speed': expected a link speed in "
+        "Mbit/s, got '10 Gb' (host esx01.example skipped)"]
+
+
+def test_decimal_comma_and_text_numbers(tmp_path):
+    rows = rvtools_rows()
+    rows["vHost"][0][6] = "2600,0"  # a German export's clock [MHz]
+    rows["vInfo"][0][4] = "4096"   # a number stored as text
+    outcome = run_import("rvtools", [_write(tmp_path, rows=rows)])
+    assert outcome.scenarios[0].host.ghz == 2.6
+    assert outcome.scenarios[0].workloads.migrations[0].memory_gib == 4.0
+
+
+def test_wrong_file_type_and_truncated_workbook(tmp_path):
+    csv_file = SAMPLES / "esxtop_batch.csv"
+    outcome = run_import("rvtools", [csv_file])
+    assert outcome.problems[0].startswith(
+        f"{csv_file}: expected an RVTools export in .xlsx format")
+    whole = (SAMPLES / "rvtools_4_1.xlsx").read_bytes()
+    cut = tmp_path / "cut.xlsx"
+    cut.write_bytes(whole[:len(whole) // 2])
+    outcome = run_import("rvtools", [cut])
+    assert not outcome.scenarios
+    assert outcome.problems[0].startswith(
+        f"{cut}: expected an RVTools export in .xlsx format")
+
+
+def test_not_an_rvtools_workbook(tmp_path):
+    import openpyxl
+    path = tmp_path / "budget.xlsx"
+    workbook = openpyxl.Workbook()
+    workbook.active.title = "Budget"
+    workbook.save(path)
+    outcome = run_import("rvtools", [path])
+    assert outcome.problems == [
+        f"{path}: expected RVTools tabs vHost, vNIC (is this an RVTools "
+        "export?), got 'Budget'"]
+    assert zipfile.is_zipfile(path)
+
+
+def test_unknown_policy_is_a_problem_but_the_host_imports(tmp_path):
+    rows = rvtools_rows(hosts=1)
+    rows["vSwitch"][0][6] = "loadbalance_magic"
+    outcome = run_import("rvtools", [_write(tmp_path, rows=rows)])
+    assert len(outcome.scenarios) == 1
+    assert outcome.scenarios[0].teams[0].policy == "port_id"
+    assert "expected one of loadbalance_srcid" in outcome.problems[0]
+    assert "got 'loadbalance_magic'" in outcome.problems[0]
+
+
+def test_large_inventory_imports_every_host(tmp_path):
+    path = _write(tmp_path, rows=rvtools_rows(hosts=20, vms_per_host=10))
+    result = rvtools.import_files([path])
+    assert len(result.drafts) == 20 and not result.problems
+    assert sum(len(d.document["workloads"]["migrations"])
+               for d in result.drafts) == 20 * 9

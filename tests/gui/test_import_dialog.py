@@ -1,0 +1,74 @@
+"""File > Import…: the preview shows what will be created before anything
+is opened; accepting opens the imported scenario as an unsaved document."""
+
+from PySide6 import QtWidgets
+
+from app.gui.import_dialog import ImportDialog
+from tests.app.import_samples import SAMPLES
+
+
+def test_preview_of_an_rvtools_export(qtbot):
+    dialog = ImportDialog()
+    qtbot.addWidget(dialog)
+    dialog.load("rvtools", [str(SAMPLES / "rvtools_4_1.xlsx")])
+    assert dialog.scenarios.count() == 2
+    text = dialog.preview.toPlainText()
+    assert "Will create: esx01.example" in text
+    assert "NICs: vmnic0 10 Gbit/s, vmnic1 10 Gbit/s, vmnic2 25 Gbit/s" \
+        in text
+    assert "DSwitch-LACP (lacp, 2 uplinks)" in text
+    assert "vm-01-002 is poweredOff" in text
+    dialog.scenarios.setCurrentIndex(1)
+    assert dialog.chosen.meta.name.startswith("esx02.example")
+    assert "Will create: esx02.example" in dialog.preview.toPlainText()
+
+
+def test_preview_shows_predicted_vs_measured(qtbot):
+    dialog = ImportDialog()
+    qtbot.addWidget(dialog)
+    dialog.load("qemu", [str(SAMPLES / "qmp_query_migrate_rounds.jsonl")])
+    assert "Predicted vs measured" in dialog.preview.toPlainText()
+
+
+def test_nothing_to_import_disables_open(qtbot):
+    dialog = ImportDialog()
+    qtbot.addWidget(dialog)
+    dialog.load("esxtop", [str(SAMPLES / "rvtools_4_1.xlsx")])
+    open_button = dialog.buttons.button(
+        QtWidgets.QDialogButtonBox.StandardButton.Open)
+    assert not open_button.isEnabled() and dialog.chosen is None
+    text = dialog.preview.toPlainText()
+    assert "Nothing can be imported" in text
+    assert "expected an esxtop batch file" in text
+
+
+def test_menu_opens_the_chosen_scenario(qtbot, window, monkeypatch):
+    def accept(self):
+        self.load("esxtop", [str(SAMPLES / "esxtop_batch.csv")])
+        return True
+
+    monkeypatch.setattr(ImportDialog, "exec", accept)
+    action = next(a for a in window.menuBar().actions()[0].menu().actions()
+                  if a.text() == "&Import…")
+    action.trigger()
+    assert window.scenario.meta.name.startswith("esx01.example")
+    assert window.path is None
+    assert len(window.scenario.workloads.flows) == 3
+
+
+def test_pdf_lists_the_measured_values_with_file_and_column(tmp_path):
+    from pypdf import PdfReader
+
+    from app.importers import run_import
+    from app.report.pdf import write_report_headless
+    from solvers.evaluate import evaluate
+
+    (scenario,) = run_import("esxtop", [SAMPLES / "esxtop_batch.csv"]) \
+        .scenarios
+    out = tmp_path / "report.pdf"
+    write_report_headless(scenario, evaluate(scenario), out)
+    text = " ".join(page.extract_text() for page in PdfReader(out).pages)
+    text = " ".join(text.split())
+    # one line per source column: each uplink's speed has its own counter
+    assert "Measured (1 value: nics[0].speed_gbps) from" in text
+    assert "vmnic0)\\Link Speed (Mb)" in text
