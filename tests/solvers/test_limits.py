@@ -2,6 +2,7 @@
 refused where the document is validated, with the fields and the limit;
 what is accepted solves and saves back unchanged."""
 
+import copy
 import math
 import warnings
 
@@ -16,8 +17,6 @@ from models.scenario import (LARGEST_MAGNITUDE, MAX_CONNECTIONS, MAX_ENTRIES,
 from solvers.evaluate import evaluate
 from tests.conftest import minimal_document
 from tests.fuzzing import DOCUMENTS, mutated_documents
-
-import copy
 
 
 def example(name):
@@ -185,3 +184,15 @@ def test_accepted_documents_round_trip_through_toml_and_json(named):
         again = parse_scenario(text, fmt)
         assert again == scenario
         assert dump_scenario(again, fmt) == text
+
+
+def test_sweep_axis_with_a_list_value_names_the_axis():
+    # issue 19: "TypeError: unhashable type: 'list'" from solvers.sweep
+    from solvers import sweep
+    scenario = scenario_from_dict(minimal_document(sweeps=[
+        {"name": "s", "axes": [{"path": "network.mtu",
+                                "values": [[1500], 9000]}]}]))
+    with pytest.raises(ValueError) as err:
+        sweep.plan(scenario)
+    assert "sweeps[0] ('s'): network.mtu = [1500]: network.mtu: must be " \
+        "a whole number, got [1500]" in str(err.value)
