@@ -64,7 +64,9 @@ def _floating_point_errors_refused(function):
     RuntimeWarning and going on with inf or NaN."""
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
-        with np.errstate(all="raise"):
+        # underflow to zero is the right answer (a tail probability, a
+        # decayed rate), not an error
+        with np.errstate(all="raise", under="ignore"):
             try:
                 return function(*args, **kwargs)
             except FloatingPointError as err:
