@@ -196,3 +196,20 @@ def test_sweep_axis_with_a_list_value_names_the_axis():
         sweep.plan(scenario)
     assert "sweeps[0] ('s'): network.mtu = [1500]: network.mtu: must be " \
         "a whole number, got [1500]" in str(err.value)
+
+
+def test_a_floating_point_error_in_a_model_is_a_refusal_not_a_warning(
+        monkeypatch):
+    # a gap in the limits must not print a RuntimeWarning and go on with
+    # inf: evaluate raises it and refuses the scenario with numpy's words
+    import numpy as np
+
+    from solvers import evaluate as module
+
+    def divide_by_zero(*args, **kwargs):
+        return np.float64(1.0) / np.float64(0.0)
+
+    monkeypatch.setattr(module, "analyse_all", divide_by_zero)
+    with pytest.raises(ScenarioError, match=r"the models cannot represent "
+                       r"this scenario \(numpy: divide by zero"):
+        evaluate(scenario_from_dict(minimal_document()))
