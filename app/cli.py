@@ -7,7 +7,11 @@ input is bad. Only ``report`` imports Qt, and only when it runs.
 """
 
 import argparse
+import csv
+import dataclasses
+import functools
 import glob
+import io
 import json
 import os
 import sys
@@ -124,6 +128,9 @@ def build_parser():
                        default="table", help="output format (default: table)")
     solve.add_argument("-o", "--output", help="write to this file instead "
                        "of standard output (written only on success)")
+    solve.add_argument("--schedule", action="store_true",
+                       help="print each evacuation's schedule (one CSV row "
+                       "per VM and variant) instead of the metrics")
 
     advise = add("advise", "Recommend parameter changes, each with its "
                  "predicted effect.", _ADVISE_EXAMPLE)
@@ -308,7 +315,10 @@ def _solve(args):
 
     def solve_one(path, scenario):
         results = evaluate(scenario)
-        if args.format == "csv":
+        if args.schedule:
+            text = schedule_csv(results)
+            parts.append(text if not parts else text.split("\n", 1)[1])
+        elif args.format == "csv":
             text = results.to_csv()
             # one header for the whole batch: the rows carry the scenario
             parts.append(text if not parts else text.split("\n", 1)[1])
@@ -320,12 +330,41 @@ def _solve(args):
     code = _batch(args, solve_one)
     if not parts:
         return code
-    if args.format == "json" and len(parts) > 1:  # JSON Lines
+    if args.format == "json" and len(parts) > 1 and not args.schedule:
         parts = [json.dumps(json.loads(p), ensure_ascii=False,
                             separators=(",", ":")) + "\n" for p in parts]
-    _emit(args, "".join(parts) if args.format != "table"
+    _emit(args, "".join(parts) if args.format != "table" or args.schedule
           else "\n".join(parts))
     return code
+
+
+#: Columns of ``solve --schedule``, as the schedule trace names them.
+SCHEDULE_COLUMNS = ("vm", "group", "destination", "memory_gib", "start_s",
+                    "end_s", "rate_gbps", "rounds", "downtime_s",
+                    "converged", "outcome")
+
+
+def schedule_csv(results):
+    """Every evacuation schedule of every variant as CSV text, one row
+    per VM in start order (empty cells where a value does not apply)."""
+    from solvers import metric_ids
+
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["scenario", "scenario_sha256", "variant",
+                     "evacuation", *SCHEDULE_COLUMNS])
+    for variant in results.variants:
+        for key, trace in variant.traces.items():
+            if not key.startswith("evacuation.") or \
+                    metric_ids.parse(key).key != "schedule":
+                continue
+            parsed = metric_ids.parse(key)
+            for i in range(len(trace["vm"])):
+                writer.writerow([results.scenario, results.scenario_sha256,
+                                 variant.name, parsed.name,
+                                 *("" if trace[c][i] is None else trace[c][i]
+                                   for c in SCHEDULE_COLUMNS)])
+    return out.getvalue()
 
 
 def _emit(args, text):
@@ -388,8 +427,12 @@ def _sweep(args):
                                                           os.cpu_count())
     writer = _SweepWriter(args, scenario, plan)
     progress = _Progress(plan) if sys.stderr.isatty() else None
+    # each chunk is formatted where it is evaluated (on every core)
+    format_chunk = functools.partial(
+        format_sweep_rows, args.format, writer.prefix, plan.paths)
     try:
-        for chunk in sweep.run(scenario, plan, processes=processes):
+        for chunk in sweep.run(scenario, plan, processes=processes,
+                               format_chunk=format_chunk):
             writer.write(chunk)
             if progress:
                 progress.update(writer.points)
@@ -422,39 +465,29 @@ class _SweepWriter:
             else None
         self.stream = self.file.stream if self.file else sys.stdout
         self.metrics = None
+        self.prefix = f"{self.stamp[0]},{self.stamp[1]},"
 
     def write(self, chunk):
         if self.metrics is None:
             self._header(chunk)
         if chunk.metric_ids == tuple(self.metrics):
-            rows = chunk.values
+            text = chunk.text if chunk.text is not None else \
+                format_sweep_rows(self.format, self.prefix, self.plan.paths,
+                                  chunk)
         else:   # map this chunk's metrics onto the fixed columns
             extra = set(chunk.metric_ids) - self.known
             if extra:
                 self._drop(extra)
             where = [chunk.metric_ids.index(m) if m in chunk.metric_ids
                      else None for m in self.metrics]
-            rows = [[None if i is None else row[i] for i in where]
-                    for row in chunk.values]
-        lines = []
-        for combo, values in zip(chunk.combos, rows):
-            if self.format == "csv":
-                # numbers are repr()s (exact, never quoted); only the axis
-                # values can be text that needs escaping
-                lines.append(
-                    f"{self.prefix}{self.points},"
-                    + ",".join(map(_axis_cell, combo)) + ","
-                    + ",".join("" if v is None else repr(v)
-                               for v in values))
-            else:
-                lines.append(json.dumps(
-                    {"point": self.points,
-                     "values": dict(zip(self.plan.paths, combo)),
-                     "metrics": {m: v for m, v in zip(self.metrics, values)
-                                 if v is not None}},
-                    ensure_ascii=False, separators=(",", ":")))
-            self.points += 1
-        self.stream.write("\n".join(lines) + "\n")
+            mapped = dataclasses.replace(
+                chunk, metric_ids=tuple(self.metrics),
+                values=[[None if i is None else row[i] for i in where]
+                        for row in chunk.values])
+            text = format_sweep_rows(self.format, self.prefix,
+                                     self.plan.paths, mapped)
+        self.points += len(chunk.combos)
+        self.stream.write(text)
         self.stream.flush()
 
     def _drop(self, extra):
@@ -469,7 +502,6 @@ class _SweepWriter:
         self.metrics = list(chunk.metric_ids)
         units = {m: metric_info(m)[0] for m in self.metrics}
         self.known = set(self.metrics)
-        self.prefix = f"{self.stamp[0]},{self.stamp[1]},"
         if self.format == "csv":
             header = ["linkplan_version", "scenario_sha256", "point",
                       *self.plan.paths,
@@ -497,6 +529,28 @@ class _SweepWriter:
     def discard(self):
         if self.file:
             self.file.discard()
+
+
+def format_sweep_rows(kind, prefix, paths, chunk):
+    """The rows of a sweep chunk as CSV (``prefix`` then point, axis
+    values and metrics) or JSON Lines text, each line ending in a newline.
+    A plain function of plain data: sweep workers run it."""
+    lines = []
+    for point, (combo, values) in enumerate(zip(chunk.combos, chunk.values),
+                                            chunk.start):
+        if kind == "csv":
+            # numbers are repr()s (exact, never quoted); only the axis
+            # values can be text that needs escaping
+            lines.append(
+                f"{prefix}{point}," + ",".join(map(_axis_cell, combo)) + ","
+                + ",".join("" if v is None else repr(v) for v in values))
+        else:
+            lines.append(json.dumps(
+                {"point": point, "values": dict(zip(paths, combo)),
+                 "metrics": {m: v for m, v in zip(chunk.metric_ids, values)
+                             if v is not None}},
+                ensure_ascii=False, separators=(",", ":")))
+    return "\n".join(lines) + "\n"
 
 
 def _axis_cell(value):
@@ -612,6 +666,7 @@ def _report(args):
     os.environ.setdefault("QT_HASH_SEED", "0")
     from app.report.pdf import (ReportTooLarge, check_report_size,
                                 write_report_headless)
+    from solvers.advise import advise
     from solvers.evaluate import evaluate
     try:
         check_report_size(scenario)  # at once, before solving
@@ -619,7 +674,12 @@ def _report(args):
         print(f"linkplan report: {err}", file=sys.stderr)
         return EXIT_USAGE
     with _Working(f"report {args.file}"):
-        write_report_headless(scenario, evaluate(scenario), args.output)
+        try:
+            advice = advise(scenario)
+        except ValueError:   # nothing the scenario measures to optimise
+            advice = None
+        write_report_headless(scenario, evaluate(scenario), args.output,
+                              advice)
     print(f"wrote {args.output}")
     return EXIT_OK
 

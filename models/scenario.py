@@ -25,6 +25,8 @@ import tomli_w
 from pydantic import (BaseModel, ConfigDict, Field, ValidationError,
                       field_validator, model_validator)
 
+from models.evacuation import ORDERS as EVACUATION_ORDERS
+from models.evacuation import PLATFORMS as EVACUATION_PLATFORMS
 from models.host import QUEUE_MODES, STACK_PRESETS, VMMQ_QUEUE_PAIRS
 from models.migration import STOP_RULES
 from models.pcie import DEFAULT_MAX_PAYLOAD_BYTES
@@ -638,6 +640,112 @@ class Transfer(_Strict):
         return self
 
 
+class EvacuationVm(_Strict):
+    """One VM leaving the host."""
+
+    name: str = Identifier
+    memory_gib: float = Field(gt=0, le=24576,
+                              description="Guest memory [GiB]")
+    zero_page_pct: float = Field(
+        default=0.0, ge=0, le=100,
+        description="Share of zero pages, sent as a header only [%]")
+    dirty: DirtyModel = Field(default=DirtyModel(),
+                              description="How the guest dirties memory")
+    priority: int = Field(
+        default=0, ge=-1000, le=1000,
+        description="Higher leaves earlier in the 'priority' order")
+    group: str | None = Field(
+        default=None, max_length=200,
+        description="Group label (from an inventory import); informative")
+
+
+class Destination(_Strict):
+    """A host receiving evacuated VMs."""
+
+    name: str = Identifier
+    free_memory_gib: float = Field(
+        gt=0, le=1e6, description="Memory free for incoming VMs [GiB]")
+
+
+class Evacuation(_Strict):
+    """Empty one host (maintenance mode, node drain): its VMs migrate over
+    a transfer, a platform's number of them at a time, sharing its
+    bandwidth."""
+
+    name: str = Identifier
+    transfer: str = Field(
+        description="The workloads.transfers entry the migrations ride "
+                    "(its NICs, transport, RSS, teaming, compression)")
+    platform: Literal[tuple(EVACUATION_PLATFORMS)] = Field(
+        default="vsphere",
+        description="Platform whose concurrency and bandwidth limits "
+                    "apply (models.evacuation.PLATFORMS)")
+    vms: list[EvacuationVm] = Field(min_length=1, max_length=5000,
+                                    description="The VMs on the host")
+    destinations: list[Destination] = Field(
+        default=[], description="Hosts receiving the VMs; none: memory "
+                                "is not checked")
+    order: Literal[EVACUATION_ORDERS] = Field(
+        default="largest_first", description="Order of the migration queue")
+    platform_limit: int | None = Field(
+        default=None, ge=1, le=64,
+        description="The platform's concurrency setting when changed from "
+                    "its default (Set-VMHost -MaximumVirtualMachineMigrations"
+                    ", parallelOutboundMigrationsPerNode, max_workers)")
+    concurrency: int | Literal["auto"] = Field(
+        default="auto",
+        description="Migrations at once; 'auto': the fastest within the "
+                    "platform limit")
+    downtime_budget_ms: float | None = Field(
+        default=None, gt=0,
+        description="Switchover budget of every VM; None: the stop "
+                    "rule's own [ms]")
+    stop_rule: Literal[tuple(STOP_RULES)] | None = Field(
+        default=None, description="None: the platform's")
+    throttling: Literal["none", "sdps", "auto_converge"] | None = Field(
+        default=None, description="None: the stop rule's default")
+    bandwidth_per_migration_mib_s: float | None = Field(
+        default=None, gt=0,
+        description="Ceiling of one migration; None: the platform's "
+                    "[MiB/s]")
+    total_bandwidth_mib_s: float | None = Field(
+        default=None, gt=0,
+        description="Ceiling of all migrations together, e.g. Hyper-V's "
+                    "Set-SmbBandwidthLimit -Category LiveMigration [MiB/s]")
+    time_budget_s: float | None = Field(
+        default=None, gt=0,
+        description="Abort a migration whose pre-copy runs longer [s]")
+
+    @field_validator("concurrency")
+    @classmethod
+    def _concurrency_range(cls, value):
+        if value != "auto" and not 1 <= value <= 64:
+            raise ValueError(f"must be 'auto' or 1 to 64, got {value!r}")
+        return value
+
+    @model_validator(mode="after")
+    def _vms_fit(self):
+        _check_unique("vms", [vm.name for vm in self.vms], "name")
+        _check_unique("destinations", [d.name for d in self.destinations],
+                      "name")
+        if not self.destinations:
+            return self
+        largest = max(self.destinations, key=lambda d: d.free_memory_gib)
+        for i, vm in enumerate(self.vms):
+            if vm.memory_gib > largest.free_memory_gib:
+                raise ValueError(
+                    f"vms[{i}].memory_gib {vm.memory_gib:g} ({vm.name!r}) "
+                    "exceeds every destination's free memory (largest: "
+                    f"{largest.name!r}, {largest.free_memory_gib:g} GiB)")
+        total = sum(vm.memory_gib for vm in self.vms)
+        free = sum(d.free_memory_gib for d in self.destinations)
+        if total > free:
+            raise ValueError(
+                f"vms: {total:g} GiB of VMs exceed the destinations' "
+                f"{free:g} GiB of free memory")
+        return self
+
+
 class Workloads(_Strict):
     """Everything that puts load on the host network."""
 
@@ -648,6 +756,7 @@ class Workloads(_Strict):
     migrations: list[Migration] = Field(default=[], max_length=MAX_ENTRIES)
     storage: list[StorageWorkload] = Field(
         default=[], max_length=MAX_STORAGE_WORKLOADS)
+    evacuations: list[Evacuation] = Field(default=[], max_length=MAX_ENTRIES)
 
 
 class Variant(_Strict):
@@ -754,6 +863,7 @@ GOALS = {
     "max_throughput": ("host.throughput_gbps", "max"),
     "min_cpu": ("host.cpu_pct", "min"),
     "min_migration_time": ("migration.total_s", "min"),
+    "min_evacuation_time": ("evacuation.total_s", "min"),
     "max_iops": ("storage.iops", "max"),
     "latency_target": ("storage.latency_ms", "min"),
     "min_peak_util": ("teaming.optimal.peak_util_pct", "min"),
@@ -823,6 +933,13 @@ class Scenario(_Strict):
         for i, item in enumerate(self.workloads.migrations):
             if item.transfer is not None and item.transfer not in transfers:
                 raise ValueError(f"workloads.migrations[{i}].transfer names "
+                                 f"{item.transfer!r}, which is not in "
+                                 "workloads.transfers")
+        _check_unique("workloads.evacuations",
+                      [e.name for e in self.workloads.evacuations], "name")
+        for i, item in enumerate(self.workloads.evacuations):
+            if item.transfer not in transfers:
+                raise ValueError(f"workloads.evacuations[{i}].transfer names "
                                  f"{item.transfer!r}, which is not in "
                                  "workloads.transfers")
         _check_unique("workloads.storage",
@@ -937,12 +1054,13 @@ class Scenario(_Strict):
         what evaluation time grows with."""
         load = self.workloads
         entries = max(1, len(load.flows) + len(load.transfers)
-                      + len(load.migrations) + len(load.storage))
+                      + len(load.migrations) + len(load.storage)
+                      + len(load.evacuations))
         solved = entries * (1 + len(self.variants))
         if solved > MAX_SOLVED_ENTRIES:
             raise ValueError(
-                f"workloads ({entries:,} flows, transfers, migrations and "
-                f"storage workloads) x (1 + {len(self.variants):,} "
+                f"workloads ({entries:,} flows, transfers, migrations, "
+                f"storage workloads and evacuations) x (1 + {len(self.variants):,} "
                 f"variants) = {solved:,} entries to solve, more than "
                 f"{MAX_SOLVED_ENTRIES:,}")
 

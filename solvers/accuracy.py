@@ -22,7 +22,8 @@ from solvers.evaluate import evaluate
 from solvers.results import csv_cell, format_number
 
 #: Areas of the validation set, in report order.
-AREAS = ("wire", "host_cpu", "transport", "migration", "storage", "teaming")
+AREAS = ("wire", "host_cpu", "transport", "migration", "storage", "teaming",
+         "evacuation")
 
 #: Case statuses: solved and expected to hold; solved and known to miss
 #: (the reason says why; the test expects the miss); not expressible yet.

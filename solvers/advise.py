@@ -16,8 +16,8 @@ from models.scenario import GOALS, ScenarioError
 from solvers import __version__, metric_ids
 from solvers.analyses import registry
 from solvers.analysis import Candidate
-from solvers.grid import grid_documents, paused_gc
-from solvers.evaluate import evaluate, evaluate_documents
+from solvers.grid import paused_gc, validate_values
+from solvers.evaluate import evaluate, evaluate_documents, evaluate_points
 from solvers.results import Progress
 
 #: A change must move the goal metric by more than this to be advised [%].
@@ -34,6 +34,9 @@ GOAL_CONTEXT = {
     "max_throughput": ("host.throughput_gbps", "host.cpu_pct"),
     "min_cpu": ("host.cpu_pct", "host.throughput_gbps"),
     "min_migration_time": ("migration.total_s", "migration.downtime_s"),
+    "min_evacuation_time": ("evacuation.total_s", "evacuation.not_converged",
+                            "evacuation.throttled",
+                            "evacuation.max_downtime_s"),
     "max_iops": ("storage.iops", "storage.latency_ms", "storage.cpu_pct"),
     "latency_target": ("storage.latency_ms", "storage.iops"),
     "min_peak_util": (),
@@ -139,10 +142,12 @@ def resolve_goal(scenario, goal=None):
                "max_throughput": bool(w.transfers),
                "min_cpu": bool(w.transfers),
                "min_migration_time": bool(w.migrations),
+               "min_evacuation_time": bool(w.evacuations),
                "min_peak_util": bool(w.flows and scenario.teams)}
     if goal is None:
         goal = next((g for g in ("max_iops", "max_throughput",
-                                 "min_migration_time", "min_peak_util")
+                                 "min_migration_time", "min_evacuation_time",
+                                 "min_peak_util")
                      if present[g]), None)
         if goal is None:
             raise ValueError("goal: the scenario has no storage, transfer, "
@@ -410,6 +415,9 @@ def search(scenario, grid, goal=None, *, tradeoffs=("host.cpu_pct",),
     if len(combos) > MAX_GRID:
         raise ValueError(f"grid: {len(combos)} combinations, above the "
                          f"limit of {MAX_GRID}")
+    # every value is validated once, the grid's corners as documents
+    converters = validate_values(base, paths, [sorted(set(grid[p]), key=repr)
+                                               for p in paths])
     sign = _better(goal)
     metric = _goal_metric(base, goal)
     points, scores, costs = [], [], []
@@ -417,12 +425,8 @@ def search(scenario, grid, goal=None, *, tradeoffs=("host.cpu_pct",),
     for start in range(0, len(combos), SEARCH_CHUNK_POINTS):
         chunk = combos[start:start + SEARCH_CHUNK_POINTS]
         with paused_gc():
-            documents = grid_documents(base, paths, chunk)
-            numbers = evaluate_documents(
-                [(f"point {start + i}", doc)
-                 for i, doc in enumerate(documents)],
-                scenario=base.meta.name, scenario_sha256=base.sha256(),
-                numbers_only=True)
+            documents, numbers = evaluate_points(base, paths, chunk,
+                                                 converters)
         for doc, combo, point in zip(documents, chunk, numbers):
             goal_id, value = _goal_of(point, doc, goal)
             value = float(value)

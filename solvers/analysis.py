@@ -13,6 +13,12 @@ An analysis is a module of :mod:`solvers.analyses` that defines
   one result per document of the :class:`solvers.inputs.Inputs`;
   ``upstream`` maps each required name to its results; ``details=False``
   asks for metrics only (sweeps and searches);
+- optionally ``FAMILIES``: the :class:`solvers.inputs.Inputs` families it
+  reads with ``details=False``, when those (and its upstream) are all it
+  reads besides fields no column sweep varies. A column sweep
+  (:func:`solvers.evaluate.evaluate_columns`) runs such an analysis on
+  the repeated, column-set families of many points at once, and one
+  without ``FAMILIES`` once per template document;
 - optionally ``candidates(doc, goal, base) -> iterable of Candidate``: the
   changes it proposes for a document whose evaluated result is ``base``
   (:mod:`solvers.advise` re-evaluates and ranks them).

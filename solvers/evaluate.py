@@ -10,12 +10,13 @@ its binding limit is the one of the analysis with the lowest
 
 import functools
 
-import numpy as np
-
 from models.scenario import Scenario, ScenarioError
 from solvers import __version__
 from solvers.analyses import registry
-from solvers.inputs import Inputs
+import numpy as np
+
+from solvers.grid import convert, grid_documents
+from solvers.inputs import Inputs, TiledInputs, column_targets
 from solvers.metric_ids import info as metric_info
 from solvers.results import Metric, Results, VariantResult
 
@@ -74,6 +75,118 @@ def _floating_point_errors_refused(function):
                                       f"scenario (numpy: {err}); please "
                                       "report it with the file")]) from err
     return wrapper
+
+
+@_floating_point_errors_refused
+def evaluate_points(base, paths, combos, converters):
+    """Numbers of the points of a grid: ``evaluate_documents(...,
+    numbers_only=True)`` of ``base`` with each combination of values.
+
+    Points are grouped by the values of their axes that are no column
+    field (:func:`solvers.inputs.column_targets`): one document per group
+    (the template), its column axes evaluated at once on columns
+    (:func:`evaluate_columns`). Without a column axis every point is a
+    document of its own.
+
+    Parameters
+    ----------
+    base : Scenario
+        Without variants.
+    paths : sequence of str
+    combos : sequence of tuple
+        The raw values of each point.
+    converters : list
+        :func:`solvers.grid.validate_values` of the axes.
+
+    Returns
+    -------
+    documents : list of Scenario
+        Per point, its document or its group's template (they differ only
+        in column fields).
+    numbers : list of dict
+        Per point, ``{metric id: value}``.
+    """
+    column_axes = [a for a, path in enumerate(paths) if column_targets(path)]
+    if not column_axes:
+        documents = grid_documents(base, list(paths), combos, converters)
+        return documents, evaluate_documents(
+            [(str(i), doc) for i, doc in enumerate(documents)],
+            scenario="", scenario_sha256="", numbers_only=True)
+    other_axes = [a for a in range(len(paths)) if a not in column_axes]
+    groups = {}
+    for index, combo in enumerate(combos):
+        groups.setdefault(tuple(repr(combo[a]) for a in other_axes),
+                          []).append(index)
+    documents, numbers = [None] * len(combos), [None] * len(combos)
+    for members in groups.values():
+        first = combos[members[0]]
+        template = grid_documents(
+            base, [paths[a] for a in other_axes],
+            [tuple(first[a] for a in other_axes)],
+            [converters[a] for a in other_axes])[0] if other_axes else base
+        columns = {paths[a]: np.array([convert(converters[a], combos[i][a])
+                                       for i in members])
+                   for a in column_axes}
+        for index, point in zip(members, evaluate_columns(
+                template, columns, len(members))):
+            documents[index], numbers[index] = template, point
+    return documents, numbers
+
+
+@_floating_point_errors_refused
+def evaluate_columns(template, columns, count):
+    """``evaluate_documents(..., numbers_only=True)`` of ``count`` points
+    that equal ``template`` but for the column fields
+    (:func:`solvers.inputs.column_targets`), without a document per point.
+
+    Analyses with ``FAMILIES`` run once on the repeated, column-set
+    inputs (:class:`solvers.inputs.TiledInputs`); the others do not read
+    the column fields, so they run once on the template and every point
+    shares their numbers.
+
+    Parameters
+    ----------
+    template : Scenario
+        A resolved document.
+    columns : dict
+        Column field path -> numpy.ndarray of ``count`` validated values.
+    count : int
+
+    Returns
+    -------
+    list of dict
+        One ``{metric id: value}`` per point, as ``evaluate_documents``.
+
+    Raises
+    ------
+    ValueError
+        An analysis without ``FAMILIES`` requires one with them (its
+        numbers would differ per point).
+    """
+    tiled = TiledInputs(template, columns, count)
+    single = Inputs([("", template)])
+    done, shared = {}, {}
+    for analysis in registry():
+        if getattr(analysis, "FAMILIES", None) is not None:
+            done[analysis.NAME] = analysis.analyse(
+                tiled, {name: done[name] for name in analysis.REQUIRES},
+                details=False)
+            continue
+        if any(name in done for name in analysis.REQUIRES):
+            raise ValueError(f"analysis {analysis.NAME!r} reads documents "
+                             "but requires a column analysis")
+        shared[analysis.NAME] = analysis.analyse(
+            single, {name: shared[name] for name in analysis.REQUIRES},
+            details=False)[0].metrics
+    numbers = [{} for _ in range(count)]
+    for analysis in registry():
+        if analysis.NAME in shared:
+            for values in numbers:
+                values.update(shared[analysis.NAME])
+        else:
+            for values, result in zip(numbers, done[analysis.NAME]):
+                values.update(result.metrics)
+    return numbers
 
 
 @_floating_point_errors_refused

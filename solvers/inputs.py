@@ -11,12 +11,14 @@ searches reuse the same builders.
 import functools
 import ipaddress
 import math
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, fields
 
 import numpy as np
 
-from models import host, migration, storage, teaming, transport, wire
-from models.scenario import Transfer
+from models import (evacuation, host, migration, storage, teaming,
+                    transport, wire)
+from models.scenario import Migration, Transfer
 from models.units import GIB, KIB, MIB, gbps_to_bytes_per_s
 from solvers.results import Finding
 
@@ -208,13 +210,16 @@ class TransferRows:
     """Every transfer to run through the chain, as columns.
 
     Rows are the documents' transfers (``carried_by`` None) followed by
-    the carriers of migrations that name no transfer (``carried_by`` the
-    migration's name).
+    the carriers of migrations that name no transfer (``carried_by``
+    ``("migration", name)``) and the copies of each evacuation's transfer
+    with k sessions, one per concurrency it may run at (``carried_by``
+    ``("evacuation", name, k)``).
 
     Attributes
     ----------
-    owners : list of (int, Transfer, str or None)
-        Document index, the transfer, and the migration it carries.
+    owners : list of (int, Transfer, tuple or None)
+        Document index, the transfer, and the key of the rate it carries
+        for a migration or an evacuation.
     paths : list of TransferPath
     columns : dict of numpy.ndarray
         The chain's inputs (see :func:`transfer_columns`).
@@ -237,9 +242,14 @@ class TransferRows:
 def transfer_rows(documents):
     owners = [(d, item, None) for d, doc in enumerate(documents)
               for item in doc.workloads.transfers]
-    owners += [(d, migration_carrier(item), item.name)
+    owners += [(d, migration_carrier(item), ("migration", item.name))
                for d, doc in enumerate(documents)
                for item in doc.workloads.migrations if item.transfer is None]
+    owners += [(d, transfer.model_copy(update={"sessions": k}),
+                ("evacuation", item.name, k))
+               for d, doc in enumerate(documents)
+               for item, transfer, limit in evacuation_transfers(doc)
+               for k in range(1, sessions_to_rate(item, limit) + 1)]
     if not owners:
         return TransferRows([], [], {}, np.zeros(0, dtype=bool))
     paths = [transfer_path(documents[d], item) for d, item, _ in owners]
@@ -497,6 +507,91 @@ def migration_rows(documents):
         np.array([item.concurrency for _, item in owners]))
 
 
+# -- evacuations ---------------------------------------------------------------
+
+#: Largest concurrency an 'auto' evacuation tries on a platform without a
+#: limit of its own.
+UNLIMITED_SWEEP = 16
+
+
+def evacuation_transfers(doc):
+    """Each evacuation of ``doc`` with its transfer and the platform's
+    concurrency limit on that transfer's link (inf: none)."""
+    transfers = {t.name: t for t in doc.workloads.transfers}
+    for item in doc.workloads.evacuations:
+        transfer = transfers[item.transfer]
+        link = max(n.speed_gbps for n in transfer_path(doc, transfer).nics)
+        yield item, transfer, float(
+            item.platform_limit if item.platform_limit is not None
+            else evacuation.concurrency_limit(item.platform, link))
+
+
+def sessions_to_rate(item, limit):
+    """Concurrencies an evacuation is evaluated at: 1 to the most it may
+    run (its own setting, or the platform limit for 'auto'), at most one
+    per VM."""
+    top = UNLIMITED_SWEEP if math.isinf(limit) else int(limit)
+    if item.concurrency != "auto":
+        top = max(top, item.concurrency)
+    return min(top, len(item.vms))
+
+
+@dataclass(frozen=True)
+class EvacuationRows:
+    """Every evacuation, its VMs as pre-copy model columns.
+
+    Attributes
+    ----------
+    owners : list of (int, Evacuation)
+    columns : list of dict of numpy.ndarray
+        Per evacuation, :func:`migration_row` columns over its VMs.
+    limits : list of float
+        The platform's concurrency limit on each evacuation's link.
+    per_migration_cap : list of float
+        Ceiling of one migration's rate (setting, else platform). [B/s]
+    aggregate_cap : list of float
+        Ceiling of all migrations together (inf: none). [B/s]
+    """
+
+    owners: list
+    columns: list
+    limits: list
+    per_migration_cap: list
+    aggregate_cap: list
+
+
+def evacuation_vm_migration(item, vm):
+    """The migration one evacuated VM is: the fields the pre-copy model
+    reads, as a :class:`Migration` of the evacuation's settings."""
+    preset = evacuation.PLATFORMS[item.platform]
+    return Migration(name=vm.name, memory_gib=vm.memory_gib,
+                     zero_page_pct=vm.zero_page_pct, dirty=vm.dirty,
+                     transfer=item.transfer,
+                     stop_rule=item.stop_rule or preset.stop_rule,
+                     downtime_budget_ms=item.downtime_budget_ms,
+                     throttling=item.throttling,
+                     time_budget_s=item.time_budget_s)
+
+
+def evacuation_rows(documents):
+    owners, columns, limits, caps, totals = [], [], [], [], []
+    for d, doc in enumerate(documents):
+        for item, _, limit in evacuation_transfers(doc):
+            rows = [migration_row(evacuation_vm_migration(item, vm))
+                    for vm in item.vms]
+            owners.append((d, item))
+            columns.append({k: np.array([r[k] for r in rows])
+                            for k in rows[0]})
+            limits.append(limit)
+            caps.append(item.bandwidth_per_migration_mib_s * MIB
+                        if item.bandwidth_per_migration_mib_s is not None
+                        else evacuation.PLATFORMS[
+                            item.platform].bandwidth_per_migration)
+            totals.append(math.inf if item.total_bandwidth_mib_s is None
+                          else item.total_bandwidth_mib_s * MIB)
+    return EvacuationRows(owners, columns, limits, caps, totals)
+
+
 # -- teams --------------------------------------------------------------------
 
 def _mac(text):
@@ -637,3 +732,159 @@ class Inputs:
     def migrations(self):
         """:class:`MigrationRows` of every document."""
         return migration_rows(self.documents)
+
+    @functools.cached_property
+    def evacuations(self):
+        """:class:`EvacuationRows` of every document."""
+        return evacuation_rows(self.documents)
+
+# -- columns of many points ---------------------------------------------------
+
+#: Fields a sweep varies as columns, without a document per point: each
+#: sets these columns of the families and nothing else (no path, preset or
+#: structure depends on it, and no analysis that reads documents reads it).
+COLUMN_FIELDS = {
+    "network.mtu": {"wire": "mtu", "transfers": "mtu", "storage": "mtu"},
+    "network.vlan_tags": {"wire": "vlan_tags", "transfers": "vlan_tags",
+                          "storage": "vlan_tags"},
+    "network.tcp_timestamps": {"wire": "timestamps",
+                               "transfers": "timestamps",
+                               "storage": "timestamps"},
+}
+
+
+#: Fields of one storage workload (``workloads.storage[i].FIELD``) a sweep
+#: varies as columns, with the same guarantee: field -> storage column.
+STORAGE_COLUMN_FIELDS = {"vms": "vms", "disks_per_vm": "disks_per_vm",
+                         "threads_per_disk": "threads_per_disk"}
+
+_STORAGE_ITEM = re.compile(r"workloads\.storage\[(\d+)\]\.(\w+)")
+
+
+def column_targets(path):
+    """Where the values of a column field go.
+
+    Returns
+    -------
+    list of (str, str, int or None), or None
+        ``(family, column, row)``: the row of a one-document family the
+        field sets (None: every row); None when ``path`` is not a column
+        field (:data:`COLUMN_FIELDS`, :data:`STORAGE_COLUMN_FIELDS`).
+    """
+    if path in COLUMN_FIELDS:
+        return [(family, key, None)
+                for family, key in COLUMN_FIELDS[path].items()]
+    item = _STORAGE_ITEM.fullmatch(path)
+    if item and item.group(2) in STORAGE_COLUMN_FIELDS:
+        return [("storage", STORAGE_COLUMN_FIELDS[item.group(2)],
+                 int(item.group(1)))]
+    return None
+
+
+class TiledInputs(Inputs):
+    """The inputs of ``count`` points that share one template document
+    and differ only in :data:`COLUMN_FIELDS`: each family is built once
+    for the template, repeated per point (rows in the order
+    :class:`Inputs` gives them) and its columns set from the values.
+
+    Parameters
+    ----------
+    template : Scenario
+        A resolved document (without variants).
+    columns : dict
+        Path of a column field (:func:`column_targets`) -> numpy.ndarray,
+        one validated value per point.
+    count : int
+        Points.
+    """
+
+    def __init__(self, template, columns, count):
+        super().__init__([("", template)] * count)
+        self._template = Inputs([("", template)])
+        self._columns = columns
+        self._count = count
+
+    def _set(self, family, values, point_of_row, template_row):
+        for path, column in self._columns.items():
+            for target, key, row in column_targets(path):
+                if target != family or key not in values:
+                    continue
+                value = column[point_of_row].astype(values[key].dtype,
+                                                    copy=False)
+                if row is None:
+                    values[key] = value
+                else:
+                    values[key] = np.where(template_row == row, value,
+                                           values[key])
+
+    def _rows(self, per_point, lead=None):
+        """Row and point index of the tiled rows: point-major, or with
+        the first ``lead`` rows of every point before the rest."""
+        count = self._count
+        if lead is None or lead == per_point:
+            return (np.tile(np.arange(per_point), count),
+                    np.repeat(np.arange(count), per_point))
+        first = np.arange(lead)
+        rest = np.arange(lead, per_point)
+        return (np.concatenate([np.tile(first, count),
+                                np.tile(rest, count)]),
+                np.concatenate([np.repeat(np.arange(count), lead),
+                                np.repeat(np.arange(count), rest.size)]))
+
+    @functools.cached_property
+    def wire(self):
+        one = self._template.wire
+        values = {field.name: np.repeat(getattr(one, field.name),
+                                        self._count)
+                  for field in fields(one)
+                  if field.name != "limits"}
+        self._set("wire", values, np.arange(self._count),
+                  np.zeros(self._count, dtype=int))
+        return WireColumns(limits=one.limits, **values)
+
+    @functools.cached_property
+    def transfers(self):
+        one = self._template.transfers
+        if not one.owners:
+            return one
+        row, point = self._rows(len(one.owners), one.transfers)
+        columns = {k: v[row] for k, v in one.columns.items()}
+        self._set("transfers", columns, point, row)
+        return TransferRows(
+            [(int(p), *one.owners[r][1:]) for r, p in zip(row, point)],
+            [one.paths[r] for r in row], columns, one.vrss_fallback[row])
+
+    @functools.cached_property
+    def storage(self):
+        one = self._template.storage
+        if not one.owners:
+            return one
+        row, point = self._rows(len(one.owners))
+        columns = {k: v[row] for k, v in one.columns.items()}
+        self._set("storage", columns, point, row)
+        return StorageRows([(int(p), one.owners[r][1])
+                            for r, p in zip(row, point)], columns)
+
+    @functools.cached_property
+    def evacuations(self):
+        one = self._template.evacuations
+        if not one.owners:
+            return one
+        # each evacuation's VM columns are read, never written: shared
+        return EvacuationRows(
+            [(point, item) for point in range(self._count)
+             for _, item in one.owners],
+            one.columns * self._count, one.limits * self._count,
+            one.per_migration_cap * self._count,
+            one.aggregate_cap * self._count)
+
+    @functools.cached_property
+    def migrations(self):
+        one = self._template.migrations
+        if not one.owners:
+            return one
+        row, point = self._rows(len(one.owners))
+        return MigrationRows(
+            [(int(p), one.owners[r][1]) for r, p in zip(row, point)],
+            {k: v[row] for k, v in one.columns.items()},
+            one.concurrency[row])

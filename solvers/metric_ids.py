@@ -6,7 +6,8 @@ Ids are public (batch users script against them) and never renamed:
 - headlines ``<family>.<key>`` (``wire.goodput_gbps``, ``host.cpu_pct``,
   ``storage.iops``, ``migration.total_s``);
 - per item ``<family>.<name>.<key>`` for transfers, migrations, storage
-  workloads, uplinks and PCIe slots (``transfer.lm.throughput_gbps``);
+  workloads, uplinks, PCIe slots and evacuations
+  (``transfer.lm.throughput_gbps``, ``evacuation.maint.total_s``);
 - teaming ``teaming[.<team>].<policy>.<key>``, ``teaming[.<team>].optimal.
   <key>`` and ``teaming[.<team>].nioc.<class>.<key>``; the team's name
   appears only when flows ride several teams.
@@ -19,6 +20,7 @@ policy by its known names.
 import functools
 from dataclasses import dataclass
 
+from models.evacuation import ORDERS as EVACUATION_ORDERS
 from models.scenario import TEAMING_POLICIES
 
 #: Headline metrics: id -> (unit, label).
@@ -91,12 +93,28 @@ METRIC_SUFFIXES = {
     "slot_gbps": ("Gbit/s", "PCIe slot bandwidth per direction"),
     "ports_gbps": ("Gbit/s", "line rate of the ports in the slot"),
     "slot_headroom_pct": ("%", "PCIe slot bandwidth above the ports'"),
+    "queue_s": ("s", "time until the queue is done (failures given up)"),
+    "slowest_vm_s": ("s", "slowest single migration"),
+    "not_converged": ("1", "VMs that do not converge"),
+    "throttled": ("1", "VMs that converge only by throttling the guest"),
+    "max_downtime_s": ("s", "largest downtime"),
+    "concurrency": ("1", "concurrent migrations"),
+    "concurrency_limit": ("1", "platform limit on concurrent migrations"),
+    "best_concurrency": ("1", "fastest concurrency"),
+    "best_total_s": ("s", "total time at the fastest concurrency"),
+    "lower_bound_s": ("s", "lower bound on the total time"),
+    "gap_pct": ("%", "total time above the lower bound"),
+    **{f"{order}_s": ("s", f"total time, {order.replace('_', ' ')} order")
+       for order in EVACUATION_ORDERS},
+    **{f"{order}_gap_pct": ("%", f"{order.replace('_', ' ')} order above "
+                                 "the lower bound")
+       for order in EVACUATION_ORDERS},
 }
 
 #: Families whose headline ``<family>.<key>`` repeats the first item's
 #: ``<item family>.<name>.<key>``.
 HEADLINE_OF = {"transfer": "host", "migration": "migration",
-               "storage": "storage"}
+               "storage": "storage", "evacuation": "evacuation"}
 
 #: Teaming entries that sit where a policy does in an id.
 _TEAMING_ENTRIES = frozenset(TEAMING_POLICIES) | {"optimal"}
@@ -122,6 +140,10 @@ def migration(name, key):
 
 def storage(name, key):
     return item("storage", name, key)
+
+
+def evacuation(name, key):
+    return item("evacuation", name, key)
 
 
 def uplink(nic_id, key):
@@ -158,6 +180,16 @@ def rounds_trace(name):
     return migration(name, "rounds")
 
 
+def schedule_trace(name):
+    """Trace key of an evacuation's schedule (one bar per VM)."""
+    return evacuation(name, "schedule")
+
+
+def sweep_trace(name):
+    """Trace key of an evacuation's total time by concurrency."""
+    return evacuation(name, "concurrency_sweep")
+
+
 def teams_in_ids(doc):
     """Team names as they appear in ``doc``'s teaming ids: ``{team name:
     None}`` when flows ride one team, else ``{team name: team name}``;
@@ -186,7 +218,7 @@ class MetricId:
     ----------
     family : str
         ``wire``, ``host``, ``transfer``, ``migration``, ``storage``,
-        ``uplink``, ``teaming``, ``pcie``.
+        ``uplink``, ``teaming``, ``pcie``, ``evacuation``.
     key : str
         The last part, which sets unit and label.
     name : str or None
@@ -248,6 +280,8 @@ def info(metric_id):
     unit, label = METRIC_SUFFIXES[parsed.key]
     if parsed.family == "migration" and parsed.name is None:
         return unit, f"Migration: {label}"
+    if parsed.family == "evacuation" and parsed.name is None:
+        return unit, f"Evacuation: {label}"
     if parsed.family != "teaming" and parsed.name is None:
         return unit, label
     return unit, f"{metric_id.split('.', 1)[1].rsplit('.', 1)[0]}: {label}"

@@ -4,9 +4,12 @@ minimise the peak member utilization.
 The problem is makespan minimisation on uniform machines (``Q||Cmax``),
 with allowed sets for pinning and anti-affinity groups; it is NP-hard even
 for two equal members (shared/reference/teaming.md section 7). The method
-of section 7.6: a closed-form lower bound and the LPT heuristic always,
-then ``scipy.optimize.milp`` (HiGHS) when the gap is above tolerance and
-the instance is small enough.
+of section 7.6: closed-form lower bounds and the LPT heuristic polished by
+a move/swap local search always, then ``scipy.optimize.milp`` (HiGHS) when
+the gap is above tolerance and the instance is small enough. HiGHS takes no
+start, so the incumbent enters as a cap on the objective; identical members
+are made distinguishable by ordering them by their first (largest) unit,
+which leaves one of their interchangeable placements feasible.
 """
 
 import warnings
@@ -24,6 +27,15 @@ MILP_MAX_BINARIES = 4000
 #: Above this many units LPT places the largest ones one by one and fills
 #: the many small rest in one vectorised water-filling pass.
 LPT_EXACT_UNITS = 2000
+
+#: The move/swap local search runs up to this many units (a swap scan is
+#: quadratic in the units) and this many improving steps per unit.
+LOCAL_SEARCH_UNITS = 1000
+LOCAL_SEARCH_STEPS_PER_UNIT = 4
+
+#: The counting bound looks at the ``COUNTING_UNITS_PER_MEMBER x members``
+#: largest units: it is strongest with few units per member.
+COUNTING_UNITS_PER_MEMBER = 8
 
 #: Options of :func:`place` and their defaults.
 DEFAULT_OPTIONS = {"tol": 0.005, "time_limit": 2.0, "mip_rel_gap": 1e-4}
@@ -48,11 +60,13 @@ class PlacementResult:
     peak : float
         Peak utilization ``max_u load_u / speed_u`` of that placement. [1]
     lower_bound : float
-        Proven lower bound on the optimal peak. [1]
+        Proven lower bound on the optimal peak: the largest of the closed
+        forms (:func:`lower_bound`) and the MILP's dual bound. [1]
     gap : float
-        ``peak / lower_bound - 1``. [1]
+        ``peak / lower_bound - 1``: the proven distance to the optimum. [1]
     method : str
-        ``'lpt'`` or ``'milp'``: what produced ``member``.
+        ``'lpt'`` (LPT, then local search) or ``'milp'``: what produced
+        ``member``.
     success : bool
     status : int
     message : str
@@ -88,8 +102,11 @@ def place(demand, speed, *, allowed=None, groups=None, method="auto",
         the instance has at most ``MILP_MAX_BINARIES`` binaries.
     options : dict, optional
         ``tol`` (relative gap accepted without MILP, default 0.005),
-        ``time_limit`` (s, default 2.0), ``mip_rel_gap`` (default 1e-4).
-        Unknown keys raise an ``OptimizeWarning``, as in scipy.optimize.
+        ``time_limit`` (s, default 2.0), ``mip_rel_gap`` (where HiGHS
+        stops: default ``tol`` with ``auto``, whose aim is a proven gap
+        within ``tol``, and 1e-4 with ``milp``, which asks for the
+        optimum). Unknown keys raise an ``OptimizeWarning``, as in
+        scipy.optimize.
 
     Returns
     -------
@@ -104,7 +121,10 @@ def place(demand, speed, *, allowed=None, groups=None, method="auto",
                       f"{', '.join(sorted(unknown))} (known: "
                       f"{', '.join(DEFAULT_OPTIONS)})", OptimizeWarning,
                       stacklevel=2)
-    options = {**DEFAULT_OPTIONS, **(options or {})}
+    given = options or {}
+    options = {**DEFAULT_OPTIONS, **given}
+    if method == "auto" and "mip_rel_gap" not in given:
+        options["mip_rel_gap"] = options["tol"]
     if method not in ("auto", "lpt", "milp"):
         raise ValueError(f"method must be 'auto', 'lpt' or 'milp', "
                          f"got {method!r}")
@@ -117,7 +137,8 @@ def place(demand, speed, *, allowed=None, groups=None, method="auto",
     groups = np.full(units, -1) if groups is None else np.asarray(groups)
     if units and not allowed.any(axis=1).all():
         return _infeasible(units)
-    bound = _lower_bound(demand, speed, allowed, constrained)
+    bound = lower_bound(demand, speed,
+                        allowed=allowed if constrained else None)
     if units == 0 or bound == 0:
         return _result(np.zeros(units, dtype=int), demand, speed, bound,
                        "lpt", 1)
@@ -125,6 +146,10 @@ def place(demand, speed, *, allowed=None, groups=None, method="auto",
                  groups=groups if constrained else None)
     if (member < 0).any():
         member = None
+    elif units <= LOCAL_SEARCH_UNITS:
+        member = local_search(member, demand, speed,
+                              allowed=allowed if constrained else None,
+                              groups=groups if constrained else None)
     best = _result(member, demand, speed, bound, "lpt", 1) \
         if member is not None else None
     small = units * members <= MILP_MAX_BINARIES
@@ -203,12 +228,159 @@ def _water_fill(demand, speed, load):
     return np.minimum(np.searchsorted(edges, midpoints), speed.size - 1)
 
 
-def _lower_bound(demand, speed, allowed, constrained):
+def lower_bound(demand, speed, *, allowed=None):
+    r"""Proven lower bound on the optimal peak utilization.
+
+    Parameters
+    ----------
+    demand : array-like of float, shape (F,)
+        [Gbit/s]
+    speed : array-like of float, shape (U,)
+        [Gbit/s]
+    allowed : array-like of bool, shape (F, U), optional
+        Members each unit may use.
+
+    Returns
+    -------
+    float
+        The largest of the preemptive bound
+        (:func:`models.teaming.placement_lower_bound`), the counting bound
+        and, with allowed sets, ``max_f d_f / max_{u in A_f} C_u``. [1]
+
+    Notes
+    -----
+    Counting bound: at a peak ``T`` member u holds at most
+    :math:`n_u(T)` of the k largest units, the most whose n smallest
+    (:math:`S_k(n)`, the sum of the n smallest of the k largest) fit
+    within :math:`T C_u`; all k are held, so :math:`\sum_u n_u(T) \ge k`
+    and the least such ``T`` is the k-th smallest of
+    :math:`\{S_k(n) / C_u\}_{n \le k, u}` (a pigeonhole argument,
+    [Derived] as teaming.md section 7.2's LB2, which is its n = 1 case).
+    It is what lifts the bound with few units per member, where the
+    preemptive bound is loose (section 7.5).
+    """
+    demand = np.asarray(demand, dtype=float)
+    speed = np.asarray(speed, dtype=float)
     bound = float(placement_lower_bound(demand, speed))
-    if constrained and demand.size:
+    if demand.size:
+        bound = max(bound, _counting_bound(demand, speed))
+    if allowed is not None and demand.size:
         reachable = np.where(allowed, speed, 0.0).max(axis=1)
         bound = max(bound, float((demand / reachable).max()))
     return bound
+
+
+def _counting_bound(demand, speed):
+    largest = -np.sort(-demand)[:COUNTING_UNITS_PER_MEMBER * speed.size]
+    count = largest.size
+    prefix = np.concatenate([[0.0], np.cumsum(largest)])
+    rank = np.arange(1, count + 1)
+    held = np.arange(1, count + 1)
+    # smallest[k, n]: the n + 1 smallest of the k + 1 largest units
+    # (inf where n > k); member u holds n + 1 of them only at a peak of
+    # at least smallest / C_u, and the k + 1 must all be held
+    smallest = prefix[rank][:, None] - prefix[np.maximum(
+        rank[:, None] - held[None, :], 0)]
+    smallest = np.where(held[None, :] <= rank[:, None], smallest, np.inf)
+    peaks = (smallest[:, None, :] / speed[None, :, None]).reshape(count, -1)
+    ranked = np.sort(peaks, axis=1)[np.arange(count), rank - 1]
+    return float(ranked.max())
+
+
+def local_search(member, demand, speed, *, allowed=None, groups=None):
+    """Improve a placement by moving one unit off the busiest member, or
+    swapping it with a smaller unit elsewhere (teaming.md section 7.6,
+    step 5).
+
+    Parameters
+    ----------
+    member : array-like of int, shape (F,)
+        A feasible placement.
+    demand, speed, allowed, groups
+        As in :func:`place`.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (F,)
+        A placement whose peak is at most the given one's.
+
+    Notes
+    -----
+    Each step takes the move or swap that leaves both members it touches
+    below the current peak with the smallest larger of their two
+    utilizations; it lowers the peak or the number of members at it, so
+    the search ends.
+    """
+    member = np.array(member)
+    demand = np.asarray(demand, dtype=float)
+    speed = np.asarray(speed, dtype=float)
+    units, members = demand.size, speed.size
+    if allowed is None:
+        allowed = np.ones((units, members), dtype=bool)
+    if groups is None or (np.asarray(groups) < 0).all():
+        group, occupied = None, None
+    else:
+        labels, group = np.unique(np.where(np.asarray(groups) >= 0,
+                                           groups, -1), return_inverse=True)
+        group = np.where(labels[group] >= 0, group, -1)
+        occupied = np.zeros((labels.size, members), dtype=int)
+        np.add.at(occupied, (group[group >= 0], member[group >= 0]), 1)
+    load = np.bincount(member, weights=demand, minlength=members)
+    for _ in range(LOCAL_SEARCH_STEPS_PER_UNIT * units):
+        utilization = load / speed
+        busiest = int(np.argmax(utilization))
+        peak = utilization[busiest] * (1 - 1e-12)
+        on = np.flatnonzero(member == busiest)
+        off = np.flatnonzero(member != busiest)
+        # moves: unit a (on the busiest) to member v
+        after = np.maximum((load + demand[on, None]) / speed,
+                           ((load[busiest] - demand[on]) / speed[busiest])
+                           [:, None])
+        legal = allowed[on].copy()
+        legal[:, busiest] = False
+        if group is not None:
+            grouped = group[on] >= 0
+            legal[grouped] &= occupied[group[on[grouped]]] == 0
+        after = np.where(legal, after, np.inf)
+        a, v = np.unravel_index(np.argmin(after), after.shape)
+        if after[a, v] < peak:
+            unit, target = on[a], v
+            _shift(member, load, occupied, group, demand, unit, target)
+            continue
+        if not off.size:
+            break
+        # swaps: unit a (busiest) with a smaller unit b on member v
+        there = member[off]
+        delta = demand[on, None] - demand[off][None, :]
+        after = np.maximum((load[busiest] - delta) / speed[busiest],
+                           (load[there] + delta) / speed[there])
+        legal = (delta > 0) & allowed[on][:, there] \
+            & allowed[off, busiest][None, :]
+        if group is not None:
+            ga, gb = group[on][:, None], group[off][None, :]
+            same = ga == gb
+            free_a = (ga < 0) | (occupied[np.maximum(ga, 0), there[None, :]]
+                                 - same == 0)
+            free_b = (gb < 0) | (occupied[np.maximum(gb, 0), busiest]
+                                 - same == 0)
+            legal &= free_a & free_b
+        after = np.where(legal, after, np.inf)
+        a, b = np.unravel_index(np.argmin(after), after.shape)
+        if not after[a, b] < peak:
+            break
+        target = there[b]
+        _shift(member, load, occupied, group, demand, on[a], target)
+        _shift(member, load, occupied, group, demand, off[b], busiest)
+    return member
+
+
+def _shift(member, load, occupied, group, demand, unit, target):
+    load[member[unit]] -= demand[unit]
+    load[target] += demand[unit]
+    if group is not None and group[unit] >= 0:
+        occupied[group[unit], member[unit]] -= 1
+        occupied[group[unit], target] += 1
+    member[unit] = target
 
 
 def _result(member, demand, speed, bound, method, status, message=None):
@@ -224,6 +396,45 @@ def _result(member, demand, speed, bound, method, status, message=None):
                            gap=max(gap, 0.0), method=method,
                            success=status in (0, 1), status=status,
                            message=message)
+
+
+def _symmetry_rows(demand, speed, allowed):
+    """Rows ``x[r, c_p] <= sum_{r' < r} x[r', c_{p-1}]`` over the units in
+    decreasing demand (rank r) for consecutive members c of one class of
+    identical members (equal speed, equal allowed column): a member of the
+    class serves a unit only if the one before it serves a larger unit.
+    Any placement can be relabelled within the class to satisfy them (sort
+    its members by their largest unit, empty ones last), so the optimum
+    stays; the ``p!`` mirror images of each placement do not.
+
+    Returns the rows (a sparse matrix over ``[x, z]``, or None) and the
+    upper bounds of ``x``, with ``x[r, c_p] = 0`` for ``r < p`` fixed."""
+    from scipy.sparse import coo_matrix
+
+    units, members = allowed.shape
+    upper_x = allowed.astype(float)
+    rank_order = np.argsort(-demand, kind="stable")
+    signature = np.column_stack([speed, allowed.T])
+    _, cls = np.unique(signature, axis=0, return_inverse=True)
+    pairs = [(prev, cur) for c in np.unique(cls)
+             for prev, cur in zip(np.flatnonzero(cls == c)[:-1],
+                                  np.flatnonzero(cls == c)[1:])]
+    if not pairs:
+        return None, upper_x.ravel()
+    later, earlier = np.tril_indices(units, -1)
+    rows, cols, values = [], [], []
+    for index, (prev, cur) in enumerate(pairs):
+        position = np.flatnonzero(cls == cls[cur]).tolist().index(cur)
+        upper_x[rank_order[:position], cur] = 0.0
+        base = index * units
+        rows += [base + np.arange(units), base + later]
+        cols += [rank_order * members + cur, rank_order[earlier] * members
+                 + prev]
+        values += [np.ones(units), -np.ones(later.size)]
+    matrix = coo_matrix((np.concatenate(values),
+                         (np.concatenate(rows), np.concatenate(cols))),
+                        shape=(len(pairs) * units, units * members + 1))
+    return matrix, upper_x.ravel()
 
 
 def _infeasible(units):
@@ -266,11 +477,19 @@ def _milp(demand, speed, allowed, groups, bound, incumbent, options):
                                  shape=(members, n_x + 1)))
         lower.append(np.full(members, -np.inf))
         upper.append(np.ones(members))
-    upper_x = allowed.ravel().astype(float)
-    # the incumbent's peak caps z (with slack for HiGHS' feasibility
-    # tolerance), which prunes the search from the start
-    z_cap = incumbent.peak * (1 + 1e-9) if incumbent is not None \
-        else np.inf
+    order_rows, upper_x = _symmetry_rows(demand, speed, allowed)
+    if order_rows is not None:
+        blocks.append(order_rows)
+        lower.append(np.full(order_rows.shape[0], -np.inf))
+        upper.append(np.zeros(order_rows.shape[0]))
+    # HiGHS takes no start: the incumbent's peak caps z (with slack for
+    # HiGHS' feasibility tolerance), and a unit too big for a member under
+    # the cap cannot go there
+    z_cap = np.inf
+    if incumbent is not None:
+        z_cap = incumbent.peak * (1 + 1e-9)
+        upper_x = np.where((demand[:, None] / speed[None, :]).ravel()
+                           > z_cap, 0.0, upper_x)
     result = milp(
         cost,
         integrality=np.concatenate([np.ones(n_x), [0]]),

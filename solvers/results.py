@@ -122,8 +122,8 @@ class Results:
 
         def repeats_headline(metric_id):
             parsed = metric_ids.parse(metric_id)
-            if parsed.name is None or parsed.family not in ("transfer",
-                                                            "migration"):
+            if parsed.name is None or parsed.family not in (
+                    "transfer", "migration", "evacuation"):
                 return False
             headline = metric_ids.headline(
                 metric_ids.HEADLINE_OF[parsed.family], parsed.key)

@@ -5,6 +5,7 @@ bounded memory. Chunks may be spread over worker processes.
 The faces (the CLI) write the rows; this module yields them in point order.
 """
 
+import dataclasses
 import math
 import signal
 from collections import deque
@@ -12,14 +13,19 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from models.scenario import parse_scenario
-from solvers.evaluate import evaluate_documents
-from solvers.grid import (axis_values, grid_documents, paused_gc,
-                          validate_values)
+from solvers.evaluate import evaluate_points
+from solvers.grid import axis_values, paused_gc, validate_values
 from solvers.results import Progress
 
 #: Points evaluated together: large enough to amortise the per-call cost
 #: of the vectorised chain, small enough to keep memory flat.
 CHUNK_POINTS = 2048
+
+#: Most points a sweep may have: 1e8 points take hours on a desktop (about
+#: 30k points/s per core on the column path); a larger grid is a typo or
+#: needs a cluster and a narrower question, and is refused before any
+#: work with its count.
+MAX_POINTS = 100_000_000
 
 
 @dataclass(frozen=True)
@@ -94,6 +100,10 @@ def plan(scenario, name=None):
         total = len(values[0])
     else:
         total = math.prod(len(v) for v in values)
+    if total > MAX_POINTS:
+        raise ValueError(f"sweeps[{index}] ({sweep.name!r}): {total:,} "
+                         f"points ({' x '.join(f'{len(v):,}' for v in values)})"
+                         f" is more than the {MAX_POINTS:,} a sweep may have")
     base = _base(scenario)
     try:
         # distinct values by repr, the key of the converters: lists and
@@ -113,7 +123,7 @@ def _base(scenario):
 
 
 def run(scenario, sweep_plan, *, chunk_points=CHUNK_POINTS, processes=1,
-        callback=None):
+        callback=None, format_chunk=None):
     """Evaluate every point, chunk by chunk, in order.
 
     Parameters
@@ -127,6 +137,11 @@ def run(scenario, sweep_plan, *, chunk_points=CHUNK_POINTS, processes=1,
         ``callback(progress) -> bool`` after every chunk with a
         :class:`solvers.results.Progress`; returning True ends the sweep
         after that chunk (closing the generator does the same).
+    format_chunk : callable, optional
+        ``format_chunk(chunk) -> str``, a picklable function of plain
+        data: run where the chunk is evaluated (in the worker), its text
+        is the chunk's ``text``, so that the output is formatted on every
+        core and the caller only writes it in order.
 
     Yields
     ------
@@ -134,7 +149,8 @@ def run(scenario, sweep_plan, *, chunk_points=CHUNK_POINTS, processes=1,
         Consecutive points with their metric values (units:
         :func:`solvers.metric_ids.info`).
     """
-    for chunk in _chunks(scenario, sweep_plan, chunk_points, processes):
+    for chunk in _chunks(scenario, sweep_plan, chunk_points, processes,
+                         format_chunk):
         yield chunk
         done = chunk.start + len(chunk.combos)
         if callback is not None and callback(Progress(done,
@@ -142,18 +158,19 @@ def run(scenario, sweep_plan, *, chunk_points=CHUNK_POINTS, processes=1,
             return
 
 
-def _chunks(scenario, sweep_plan, chunk_points, processes):
+def _chunks(scenario, sweep_plan, chunk_points, processes, format_chunk):
     starts = range(0, sweep_plan.total, chunk_points)
     chunks = ((start, min(start + chunk_points, sweep_plan.total))
               for start in starts)
     if processes <= 1:
         base = _base(scenario)
         for start, stop in chunks:
-            yield _evaluate_chunk(base, sweep_plan, start, stop)
+            yield _formatted(_evaluate_chunk(base, sweep_plan, start, stop),
+                             format_chunk)
         return
     text = _base(scenario).model_dump_json()
     pool = ProcessPoolExecutor(processes, initializer=_init_worker,
-                               initargs=(text, sweep_plan))
+                               initargs=(text, sweep_plan, format_chunk))
     try:
         # a few chunks in flight, yielded in point order: bounded memory
         pending = deque()
@@ -182,22 +199,22 @@ class Chunk:
         The metrics any point of the chunk has, in first-seen order.
     values : list of list
         Per point, its value of each metric, or None where it has none.
+    text : str or None
+        The points formatted by ``run``'s ``format_chunk``.
     """
 
     start: int
     combos: list
     metric_ids: tuple
     values: list
+    text: str | None = None
 
 
 def _evaluate_chunk(base, sweep_plan, start, stop):
     combos = [sweep_plan.point(i) for i in range(start, stop)]
     with paused_gc():
-        documents = grid_documents(base, list(sweep_plan.paths), combos,
-                                   sweep_plan.converters)
-        points = evaluate_documents(
-            [(str(start + i), doc) for i, doc in enumerate(documents)],
-            scenario="", scenario_sha256="", numbers_only=True)
+        _, points = evaluate_points(base, sweep_plan.paths, combos,
+                                    sweep_plan.converters)
     ids = tuple(dict.fromkeys(k for point in points for k in point))
     values = [[None if (v := point.get(k)) is None else float(v)
                for k in ids] for point in points]
@@ -215,16 +232,24 @@ def _evaluate_chunk(base, sweep_plan, start, stop):
 _WORKER = {}
 
 
-def _init_worker(text, sweep_plan):
+def _formatted(chunk, format_chunk):
+    if format_chunk is None:
+        return chunk
+    return dataclasses.replace(chunk, text=format_chunk(chunk))
+
+
+def _init_worker(text, sweep_plan, format_chunk):
     # Ctrl-C is the parent's to handle: it stops handing out chunks and
     # closes the output cleanly
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _WORKER["base"] = parse_scenario(text, "json")
     _WORKER["plan"] = sweep_plan
+    _WORKER["format"] = format_chunk
 
 
 def _worker_chunk(bounds):
-    return _evaluate_chunk(_WORKER["base"], _WORKER["plan"], *bounds)
+    return _formatted(_evaluate_chunk(_WORKER["base"], _WORKER["plan"],
+                                      *bounds), _WORKER["format"])
 
 
 def default_processes(total, cores):

@@ -1,4 +1,5 @@
-"""Starting the GUI: the one QApplication, fonts, error dialogs, self-test."""
+"""Starting the GUI: the main window, error dialogs, self-test (the
+QApplication itself comes from :mod:`app.gui.bootstrap`)."""
 
 import os
 import sys
@@ -6,46 +7,9 @@ import tempfile
 import traceback
 from pathlib import Path
 
-from PySide6 import QtCore, QtGui, QtWidgets
-import pyqtgraph as pg
+from PySide6 import QtWidgets
 
-from app.paths import resource_path
-from solvers import __version__
-
-#: The bundled font family (resources/fonts), used by the GUI and the PDF so
-#: text renders the same everywhere, headless included.
-FONT_FAMILY = "DejaVu Sans"
-
-
-def application():
-    """The process's QApplication, created once with Linkplan's settings."""
-    app = QtWidgets.QApplication.instance()
-    if app is not None:
-        return app
-    app = QtWidgets.QApplication([sys.argv[0]])
-    app.setApplicationName("Linkplan")
-    app.setApplicationVersion(__version__)
-    for font_file in sorted(resource_path("fonts").glob("*.ttf")):
-        QtGui.QFontDatabase.addApplicationFont(str(font_file))
-    font = QtGui.QFont(FONT_FAMILY)
-    font.setPointSizeF(app.font().pointSizeF())
-    # Unhinted glyph advances are the ones the PDF uses, so text laid out on
-    # screen (chart legends, axes) fits the same way in the report.
-    font.setHintingPreference(QtGui.QFont.HintingPreference.PreferNoHinting)
-    app.setFont(font)
-    QtCore.qInstallMessageHandler(_qt_message)
-    pg.setConfigOptions(antialias=True, background="w", foreground="k")
-    return app
-
-
-#: Qt warnings that say nothing to a user (the offscreen platform cannot
-#: resize windows to their size hints).
-_SILENCED_QT_MESSAGES = ("propagateSizeHints",)
-
-
-def _qt_message(mode, context, message):
-    if not any(text in message for text in _SILENCED_QT_MESSAGES):
-        print(message, file=sys.stderr)
+from app.gui.bootstrap import application
 
 
 def _show_unexpected_error(kind, value, tb):
@@ -66,6 +30,7 @@ def show_example_window():
     window = MainWindow()
     window.open_example()
     window.show()
+    window.wait_for_results()
     app.processEvents()
     return app, window
 

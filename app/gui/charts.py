@@ -4,24 +4,12 @@ function draws into the on-screen plot and into the report's plot."""
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from solvers import metric_ids
 from solvers.results import format_number
 
 #: One colour per variant column, in order (colour-blind safe, Okabe-Ito).
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00",
            "#56B4E9", "#000000", "#B8A400")  # darkened yellow: legible text
-
-
-#: Bar charts of the analysis tabs: (metric id, axis label, text for a
-#: variant without the metric, or None to leave it out). Shared with the
-#: PDF report.
-HOST_BARS = (("host.throughput_gbps", "Throughput [Gbit/s]", None),
-             ("host.cpu_pct", "Host CPU [%]", None))
-STORAGE_BARS = (("storage.iops", "Storage IOPS [1/s]", None),
-                ("storage.latency_ms", "Storage latency [ms]", None))
-MIGRATION_BARS = (("migration.total_s", "Migration time [s]",
-                   "does not converge"),
-                  ("migration.downtime_s", "Downtime [s]",
-                   "does not converge"))
 
 
 def variant_colour(index):
@@ -164,13 +152,31 @@ def draw_metric_bars(plot_item, results, metric_id, label, missing=None):
 
 def teaming_traces(variant):
     """The per-uplink utilization traces of a variant's first analysed
-    team, the configured policy first, and that team's metric prefix."""
-    prefix = next((m.id.rsplit(".", 2)[0] for m in variant.metrics
-                   if m.id.endswith(".optimal.peak_util_pct")), None)
+    team, the configured policy first, and that team as its metric ids
+    name it (None when flows ride one team)."""
+    optimal = next((p for p in map(_parsed, (m.id for m in variant.metrics))
+                    if p is not None and p.family == "teaming"
+                    and p.policy == "optimal" and p.key == "peak_util_pct"),
+                   None)
+    if optimal is None:
+        return [], None
     traces = [t for key, t in variant.traces.items()
-              if prefix and key.endswith(".uplink_util")
-              and key.rsplit(".", 2)[0] == prefix]
-    return sorted(traces, key=lambda t: not t["configured"]), prefix
+              if _is_uplink_trace(_parsed(key), optimal.team)]
+    return sorted(traces, key=lambda t: not t["configured"]), optimal.team
+
+
+def _parsed(metric_id):
+    """The parts of a metric or trace id, or None for a trace key outside
+    the id grammar (``goodput_vs_mtu``)."""
+    try:
+        return metric_ids.parse(metric_id)
+    except ValueError:
+        return None
+
+
+def _is_uplink_trace(parsed, team):
+    return parsed is not None and parsed.family == "teaming" and \
+        parsed.key == "uplink_util" and parsed.team == team
 
 
 def draw_uplink_series(plot_item, trace):
@@ -181,7 +187,7 @@ def draw_uplink_series(plot_item, trace):
     ----------
     plot_item : pyqtgraph.PlotItem
     trace : dict
-        A ``teaming.<policy>.uplink_util`` trace.
+        A ``teaming[.<team>].<policy>.uplink_util`` trace.
     """
     plot_item.clear()
     if plot_item.legend is None:
@@ -212,7 +218,7 @@ def draw_uplink_series(plot_item, trace):
 def draw_policy_peaks(plot_item, variant):
     """Peak uplink utilization of every compared policy against the
     optimal placement (dashed line)."""
-    traces, prefix = teaming_traces(variant)
+    traces, team = teaming_traces(variant)
     plot_item.clear()
     plot_item.getAxis("bottom").enableAutoSIPrefix(False)
     axis = plot_item.getAxis("left")
@@ -224,8 +230,8 @@ def draw_policy_peaks(plot_item, variant):
                            default=0))
     widest = 0.0
     for row, trace in enumerate(traces):
-        value = variant.metric(f"{prefix}.{trace['policy']}"
-                               f".peak_util_pct").value
+        value = variant.metric(metric_ids.teaming(
+            trace["policy"], "peak_util_pct", team)).value
         widest = max(widest, value)
         colour = "#D55E00" if value > 100 else "#0072B2"
         plot_item.addItem(pg.BarGraphItem(x0=0, y=-row, width=value,
@@ -235,7 +241,8 @@ def draw_policy_peaks(plot_item, variant):
                            anchor=(0, 0.5))
         text.setPos(value, -row)
         plot_item.addItem(text)
-    optimal = variant.metric(f"{prefix}.optimal.peak_util_pct").value
+    optimal = variant.metric(metric_ids.teaming(
+        "optimal", "peak_util_pct", team)).value
     plot_item.setLabel("bottom", "Peak utilization [%]; dashed: optimum "
                        f"{format_number(optimal)} %")
     plot_item.addItem(pg.InfiniteLine(
@@ -244,3 +251,63 @@ def draw_policy_peaks(plot_item, variant):
     plot_item.getViewBox().setRange(
         xRange=(0, max(widest, optimal, 1e-9) * 1.22),
         yRange=(-len(traces) + 0.4, 0.6), padding=0)
+
+
+#: Gantt rows labelled with VM names up to this many VMs (beyond, the
+#: names would overlap).
+GANTT_LABELLED_ROWS = 60
+
+
+def evacuation_schedules(variant):
+    """``(evacuation name, schedule trace)`` of each evacuation of a
+    variant, in scenario order."""
+    return [(key[len("evacuation."):-len(".schedule")], trace)
+            for key, trace in variant.traces.items()
+            if key.startswith("evacuation.") and key.endswith(".schedule")]
+
+
+def draw_evacuation_gantt(plot_item, name, trace):
+    """One bar per VM from its migration's start to its end, in start
+    order; red where the VM does not converge.
+
+    Parameters
+    ----------
+    plot_item : pyqtgraph.PlotItem
+    name : str
+        The evacuation's name (the title).
+    trace : dict
+        An ``evacuation.<name>.schedule`` trace.
+    """
+    plot_item.clear()
+    plot_item.setTitle(f"Evacuation {name}", size="9pt")
+    plot_item.setLabel("bottom", "Time [s]")
+    plot_item.showGrid(x=True, y=False, alpha=0.25)
+    names = trace["vm"]
+    axis = plot_item.getAxis("left")
+    labelled = len(names) <= GANTT_LABELLED_ROWS
+    axis.setTicks([[(-row, vm) for row, vm in enumerate(names)]]
+                  if labelled else None)
+    if labelled:
+        metrics = QtGui.QFontMetrics(axis.style.get("tickFont") or
+                                     QtWidgets.QApplication.font())
+        axis.setWidth(12 + max((metrics.horizontalAdvance(n)
+                                for n in names), default=0))
+    for converged, colour in ((True, "#0072B2"), (False, "#D55E00")):
+        rows = [row for row, ok in enumerate(trace["converged"])
+                if ok == converged]
+        if not rows:
+            continue
+        plot_item.addItem(pg.BarGraphItem(
+            x0=[trace["start_s"][r] for r in rows],
+            width=[trace["end_s"][r] - trace["start_s"][r] for r in rows],
+            y=[-r for r in rows], height=0.7, brush=colour,
+            pen=pg.mkPen(None)))
+    end = max(trace["end_s"], default=0.0)
+    plot_item.addItem(pg.InfiniteLine(
+        pos=end, angle=90,
+        pen=pg.mkPen("#555555", width=1, style=QtCore.Qt.DashLine),
+        label=f"{format_number(end)} s",
+        labelOpts={"position": 0.95, "color": "#333333"}))
+    plot_item.getViewBox().setRange(
+        xRange=(0, max(end, 1e-9) * 1.08),
+        yRange=(-len(names) + 0.4, 0.6), padding=0)

@@ -1,5 +1,11 @@
-"""Linkplan's main window: editor on the left, analyses on the right."""
+"""Linkplan's main window: editor on the left, analyses on the right.
 
+The window shows a :class:`app.session.Session`: edits go to the session,
+whose worker evaluates them; results come back to the GUI thread through a
+queued signal and only the newest document's are drawn.
+"""
+
+import functools
 from html import escape
 from pathlib import Path
 
@@ -7,23 +13,42 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.gui.accuracy_dialog import show_accuracy
 from app.gui.advice import AdviceDialog
-from app.gui.charts import (HOST_BARS, MIGRATION_BARS, STORAGE_BARS,
-                            draw_goodput_vs_mtu, draw_metric_bars,
-                            draw_policy_peaks, draw_uplink_series, has_metric,
-                            new_plot_widget, teaming_traces)
-from app.gui.commands import SetScenarioCommand
 from app.gui.comparison import ComparisonModel
 from app.gui.editor import NetworkEditor
 from app.gui.import_dialog import run_import_dialog
 from app.gui.parameters import ParameterTable
+from app.gui.views import VIEWS
 from app.paths import DEFAULT_EXAMPLE, resource_path
 from app.scenario_io import load_scenario, save_scenario
+from app.session import Session
 from models.scenario import ScenarioError, new_scenario
-from solvers.advise import advise
-from solvers.evaluate import evaluate
 
 _FILE_FILTER = "Linkplan scenarios (*.toml *.json);;All files (*)"
 
+
+class _GuiThreadCalls(QtCore.QObject):
+    """Runs calls handed over from worker threads in the thread this
+    object lives in (the GUI thread), in the order they were posted."""
+
+    _posted = QtCore.Signal(object)
+
+    def __init__(self, parent):
+        super().__init__(parent)
+        self._posted.connect(self._run,
+                             QtCore.Qt.ConnectionType.QueuedConnection)
+
+    def post(self, function, *args):
+        """Call ``function(*args)`` in the GUI thread (from any thread)."""
+        self._posted.emit(functools.partial(function, *args))
+
+    def deliver(self):
+        """Run the calls posted so far, now."""
+        QtCore.QCoreApplication.sendPostedEvents(
+            self, QtCore.QEvent.Type.MetaCall)
+
+    @QtCore.Slot(object)
+    def _run(self, call):
+        call()
 
 
 class MainWindow(QtWidgets.QMainWindow):
@@ -31,11 +56,10 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.scenario = None
-        self.path = None
-        self.results = None
-        self.undo_stack = QtGui.QUndoStack(self)
-        self.undo_stack.cleanChanged.connect(self._update_title)
+        self.results = None   # the results shown
+        self._advice_asked = None   # document version the user asked about
+        self._gui_thread = _GuiThreadCalls(self)
+        self.session = Session(new_scenario())
 
         self.editor = NetworkEditor()
         self.editor.edited.connect(self.edit)
@@ -64,7 +88,6 @@ class MainWindow(QtWidgets.QMainWindow):
         lists.addTab(self.parameters, "All parameters")
         left_layout.addWidget(lists, 1)
 
-        self.plot = new_plot_widget()
         self.table_model = ComparisonModel(self)
         self.table = QtWidgets.QTableView()
         self.table.setModel(self.table_model)
@@ -79,11 +102,10 @@ class MainWindow(QtWidgets.QMainWindow):
 
         # charts in tabs; the table and the notes stay visible below them
         self.tabs = QtWidgets.QTabWidget()
-        self.tabs.addTab(self.plot, "Wire && MTU")
-        self.tabs.addTab(self._build_host_tab(), "Transport && CPU")
-        self.tabs.addTab(self._build_migration_tab(), "Live migration")
-        self.tabs.addTab(self._build_teaming_tab(), "Teaming")
-        self.tabs.addTab(self._build_storage_tab(), "Storage")
+        self.view_tabs = {}
+        for view in VIEWS:
+            tab = self.view_tabs[view.key] = view.tab()
+            self.tabs.addTab(tab.widget, view.title.replace("&", "&&"))
         right = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
         right.addWidget(self.tabs)
         right.addWidget(self.table)
@@ -99,107 +121,19 @@ class MainWindow(QtWidgets.QMainWindow):
         self._build_menus()
         self.resize(1280, 800)
 
-    @staticmethod
-    def _bar_tab(hint_text):
-        """A tab of two bar charts side by side, with a hint shown instead
-        when the scenario has nothing to chart."""
-        tab = QtWidgets.QWidget()
-        layout = QtWidgets.QVBoxLayout(tab)
-        hint = QtWidgets.QLabel(hint_text)
-        hint.setWordWrap(True)
-        layout.addWidget(hint)
-        charts = QtWidgets.QHBoxLayout()
-        plots = (new_plot_widget(), new_plot_widget())
-        for plot in plots:
-            charts.addWidget(plot)
-        layout.addLayout(charts, 1)
-        return tab, hint, plots
-
-    def _build_host_tab(self):
-        tab, self.host_hint, (self.throughput_plot, self.cpu_plot) = \
-            self._bar_tab("This scenario defines no transfer "
-                          "(workloads.transfers): add one to compare "
-                          "transports, teaming and CPU.")
-        return tab
-
-    def _build_migration_tab(self):
-        tab, self.migration_hint, (self.migration_time_plot,
-                                   self.downtime_plot) = self._bar_tab(
-            "This scenario defines no live migration (workloads.migrations):"
-            " add one to see its time, downtime and convergence.")
-        return tab
-
-    def _build_storage_tab(self):
-        tab, self.storage_hint, (self.iops_plot, self.latency_plot) = \
-            self._bar_tab("This scenario defines no storage workload "
-                          "(workloads.storage): add one to see IOPS, latency "
-                          "and what limits them.")
-        return tab
-
-    def _build_teaming_tab(self):
-        tab, self.teaming_hint, (self.uplink_plot, self.policy_plot) = \
-            self._bar_tab("This scenario defines no flows on a team "
-                          "(workloads.flows, teams): add them to compare "
-                          "teaming policies, the optimum and N-1.")
-        pickers = QtWidgets.QHBoxLayout()
-        self.teaming_variant = QtWidgets.QComboBox()
-        self.teaming_variant.setToolTip("Variant whose teaming is shown")
-        self.teaming_policy = QtWidgets.QComboBox()
-        self.teaming_policy.setToolTip("Policy whose uplink loads are "
-                                       "shown over time")
-        for label, combo in (("Variant", self.teaming_variant),
-                             ("Policy", self.teaming_policy)):
-            pickers.addWidget(QtWidgets.QLabel(label))
-            pickers.addWidget(combo, 1)
-        tab.layout().insertLayout(1, pickers)
-        self.teaming_variant.currentIndexChanged.connect(
-            self._draw_teaming_variant)
-        self.teaming_policy.currentIndexChanged.connect(
-            self._draw_teaming_policy)
-        return tab
-
-    def _draw_teaming(self):
-        shown = any(teaming_traces(v)[0] for v in self.results.variants)
-        self.teaming_hint.setVisible(not shown)
-        for widget in (self.uplink_plot, self.policy_plot,
-                       self.teaming_variant, self.teaming_policy):
-            widget.setVisible(shown)
-        if not shown:
-            return
-        previous = self.teaming_variant.currentIndex()
-        with QtCore.QSignalBlocker(self.teaming_variant):
-            self.teaming_variant.clear()
-            self.teaming_variant.addItems(
-                [v.name for v in self.results.variants])
-            self.teaming_variant.setCurrentIndex(max(previous, 0) if
-                                                 previous < len(
-                                                     self.results.variants)
-                                                 else 0)
-        self._draw_teaming_variant()
-
-    def _teaming_variant(self):
-        return self.results.variants[max(self.teaming_variant.currentIndex(),
-                                         0)]
-
-    def _draw_teaming_variant(self):
-        variant = self._teaming_variant()
-        traces, _ = teaming_traces(variant)
-        previous = self.teaming_policy.currentText()
-        with QtCore.QSignalBlocker(self.teaming_policy):
-            self.teaming_policy.clear()
-            for trace in traces:
-                self.teaming_policy.addItem(trace["label"], trace["policy"])
-            index = self.teaming_policy.findText(previous)
-            self.teaming_policy.setCurrentIndex(max(index, 0))
-        draw_policy_peaks(self.policy_plot.getPlotItem(), variant)
-        self._draw_teaming_policy()
-
-    def _draw_teaming_policy(self):
-        traces, _ = teaming_traces(self._teaming_variant())
-        policy = self.teaming_policy.currentData()
-        trace = next((t for t in traces if t["policy"] == policy), None)
-        if trace is not None:
-            draw_uplink_series(self.uplink_plot.getPlotItem(), trace)
+        session = self.session
+        # no event may reach the window's widgets once Qt deleted them
+        self.destroyed.connect(lambda *_: session.close())
+        session.document_changed.connect(self._show_document)
+        session.clean_changed.connect(lambda clean: self._update_title())
+        for event, slot in ((session.results_ready, self._show_results),
+                            (session.evaluation_failed,
+                             self._show_evaluation_error),
+                            (session.advice_ready, self._offer_advice)):
+            event.connect(functools.partial(self._gui_thread.post, slot))
+        self._show_document(session.scenario)
+        if session.results is not None:   # ready before the subscription
+            self._show_results(session.generation, session.results)
 
     # -- menus ---------------------------------------------------------------
 
@@ -218,12 +152,10 @@ class MainWindow(QtWidgets.QMainWindow):
             if key is not None:
                 action.setShortcut(key)
         edit_menu = self.menuBar().addMenu("&Edit")
-        undo = self.undo_stack.createUndoAction(self, "&Undo")
-        undo.setShortcut(keys.Undo)
-        redo = self.undo_stack.createRedoAction(self, "&Redo")
-        redo.setShortcut(keys.Redo)
-        edit_menu.addAction(undo)
-        edit_menu.addAction(redo)
+        self.undo_action = edit_menu.addAction("&Undo", self.undo)
+        self.undo_action.setShortcut(keys.Undo)
+        self.redo_action = edit_menu.addAction("&Redo", self.redo)
+        self.redo_action.setShortcut(keys.Redo)
         analysis_menu = self.menuBar().addMenu("&Analysis")
         recommend = analysis_menu.addAction("&Recommend changes…",
                                             self.recommend_dialog)
@@ -232,20 +164,30 @@ class MainWindow(QtWidgets.QMainWindow):
             "Model &accuracy…", lambda: show_accuracy(self))
 
     def recommend_dialog(self):
-        """Advise on the base scenario; apply the chosen change undoably."""
-        dialog = self.advice_dialog()
+        """Advise on the base scenario (computed off the GUI thread); the
+        dialog opens when the advice is ready, and the chosen change is
+        applied undoably."""
+        self._advice_asked = self.session.generation
+        self.statusBar().showMessage("Computing recommendations…")
+        self.session.request_advice()
+
+    def _offer_advice(self, outcome):
+        if outcome.generation != self._advice_asked:
+            return   # computed for the report, or for an older document
+        self._advice_asked = None
+        self.statusBar().clearMessage()
+        dialog = self.advice_dialog(outcome)
         if dialog is not None and dialog.exec() and dialog.chosen:
             self.apply_recommendation(dialog.chosen)
 
-    def advice_dialog(self):
-        """The dialog for the current scenario, or None after telling the
-        user why there is nothing to advise."""
-        try:
-            result = advise(self.scenario)
-        except ValueError as err:
-            self._warn("Nothing to recommend", str(err))
+    def advice_dialog(self, outcome):
+        """The dialog for a :class:`app.session.AdviceOutcome`, or None
+        after telling the user why there is nothing to advise."""
+        if outcome.advice is None:
+            self._warn("Recommendations failed" if outcome.failed
+                       else "Nothing to recommend", outcome.message)
             return None
-        return AdviceDialog(result, self.scenario, self)
+        return AdviceDialog(outcome.advice, self.scenario, self)
 
     def apply_recommendation(self, recommendation):
         """Apply a recommendation's change as one undoable edit."""
@@ -255,12 +197,17 @@ class MainWindow(QtWidgets.QMainWindow):
 
     # -- document ------------------------------------------------------------
 
+    @property
+    def scenario(self):
+        return self.session.scenario
+
+    @property
+    def path(self):
+        return self.session.path
+
     def set_document(self, scenario, path=None):
         """Show a scenario as a fresh, unmodified document."""
-        self.scenario, self.path = scenario, path
-        self.undo_stack.clear()
-        self._refresh()
-        self._update_title()
+        self.session.open(scenario, path)
 
     def open_example(self):
         self.open_path(resource_path(DEFAULT_EXAMPLE), as_template=True)
@@ -278,23 +225,26 @@ class MainWindow(QtWidgets.QMainWindow):
         return True
 
     def edit(self, path, value, label):
-        """Apply a user edit as an undoable command, if it is valid."""
+        """Apply a user edit as an undoable step, if it is valid."""
         self.edit_many({path: value}, label)
 
     def edit_many(self, changes, label):
         """Apply several parameters that change together as one undoable
-        command, if the result is valid."""
-        if all(self.scenario.value_at(p) == v for p, v in changes.items()):
-            return
+        step, if the result is valid."""
         try:
-            changed = self.scenario.with_values(changes)
+            self.session.edit(changes, label)
         except ScenarioError as err:
             self.statusBar().showMessage(f"Not applied: {err}", 10000)
             self.editor.load(self.scenario)
             self.parameters.load(self.scenario)
-            return
-        self.undo_stack.push(SetScenarioCommand(self, self.scenario, changed,
-                                                label))
+
+    def undo(self):
+        if self.session.history.can_undo:
+            self.session.undo()
+
+    def redo(self):
+        if self.session.history.can_redo:
+            self.session.redo()
 
     def apply_value(self, path, value):
         """Set one parameter and re-solve, without an undo step (scripts,
@@ -303,47 +253,57 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def show_scenario(self, scenario):
         """Make a validated scenario the current one and re-solve."""
-        self.scenario = scenario
-        self._refresh()
+        self.session.replace(scenario)
 
-    def _refresh(self):
-        self.editor.load(self.scenario)
-        self.parameters.load(self.scenario)
-        self.title.setText(self.scenario.meta.name)
-        self.description.setText(self.scenario.meta.description)
+    def wait_for_results(self, timeout=None):
+        """Block until the current document's results (or its evaluation
+        error) are shown: self-test, PDF export, tests, benchmarks."""
+        done = self.session.wait(timeout)
+        self._gui_thread.deliver()
+        return done
+
+    def _show_document(self, scenario):
+        if self._advice_asked not in (None, self.session.generation):
+            self._advice_asked = None
+            self.statusBar().showMessage(
+                "Recommendations dropped: the scenario changed while they "
+                "were computed; ask again (Ctrl+R).", 10000)
+        self.editor.load(scenario)
+        self.parameters.load(scenario)
+        self.title.setText(scenario.meta.name)
+        self.description.setText(scenario.meta.description)
         self.variants.clear()
         self.variants.addItem("Base")
-        for variant in self.scenario.variants:
+        for variant in scenario.variants:
             self.variants.addItem(f"{variant.name}: {variant.describe()}")
-        try:
-            self.results = evaluate(self.scenario)
-        except Exception as err:  # a model bug must not lose the document
-            self._warn("Evaluation failed", f"{type(err).__name__}: {err}")
-            return
-        draw_goodput_vs_mtu(self.plot.getPlotItem(), self.results)
-        for hint, plots, present, bars in (
-                (self.host_hint, (self.throughput_plot, self.cpu_plot),
-                 "host.throughput_gbps", HOST_BARS),
-                (self.migration_hint, (self.migration_time_plot,
-                                       self.downtime_plot),
-                 "migration.converged", MIGRATION_BARS),
-                (self.storage_hint, (self.iops_plot, self.latency_plot),
-                 "storage.iops", STORAGE_BARS)):
-            shown = has_metric(self.results, present)
-            hint.setVisible(not shown)
-            for plot, (metric_id, label, missing) in zip(plots, bars):
-                plot.setVisible(shown)
-                if shown:
-                    draw_metric_bars(plot.getPlotItem(), self.results,
-                                     metric_id, label, missing)
-        self._draw_teaming()
-        self.table_model.set_results(self.results)
-        self.notes.setHtml(_notes_html(self.results))
+        history = self.session.history
+        # the texts QUndoStack's actions show ("&Undo Set MTU to 9000")
+        for action, prefix, possible, text in (
+                (self.undo_action, "&Undo", history.can_undo,
+                 history.undo_text),
+                (self.redo_action, "&Redo", history.can_redo,
+                 history.redo_text)):
+            action.setEnabled(possible)
+            action.setText(f"{prefix} {text}" if text else prefix)
+        self._update_title()
+
+    def _show_results(self, generation, results):
+        if generation != self.session.generation:
+            return   # a newer edit's results are on their way
+        self.results = results
+        for tab in self.view_tabs.values():
+            tab.show_results(results)
+        self.table_model.set_results(results)
+        self.notes.setHtml(_notes_html(results))
+
+    def _show_evaluation_error(self, generation, message):
+        if generation == self.session.generation:
+            self._warn("Evaluation failed", message)
 
     def _update_title(self):
         name = self.path.name if self.path else "untitled"
         self.setWindowTitle(f"{name}[*] — Linkplan")
-        self.setWindowModified(not self.undo_stack.isClean())
+        self.setWindowModified(not self.session.history.is_clean)
 
     # -- file actions ----------------------------------------------------
 
@@ -380,8 +340,7 @@ class MainWindow(QtWidgets.QMainWindow):
         except (OSError, ScenarioError) as err:
             self._warn("Cannot save scenario", str(err))
             return False
-        self.path = Path(path)
-        self.undo_stack.setClean()
+        self.session.mark_saved(Path(path))
         self._update_title()
         self.statusBar().showMessage(f"Saved {path}", 5000)
         return True
@@ -394,9 +353,18 @@ class MainWindow(QtWidgets.QMainWindow):
             self.export_pdf_to(path)
 
     def export_pdf_to(self, path):
+        """Write the report of the current document, its recommendations
+        included (both computed off the GUI thread; this waits for them)."""
         from app.report.pdf import ReportTooLarge, write_report
+        self.wait_for_results()
+        results = self.session.results
+        if results is None:
+            self._warn("Cannot write the PDF", "The scenario did not "
+                       f"evaluate: {self.session.error}")
+            return False
         try:
-            write_report(self.scenario, self.results, path)
+            write_report(self.scenario, results, path,
+                         self.session.advice().advice)
         except (OSError, ReportTooLarge) as err:
             self._warn("Cannot write the PDF", str(err))
             return False
@@ -406,7 +374,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def _may_discard(self):
         """True when the document is saved or the user agrees to lose or
         save the changes."""
-        if self.undo_stack.isClean():
+        if self.session.history.is_clean:
             return True
         buttons = QtWidgets.QMessageBox.StandardButton
         answer = QtWidgets.QMessageBox.question(
@@ -419,6 +387,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def closeEvent(self, event):
         if self._may_discard():
+            self.session.close()
             event.accept()
         else:
             event.ignore()

@@ -1,7 +1,8 @@
 """The PDF comparison report, drawn with QPainter into QPdfWriter.
 
-Text and tables are painted directly; the chart is the GUI's own chart
-function rendered from its pyqtgraph scene, so it stays vector graphics.
+Text and tables are painted directly; the charts are the sections of the
+GUI's analysis views (:mod:`app.gui.views`), each rendered from its
+pyqtgraph scene, so they stay vector graphics.
 The scenario (as TOML) and the results (as JSON) are attached to the PDF so
 the report can be regenerated from itself.
 """
@@ -14,22 +15,17 @@ import uuid
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.gui.application import FONT_FAMILY, application
-from app.gui.charts import (HOST_BARS, MIGRATION_BARS, STORAGE_BARS,
-                            draw_goodput_vs_mtu, draw_metric_bars,
-                            draw_policy_peaks, draw_uplink_series, has_metric,
-                            new_plot_widget, teaming_traces, variant_colour)
+from app.gui.bootstrap import FONT_FAMILY, application
+from app.gui.charts import new_plot_widget, variant_colour
+from app.gui.views import REPORT_CHART_WIDTH, VIEWS
 from app.scenario_io import atomic_write
 from models.scenario import dump_scenario
-from solvers.advise import advise
 from solvers.results import format_number
 
 #: Logical resolution of the PDF [dpi]: cosmetic (1 px) chart pens come out
 #: about 0.26 mm wide, as on screen (Orange's PDF exporter does the same).
 RESOLUTION = 96
 MARGIN_MM = 15
-#: Chart canvas [px]: close to the printed width so text keeps its size.
-CHART_SIZE = QtCore.QSize(760, 420)
 
 #: Variants one report compares. Measured (CLI, 2 cores): 50 variants take
 #: 6.8 s, 1,000 took 112 s and 0.97 GB; beyond a few dozen the tables and
@@ -54,17 +50,27 @@ def check_report_size(scenario):
             "'linkplan solve --format csv' lists them all")
 
 
-def write_report_headless(scenario, results, path):
+def write_report_headless(scenario, results, path, advice=None):
     """Write the report from a process without a window (CLI): offscreen
     unless a display is available."""
     if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     application()
-    write_report(scenario, results, path)
+    write_report(scenario, results, path, advice)
 
 
-def write_report(scenario, results, path):
+def write_report(scenario, results, path, advice=None):
     """Write the PDF report atomically (needs a QApplication).
+
+    Parameters
+    ----------
+    scenario : models.scenario.Scenario
+    results : solvers.results.Results
+        ``evaluate(scenario)``.
+    path : str or pathlib.Path
+    advice : solvers.advise.AdviceResult, optional
+        ``advise(scenario)``, listed as recommended changes; None leaves
+        the section out.
 
     Raises
     ------
@@ -97,7 +103,7 @@ def write_report(scenario, results, path):
                              "application/json")
     painter = QtGui.QPainter(writer)
     try:
-        _Report(painter, writer).draw(scenario, results)
+        _Report(painter, writer).draw(scenario, results, advice)
     finally:
         painter.end()
     buffer.close()
@@ -179,7 +185,7 @@ class _Report:
 
     # -- sections ----------------------------------------------------------
 
-    def draw(self, scenario, results):
+    def draw(self, scenario, results, advice):
         self.text("Linkplan comparison report", size=10, colour="#555555",
                   gap=2)
         self.text(scenario.meta.name, size=17, bold=True, gap=4)
@@ -220,39 +226,15 @@ class _Report:
             self.text(f"{variant.name}: {variant.bottleneck.message}", gap=2)
 
         self.new_page()
-        self.heading("Goodput versus MTU")
-        self.chart(lambda plot: draw_goodput_vs_mtu(plot, results))
-        self.text("Lines: each variant's settings over the whole MTU range; "
-                  "dots: the variant's own MTU.", size=8, colour="#555555")
-        for heading, present, bars in (
-                ("Transfer throughput and host CPU", "host.throughput_gbps",
-                 HOST_BARS),
-                ("Live migration: time and downtime", "migration.converged",
-                 MIGRATION_BARS),
-                ("Storage: IOPS and latency", "storage.iops",
-                 STORAGE_BARS)):
-            if not has_metric(results, present):
-                continue
-            self.heading(heading)
-            for metric, label, missing in bars:
-                self.chart(lambda plot, bar=(metric, label, missing):
-                           draw_metric_bars(plot, results, *bar),
-                           QtCore.QSize(760, 60 + 34 * len(results.variants)))
+        for view in VIEWS:
+            for section in view.report_sections(results):
+                self.heading(section.heading)
+                for chart in section.charts:
+                    self.chart(chart.draw, QtCore.QSize(REPORT_CHART_WIDTH,
+                                                        chart.height))
+                if section.caption:
+                    self.text(section.caption, size=8, colour="#555555")
 
-        for variant in results.variants:
-            traces, _ = teaming_traces(variant)
-            if not traces:
-                continue
-            self.heading(f"Teaming: {variant.name}")
-            self.chart(lambda plot, v=variant: draw_policy_peaks(plot, v),
-                       QtCore.QSize(760, 60 + 34 * len(traces)))
-            self.chart(lambda plot, t=traces[0]: draw_uplink_series(plot, t),
-                       QtCore.QSize(760, 300))
-
-        try:
-            advice = advise(scenario)
-        except ValueError:   # nothing the scenario measures to optimise
-            advice = None
         if advice is not None:
             self.heading("Recommended changes (base scenario)")
             self.text(f"Goal {advice.goal}: {advice.metric} = "
@@ -354,7 +336,7 @@ class _Report:
                               QtCore.QPointF(self.width, self.y))
         self.y += 6
 
-    def chart(self, draw, size=CHART_SIZE):
+    def chart(self, draw, size):
         """Render a chart drawn by ``draw(plot_item)`` at full width."""
         widget = new_plot_widget()
         widget.setFixedSize(size)

@@ -20,6 +20,9 @@ NAME = "host"
 ORDER = 1
 BOTTLENECK_PRIORITY = 0
 REQUIRES = ()
+#: Inputs families it reads with ``details=False`` (it reads no
+#: document field a column sweep varies): see :mod:`solvers.analysis`.
+FAMILIES = ("transfers",)
 
 #: Rows per chunk of the chain: small enough for every intermediate array
 #: to stay in the CPU cache, large enough to amortise numpy's call cost.
@@ -29,9 +32,10 @@ CHUNK_ROWS = 16_384
 def analyse(inputs, upstream, *, details=True):
     """Transfer metrics of every document (see :mod:`solvers.analysis`).
 
-    ``provides["rates"]`` maps ``("transfer", name)`` and, for migrations
-    that name no transfer, ``("migration", name)`` to ``(throughput
-    [Gbit/s], members carrying it)``.
+    ``provides["rates"]`` maps ``("transfer", name)``, for migrations
+    that name no transfer ``("migration", name)`` and for evacuations
+    ``("evacuation", name, sessions)`` to ``(throughput [Gbit/s], members
+    carrying it)``.
     """
     rows = inputs.transfers
     if not rows.owners:
@@ -61,7 +65,7 @@ def _evaluate(inputs, rows, out, details):
             zip(rows.owners, rows.paths)):
         result = out[index]
         if carried is not None:
-            result["rates"][("migration", carried)] = (
+            result["rates"][carried] = (
                 now["throughput"][r], now["spread_members"][r])
             continue
         result["rates"][("transfer", item.name)] = (

@@ -17,6 +17,9 @@ NAME = "migration"
 ORDER = 2
 BOTTLENECK_PRIORITY = 5
 REQUIRES = ("host",)
+#: Inputs families it reads with ``details=False`` (it reads no
+#: document field a column sweep varies): see :mod:`solvers.analysis`.
+FAMILIES = ("migrations",)
 
 
 def analyse(inputs, upstream, *, details=True):

@@ -17,6 +17,9 @@ NAME = "storage"
 ORDER = 4
 BOTTLENECK_PRIORITY = 1
 REQUIRES = ()
+#: Inputs families it reads with ``details=False`` (it reads no
+#: document field a column sweep varies): see :mod:`solvers.analysis`.
+FAMILIES = ("storage",)
 
 #: Outstanding IO below this share of the knee N* is "too low" for an IOPS
 #: or throughput goal (storage-io.md section 7; the app's own rule, not

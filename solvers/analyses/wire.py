@@ -14,6 +14,9 @@ NAME = "wire"
 ORDER = 0
 BOTTLENECK_PRIORITY = 9
 REQUIRES = ()
+#: Inputs families it reads with ``details=False`` (it reads no
+#: document field a column sweep varies): see :mod:`solvers.analysis`.
+FAMILIES = ("wire",)
 
 #: MTU grid of the goodput-versus-MTU trace [B].
 TRACE_MTU_STEP = 8

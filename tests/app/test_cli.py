@@ -190,6 +190,29 @@ def test_bad_host_fields_exit_2(tmp_path, section, fragment):
     assert_clean_failure(run("solve", str(path)), fragment)
 
 
+def test_solve_schedule_csv_has_one_row_per_vm_and_variant(tmp_path):
+    out = tmp_path / "schedule.csv"
+    process = run("solve", "resources/examples/evacuation_maintenance.toml",
+                  "--schedule", "-o", str(out))
+    assert process.returncode == 0, process.stderr
+    rows = list(csv.DictReader(out.open()))
+    # 34 VMs in each of the example's three variants
+    assert len(rows) == 3 * 34
+    base = [r for r in rows if r["variant"] == "Base"]
+    assert {r["evacuation"] for r in base} == {"esx01"}
+    assert all(float(r["end_s"]) > float(r["start_s"]) for r in base)
+    assert {r["destination"] for r in base} <= {"esx02", "esx03", "esx04"}
+
+
+def test_evacuation_bad_input_is_a_clean_failure(tmp_path):
+    bad = tmp_path / "bad.toml"
+    text = (ROOT / "resources/examples/evacuation_maintenance.toml"
+            ).read_text().replace('name = "app02"', 'name = "app01"', 1)
+    bad.write_text(text)
+    assert_clean_failure(run("solve", str(bad)), "bad.toml",
+                         "workloads.evacuations[0]", "'app01' is used twice")
+
+
 def test_long_commands_say_they_are_still_working(tmp_path):
     # more than 2 s (PROGRESS_AFTER_S) of work: 40 variants of a report
     path = tmp_path / "many.toml"

@@ -5,6 +5,7 @@ import ast
 import subprocess
 import sys
 
+import grimp
 import pytest
 
 from tests.conftest import QT_PACKAGES, ROOT
@@ -13,7 +14,7 @@ CORE = sorted((ROOT / "models").glob("*.py")) + \
     sorted((ROOT / "solvers").glob("*.py"))
 QT_FREE_APP = [ROOT / "app" / name for name in
                ("__main__.py", "cli.py", "scenario_io.py", "paths.py",
-                "validation_io.py")] + \
+                "validation_io.py", "session.py")] + \
     sorted((ROOT / "app" / "importers").glob("*.py"))
 
 
@@ -53,3 +54,37 @@ def test_cli_solve_loads_no_qt_module():
     process = subprocess.run([sys.executable, "-c", code], cwd=ROOT,
                              capture_output=True, text=True, timeout=60)
     assert process.stderr.strip().endswith("0 []"), process.stderr
+
+
+def test_no_import_circles():
+    # Issue 13: application <-> main_window <-> report/pdf and
+    # advise <-> evaluate were circles; a strongly connected component of
+    # more than one module in the import graph is one (Tarjan's algorithm).
+    graph = grimp.build_graph("app", "solvers", "models")
+    index, low, stack, on_stack, circles = {}, {}, [], set(), []
+
+    def visit(module):
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for imported in graph.find_modules_directly_imported_by(module):
+            if imported not in index:
+                visit(imported)
+                low[module] = min(low[module], low[imported])
+            elif imported in on_stack:
+                low[module] = min(low[module], index[imported])
+        if low[module] == index[module]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == module:
+                    break
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    for module in sorted(graph.modules):
+        if module not in index:
+            visit(module)
+    assert circles == []

@@ -80,6 +80,14 @@ def write_sweep(tmp_path, axes, mode="product", name="s"):
      "equal lengths"),
     ([{"path": "nics[5].speed_gbps", "values": [1.0]}], "product",
      "nics[5]"),
+    ([{"path": "network.mtu", "values": ["jumbo"]}], "product",
+     "network.mtu = 'jumbo'"),
+    # 1e12 points: refused with the count before any value is validated
+    ([{"path": "network.mtu", "linspace": {"start": 1500, "stop": 9000,
+                                           "num": 1_000_000}},
+      {"path": "nics[0].speed_gbps", "linspace": {"start": 1, "stop": 100,
+                                                  "num": 1_000_000}}],
+     "product", "1,000,000,000,000 points (1,000,000 x 1,000,000)"),
 ])
 def test_bad_axis_is_named_with_exit_2(tmp_path, axes, mode, fragment):
     process = run("sweep", str(write_sweep(tmp_path, axes, mode)))

@@ -1,5 +1,7 @@
 """Edit-to-screen latency of the desktop app: one parameter edit, the
-re-solve of every variant, and the repaint of chart, table and notes."""
+re-solve of every variant (on the session's worker thread), the hand-over
+of the results to the GUI thread, and the repaint of charts, table and
+notes."""
 
 import os
 
@@ -16,6 +18,7 @@ def edit_latency():
 
     def edit():
         window.apply_value("network.mtu", next(mtus))
+        window.wait_for_results()
         app.processEvents()
 
     seconds = best_time(edit, 20)

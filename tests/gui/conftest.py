@@ -8,7 +8,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest  # noqa: E402
 from PySide6 import QtWidgets  # noqa: E402
 
-from app.gui.application import application  # noqa: E402
+from app.gui.bootstrap import application  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -47,4 +47,5 @@ def window(qtbot, qapp, dialogs):
     qtbot.addWidget(main_window)
     main_window.open_example()
     main_window.show()
+    main_window.wait_for_results()
     return main_window

@@ -14,13 +14,14 @@ def goodput_cell(window, column=0):
 
 def base_curve_marker(window):
     # the second item per variant is its marker at the variant's own MTU
-    items = window.plot.getPlotItem().listDataItems()
+    items = window.view_tabs["wire"].plot.getPlotItem().listDataItems()
     x, y = items[1].getData()
     return float(x[0]), float(y[0])
 
 
 def set_mtu(qtbot, window, value):
     window.editor.mtu.setValue(value)  # keyboard tracking off: one commit
+    window.wait_for_results()           # evaluated off the GUI thread
 
 
 def test_opens_the_example_with_every_variant(window):
@@ -47,14 +48,27 @@ def test_editing_mtu_updates_table_chart_and_title(qtbot, window):
 
 def test_undo_and_redo_restore_values(qtbot, window):
     set_mtu(qtbot, window, 9000)
-    window.undo_stack.undo()
+    assert window.undo_action.text() == "&Undo Set MTU to 9000"
+    window.undo_action.trigger()
+    window.wait_for_results()
     assert window.scenario.network.mtu == 1500
     assert window.editor.mtu.value() == 1500
     assert goodput_cell(window) == "9.415"
     assert not window.isWindowModified()
-    window.undo_stack.redo()
+    window.redo_action.trigger()
+    window.wait_for_results()
     assert goodput_cell(window) == "9.900"
-    assert window.undo_stack.undoText() == "Set MTU to 9000"
+    assert window.session.history.undo_text == "Set MTU to 9000"
+
+
+def test_results_of_an_older_document_are_not_drawn(qtbot, window):
+    # a worker's late result for a superseded edit arrives after the newest
+    stale = window.results
+    set_mtu(qtbot, window, 9000)
+    window.session.results_ready.emit(window.session.generation - 1, stale)
+    window.wait_for_results()
+    assert goodput_cell(window) == "9.900"
+    assert window.results is not stale
 
 
 def test_edit_that_breaks_a_variant_is_refused(qtbot, window):
@@ -67,12 +81,13 @@ def test_edit_that_breaks_a_variant_is_refused(qtbot, window):
     message = window.statusBar().currentMessage()
     assert "variants[1] ('IPv6'): network.mtu: must be at least 1280" in \
         message
-    assert window.undo_stack.count() == 0
+    assert window.session.history.count == 0
 
 
 def test_mtu_field_follows_the_scenarios_mtu_limits(qtbot, window):
     assert window.editor.mtu.maximum() == 9216
     window.edit("network.mtu_max", 9710, "Set the largest MTU to 9710")
+    window.wait_for_results()
     assert window.editor.mtu.maximum() == 9710
     set_mtu(qtbot, window, 9600)
     assert window.scenario.network.mtu == 9600
@@ -121,7 +136,7 @@ def test_failing_save_keeps_the_document_modified(window, dialogs, tmp_path):
 
 
 def test_an_evaluation_error_becomes_a_dialog(window, dialogs, monkeypatch):
-    import app.gui.main_window as module
+    import app.session as module
 
     def broken(scenario):
         raise RuntimeError("model bug")
@@ -144,6 +159,7 @@ def test_new_document_is_valid_and_clean(qtbot, qapp, dialogs):
     window = MainWindow()
     qtbot.addWidget(window)
     window.new_document()
+    window.wait_for_results()
     assert window.scenario.meta.name == "Untitled scenario"
     assert window.table_model.columnCount() == 1
     assert window.windowTitle().startswith("untitled")
@@ -164,13 +180,16 @@ def test_tab_title(window):
 def test_transport_tab_shows_one_bar_per_variant(window):
     from app.paths import resource_path
     import pyqtgraph as pg
+    tab = window.view_tabs["transfer"]
     window.new_document()  # no transfer: the tab says how to add one
-    assert not window.host_hint.isHidden()
+    window.wait_for_results()
+    assert not tab.hint.isHidden()
     assert window.open_path(resource_path("examples",
                                           "seed001_live_migration.toml"))
+    window.wait_for_results()
     window.tabs.setCurrentIndex(1)
-    assert window.host_hint.isHidden()
-    bars = [item for item in window.throughput_plot.getPlotItem().items
+    assert tab.hint.isHidden()
+    bars = [item for item in tab.plots[0].getPlotItem().items
             if isinstance(item, pg.BarGraphItem)]
     assert len(bars) == 8
     assert "team hash puts 4 flow(s)" in window.notes.toPlainText()
@@ -184,19 +203,22 @@ def test_many_redraws_keep_none_alive(window):
     before = sys.getrefcount(None)
     for mtu in range(1500, 1500 + 8 * 30, 8):
         window.apply_value("network.mtu", mtu)
+        window.wait_for_results()
     assert sys.getrefcount(None) >= before
 
 
 def test_migration_tab_names_migrations_that_do_not_converge(window):
     from app.paths import resource_path
     import pyqtgraph as pg
-    assert not window.migration_hint.isHidden()  # example: no migration
+    tab = window.view_tabs["migration"]
+    assert not tab.hint.isHidden()  # example: no migration
     window.open_path(resource_path("examples", "seed001_live_migration.toml"))
     # 700 MiB/s of dirtying outruns the 4.4 Gbit/s each of the four VMs
     # get over TCP and LACP, but not one VM over SMB
     window.apply_value("workloads.migrations[0].dirty.rate_mib_s", 700.0)
+    window.wait_for_results()
     texts = [item.textItem.toPlainText()
-             for item in window.migration_time_plot.getPlotItem().items
+             for item in tab.plots[0].getPlotItem().items
              if isinstance(item, pg.TextItem)]
     assert texts[0] == "does not converge"
     assert texts[2] != "does not converge"
@@ -206,45 +228,91 @@ def test_migration_tab_names_migrations_that_do_not_converge(window):
 def test_teaming_tab_compares_policies_and_follows_the_variant(window):
     from app.paths import resource_path
     import pyqtgraph as pg
-    assert not window.teaming_hint.isHidden()  # example: no flows
+    tab = window.view_tabs["teaming"]
+    assert not tab.hint.isHidden()  # example: no flows
     window.open_path(resource_path("examples", "seed000_lbt.toml"))
-    assert window.teaming_hint.isHidden()
-    assert window.teaming_policy.count() == 6
-    assert window.teaming_policy.currentData() == "lbt"  # configured first
-    curves = window.uplink_plot.getPlotItem().listDataItems()
+    window.wait_for_results()
+    assert tab.hint.isHidden()
+    assert tab.policy.count() == 6
+    assert tab.policy.currentData() == "lbt"  # configured first
+    curves = tab.uplink_plot.getPlotItem().listDataItems()
     assert [c.name() for c in curves] == ["dvUplink1", "dvUplink2"]
     # one dotted line per LBT move, one dashed threshold
-    lines = [i for i in window.uplink_plot.getPlotItem().items
+    lines = [i for i in tab.uplink_plot.getPlotItem().items
              if isinstance(i, pg.InfiniteLine)]
     assert len(lines) == 3
-    window.teaming_variant.setCurrentIndex(1)    # "Originating port ID"
-    assert window.teaming_policy.currentData() == "lbt"   # kept by name
-    window.teaming_policy.setCurrentIndex(
-        window.teaming_policy.findData("port_id"))
-    second = window.uplink_plot.getPlotItem().listDataItems()[1]
+    tab.variant.setCurrentIndex(1)    # "Originating port ID"
+    assert tab.policy.currentData() == "lbt"   # kept by name
+    tab.policy.setCurrentIndex(tab.policy.findData("port_id"))
+    second = tab.uplink_plot.getPlotItem().listDataItems()[1]
     assert max(second.getData()[1]) == 0          # dvUplink2 idles
+
+
+def test_teaming_tab_shows_the_first_of_two_teams(window):
+    # with flows on two teams every teaming id names its team
+    # (solvers.metric_ids); the tab charts bond0, whose members are
+    # eno1/eno2, and its policies' peaks against bond0's optimum
+    import pyqtgraph as pg
+    from tests.solvers.test_contract import two_team_layer2_bonds
+    tab = window.view_tabs["teaming"]
+    window.show_scenario(two_team_layer2_bonds())
+    window.wait_for_results()
+    assert tab.hint.isHidden()
+    assert tab.policy.currentData() == "balance_xor"   # configured first
+    assert tab.policy.count() == 4
+    curves = tab.uplink_plot.getPlotItem().listDataItems()
+    assert [c.name() for c in curves] == ["eno1", "eno2"]
+    bars = [i for i in tab.policy_plot.getPlotItem().items
+            if isinstance(i, pg.BarGraphItem)]
+    assert len(bars) == 4
 
 
 def test_recommendation_is_applied_as_an_undoable_edit(window):
     from app.paths import resource_path
     window.open_path(resource_path("examples", "seed002_hcibench.toml"))
-    dialog = window.advice_dialog()
+    dialog = window.advice_dialog(window.session.advice())
     assert dialog.list.count() == 1 and dialog.apply_button.isEnabled()
     dialog._apply()
     window.apply_recommendation(dialog.chosen)
+    window.wait_for_results()
     assert window.scenario.value_at(
         "workloads.storage[0].threads_per_disk") == 2
     assert window.results.variants[0].metric("storage.oio").value == 20
-    window.undo_stack.undo()
+    window.undo()
     assert window.scenario.value_at(
         "workloads.storage[0].threads_per_disk") == 1
 
 
+def test_recommend_opens_the_dialog_when_the_advice_is_ready(
+        window, monkeypatch):
+    # advice is computed off the GUI thread; the dialog opens for the
+    # document it was asked about, and not after the document changed
+    from app.gui.advice import AdviceDialog
+    from app.paths import resource_path
+    shown = []
+    monkeypatch.setattr(AdviceDialog, "exec",
+                        lambda dialog: shown.append(dialog.result) or 0)
+    window.open_path(resource_path("examples", "seed002_hcibench.toml"))
+    window.recommend_dialog()
+    assert "Computing recommendations" in window.statusBar().currentMessage()
+    outcome = window.session.advice()
+    window.wait_for_results()
+    assert [result.recommendations for result in shown] == \
+        [outcome.advice.recommendations]
+    window.recommend_dialog()
+    window.apply_value("workloads.storage[0].threads_per_disk", 2)
+    window.session.request_advice().result()
+    window.wait_for_results()
+    assert len(shown) == 1
+    assert "Recommendations dropped" in window.statusBar().currentMessage()
+
+
 def test_nothing_to_advise_is_a_dialog_not_a_crash(window, dialogs):
-    assert window.advice_dialog() is not None   # jumbo example: throughput
+    # jumbo example: throughput
+    assert window.advice_dialog(window.session.advice()) is not None
     window.show_scenario(window.scenario.with_values(
         {"workloads.transfers": [], "workloads.migrations": []}))
-    assert window.advice_dialog() is None
+    assert window.advice_dialog(window.session.advice()) is None
     assert dialogs and "Nothing to recommend" in str(dialogs[-1])
 
 
@@ -260,7 +328,7 @@ def test_team_policy_edit_brings_its_switch_mode(window):
     combo.activated.emit(combo.findData("lacp"))
     assert window.scenario.teams[0].policy == "lacp"
     assert window.scenario.teams[0].switch_mode == "lacp"
-    window.undo_stack.undo()
+    window.undo()
     assert (window.scenario.teams[0].policy,
             window.scenario.teams[0].switch_mode) == ("lbt", "independent")
     # a policy whose hash fields the flows lack is refused, with the field
@@ -285,8 +353,9 @@ def test_any_parameter_is_editable_and_undoable(window):
     cell = parameter_row(window, "workloads.storage[0].threads_per_disk")
     assert cell.text() == "1"
     cell.setText("2")
+    window.wait_for_results()
     assert window.results.variants[0].metric("storage.oio").value == 20
-    window.undo_stack.undo()
+    window.undo()
     assert parameter_row(
         window, "workloads.storage[0].threads_per_disk").text() == "1"
 
@@ -314,3 +383,26 @@ def test_parameter_text_parses_to_the_current_type():
     rows = dict(scalar_parameters({"nics": [{"id": "a", "speed_gbps": 1.0}],
                                    "variants": [{"name": "x"}]}))
     assert rows == {"nics[0].id": "a", "nics[0].speed_gbps": 1.0}
+
+
+def test_evacuation_tab_draws_the_schedule_of_the_chosen_variant(window):
+    from app.paths import resource_path
+    import pyqtgraph as pg
+    tab = window.view_tabs["evacuation"]
+    assert not tab.hint.isHidden()  # example: no evacuation
+    window.open_path(resource_path("examples",
+                                   "evacuation_maintenance.toml"))
+    window.wait_for_results()
+    assert tab.hint.isHidden()
+
+    def bar_ends():
+        bars = [item for item in tab.plot.getPlotItem().items
+                if isinstance(item, pg.BarGraphItem)]
+        return max(x0 + w for bar in bars
+                   for x0, w in zip(bar.opts["x0"], bar.opts["width"]))
+
+    base = window.results.variants[0].metric("evacuation.total_s").value
+    assert bar_ends() == base
+    tab.variant.setCurrentIndex(1)   # concurrency 2
+    assert bar_ends() == window.results.variants[1].metric(
+        "evacuation.total_s").value != base

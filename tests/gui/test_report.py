@@ -1,6 +1,9 @@
 """The PDF report: pages, text, the vector chart and the attachments."""
 
 import json
+import os
+import subprocess
+import sys
 import unicodedata
 
 import pytest
@@ -80,3 +83,53 @@ def test_transport_section_when_transfers_exist(qapp, tmp_path):
     assert "Transfer throughput and host CPU" in text
     assert "h no team, SMB Multichannel" in text
     assert "the team hash puts 4 flow(s)" in text
+
+
+def _text(path):
+    # NFKC folds the typeset ligatures (fl, ffi) back into letters
+    return unicodedata.normalize("NFKC", " ".join(
+        " ".join(page.extract_text().split())
+        for page in PdfReader(path).pages))
+
+
+def test_recommendations_are_the_advice_passed_in(qapp, tmp_path):
+    # the report computes nothing: without advice it has no such section
+    from solvers.advise import advise
+    from tests.conftest import EXAMPLES
+    scenario = load_scenario(EXAMPLES / "seed002_hcibench.toml")
+    results = evaluate(scenario)
+    advice = advise(scenario)
+    write_report(scenario, results, tmp_path / "with.pdf", advice)
+    write_report(scenario, results, tmp_path / "without.pdf")
+    assert "Recommended changes (base scenario)" in _text(
+        tmp_path / "with.pdf")
+    assert "threads_per_disk 1 → 2" in _text(tmp_path / "with.pdf")
+    assert "Recommended changes" not in _text(tmp_path / "without.pdf")
+
+
+def test_cli_report_lists_the_recommendations(tmp_path):
+    from tests.conftest import EXAMPLES, ROOT
+    path = tmp_path / "cli.pdf"
+    subprocess.run([sys.executable, "-m", "app", "report",
+                    str(EXAMPLES / "seed002_hcibench.toml"), "-o",
+                    str(path)], cwd=ROOT, check=True, capture_output=True,
+                   env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+                   timeout=120)
+    assert "threads_per_disk 1 → 2" in _text(path)
+
+
+def test_evacuation_gantt_and_advice_when_the_host_is_evacuated(qapp,
+                                                                 tmp_path):
+    from solvers.advise import advise
+    from tests.conftest import EXAMPLES
+    scenario = load_scenario(EXAMPLES / "evacuation_maintenance.toml")
+    path = tmp_path / "evacuation.pdf"
+    write_report(scenario, evaluate(scenario), path, advise(scenario))
+    text = unicodedata.normalize("NFKC", " ".join(
+        " ".join(page.extract_text().split())
+        for page in PdfReader(path).pages))
+    for variant in ("Base", "Concurrency 2",
+                    "Auto concurrency, optimized order"):
+        assert f"Evacuation esx01: {variant}" in text
+    # the recommendation, re-evaluated: concurrency 8 -> 4
+    assert "workloads.evacuations[0].concurrency 8 → 4" in text

@@ -24,7 +24,7 @@ def example(name):
 def test_registry_runs_every_analysis_in_order_after_what_it_requires():
     names = [a.NAME for a in registry()]
     assert names == ["wire", "host", "migration", "teaming", "storage",
-                     "pcie"]
+                     "pcie", "evacuation"]
     for analysis in registry():
         assert set(analysis.REQUIRES) <= set(
             names[:names.index(analysis.NAME)])

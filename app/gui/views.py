@@ -1,0 +1,340 @@
+"""One view per analysis, declared once: its tab in the main window and its
+sections in the PDF report.
+
+A view says what its analysis is called, what to show when the scenario
+has none of it, how to tell that the results carry it, and which charts
+draw it (the functions of :mod:`app.gui.charts`). The main window builds
+one tab per entry of :data:`VIEWS`, in order; the report draws the same
+entries' sections in the same order. A new analysis adds one entry here.
+"""
+
+from dataclasses import dataclass
+from typing import Callable
+
+from PySide6 import QtCore, QtWidgets
+
+from app.gui.charts import (GANTT_LABELLED_ROWS, draw_evacuation_gantt,
+                            draw_goodput_vs_mtu, draw_metric_bars,
+                            draw_policy_peaks, draw_uplink_series,
+                            evacuation_schedules, has_metric,
+                            new_plot_widget, teaming_traces)
+
+#: Width of a chart's canvas in the report [px]; heights are given for it
+#: (close to the printed width, so text keeps its size).
+REPORT_CHART_WIDTH = 760
+
+
+def _bar_chart_height(rows):
+    """Canvas height of a horizontal bar chart [px]: axis room plus one
+    band per bar."""
+    return 60 + 34 * rows
+
+
+@dataclass(frozen=True)
+class ReportChart:
+    """A chart of the report: ``draw(plot_item)`` and its canvas height."""
+
+    draw: Callable
+    height: int
+
+
+@dataclass(frozen=True)
+class ReportSection:
+    heading: str
+    charts: tuple
+    caption: str = ""
+
+
+# -- views -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class GoodputView:
+    """Goodput against MTU, for every scenario (the wire analysis always
+    runs)."""
+
+    key: str
+    title: str
+    heading: str
+    caption: str
+
+    def present(self, results):
+        return True
+
+    def tab(self):
+        return _GoodputTab()
+
+    def report_sections(self, results):
+        return [ReportSection(self.heading, (ReportChart(
+            lambda plot: draw_goodput_vs_mtu(plot, results), 420),),
+            self.caption)]
+
+
+@dataclass(frozen=True)
+class BarsView:
+    """Bar charts of metrics, one bar per variant; shown when the results
+    carry ``present_metric``."""
+
+    key: str
+    title: str
+    heading: str
+    hint: str
+    present_metric: str
+    #: (metric id, axis label, text for a variant without the metric or
+    #: None to leave it out), one chart each
+    bars: tuple
+
+    def present(self, results):
+        return has_metric(results, self.present_metric)
+
+    def tab(self):
+        return _BarsTab(self)
+
+    def report_sections(self, results):
+        if not self.present(results):
+            return []
+        height = _bar_chart_height(len(results.variants))
+        return [ReportSection(self.heading, tuple(
+            ReportChart(lambda plot, bar=bar: draw_metric_bars(
+                plot, results, *bar), height) for bar in self.bars))]
+
+
+@dataclass(frozen=True)
+class TeamingView:
+    """Policies compared against the optimum, and uplink loads over time,
+    for each variant with flows on a team."""
+
+    key: str
+    title: str
+    hint: str
+
+    def present(self, results):
+        return any(teaming_traces(v)[0] for v in results.variants)
+
+    def tab(self):
+        return _TeamingTab(self)
+
+    def report_sections(self, results):
+        sections = []
+        for variant in results.variants:
+            traces, _ = teaming_traces(variant)
+            if traces:
+                sections.append(ReportSection(f"Teaming: {variant.name}", (
+                    ReportChart(lambda plot, v=variant:
+                                draw_policy_peaks(plot, v),
+                                _bar_chart_height(len(traces))),
+                    ReportChart(lambda plot, t=traces[0]:
+                                draw_uplink_series(plot, t), 300))))
+        return sections
+
+
+@dataclass(frozen=True)
+class EvacuationView:
+    """Gantt chart of each evacuation's schedule, per variant."""
+
+    key: str
+    title: str
+    hint: str
+    caption: str
+
+    def present(self, results):
+        return any(evacuation_schedules(v) for v in results.variants)
+
+    def tab(self):
+        return _EvacuationTab(self)
+
+    def report_sections(self, results):
+        return [ReportSection(
+            f"Evacuation {name}: {variant.name}", (ReportChart(
+                lambda plot, n=name, t=trace: draw_evacuation_gantt(
+                    plot, n, t),
+                80 + 14 * min(len(trace["vm"]), GANTT_LABELLED_ROWS)),),
+            self.caption)
+            for variant in results.variants
+            for name, trace in evacuation_schedules(variant)]
+
+
+#: Every analysis view, in tab (and report) order.
+VIEWS = (
+    GoodputView(
+        "wire", "Wire & MTU", "Goodput versus MTU",
+        "Lines: each variant's settings over the whole MTU range; dots: the "
+        "variant's own MTU."),
+    BarsView(
+        "transfer", "Transport & CPU", "Transfer throughput and host CPU",
+        "This scenario defines no transfer (workloads.transfers): add one to "
+        "compare transports, teaming and CPU.",
+        "host.throughput_gbps",
+        (("host.throughput_gbps", "Throughput [Gbit/s]", None),
+         ("host.cpu_pct", "Host CPU [%]", None))),
+    BarsView(
+        "migration", "Live migration", "Live migration: time and downtime",
+        "This scenario defines no live migration (workloads.migrations): add "
+        "one to see its time, downtime and convergence.",
+        "migration.converged",
+        (("migration.total_s", "Migration time [s]", "does not converge"),
+         ("migration.downtime_s", "Downtime [s]", "does not converge"))),
+    TeamingView(
+        "teaming", "Teaming",
+        "This scenario defines no flows on a team (workloads.flows, teams): "
+        "add them to compare teaming policies, the optimum and N-1."),
+    BarsView(
+        "storage", "Storage", "Storage: IOPS and latency",
+        "This scenario defines no storage workload (workloads.storage): add "
+        "one to see IOPS, latency and what limits them.",
+        "storage.iops",
+        (("storage.iops", "Storage IOPS [1/s]", None),
+         ("storage.latency_ms", "Storage latency [ms]", None))),
+    EvacuationView(
+        "evacuation", "Evacuation",
+        "This scenario defines no evacuation (workloads.evacuations): add "
+        "one to see how long emptying the host takes.",
+        "Bars: each VM's migration from start to end, in start order; red: "
+        "it does not converge."),
+)
+
+
+# -- tabs of the main window -------------------------------------------------
+
+class _GoodputTab:
+    def __init__(self):
+        self.plot = self.widget = new_plot_widget()
+
+    def show_results(self, results):
+        draw_goodput_vs_mtu(self.plot.getPlotItem(), results)
+
+
+def _hinted_charts(hint_text):
+    """A tab of two charts side by side, with a hint shown instead when
+    the scenario has nothing to chart."""
+    widget = QtWidgets.QWidget()
+    layout = QtWidgets.QVBoxLayout(widget)
+    hint = QtWidgets.QLabel(hint_text)
+    hint.setWordWrap(True)
+    layout.addWidget(hint)
+    charts = QtWidgets.QHBoxLayout()
+    plots = (new_plot_widget(), new_plot_widget())
+    for plot in plots:
+        charts.addWidget(plot)
+    layout.addLayout(charts, 1)
+    return widget, hint, plots
+
+
+class _BarsTab:
+    def __init__(self, view):
+        self.view = view
+        self.widget, self.hint, self.plots = _hinted_charts(view.hint)
+
+    def show_results(self, results):
+        shown = self.view.present(results)
+        self.hint.setVisible(not shown)
+        for plot, (metric_id, label, missing) in zip(self.plots,
+                                                     self.view.bars):
+            plot.setVisible(shown)
+            if shown:
+                draw_metric_bars(plot.getPlotItem(), results, metric_id,
+                                 label, missing)
+
+
+class _TeamingTab:
+    """Uplink loads over time of one variant and policy (picked), next to
+    the peaks of every policy of that variant."""
+
+    def __init__(self, view):
+        self.view, self.results = view, None
+        self.widget, self.hint, (self.uplink_plot, self.policy_plot) = \
+            _hinted_charts(view.hint)
+        pickers = QtWidgets.QHBoxLayout()
+        self.variant = QtWidgets.QComboBox()
+        self.variant.setToolTip("Variant whose teaming is shown")
+        self.policy = QtWidgets.QComboBox()
+        self.policy.setToolTip("Policy whose uplink loads are shown over "
+                               "time")
+        for label, combo in (("Variant", self.variant),
+                             ("Policy", self.policy)):
+            pickers.addWidget(QtWidgets.QLabel(label))
+            pickers.addWidget(combo, 1)
+        self.widget.layout().insertLayout(1, pickers)
+        self.variant.currentIndexChanged.connect(self._draw_variant)
+        self.policy.currentIndexChanged.connect(self._draw_policy)
+
+    def show_results(self, results):
+        self.results = results
+        shown = self.view.present(results)
+        self.hint.setVisible(not shown)
+        for widget in (self.uplink_plot, self.policy_plot, self.variant,
+                       self.policy):
+            widget.setVisible(shown)
+        if not shown:
+            return
+        previous = self.variant.currentIndex()
+        names = [v.name for v in results.variants]
+        with QtCore.QSignalBlocker(self.variant):
+            self.variant.clear()
+            self.variant.addItems(names)
+            self.variant.setCurrentIndex(
+                max(previous, 0) if previous < len(names) else 0)
+        self._draw_variant()
+
+    def _shown_variant(self):
+        return self.results.variants[max(self.variant.currentIndex(), 0)]
+
+    def _draw_variant(self):
+        variant = self._shown_variant()
+        traces, _ = teaming_traces(variant)
+        previous = self.policy.currentText()
+        with QtCore.QSignalBlocker(self.policy):
+            self.policy.clear()
+            for trace in traces:
+                self.policy.addItem(trace["label"], trace["policy"])
+            self.policy.setCurrentIndex(max(self.policy.findText(previous),
+                                            0))
+        draw_policy_peaks(self.policy_plot.getPlotItem(), variant)
+        self._draw_policy()
+
+    def _draw_policy(self):
+        traces, _ = teaming_traces(self._shown_variant())
+        policy = self.policy.currentData()
+        trace = next((t for t in traces if t["policy"] == policy), None)
+        if trace is not None:
+            draw_uplink_series(self.uplink_plot.getPlotItem(), trace)
+
+
+class _EvacuationTab:
+    """The schedule of one variant's (picked) first evacuation."""
+
+    def __init__(self, view):
+        self.view, self.results = view, None
+        self.widget = QtWidgets.QWidget()
+        layout = QtWidgets.QVBoxLayout(self.widget)
+        self.hint = QtWidgets.QLabel(view.hint)
+        self.hint.setWordWrap(True)
+        layout.addWidget(self.hint)
+        self.variant = QtWidgets.QComboBox()
+        self.variant.setToolTip("Variant whose schedule is shown")
+        layout.addWidget(self.variant)
+        self.plot = new_plot_widget()
+        layout.addWidget(self.plot, 1)
+        self.variant.currentIndexChanged.connect(self._draw_variant)
+
+    def show_results(self, results):
+        self.results = results
+        shown = self.view.present(results)
+        self.hint.setVisible(not shown)
+        self.variant.setVisible(shown)
+        self.plot.setVisible(shown)
+        if not shown:
+            return
+        previous = self.variant.currentIndex()
+        names = [v.name for v in results.variants]
+        with QtCore.QSignalBlocker(self.variant):
+            self.variant.clear()
+            self.variant.addItems(names)
+            self.variant.setCurrentIndex(
+                previous if 0 <= previous < len(names) else 0)
+        self._draw_variant()
+
+    def _draw_variant(self):
+        variant = self.results.variants[max(self.variant.currentIndex(), 0)]
+        schedules = evacuation_schedules(variant)
+        if schedules:
+            draw_evacuation_gantt(self.plot.getPlotItem(), *schedules[0])

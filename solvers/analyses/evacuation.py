@@ -1,0 +1,313 @@
+"""Host evacuation analysis: how long emptying a host takes, at which
+concurrency and in which order, when its migrations share one transfer.
+
+The transfer's rate with 1..K sessions comes from the host analysis (the
+whole transport chain); the platform's limits from
+:data:`models.evacuation.PLATFORMS`; every order at every concurrency up
+to the limit is simulated together by :func:`solvers.schedule.plan`.
+"""
+
+import math
+
+import numpy as np
+
+from models import evacuation, migration
+from models.units import bytes_per_s_to_gbps, gbps_to_bytes_per_s
+from solvers import metric_ids, schedule
+from solvers.analysis import EMPTY, AnalysisResult, Candidate, metric_value
+from solvers.inputs import sessions_to_rate
+from solvers.results import Finding
+
+NAME = "evacuation"
+ORDER = 6
+BOTTLENECK_PRIORITY = 6
+REQUIRES = ("host",)
+#: Inputs families it reads with ``details=False`` (it reads no
+#: document field a column sweep varies): see :mod:`solvers.analysis`.
+FAMILIES = ("evacuations",)
+
+#: VMs named in a finding before "and N more".
+NAMED_VMS = 5
+
+
+def analyse(inputs, upstream, *, details=True):
+    """Evacuation metrics of every document (see :mod:`solvers.analysis`)."""
+    rows = inputs.evacuations
+    if not rows.owners:
+        return [EMPTY] * len(inputs.documents)
+    out = [{"metrics": {}, "findings": [], "assumptions": [], "traces": {}}
+           for _ in inputs.documents]
+    for (index, item), columns, limit, cap, total in zip(
+            rows.owners, rows.columns, rows.limits, rows.per_migration_cap,
+            rows.aggregate_cap):
+        rates = upstream["host"][index].provides["rates"]
+        _evaluate(item, columns, limit, (cap, total), rates, out[index],
+                  details)
+    return [AnalysisResult(metrics=o["metrics"],
+                           findings=tuple(o["findings"]),
+                           assumptions=tuple(o["assumptions"]),
+                           traces=o["traces"]) for o in out]
+
+
+def evaluate_one(item, columns, limit, caps, rates):
+    """Every schedule of one evacuation and what it answers (plain data:
+    the analysis and the tests read it). ``caps`` is (per migration, all
+    together) [B/s].
+
+    Returns
+    -------
+    dict
+        ``plan`` (:func:`solvers.schedule.plan`), ``share`` [B/s] by
+        number running, ``concurrency`` used, ``requested``, ``limit``,
+        ``row`` (the configured schedule), ``order_rows`` (order name ->
+        row at that concurrency), ``best_row`` (the configured order at
+        its fastest concurrency within the limit), ``by_concurrency``
+        (concurrency -> row of the configured order), ``bound`` [s].
+    """
+    sessions = sessions_to_rate(item, limit)
+    aggregate = gbps_to_bytes_per_s(np.array(
+        [rates[("evacuation", item.name, k)][0]
+         for k in range(1, sessions + 1)]))
+    per_migration, total = caps
+    share = evacuation.share_per_migration(
+        aggregate, per_migration_cap=per_migration, aggregate_cap=total)
+    vms = columns["memory"].size
+    allowed = sessions if math.isinf(limit) else min(int(limit), sessions)
+    requested = item.concurrency
+    used = None if requested == "auto" else \
+        int(min(requested, limit, vms))
+    concurrencies = sorted(set(range(1, allowed + 1)) | (
+        {used} if used is not None else set()))
+    priority = np.array([vm.priority for vm in item.vms])
+    plan = schedule.plan(columns, priority, share, concurrencies)
+
+    def rows_at(c):
+        """Order name -> schedule row at concurrency c."""
+        at = np.flatnonzero(plan["concurrency"] == c)
+        rows = {name: int(at[i]) for i, name in enumerate(plan["named"])}
+        rows["optimized"] = schedule.best(plan, at)
+        return rows
+
+    configured = {c: rows_at(c)[item.order] for c in concurrencies}
+    best_row = schedule.best(plan, [configured[c] for c in concurrencies
+                                    if c <= allowed])
+    if used is None:
+        used = int(plan["concurrency"][best_row])
+    order_rows = rows_at(used)
+    return {"plan": plan, "share": share, "concurrency": used,
+            "requested": requested, "limit": limit,
+            "row": order_rows[item.order], "order_rows": order_rows,
+            "best_row": best_row, "by_concurrency": configured,
+            "bound": schedule.lower_bound(columns, share, used)}
+
+
+def _evaluate(item, columns, limit, caps, rates, target, details):
+    answer = evaluate_one(item, columns, limit, caps, rates)
+    plan, row = answer["plan"], answer["row"]
+    result = plan["result"]
+    span = result.end[row] - result.start[row]
+    converged = result.converged[row]
+    bound = answer["bound"]
+    values = {
+        "queue_s": result.makespan[row],
+        "slowest_vm_s": span.max(),
+        "not_converged": float(result.not_converged[row]),
+        "throttled": float(np.count_nonzero(result.throttle[row] > 0)),
+        "concurrency": float(answer["concurrency"]),
+        "best_concurrency": float(plan["concurrency"][answer["best_row"]]),
+        "lower_bound_s": bound,
+    }
+    if converged.all():  # never a finite time for an evacuation that fails
+        values["total_s"] = result.makespan[row]
+        values["max_downtime_s"] = np.max(result.downtime[row])
+        values["gap_pct"] = 100 * (result.makespan[row] / bound - 1)
+    if result.not_converged[answer["best_row"]] == 0:
+        values["best_total_s"] = result.makespan[answer["best_row"]]
+    if math.isfinite(limit):
+        values["concurrency_limit"] = float(limit)
+    for name, order_row in answer["order_rows"].items():
+        if result.not_converged[order_row] == 0:
+            values[f"{name}_s"] = result.makespan[order_row]
+            values[f"{name}_gap_pct"] = 100 * (
+                result.makespan[order_row] / bound - 1)
+    if not target["metrics"]:   # the first evacuation: headline
+        target["metrics"].update({metric_ids.headline(NAME, k): float(v)
+                                  for k, v in values.items()})
+    target["metrics"].update({metric_ids.evacuation(item.name, k): float(v)
+                              for k, v in values.items()})
+    if not details:
+        return
+    target["findings"].extend(_findings(item, answer, span))
+    names = [vm.name for vm in item.vms]
+    target["traces"][metric_ids.schedule_trace(item.name)] = \
+        schedule_trace(item, answer, names)
+    target["traces"][metric_ids.sweep_trace(item.name)] = _sweep(answer)
+    preset = evacuation.PLATFORMS[item.platform]
+    target["assumptions"].extend([
+        f"Evacuation {item.name!r}: concurrent migrations share the "
+        f"transfer {item.transfer!r} fairly (its rate with as many "
+        "sessions as migrations, no migration above one session's); each "
+        "VM's pre-copy runs at the time-average of its share while it "
+        "runs (fixed point of rates and schedule: "
+        f"{result.message}, {result.iterations} iterations)",
+        f"Evacuation {item.name!r}: platform {preset.label}: "
+        f"{preset.source}",
+        f"Evacuation {item.name!r}: a VM that never converges holds its "
+        "slot for one pass of its memory and is then given up"])
+
+
+def schedule_trace(item, answer, names):
+    """The configured schedule, one row per VM in start order: what a
+    Gantt chart and the schedule CSV show."""
+    result, row = answer["plan"]["result"], answer["row"]
+    order = np.lexsort((result.end[row], result.start[row]))
+    destinations = _place(item, result.start[row], order)
+
+    def column(values):
+        return [None if not np.isfinite(v) else float(v)
+                for v in np.asarray(values, dtype=float)[order]]
+
+    return {
+        "vm": [names[i] for i in order],
+        "group": [item.vms[i].group for i in order],
+        "destination": [destinations.get(i) for i in order],
+        "start_s": column(result.start[row]),
+        "end_s": column(result.end[row]),
+        "rate_gbps": column(bytes_per_s_to_gbps(result.rate[row])),
+        "rounds": column(result.rounds[row]),
+        "downtime_s": column(result.downtime[row]),
+        "memory_gib": column([vm.memory_gib for vm in item.vms]),
+        "converged": [bool(result.converged[row][i]) for i in order],
+        "outcome": [migration.OUTCOMES[int(result.outcome[row][i])]
+                    for i in order],
+    }
+
+
+def _place(item, start, order):
+    """Destination of each VM, in start order: the one with the most free
+    memory left (None when none is given or none has room)."""
+    if not item.destinations:
+        return {}
+    free = {d.name: d.free_memory_gib for d in item.destinations}
+    placed = {}
+    for i in order:
+        name = max(free, key=free.get)
+        if free[name] >= item.vms[i].memory_gib:
+            free[name] -= item.vms[i].memory_gib
+            placed[int(i)] = name
+    return placed
+
+
+def _sweep(answer):
+    """Total time of the configured order by concurrency."""
+    result = answer["plan"]["result"]
+    points = sorted(answer["by_concurrency"])
+    best = [answer["by_concurrency"][c] for c in points]
+    return {"x": {"id": "concurrency", "unit": "1", "values": points},
+            "y": {"id": "total", "unit": "s",
+                  "values": [float(result.makespan[r]) for r in best]},
+            "not_converged": {"id": "not_converged", "unit": "1",
+                              "values": [int(result.not_converged[r])
+                                         for r in best]}}
+
+
+def _findings(item, answer, span):
+    plan, row = answer["plan"], answer["row"]
+    result = plan["result"]
+    findings = []
+    preset = evacuation.PLATFORMS[item.platform]
+    requested, limit = answer["requested"], answer["limit"]
+    concurrency_id = metric_ids.evacuation(item.name, "concurrency")
+    if requested != "auto" and requested > limit:
+        source = preset.source if item.platform_limit is None else (
+            f"the platform's setting (platform_limit {item.platform_limit})")
+        findings.append(Finding(
+            id="evacuation.concurrency_above_limit", severity="warning",
+            message=(f"Evacuation {item.name!r}: concurrency {requested} "
+                     f"exceeds the {preset.label} limit of {limit:g} "
+                     "concurrent migrations per host on this link; the "
+                     "platform queues the rest, so it is simulated at "
+                     f"{answer['concurrency']}. Source: {source}."),
+            evidence={"metric": concurrency_id, "value": requested,
+                      "threshold": limit}))
+    failed = np.flatnonzero(~result.converged[row])
+    if failed.size:
+        named = ", ".join(f"{item.vms[i].name!r} "
+                          f"({bytes_per_s_to_gbps(result.rate[row][i]):.2f}"
+                          " Gbit/s)" for i in failed[:NAMED_VMS])
+        more = f" and {failed.size - NAMED_VMS} more" \
+            if failed.size > NAMED_VMS else ""
+        best_row = answer["best_row"]
+        fix = (f"concurrency {int(plan['concurrency'][best_row])} with the "
+               "optimized order converges every VM"
+               if result.not_converged[best_row] == 0 else
+               "no concurrency within the platform limit converges them: "
+               "more bandwidth, a larger downtime budget or throttling")
+        findings.append(Finding(
+            id="evacuation.no_convergence", severity="critical",
+            message=(f"Evacuation {item.name!r}: {failed.size} VM(s) do not "
+                     f"converge at their share of the link: {named}{more}; "
+                     f"sharing it {answer['concurrency']} ways leaves each "
+                     "less than its guest dirties over one downtime "
+                     f"budget; {fix}."),
+            evidence={"metric": metric_ids.evacuation(item.name,
+                                                      "not_converged"),
+                      "value": int(failed.size), "threshold": 0}))
+    slowest = int(np.argmax(span))
+    findings.append(Finding(
+        id="evacuation.slowest_vm", severity="info",
+        message=(f"Evacuation {item.name!r}: the slowest migration is "
+                 f"{item.vms[slowest].name!r} ({item.vms[slowest].memory_gib:g}"
+                 f" GiB, {span[slowest]:.1f} s at "
+                 f"{bytes_per_s_to_gbps(result.rate[row][slowest]):.2f} "
+                 "Gbit/s)."),
+        evidence={"metric": metric_ids.evacuation(item.name, "slowest_vm_s"),
+                  "value": float(span[slowest]),
+                  "threshold": float(answer["bound"])}))
+    if not result.success:
+        findings.append(Finding(
+            id="evacuation.fixed_point", severity="warning",
+            message=f"Evacuation {item.name!r}: {result.message}.",
+            evidence={"metric": metric_ids.evacuation(item.name, "queue_s"),
+                      "value": float(result.makespan[row]),
+                      "threshold": None}))
+    return findings
+
+
+def candidates(doc, goal, base):
+    """The fastest concurrency within the platform limit, and the
+    optimized order."""
+    for i, item in enumerate(doc.workloads.evacuations):
+        best_id = metric_ids.evacuation(item.name, "best_concurrency")
+        best = metric_value(base, best_id)
+        failed = metric_value(base, metric_ids.evacuation(item.name,
+                                                          "not_converged"))
+        severity = "warning" if failed else "info"
+        if best is not None and item.concurrency != "auto" \
+                and int(best) != item.concurrency:
+            yield Candidate(
+                "advice.evacuation.concurrency", severity,
+                f"concurrency {item.concurrency}; the sweep finds "
+                f"{int(best)} fastest within the platform limit "
+                f"(evacuation {_minutes(base, item, 'total_s')} → "
+                f"{_minutes(base, item, 'best_total_s')} min)",
+                {"metric": best_id, "value": best,
+                 "threshold": item.concurrency},
+                {f"workloads.evacuations[{i}].concurrency": int(best)})
+        order_id = metric_ids.evacuation(item.name, f"{item.order}_s")
+        optimized = metric_value(base, metric_ids.evacuation(
+            item.name, "optimized_s"))
+        if item.order != "optimized" and optimized is not None:
+            yield Candidate(
+                "advice.evacuation.order", severity,
+                f"the {item.order.replace('_', ' ')} order",
+                {"metric": order_id, "value": metric_value(base, order_id),
+                 "threshold": optimized},
+                {f"workloads.evacuations[{i}].order": "optimized"})
+
+
+def _minutes(base, item, key):
+    """An evacuation's time in minutes as text (or why it has none)."""
+    seconds = metric_value(base, metric_ids.evacuation(item.name, key))
+    return "a VM not converging" if seconds is None \
+        else f"{seconds / 60:.1f}"

@@ -1,0 +1,97 @@
+"""models.evacuation: platform presets against their documentation, fair
+sharing, the shared-link queue against hand-worked processor-sharing
+schedules, and the makespan bound."""
+
+import numpy as np
+import pytest
+
+from models import evacuation as ev
+
+MIB = 2 ** 20
+
+
+@pytest.mark.parametrize("platform, link_gbps, limit", [
+    # vCenter network limits: 4 vMotions on 1GigE, 8 on 10GigE
+    # (docs.vmware.com vSphere 6.5/6.7 GUID-25EA5833), 8 per host on
+    # faster links (VMware performance blog, Feb 2021)
+    ("vsphere", 1, 4), ("vsphere", 10, 8), ("vsphere", 100, 8),
+    # Hyper-V: 2 simultaneous live migrations by default (Microsoft Tech
+    # Community Failover Clustering blog, 4 Apr 2019)
+    ("hyperv", 10, 2),
+    # KubeVirt: parallelOutboundMigrationsPerNode 2 (OKD/OpenShift docs)
+    ("kubevirt", 25, 2), ("kubevirt_legacy", 10, 2),
+    ("proxmox", 10, np.inf),
+])
+def test_concurrency_limits_are_the_documented_defaults(platform, link_gbps,
+                                                        limit):
+    assert ev.concurrency_limit(platform, link_gbps) == limit
+
+
+def test_per_migration_bandwidth_presets():
+    # bandwidthPerMigration 64Mi in kubevirt-config up to OpenShift 4.7;
+    # QEMU MAX_THROTTLE 128 MiB/s (migration/options.c)
+    assert ev.PLATFORMS["kubevirt_legacy"].bandwidth_per_migration == \
+        64 * MIB
+    assert ev.PLATFORMS["qemu"].bandwidth_per_migration == 128 * MIB
+    assert all(p.source for p in ev.PLATFORMS.values())
+
+
+def test_share_splits_the_aggregate_and_respects_caps():
+    # a link that gives 1000 B/s to one session and 1500 to two or more
+    share = ev.share_per_migration([1000.0, 1500.0, 1500.0])
+    np.testing.assert_allclose(share, [0, 1000, 750, 500])
+    # a platform ceiling per migration
+    capped = ev.share_per_migration([1000.0, 1500.0],
+                                    per_migration_cap=600.0)
+    np.testing.assert_allclose(capped, [0, 600, 600])
+    # two sessions never give one migration more than one session alone
+    assert ev.share_per_migration([1000.0, 3000.0])[2] == 1000.0
+    # a ceiling on all of them together (an SMB bandwidth limit)
+    total = ev.share_per_migration([1000.0, 1500.0], aggregate_cap=800.0)
+    np.testing.assert_allclose(total, [0, 800, 400])
+
+
+def test_single_vm_ends_after_exactly_its_work():
+    start, end = ev.shared_queue([[37.25]], [[123.0]], [[0]], [1],
+                                 [0.0, 123.0])
+    assert start[0, 0] == 0 and end[0, 0] == 37.25
+
+
+def test_processor_sharing_schedule_by_hand():
+    # link R = 100 B/s split equally; works A = 10 s and B = 20 s at R.
+    # Together each progresses at 1/2: A ends at 20 s, B then has 10 s
+    # left alone: ends at 30 s (work conserving: 10 + 20).
+    share = [0.0, 100.0, 50.0]
+    work = [[10.0, 20.0]]
+    rate = [[100.0, 100.0]]
+    start, end = ev.shared_queue(work, rate, [[0, 1]], [2], share)
+    np.testing.assert_allclose(start, [[0, 0]])
+    np.testing.assert_allclose(end, [[20, 30]])
+    # one at a time: sequential sums, in queue order
+    start, end = ev.shared_queue(work, rate, [[1, 0]], [1], share)
+    np.testing.assert_allclose(start, [[20, 0]])
+    np.testing.assert_allclose(end, [[30, 20]])
+
+
+def test_queue_starts_the_next_vm_when_a_slot_frees():
+    # three equal VMs, two slots, a link that does not grow with sessions:
+    # the first two share it and end together at 2 w; the third runs alone
+    work = np.full((1, 3), 5.0)
+    rate = np.full((1, 3), 10.0)
+    start, end = ev.shared_queue(work, rate, [[0, 1, 2]], [2],
+                                 [0.0, 10.0, 5.0])
+    np.testing.assert_allclose(start, [[0, 0, 10]])
+    np.testing.assert_allclose(end, [[10, 10, 15]])
+
+
+def test_schedules_are_simulated_side_by_side():
+    work = np.array([[10.0, 20.0], [10.0, 20.0]])
+    rate = np.full((2, 2), 100.0)
+    start, end = ev.shared_queue(work, rate, [[0, 1], [0, 1]], [2, 1],
+                                 [0.0, 100.0, 50.0])
+    np.testing.assert_allclose(end, [[20, 30], [10, 30]])
+
+
+def test_makespan_bound_is_the_larger_of_volume_and_longest_vm():
+    assert ev.makespan_bound([100.0, 300.0], [1.0, 2.0], 100.0) == 4.0
+    assert ev.makespan_bound([100.0, 300.0], [1.0, 9.0], 100.0) == 9.0

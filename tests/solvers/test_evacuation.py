@@ -1,0 +1,224 @@
+"""Host evacuation through evaluate() and advise(): the single-VM case
+against the migration analysis, shared bandwidth breaking a hot VM's
+convergence, the platform limit finding, orders against the lower bound,
+advice, and bad input."""
+
+import numpy as np
+import pytest
+
+from models.scenario import ScenarioError, scenario_from_dict
+from solvers.advise import advise
+from solvers.evaluate import evaluate
+from tests.conftest import minimal_document
+
+GIB = 2 ** 30
+
+
+def document(vms, *, speed=10.0, transfer=None, migrations=(), host=None,
+             **evacuation):
+    transfer = {"name": "lm", "purpose": "live_migration", **(transfer or {})}
+    sections = {"nics": [{"id": "nic0", "speed_gbps": speed}],
+                "workloads": {"transfers": [transfer],
+                              "migrations": list(migrations),
+                              "evacuations": [{"name": "maint",
+                                               "transfer": "lm", "vms": vms,
+                                               **evacuation}]}}
+    if host is not None:
+        sections["host"] = host
+    return minimal_document(**sections)
+
+
+def evaluated(vms, **kwargs):
+    return evaluate(scenario_from_dict(document(vms, **kwargs))).variants[0]
+
+
+def value(variant, metric_id):
+    return variant.metric(metric_id).value
+
+
+def vm(name, memory_gib, dirty_mib_s=0.0, **extra):
+    return {"name": name, "memory_gib": memory_gib,
+            "dirty": {"rate_mib_s": dirty_mib_s}, **extra}
+
+
+@pytest.mark.parametrize("platform, dirty", [
+    ("vsphere", {"rate_mib_s": 300.0}),
+    ("kubevirt", {"kind": "hot_cold", "rate_mib_s": 900.0,
+                  "hot_set_gib": 2.0, "cold_rate_mib_s": 40.0}),
+])
+def test_single_vm_is_exactly_the_migration_analysis(platform, dirty):
+    # The same VM as a migration over the same transfer (one session) and
+    # as a one-VM evacuation: identical time and downtime, to the bit.
+    stop_rule = {"vsphere": "vmotion", "kubevirt": "qemu"}[platform]
+    migration = {"name": "one", "memory_gib": 48.0, "zero_page_pct": 10.0,
+                 "dirty": dirty, "transfer": "lm", "stop_rule": stop_rule}
+    variant = evaluated(
+        [{"name": "one", "memory_gib": 48.0, "zero_page_pct": 10.0,
+          "dirty": dirty}], migrations=[migration], platform=platform)
+    assert value(variant, "migration.converged") == 1
+    assert value(variant, "evacuation.total_s") == \
+        value(variant, "migration.total_s")
+    assert value(variant, "evacuation.max_downtime_s") == \
+        value(variant, "migration.downtime_s")
+    assert value(variant, "evacuation.best_concurrency") == 1
+
+
+def test_one_more_concurrent_migration_breaks_a_hot_vm():
+    # 10 GbE shared: alone the hot VM (400 MiB/s, QEMU rule, no
+    # throttling) gets ~9.4 Gbit/s and converges; eight at once leave it
+    # ~1.2 Gbit/s, below what it dirties, so it cannot converge.
+    vms = [vm("hot", 16, 400.0)] + [vm(f"cold{i}", 8) for i in range(7)]
+    crowded = evaluated(vms, platform="none", concurrency=8)
+    assert value(crowded, "evacuation.not_converged") >= 1
+    finding = next(f for f in crowded.findings
+                   if f.id == "evacuation.no_convergence")
+    assert "'hot'" in finding.message and finding.severity == "critical"
+    with pytest.raises(KeyError):   # no finite time for a failed plan
+        crowded.metric("evacuation.total_s")
+    calm = evaluated(vms, platform="none", concurrency=1)
+    assert value(calm, "evacuation.not_converged") == 0
+    # 'auto' picks a concurrency at which every VM converges
+    auto = evaluated(vms, platform="none")
+    assert value(auto, "evacuation.not_converged") == 0
+    trace = auto.traces["evacuation.maint.schedule"]
+    assert len(trace["vm"]) == 8 and all(trace["converged"])
+    assert trace["start_s"] == sorted(trace["start_s"])
+
+
+def test_sharing_slows_every_migration():
+    # eight equal idle VMs on one 10 GbE link: together each runs at an
+    # eighth of the rate, so each takes ~8x as long as alone, and the
+    # total is about the same bytes over the same link
+    vms = [vm(f"vm{i}", 8) for i in range(8)]
+    together = evaluated(vms, concurrency=8)
+    alone = evaluated(vms, concurrency=1)
+    assert value(together, "evacuation.slowest_vm_s") == pytest.approx(
+        8 * value(alone, "evacuation.slowest_vm_s"), rel=0.02)
+    assert value(together, "evacuation.total_s") == pytest.approx(
+        value(alone, "evacuation.total_s"), rel=0.02)
+
+
+def test_concurrency_above_the_platform_limit_is_a_finding_with_source():
+    variant = evaluated([vm(f"vm{i}", 4) for i in range(12)], speed=1.0,
+                        concurrency=12)
+    finding = next(f for f in variant.findings
+                   if f.id == "evacuation.concurrency_above_limit")
+    # vSphere on 1 GbE: 4 (vCenter network limit, GUID-25EA5833)
+    assert "limit of 4" in finding.message
+    assert "GUID-25EA5833" in finding.message
+    assert value(variant, "evacuation.concurrency") == 4
+    assert value(variant, "evacuation.concurrency_limit") == 4
+
+
+def test_smb_bandwidth_limit_caps_the_whole_evacuation():
+    # Microsoft's HCI guidance: Set-SmbBandwidthLimit -Category
+    # LiveMigration 750MB with 2 simultaneous migrations (Failover
+    # Clustering blog, 4 Apr 2019). Idle VMs over 2 x 25 GbE SMB: the cap,
+    # not the link, sets the time: every byte (plus the 8 B page headers)
+    # at 750 MiB/s, to within the 50 ms switchovers.
+    variant = evaluated([vm(f"vm{i}", 8) for i in range(10)], speed=25.0,
+                        transfer={"transport": "smb"},
+                        host={"hypervisor": "hyperv"}, platform="hyperv",
+                        concurrency=2, total_bandwidth_mib_s=750.0)
+    volume = 10 * 8 * GIB * (1 + 8 / 4096)
+    assert value(variant, "evacuation.total_s") == pytest.approx(
+        volume / (750 * 2 ** 20), rel=0.01)
+
+
+def test_orders_against_the_lower_bound():
+    rng = np.random.default_rng(7)
+    vms = [vm(f"vm{i}", float(rng.choice([4, 8, 16, 32, 64])),
+              float(rng.uniform(0, 150)), priority=int(rng.integers(0, 3)))
+           for i in range(40)]
+    variant = evaluated(vms, concurrency=4, order="priority")
+    bound = value(variant, "evacuation.lower_bound_s")
+    orders = ("largest_first", "smallest_first", "hottest_last", "priority")
+    for order in orders + ("optimized",):
+        assert value(variant, f"evacuation.{order}_s") >= bound * (1 - 1e-9)
+        assert value(variant, f"evacuation.{order}_gap_pct") == \
+            pytest.approx(100 * (value(variant, f"evacuation.{order}_s")
+                                 / bound - 1))
+    assert value(variant, "evacuation.optimized_s") <= min(
+        value(variant, f"evacuation.{o}_s") for o in orders)
+    assert value(variant, "evacuation.total_s") == \
+        value(variant, "evacuation.priority_s")
+
+
+def test_advise_recommends_the_fastest_concurrency_with_its_effect():
+    vms = [vm("hot", 16, 400.0)] + [vm(f"cold{i}", 8) for i in range(7)]
+    scenario = scenario_from_dict(document(vms, platform="none",
+                                           concurrency=8))
+    result = advise(scenario, "min_evacuation_time")
+    change = next(r for r in result.recommendations
+                  if r.id == "advice.evacuation.concurrency")
+    assert change.change["workloads.evacuations[0].concurrency"]["old"] == 8
+    # before, the hot VM never converges (no finite total); after, all do
+    assert change.effect["evacuation.not_converged"]["before"] >= 1
+    assert change.effect["evacuation.not_converged"]["after"] == 0
+    assert change.gain_pct == 100
+
+
+def test_more_concurrency_pays_where_sessions_spread_over_nics():
+    # multi-NIC vMotion: sessions spread over 4 x 10 GbE, so one migration
+    # at a time uses one NIC; the sweep finds 4 or more, and advise
+    # re-evaluates the change: total time falls about 4x
+    data = document([vm(f"vm{i}", 16) for i in range(16)], concurrency=1,
+                    transfer={"multipath": True})
+    data["nics"] = [{"id": f"nic{i}", "speed_gbps": 10.0} for i in range(4)]
+    scenario = scenario_from_dict(data)
+    base = evaluate(scenario).variants[0]
+    assert value(base, "evacuation.best_concurrency") >= 4
+    result = advise(scenario, "min_evacuation_time")
+    change = next(r for r in result.recommendations
+                  if r.id == "advice.evacuation.concurrency")
+    effect = change.effect["evacuation.total_s"]
+    assert effect["after"] == pytest.approx(effect["before"] / 4, rel=0.05)
+    assert "evacuation.total_s" in change.message
+
+
+def test_destinations_receive_the_vms_that_fit():
+    variant = evaluated([vm("a", 8), vm("b", 8), vm("c", 4)],
+                        destinations=[{"name": "h1", "free_memory_gib": 12},
+                                      {"name": "h2", "free_memory_gib": 9}])
+    trace = variant.traces["evacuation.maint.schedule"]
+    placed = dict(zip(trace["vm"], trace["destination"]))
+    assert set(placed.values()) <= {"h1", "h2"} and None not in placed.values()
+
+
+# The published drains (Finn, Holman) are validation cases in
+# resources/validation/evacuation_hyperv_drains.toml (tests/app/
+# test_accuracy.py runs them).
+
+
+# -- bad input ----------------------------------------------------------------
+
+@pytest.mark.parametrize("change, expected", [
+    ({"vms": [vm("a", 8), vm("a", 4)]},
+     "workloads.evacuations[0]: vms[1].name 'a' is used twice"),
+    ({"destinations": [{"name": "h1", "free_memory_gib": 6}]},
+     "vms[0].memory_gib 8 ('a') exceeds every destination's free memory"),
+    ({"destinations": [{"name": "h1", "free_memory_gib": 10}]},
+     "vms: 12 GiB of VMs exceed the destinations' 10 GiB"),
+    ({"bandwidth_per_migration_mib_s": 0.0},
+     "workloads.evacuations[0].bandwidth_per_migration_mib_s: must be > 0, "
+     "got 0.0"),
+    ({"concurrency": 0},
+     "workloads.evacuations[0].concurrency: must be 'auto' or 1 to 64, "
+     "got 0"),
+    ({"transfer": "nope"},
+     "workloads.evacuations[0].transfer names 'nope', which is not in "
+     "workloads.transfers"),
+    ({"platform": "esx"}, "workloads.evacuations[0].platform: must be"),
+])
+def test_bad_input_names_path_and_value(change, expected):
+    data = document([vm("a", 8), vm("b", 4)])
+    data["workloads"]["evacuations"][0].update(change)
+    with pytest.raises(ScenarioError) as error:
+        scenario_from_dict(data)
+    assert expected in str(error.value)
+
+
+def test_zero_link_speed_is_refused_with_its_path():
+    with pytest.raises(ScenarioError) as error:
+        scenario_from_dict(document([vm("a", 8)], speed=0.0))
+    assert "nics[0].speed_gbps: must be > 0, got 0.0" in str(error.value)
