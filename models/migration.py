@@ -21,6 +21,33 @@ PAGE_HEADER_BYTES = 8
 THROTTLES = ("none", "auto_converge", "sdps")
 NONE, AUTO_CONVERGE, SDPS = range(3)
 
+#: When the dirty log is read and the stop rule tested: ``round`` at the
+#: end of each pass over the dirty set (Xen, the generic rules); ``qemu``
+#: whenever the unsent part of the pass drops below the threshold (and at
+#: QEMU's periodic timer), see :func:`precopy`.
+SYNC_RULES = ("round", "qemu")
+ROUND_SYNC, QEMU_SYNC = range(2)
+
+#: QEMU migration/ram.c ``ram_save_iterate``: one iteration sends for at
+#: most MAX_WAIT = 50 ms; under a max-bandwidth cap the migration thread
+#: waits out each BUFFER_DELAY = 100 ms window (migration/migration.c).
+QEMU_ITERATION_S = 0.05
+QEMU_CAPPED_ITERATION_S = 0.1
+#: QEMU migration/ram.c ``migration_bitmap_sync``: the auto-converge
+#: trigger is tested only when more than 1000 ms passed since the last
+#: test.
+QEMU_TRIGGER_PERIOD_S = 1.0
+#: QEMU >= 9.2 (cpu-throttle.c, CPU_THROTTLE_DIRTY_SYNC_TIMESLICE_MS):
+#: with auto-converge a timer syncs the dirty bitmap every 5 s when no
+#: sync happened in the previous 5 s (never during the first pass).
+QEMU_SYNC_TIMER_S = 5.0
+#: Syncs to simulate before a QEMU-rule migration is declared
+#: non-converging: the 5 s timer alone makes 3000 cover over four hours.
+QEMU_SYNC_LIMIT = 3000
+#: QEMU's default max-bandwidth, MAX_THROTTLE: 32 MiB/s until 5.1,
+#: 128 MiB/s from 5.2 (migration/migration.c, later options.c). [B/s]
+QEMU_MAX_BANDWIDTH = {(0, 0): 32 * 2 ** 20, (5, 2): 128 * 2 ** 20}
+
 #: Why a pre-copy ended, by code.
 OUTCOMES = ("switchover", "round_cap", "data_cap", "switchover_too_long",
             "time_budget", "no_convergence")
@@ -50,6 +77,14 @@ class StopRule:
     fixed_downtime : float
         Device state transfer and resume, added to every downtime. [s]
     source : str
+    sync : str
+        When the dirty log is read and tested: a name in SYNC_RULES.
+    test_sent_pass : bool
+        Xen ``xc_domain_save``: the page test reads the pass just sent
+        and the data cap the memory sent so far.
+    final_live_pass : bool
+        Xen migration v2: a dirty set under ``min_pages`` is still sent
+        live before stop-and-copy (one more round).
     """
 
     downtime_limit: float
@@ -60,6 +95,9 @@ class StopRule:
     throttle: str
     fixed_downtime: float
     source: str
+    sync: str = "round"
+    test_sent_pass: bool = False
+    final_live_pass: bool = False
 
 
 #: Device-state transfer and resume time, one value for every hypervisor
@@ -70,22 +108,26 @@ FIXED_DOWNTIME = 0.05
 STOP_RULES = {
     "qemu": StopRule(
         0.3, 0, np.inf, np.inf, np.inf, "none", FIXED_DOWNTIME,
-        "QEMU migration/options.c: downtime-limit 300 ms, no iteration cap; "
-        "auto-converge is opt-in"),
+        "QEMU migration.c/ram.c: downtime-limit 300 ms; the dirty bitmap is "
+        "re-synced whenever the unsent part of a pass drops below bandwidth "
+        "x limit and switchover happens once it stays below; no iteration "
+        "cap; auto-converge is opt-in", sync="qemu"),
     "vmotion": StopRule(
         0.5, 0, np.inf, np.inf, 100.0, "sdps", FIXED_DOWNTIME,
         "ESXi Migrate.PreCopySwitchoverTimeGoal 500 ms, SDPS dynamic "
         "(Migrate.SdpsEnabled 2), failure beyond the 100 s maximum "
         "switchover time (VMware KB 2141355)"),
     "xen_legacy": StopRule(
-        0.0, 50, 30, 3.0, np.inf, "none", FIXED_DOWNTIME,
-        "Xen xc_domain_save: fewer than 50 dirty pages, DEF_MAX_ITERS 29 "
-        "(30 passes), "
-        "DEF_MAX_FACTOR 3 (never more than 3 x memory)"),
+        0.0, 50, 29, 3.0, np.inf, "none", FIXED_DOWNTIME,
+        "Xen xc_domain_save (last in Xen 4.5): after each pass, stop when "
+        "that pass sent fewer than 50 pages, after DEF_MAX_ITERS 29 live "
+        "passes, or once more than DEF_MAX_FACTOR 3 x memory was sent",
+        test_sent_pass=True),
     "xen_v2": StopRule(
         0.0, 50, 5, np.inf, np.inf, "none", FIXED_DOWNTIME,
-        "Xen migration v2 simple_precopy_policy: SPP_TARGET_DIRTY_COUNT 50, "
-        "SPP_MAX_ITERATIONS 5"),
+        "Xen migration v2 simple_precopy_policy (xg_sr_save.c): fewer than "
+        "SPP_TARGET_DIRTY_COUNT 50 dirty pages (sent live once more, then "
+        "stop-and-copy) or SPP_MAX_ITERATIONS 5", final_live_pass=True),
     "hyperv": StopRule(
         0.3, 0, np.inf, np.inf, np.inf, "none", FIXED_DOWNTIME,
         "Hyper-V's stop rule is not documented: modelled as the generic "
@@ -105,6 +147,52 @@ AUTO_CONVERGE_STEPS = (0.20, 0.10, 0.99, 0.5)
 #: transmit = 5 x dirty (Migrate.SdpsTargetRate 500, read as a ratio).
 SDPS_MIN_PROGRESS = 1.3
 SDPS_TARGET = 5.0
+
+
+def qemu_settings(version, management="qemu", max_bandwidth=None,
+                  throttle="none"):
+    """QEMU's migration settings that depend on its release and on the
+    management layer.
+
+    Parameters
+    ----------
+    version : str
+        QEMU release, "major.minor".
+    management : {'qemu', 'libvirt', 'unlimited'}, default 'qemu'
+        Who sets max-bandwidth: QEMU's default; libvirt, which lifts it
+        (``QEMU_DOMAIN_MIG_BANDWIDTH_MAX``, src/qemu/qemu_domain.h); or
+        someone who raised it above the path by other means.
+    max_bandwidth : float, optional
+        An explicit max-bandwidth, which wins over both. [B/s]
+    throttle : str, default 'none'
+        The throttling in use.
+
+    Returns
+    -------
+    dict
+        ``max_bandwidth`` [B/s] (inf: no cap), ``sync_timer_s`` [s] (inf:
+        no periodic sync) and ``source``, a sentence naming both.
+    """
+    release = tuple(int(part) for part in version.split("."))
+    default = next(value for since, value in
+                   sorted(QEMU_MAX_BANDWIDTH.items(), reverse=True)
+                   if release >= since)
+    if max_bandwidth is not None:
+        cap, origin = float(max_bandwidth), "set explicitly"
+    elif management == "libvirt":
+        cap, origin = np.inf, "lifted by libvirt"
+    elif management == "unlimited":
+        cap, origin = np.inf, "raised above the path"
+    else:
+        cap, origin = float(default), f"QEMU {version} default"
+    timer = QEMU_SYNC_TIMER_S if throttle == "auto_converge" \
+        and release >= (9, 2) else np.inf
+    limit = "no cap" if not np.isfinite(cap) else f"{cap / 2 ** 20:g} MiB/s"
+    source = (f"QEMU {version}: max-bandwidth {limit} ({origin}); "
+              + ("auto-converge syncs the dirty bitmap at least every 5 s "
+                 "(cpu-throttle.c, QEMU >= 9.2)" if np.isfinite(timer)
+                 else "no periodic bitmap sync"))
+    return {"max_bandwidth": cap, "sync_timer_s": timer, "source": source}
 
 
 def dirty_bytes(window, nonzero_memory, cold_rate, *, hot_set=0.0,
@@ -232,7 +320,9 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
             throttle="none", fixed_downtime=FIXED_DOWNTIME,
             page_header=PAGE_HEADER_BYTES, auto_converge=AUTO_CONVERGE_STEPS,
             sdps_min_progress=SDPS_MIN_PROGRESS, sdps_target=SDPS_TARGET,
-            round_limit=300, trace=False):
+            sync="round", iteration_s=QEMU_ITERATION_S, sync_timer_s=np.inf,
+            trigger_period_s=QEMU_TRIGGER_PERIOD_S, test_sent_pass=False,
+            final_live_pass=False, round_limit=300, trace=False):
     """Iterate pre-copy rounds until each scenario stops, all at once.
 
     Parameters
@@ -240,8 +330,8 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
     memory : numeric
         Guest RAM M. [B]
     rate : numeric
-        Effective migration rate B (after framing, stream caps, sharing and
-        compression). [B/s]
+        Effective migration rate B (after framing, stream caps, sharing,
+        compression and any max-bandwidth cap). [B/s]
     cold_rate : numeric, default 0
         Uniform (cold) dirtying rate. [B/s]
     hot_set, hot_rate : numeric, default 0
@@ -252,14 +342,14 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
     zero_fraction : numeric, default 0
         Share of pages that are zero (sent as a header only).
     downtime_limit : numeric, default 0.3
-        Stop when what is left takes at most this long to send. [s]
+        Stop when what is left takes less than this long to send. [s]
     min_pages : numeric, default 0
         Stop when fewer pages than this are left (Xen).
     fraction_left : numeric, default 0
-        Stop when at most this share of memory is left.
+        Stop when less than this share of memory is left.
     max_rounds, max_factor : numeric, default inf
-        Stop and copy after this many rounds, or once this many times the
-        memory has been sent (Xen caps).
+        Stop and copy after this many rounds, or once more than this many
+        times the memory has been sent (Xen caps).
     max_switchover : numeric, default inf
         Fail when the switchover would take longer. [s]
     time_budget : numeric, default inf
@@ -274,8 +364,27 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         Initial throttle, increment, maximum, trigger ratio.
     sdps_min_progress, sdps_target : float, default 1.3, 5.0
         SDPS engages below this transmit/dirty ratio and aims at the target.
+    sync : str or array-like of str, default 'round'
+        When the dirty log is read and the stop rule tested, a name in
+        :data:`SYNC_RULES`.
+    iteration_s : numeric, default 0.05
+        ``qemu``: length of one send iteration (MAX_WAIT, or the 100 ms
+        window under a max-bandwidth cap). [s]
+    sync_timer_s : numeric, default inf
+        ``qemu``: period of the forced bitmap sync (5 s with auto-converge
+        from QEMU 9.2, else inf). [s]
+    trigger_period_s : numeric, default 1
+        The auto-converge trigger is tested at a sync only when more than
+        this long passed since its last test. [s]
+    test_sent_pass : bool or array-like, default False
+        Test ``min_pages`` on the pass just sent and ``max_factor`` on what
+        was sent so far (Xen ``xc_domain_save``).
+    final_live_pass : bool or array-like, default False
+        A dirty set under the page threshold is sent live once more before
+        stop-and-copy (Xen migration v2).
     round_limit : int, default 300
-        Rounds simulated before declaring no convergence.
+        Rounds simulated before declaring no convergence; with any
+        scenario on the QEMU rule at least :data:`QEMU_SYNC_LIMIT` syncs.
     trace : bool, default False
         Also return the per-round volumes and durations.
 
@@ -283,18 +392,39 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
     -------
     dict of numeric
         ``converged`` (bool), ``outcome`` (index into OUTCOMES), ``rounds``
-        (pre-copy rounds before stop-and-copy), ``total_time`` [s],
-        ``downtime`` [s], ``bytes_sent`` [B], ``throttle`` (final, 0-1),
-        ``slowdown`` (guest, 1/f); with ``trace`` also ``round_bytes`` and
-        ``round_seconds`` (scenarios x rounds, NaN past the end). Time,
-        downtime and bytes are NaN where the migration never switches over.
+        (round rule: pre-copy passes before stop-and-copy; qemu rule:
+        QEMU's dirty-sync-count at completion, the setup and last-stage
+        syncs included), ``total_time`` [s], ``downtime`` [s],
+        ``bytes_sent`` [B], ``throttle`` (final, 0-1), ``slowdown``
+        (guest, 1/f); with ``trace`` also ``round_bytes`` and
+        ``round_seconds`` (scenarios x intervals between syncs, NaN past
+        the end). Time, downtime and bytes are NaN where the migration
+        never switches over.
 
     Notes
     -----
-    Round 0 sends the non-zero memory; round k+1 sends D(t_k). Stop and
-    copy when :math:`D(t_k) \\le \\max(B d, p_{min} P, \\alpha M)` or a cap
-    fires; then :math:`T_{down} = V_{stop}/B + T_{fixed}`
-    (live-migration.md section 4).
+    Round rule: round 0 sends the non-zero memory; round k+1 sends
+    D(t_k); stop and copy when :math:`D(t_k) < \\max(B d, p_{min} P,
+    \\alpha M)` or a cap fires; then :math:`T_{down} = V_{stop}/B +
+    T_{fixed}` (live-migration.md section 4).
+
+    QEMU rule (migration.c ``migration_iteration_run``, ram.c
+    ``ram_state_pending_exact``): with :math:`T = B d`, the pass sends in
+    iterations of :math:`\\delta`; once the unsent part :math:`R'` drops
+    below T at an iteration boundary the bitmap is synced,
+    :math:`R = R' + D(\\Delta)` with :math:`\\Delta` the time since the
+    previous sync, and QEMU switches over when :math:`R < T`, otherwise
+    it sends on and re-syncs at the next crossing. So the RAM part of the
+    downtime is close to the limit d. With ``sync_timer_s`` a sync is also
+    forced at the first timer tick a full period after the last sync
+    (never in round 0). At a sync more than ``trigger_period_s`` after the
+    last test, auto-converge counts a high period when the pages newly
+    dirtied since that test exceed the trigger ratio times the bytes sent
+    since it, and steps the throttle at every second high period (ram.c
+    ``migration_trigger_throttle``). D is the unique-page curve of
+    :func:`dirty_bytes` from the last sync; pages re-dirtied while still
+    unsent are counted again (an overestimate when R' is a large share of
+    memory).
     """
     memory = require_positive("memory", memory, "B")
     rate = require_positive("rate", rate, "B/s")
@@ -306,17 +436,30 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         require_range(name, value, 0, np.inf, "B/s" if "rate" in name
                       else "B")
     throttle = as_codes("throttle", throttle, THROTTLES)
+    # the defaults (round sync, no Xen pass rules) skip all their work
+    sync = ROUND_SYNC if isinstance(sync, str) and sync == "round" \
+        else as_codes("sync", sync, SYNC_RULES)
+    any_qemu = bool(np.any(sync == QEMU_SYNC))
+    if any_qemu:
+        iteration_s = require_positive("iteration_s", iteration_s, "s")
+        sync_timer_s = np.asarray(sync_timer_s, dtype=float)
+        if np.any(~(sync_timer_s > 0)):  # inf (no timer) is allowed
+            raise ValueError("sync_timer_s must be > 0 [s] (inf: no "
+                             f"timer), got {sync_timer_s!r}")
+    any_sent_test = bool(np.any(test_sent_pass))
+    any_final = bool(np.any(final_live_pass))
     shape = np.broadcast_shapes(*(np.shape(v) for v in (
         memory, rate, cold_rate, hot_set, hot_rate, first_rate,
         zero_fraction, downtime_limit, min_pages, fraction_left, max_rounds,
-        max_factor, max_switchover, time_budget, throttle)))
+        max_factor, max_switchover, time_budget, throttle, sync, iteration_s,
+        sync_timer_s, test_sent_pass, final_live_pass)))
 
     size = int(np.prod(shape))
 
-    def full(value):
-        value = np.asarray(value, dtype=float)
+    def full(value, dtype=float):
+        value = np.asarray(value, dtype=dtype)
         if value.ndim == 0:  # the common scalar: no broadcasting machinery
-            return np.full(size, float(value))
+            return np.full(size, value.item(), dtype=dtype)
         return np.broadcast_to(value, shape).ravel()
 
     memory, rate, first_rate = full(memory), full(rate), full(first_rate)
@@ -345,23 +488,46 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         "slope": full(hot_rate) + full(cold_rate),  # unthrottled dirtying
     }
     initial, increment, maximum, trigger = auto_converge
+    any_auto_converge = bool((live["throttle"] == AUTO_CONVERGE).any())
+    any_budget = bool(np.isfinite(live["time_budget"]).any())
+    any_factor = bool(np.isfinite(live["max_factor"]).any())
+    any_round_cap = bool(np.isfinite(live["max_rounds"]).any())
+    any_switchover_cap = bool(np.isfinite(live["max_switchover"]).any())
     pending = nonzero * overhead + (memory - nonzero) / PAGE_BYTES * \
         page_header
-    seconds = pending / first_rate
+    if any_qemu:
+        sync = full(sync, np.int8)
+        live.update(iteration=full(iteration_s), timer=full(sync_timer_s),
+                    sync=sync)
+        seconds = _next_sync(live, pending, first_rate, np.zeros(count),
+                             first_pass=True)
+        leftover = np.maximum(pending - first_rate * seconds, 0.0)
+        live["leftover"] = leftover
+    else:
+        seconds, leftover = pending / first_rate, 0.0
+    if any_sent_test:
+        live["test_sent_pass"] = full(test_sent_pass, bool)
+    if any_final:
+        live["final_live_pass"] = full(final_live_pass, bool)
+    if any_auto_converge:
+        live.update(high=np.zeros(count), since=np.zeros(count),
+                    excess=np.zeros(count))
     live.update(pending=pending, seconds=seconds, elapsed=seconds.copy(),
-                sent=pending.copy(), rounds=np.ones(count),
-                fraction=np.ones(count), high=np.zeros(count),
-                alive=np.ones(count, dtype=bool))
+                sent=pending - leftover, rounds=np.ones(count),
+                fraction=np.ones(count), alive=np.ones(count, dtype=bool))
 
     outcome = np.full(count, NO_CONVERGENCE, dtype=np.int8)
     total = np.full(count, np.nan)
     downtime, bytes_sent = total.copy(), total.copy()
     rounds_out, fraction_out = np.ones(count), np.ones(count)
     # Without throttling or caps the theorem of section 3.2 decides up
-    # front: switchover iff h D(d)/d < B, with d the threshold in time.
+    # front for the round rule: switchover iff h D(d)/d < B, with d the
+    # threshold in time.
     window = live["threshold"] / rate
     free = (live["throttle"] == NONE) & ~np.isfinite(live["max_rounds"]) \
         & ~np.isfinite(live["max_factor"]) & (window > 0)
+    if any_qemu:
+        free &= sync == ROUND_SYNC
     hopeless = free & ~(overhead * dirty_bytes(
         window, nonzero, live["cold_rate"], hot_set=live["hot_set"],
         hot_rate=live["hot_rate"]) < rate * window)
@@ -370,82 +536,158 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
     outcome[hopeless] = np.where(np.isfinite(live["time_budget"][hopeless]),
                                  TIME_BUDGET, NO_CONVERGENCE)
     live["alive"] = ~hopeless
-    trace_rows = [(np.arange(count), pending, seconds)] if trace else []
-    for _ in range(round_limit):
+    # per-scenario constants of the loop, computed once
+    slope = live["slope"]
+    live.update(
+        auto=live["throttle"] == AUTO_CONVERGE,
+        sdps=live["throttle"] == SDPS,
+        sdps_fraction=live["rate"] / (sdps_target * np.where(
+            slope >= 1, slope, 1)),
+        sdps_progress=sdps_min_progress * slope,
+        uncapped=~(np.isfinite(live["max_rounds"])
+                   | np.isfinite(live["max_factor"])),
+        budgeted=np.isfinite(live["time_budget"]))
+    del live["slope"], live["throttle"]
+    # a zero threshold still stops on an empty dirty set
+    live["threshold"] = np.maximum(live["threshold"], np.finfo(float).tiny)
+    trace_rows = [(np.arange(count), pending - leftover, seconds)] \
+        if trace else []
+    steps = max(round_limit, QEMU_SYNC_LIMIT) if any_qemu else round_limit
+    for _ in range(steps):
         s = live
         dirty = dirty_bytes(s["seconds"], s["nonzero"], s["cold_rate"],
                             hot_set=s["hot_set"], hot_rate=s["hot_rate"],
                             run_fraction=s["fraction"]) * overhead
-        stop_time = dirty / s["rate"] + s["fixed_downtime"]
+        # what the sync finds left: the unsent part of the pass and the
+        # pages dirtied since the previous sync
+        found = s["leftover"] + dirty if any_qemu else dirty
+        sent_now = s["pending"] - s["leftover"] if any_qemu else s["pending"]
+        tested = found
+        if any_sent_test:
+            # xc_domain_save tests the pass just sent and what was sent
+            tested = np.where(s["test_sent_pass"], s["pending"], found)
+        stop_volume, live_time, resent = found, 0.0, 0.0
+        if any_final:
+            # Xen v2 sends a small dirty set live once more, then copies
+            # what that pass left dirty
+            small = s["final_live_pass"] & (tested < s["threshold"])
+            live_time = np.where(small, found / s["rate"], 0.0)
+            stop_volume = np.where(small, dirty_bytes(
+                live_time, s["nonzero"], s["cold_rate"], hot_set=s["hot_set"],
+                hot_rate=s["hot_rate"], run_fraction=s["fraction"])
+                * overhead, found)
+            resent = np.where(small, found, 0.0)
         # first matching rule wins, in this order (nested where: cheaper
-        # than np.select for the small arrays of a single scenario)
-        reason = np.where(
-            dirty <= s["threshold"], SWITCHOVER, np.where(
-                s["rounds"] >= s["max_rounds"], ROUND_CAP, np.where(
-                    s["sent"] + dirty > s["max_factor"] * s["memory"],
-                    DATA_CAP, np.where(s["elapsed"] > s["time_budget"],
-                                       TIME_BUDGET, -1))))
-        reason = np.where((reason >= 0) & (reason != TIME_BUDGET) &
-                          (stop_time > s["max_switchover"]),
-                          SWITCHOVER_TOO_LONG, reason)
-        # throttling, from what this round showed
-        too_fast = dirty > trigger * s["pending"]
-        high = np.where(too_fast, s["high"] + 1, s["high"])
-        step = (s["throttle"] == AUTO_CONVERGE) & too_fast & (high >= 2)
-        high = np.where(step, 0, high)
-        current = 1 - s["fraction"]
-        fraction = np.where(step, 1 - np.where(
-            current == 0, initial, np.minimum(current + increment,
-                                              maximum)), s["fraction"])
-        slope = s["slope"]
-        engage = (s["throttle"] == SDPS) & \
-            (s["rate"] < sdps_min_progress * slope * fraction)
-        fraction = np.where(engage, np.minimum(
-            fraction, s["rate"] / (sdps_target * np.where(slope >= 1, slope,
-                                                          1))), fraction)
+        # than np.select); rules no scenario uses are left out
+        reason = -1
+        if any_budget:
+            reason = np.where(s["elapsed"] > s["time_budget"], TIME_BUDGET,
+                              reason)
+        if any_factor:
+            total_after = s["sent"] + found
+            if any_sent_test:
+                total_after = np.where(s["test_sent_pass"], s["sent"],
+                                       total_after)
+            reason = np.where(total_after > s["max_factor"] * s["memory"],
+                              DATA_CAP, reason)
+        if any_round_cap:
+            reason = np.where(s["rounds"] >= s["max_rounds"], ROUND_CAP,
+                              reason)
+        reason = np.where(tested < s["threshold"], SWITCHOVER, reason)
+        if any_switchover_cap:
+            stop_time = stop_volume / s["rate"] + s["fixed_downtime"]
+            reason = np.where((reason >= 0) & (reason != TIME_BUDGET) &
+                              (stop_time > s["max_switchover"]),
+                              SWITCHOVER_TOO_LONG, reason)
+        fraction = s["fraction"]
+        if any_auto_converge:
+            # tested at a sync more than trigger_period_s after its last
+            # test, on the pages dirtied and bytes sent since then
+            since = s["since"] + s["seconds"]
+            # dirtied minus trigger x sent since the last test
+            excess = s["excess"] + (dirty - trigger * sent_now)
+            tests = since > trigger_period_s
+            too_fast = tests & (excess > 0)
+            high = s["high"] + too_fast
+            step = too_fast & (high >= 2) & s["auto"]
+            if step.any():
+                high = np.where(step, 0, high)
+                fraction = np.where(step, np.where(
+                    fraction == 1, 1 - initial,
+                    np.maximum(fraction - increment, 1 - maximum)), fraction)
+        engage = s["sdps"] & (s["rate"] < s["sdps_progress"] * fraction)
+        fraction = np.where(engage, np.minimum(fraction, s["sdps_fraction"]),
+                            fraction)
         # no progress and no throttle step left: the rounds have reached
         # their fixed point and will never switch over (section 3.2)
-        can_throttle = ((s["throttle"] == AUTO_CONVERGE) &
-                        (1 - fraction < maximum)) | engage | step
-        capped = np.isfinite(s["max_rounds"]) | np.isfinite(s["max_factor"])
-        stalled = (reason < 0) & (dirty >= s["pending"]) & ~can_throttle \
-            & ~capped  # a round or data cap will still end it
-        reason = np.where(stalled, np.where(np.isfinite(s["time_budget"]),
-                                            TIME_BUDGET, NO_CONVERGENCE),
-                          reason)
+        stalled = (reason < 0) & (found >= s["pending"])
+        if stalled.any():
+            can_throttle = (s["auto"] & (fraction > 1 - maximum)) | engage
+            if any_auto_converge:  # a step just taken gets its round
+                can_throttle |= step
+            # a round or data cap will still end the others
+            stalled &= s["uncapped"] & ~can_throttle
+            reason = np.where(stalled, np.where(s["budgeted"], TIME_BUDGET,
+                                                NO_CONVERGENCE), reason)
 
         done = s["alive"] & (reason >= 0)
         finished = done & (reason <= DATA_CAP)
         where = s["index"][done]
         outcome[where] = reason[done]
         rounds_out[where] = s["rounds"][done]
+        if any_final:
+            rounds_out[where] += resent[done] > 0
+        if any_qemu:  # QEMU counts the setup and last-stage syncs too
+            rounds_out[where] += 2.0 * (s["sync"][done] == QEMU_SYNC)
         fraction_out[where] = s["fraction"][done]
         ok = s["index"][finished]
-        total[ok] = s["elapsed"][finished] + stop_time[finished]
-        downtime[ok] = stop_time[finished]
-        bytes_sent[ok] = s["sent"][finished] + dirty[finished]
+        if ok.size:
+            stop_time = stop_volume[finished] / s["rate"][finished] \
+                + s["fixed_downtime"][finished]
+            if any_final:
+                total[ok] = (s["elapsed"] + live_time)[finished] + stop_time
+                bytes_sent[ok] = (s["sent"] + resent + stop_volume)[finished]
+            else:
+                total[ok] = s["elapsed"][finished] + stop_time
+                bytes_sent[ok] = s["sent"][finished] + found[finished]
+            downtime[ok] = stop_time
 
         alive = s["alive"] & ~done
         remaining = np.count_nonzero(alive)
         if not remaining:
             break
-        s["high"], s["fraction"], s["pending"] = high, fraction, dirty
+        s["fraction"], s["pending"] = fraction, found
+        if any_auto_converge:
+            s["high"] = high
+            s["since"] = np.where(tests, 0.0, since)
+            s["excess"] = np.where(tests, 0.0, excess)
         s["alive"] = alive
         if remaining < 0.7 * alive.size:
             # drop finished scenarios once enough have piled up: copying
             # every array each round would cost more than it saves
             live = s = {k: v[alive] for k, v in s.items()}
-        s["seconds"] = s["pending"] / s["rate"]
+        if any_qemu:
+            s["seconds"] = _next_sync(s, s["pending"], s["rate"],
+                                      s["elapsed"])
+            s["leftover"] = np.maximum(s["pending"] - s["rate"]
+                                       * s["seconds"], 0.0)
+            sent_now = s["pending"] - s["leftover"]
+        else:
+            s["seconds"] = s["pending"] / s["rate"]
+            sent_now = s["pending"]
         s["elapsed"] = s["elapsed"] + s["seconds"]
-        s["sent"] = s["sent"] + s["pending"]
+        s["sent"] = s["sent"] + sent_now
         s["rounds"] = s["rounds"] + s["alive"]
         if trace:
             trace_rows.append((s["index"][s["alive"]],
-                               s["pending"][s["alive"]],
+                               sent_now[s["alive"]],
                                s["seconds"][s["alive"]]))
     else:  # still running after round_limit rounds
         where = live["index"][live["alive"]]
         rounds_out[where] = live["rounds"][live["alive"]]
+        if any_qemu:
+            rounds_out[where] += 2.0 * (live["sync"][live["alive"]]
+                                        == QEMU_SYNC)
         fraction_out[where] = live["fraction"][live["alive"]]
 
     result = {"converged": outcome <= DATA_CAP, "outcome": outcome,
@@ -462,3 +704,23 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         result["round_seconds"] = durations.reshape(shape + (-1,))
     return {k: v if k.startswith("round_") else v.reshape(shape)
             for k, v in result.items()}
+
+
+def _next_sync(s, pending, rate, elapsed, first_pass=False):
+    """Time from a sync to the next one (section of :func:`precopy`'s
+    Notes): the round rule sends the whole pass; the QEMU rule syncs at
+    the first iteration boundary where less than the threshold is left
+    unsent (or when the pass runs out), or earlier at its timer."""
+    whole = pending / rate
+    step = s["iteration"] * rate
+    iterations = np.floor(np.maximum(pending - s["threshold"], 0.0)
+                          / step) + 1
+    natural = np.minimum(iterations * s["iteration"], whole)
+    if not first_pass:  # the timer skips syncs while round 0 runs
+        period = s["timer"]
+        finite = np.isfinite(period)
+        safe = np.where(finite, period, 1.0)
+        tick = safe * (np.ceil(elapsed / safe - 1e-9) + 1)
+        natural = np.where(finite, np.minimum(natural, tick - elapsed),
+                           natural)
+    return np.where(s["sync"] == QEMU_SYNC, natural, whole)

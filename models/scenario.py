@@ -33,9 +33,10 @@ from models.pcie import DEFAULT_MAX_PAYLOAD_BYTES
 from models.pcie import GENERATIONS as PCIE_GENERATIONS
 from models.pcie import LANES as PCIE_LANES
 from models.storage import SPINDLE_15K_IOPS, SPINDLE_15K_MBPS, WRITE_PENALTY
-from models.teaming import (KERNEL_HASH_VARIANTS, LBT_TARGET_RULES,
-                            LINUX_HASHES, STEADY_PERIODS, steady_horizon_s,
-                            UNIFORM_HASH_FIELDS, required_flow_fields)
+from models.teaming import (IP_HASH_VARIANTS, KERNEL_HASH_VARIANTS,
+                            LBT_TARGET_RULES, LINUX_HASHES, STEADY_PERIODS,
+                            UNIFORM_HASH_FIELDS, required_flow_fields,
+                            steady_horizon_s)
 from models.transport import TRANSPORTS
 from models.wire import (IPV6_MIN_MTU, L2_OVERHEAD_BYTES, MIN_FRAME_BYTES,
                          MTU_CEILING, MTU_LIMITS, VLAN_TAG_BYTES)
@@ -341,6 +342,9 @@ class Team(_Strict):
     policy: Literal[tuple(TEAMING_POLICIES)] = "port_id"
     hash: Literal[HASH_POLICIES] | None = None
     kernel_hash: Literal[tuple(KERNEL_HASH_VARIANTS)] = "current"
+    #: vSphere IP hash: XOR of the last octets (VMware's KB wording) or of
+    #: the whole 32-bit addresses; they differ only for 3, 5, 6, 7 uplinks
+    ip_hash_variant: Literal[IP_HASH_VARIANTS] = "last_octet"
     lbt_threshold_pct: float = Field(default=75.0, gt=0, le=100)
     lbt_period_s: float = Field(default=30.0, gt=0, le=3600)
     lbt_target_rule: Literal[LBT_TARGET_RULES] = "stay_below"
@@ -482,6 +486,9 @@ class Flow(_Strict):
     src_port: int | None = Field(default=None, ge=0, le=65535)
     dst_port: int | None = Field(default=None, ge=0, le=65535)
     vlan: int | None = Field(default=None, ge=0, le=4094)
+    #: 802.1p priority in the VLAN tag (Linux vlan+srcmac hashes the whole
+    #: tag control field, priority included)
+    vlan_pcp: int = Field(default=0, ge=0, le=7)
     traffic_class: str = "vm"
     tx_gbps: float = Field(default=0.0, ge=0)
     rx_gbps: float = Field(default=0.0, ge=0)
@@ -541,6 +548,18 @@ class Migration(_Strict):
     #: None: the stop rule's default (SDPS for vMotion, none otherwise)
     throttling: Literal["none", "sdps", "auto_converge"] | None = None
     time_budget_s: float | None = Field(default=None, gt=0)
+    #: stop_rule qemu: the QEMU release, "major.minor"; it decides the
+    #: default max-bandwidth (32 MiB/s before 5.2, 128 MiB/s from 5.2)
+    #: and the 5 s bitmap-sync timer of auto-converge (from 9.2)
+    qemu_version: str = Field(default="9.2", pattern=r"^[0-9]{1,2}\.[0-9]{1,2}$")
+    #: stop_rule qemu: who sets max-bandwidth. "qemu": QEMU's own default
+    #: for qemu_version; "libvirt": libvirt lifts it (QEMU_DOMAIN_MIG_
+    #: BANDWIDTH_MAX, no cap); "unlimited": raised above what the path
+    #: carries by other means (by hand, a tool). max_bandwidth_mib_s
+    #: overrides all (KubeVirt bandwidthPerMigration, Proxmox bwlimit,
+    #: virsh --bandwidth).
+    management: Literal["qemu", "libvirt", "unlimited"] = "qemu"
+    max_bandwidth_mib_s: float | None = Field(default=None, gt=0)
 
 
 class Backend(_Strict):

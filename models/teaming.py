@@ -28,13 +28,15 @@ LINUX_HASHES = ("layer2", "layer2+3", "layer3+4", "encap2+3", "encap3+4",
                 "vlan+srcmac")
 
 #: Linux bonding hash variants by kernel period (teaming.md section 3.3):
-#: (EtherType term byte-swapped, ``>> 1`` on layer2+3, ``>> 1`` on
-#: layer3+4).
+#: (EtherType term of ``bond_eth_hash``: none, byte-swapped or numeric;
+#: ``>> 1`` on layer2+3 and encap2+3; ``>> 1`` on layer3+4 and encap3+4).
 KERNEL_HASH_VARIANTS = {
-    "pre_2017": (True, False, False),
-    "2017_2021": (True, True, True),     # b5f862180d70: shift on every IP hash
-    "2021_2022": (False, True, True),    # XDP refactor: numeric EtherType
-    "current": (False, False, True),     # 49aefd131739: shift on l3+4 only
+    # 3.15 flow-dissector rewrite: bond_eth_hash = h_dest[5] ^ h_source[5]
+    "pre_ethertype": ("none", False, False),
+    "pre_2017": ("swapped", False, False),  # ^ h_proto read as a u16
+    "2017_2021": ("swapped", True, True),   # b5f862180d70: shift on all IP
+    "2021_2022": ("numeric", True, True),   # XDP refactor: be16_to_cpu
+    "current": ("numeric", False, True),    # 49aefd131739: l3+4 only
 }
 
 #: Header fields each uniform-hash mode reads: the vDS LACP algorithms
@@ -128,7 +130,8 @@ def linux_xmit_hash(policy, src_mac, dst_mac, src_ip, dst_ip, src_port,
     ethertype : array-like of int, default 0x0800
         EtherType of the frame (0x86DD for IPv6).
     vlan_tci : array-like of int, default 0
-        802.1Q tag control field (``vlan+srcmac`` only).
+        802.1Q tag control information, priority and DEI bits included
+        (``vlan+srcmac`` only: ``skb_vlan_tag_get`` returns the whole TCI).
     has_ports : array-like of bool, default True
         False for fragments and protocols without a port pair, whose port
         word is 0.
@@ -149,23 +152,32 @@ def linux_xmit_hash(policy, src_mac, dst_mac, src_ip, dst_ip, src_port,
     :math:`D = W(dip)` and :math:`P = W(sport, dport)`:
     layer2 :math:`h = E`; layer2+3 :math:`h = fold(E \\oplus S \\oplus D)`;
     layer3+4 :math:`h = fold(P \\oplus S \\oplus D) \\gg 1`; vlan+srcmac
-    :math:`h = tci \\oplus smac_{0..2} \\oplus smac_{3..5}`. ``encap3+4``
-    with an L4 hash already on the packet is modelled as a uniform hash of
-    the 5-tuple.
+    :math:`h = tci \\oplus smac_{0..2} \\oplus smac_{3..5}`. The encap
+    policies dissect the innermost headers; on untunnelled packets those
+    are the outer ones, so ``encap2+3`` equals layer2+3 and ``encap3+4``
+    equals layer3+4 (same shift). A packet that already carries an L4 hash
+    (``skb->l4_hash``, e.g. a locally generated TCP segment) is hashed by
+    ``encap3+4`` with that socket hash instead, which is not modelled here.
 
     References
     ----------
     .. [1] torvalds/linux: drivers/net/bonding/bond_main.c
-       (``bond_eth_hash``, ``bond_flow_ip``, ``bond_xmit_hash``).
+       (``bond_eth_hash``, ``bond_flow_ip``, ``bond_ip_hash``,
+       ``__bond_xmit_hash``, ``bond_xmit_hash``).
     .. [2] Commits b5f862180d70 (2017) and 49aefd131739 (2022).
     """
     require_choice("xmit_hash_policy", policy, LINUX_HASHES)
     require_choice("kernel", kernel, tuple(KERNEL_HASH_VARIANTS))
-    swapped_ethertype, shift_l23, shift_l34 = KERNEL_HASH_VARIANTS[kernel]
+    ethertype_term, shift_l23, shift_l34 = KERNEL_HASH_VARIANTS[kernel]
     src_mac = np.asarray(src_mac, dtype=U64)
     dst_mac = np.asarray(dst_mac, dtype=U64)
     ethertype = np.asarray(ethertype, dtype=U32)
-    et_term = _bswap16(ethertype) if swapped_ethertype else ethertype
+    if ethertype_term == "swapped":
+        et_term = _bswap16(ethertype)
+    elif ethertype_term == "numeric":
+        et_term = ethertype
+    else:
+        et_term = U32(0)
     layer2 = ((dst_mac & U64(0xFF)).astype(U32)
               ^ (src_mac & U64(0xFF)).astype(U32) ^ et_term)
     if policy == "layer2":
@@ -174,8 +186,6 @@ def linux_xmit_hash(policy, src_mac, dst_mac, src_ip, dst_ip, src_port,
         return (np.asarray(vlan_tci, dtype=U32)
                 ^ (src_mac >> U64(24)).astype(U32)
                 ^ (src_mac & U64(0xFFFFFF)).astype(U32))
-    if policy == "encap3+4":
-        return uniform_hash([src_ip, dst_ip, src_port, dst_port]).astype(U32)
     addresses = _bswap32(src_ip) ^ _bswap32(dst_ip)
     if policy in ("layer2+3", "encap2+3"):
         h = fold(layer2 ^ addresses)
@@ -205,18 +215,133 @@ def uniform_hash(columns, seed=0):
     -------
     numpy.ndarray of uint64
     """
+    # the basis is scrambled in Python integers: numpy scalars warn on the
+    # (intended) 64-bit wrap-around
+    basis = (int(seed) * 0x9E3779B97F4A7C15) & 0xFFFF_FFFF_FFFF_FFFF
     h = np.full(np.broadcast_shapes(*(np.shape(c) for c in columns)),
-                U64(seed) * U64(0x9E3779B97F4A7C15), dtype=U64)
+                basis, dtype=U64)
     for column in columns:
         h = _splitmix(h ^ np.asarray(column).astype(U64))
     return h
 
 
 def _splitmix(z):
-    z = z + U64(0x9E3779B97F4A7C15)
-    z = (z ^ (z >> U64(30))) * U64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> U64(27))) * U64(0x94D049BB133111EB)
+    # wrap-around modulo 2**64 is the point; numpy warns on it for 0-d input
+    with np.errstate(over="ignore"):
+        z = z + U64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> U64(30))) * U64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> U64(27))) * U64(0x94D049BB133111EB)
     return z ^ (z >> U64(31))
+
+
+def _rotl32(x, k):
+    return (x << U32(k)) | (x >> U32(32 - k))
+
+
+def _mhash_add(h, data):
+    """Open vSwitch lib/hash.h ``mhash_add`` (a Murmur3 block step; zero
+    data leaves the hash before the rotation unchanged)."""
+    k = _rotl32(data * U32(0xCC9E2D51), 15) * U32(0x1B873593)
+    h = np.where(data == 0, h, h ^ k)
+    return _rotl32(h, 13) * U32(5) + U32(0xE6546B64)
+
+
+def _hash_finish(h, final):
+    """Open vSwitch lib/hash.h ``hash_finish`` (Murmur3 fmix32)."""
+    h = h ^ U32(final)
+    h = (h ^ (h >> U32(16))) * U32(0x85EBCA6B)
+    h = (h ^ (h >> U32(13))) * U32(0xC2B2AE35)
+    return h ^ (h >> U32(16))
+
+
+def ovs_hash_mac(mac, vlan=0, basis=0):
+    """Open vSwitch balance-slb bucket hash ``hash_mac(dl_src, vlan,
+    bond-hash-basis)``, generic (non-SSE4.2, non-ARM-CRC) build.
+
+    Parameters
+    ----------
+    mac : array-like of int
+        Source MAC, 48 bits in wire order.
+    vlan : array-like of int, default 0
+        VLAN ID.
+    basis : int, default 0
+        ``other_config:bond-hash-basis``.
+
+    Returns
+    -------
+    numpy.ndarray of uint32
+        The hash; the bucket is ``hash & 0xFF``.
+
+    Notes
+    -----
+    :math:`x = vlan \\ll 48 \\,|\\, mac`; ``hash_uint64_basis``:
+    :math:`h = finish(add(add(basis, x_{lo}), x_{hi}), 8)`, which is
+    MurmurHash3_x86_32 of the 8 little-endian bytes of x seeded with the
+    basis. Builds with SSE4.2 (or ARMv8 CRC32) hash with CRC32 instead and
+    place buckets differently.
+
+    References
+    ----------
+    .. [1] openvswitch/ovs d6a632a9b16e: ofproto/bond.c (``bond_hash``),
+       lib/packets.h (``hash_mac``, ``eth_addr_vlan_to_uint64``),
+       lib/hash.h (``hash_uint64_basis``, ``mhash_add``, ``mhash_finish``).
+    """
+    x = (np.asarray(vlan, dtype=U64) << U64(48)) | np.asarray(mac, dtype=U64)
+    with np.errstate(over="ignore"):
+        h = _mhash_add(np.full(x.shape, basis, dtype=U32),
+                       (x & U64(0xFFFFFFFF)).astype(U32))
+        h = _mhash_add(h, (x >> U64(32)).astype(U32))
+        return _hash_finish(h, 8)
+
+
+def ovs_flow_hash_5tuple(src_ip, dst_ip, proto, src_port, dst_port,
+                         basis=0, *, ipv6=False):
+    """Open vSwitch ``flow_hash_5tuple`` (lib/flow.c), generic build: the
+    balance-tcp bucket hash without recirculation and in the userspace
+    datapath's L4 hash action.
+
+    Parameters
+    ----------
+    src_ip, dst_ip : array-like of int
+        IPv4 addresses in host order, shape (...); with ``ipv6`` the four
+        32-bit words of each address in order, shape (..., 4).
+    proto : array-like of int
+        IP protocol (6 TCP, 17 UDP).
+    src_port, dst_port : array-like of int
+        Transport ports.
+    basis : int, default 0
+        ``bond-hash-basis``.
+    ipv6 : bool, default False
+
+    Returns
+    -------
+    numpy.ndarray of uint32
+        The hash; the bucket is ``hash & 0xFF``.
+
+    Notes
+    -----
+    The addresses are added as the little-endian loads of their network-
+    order words, then the protocol, then the port word (both ports in
+    network order), finished with the constant 42. The ports are added
+    for TCP, UDP, SCTP, ICMP and ICMPv6 only.
+    """
+    src = np.asarray(src_ip, dtype=U32)
+    dst = np.asarray(dst_ip, dtype=U32)
+    if not ipv6:
+        src, dst = src[..., None], dst[..., None]
+    proto = np.asarray(proto, dtype=U32)
+    ports = _bswap16(src_port) | (_bswap16(dst_port) << U32(16))
+    shape = np.broadcast_shapes(src.shape[:-1], dst.shape[:-1], proto.shape,
+                                ports.shape)
+    with np.errstate(over="ignore"):
+        h = np.full(shape, basis, dtype=U32)
+        for words in (src, dst):
+            for i in range(words.shape[-1]):
+                h = _mhash_add(h, _bswap32(words[..., i]))
+        h = _mhash_add(h, proto)
+        with_ports = np.isin(proto, (6, 17, 132, 1, 58))
+        h = np.where(with_ports, _mhash_add(h, ports), h)
+        return _hash_finish(h, 42)
 
 
 def port_id_member(port_id, members):
@@ -245,14 +370,41 @@ def source_mac_member(src_mac, members):
         % np.asarray(members)
 
 
-def ip_hash_member(src_ip, dst_ip, members):
-    """vSphere IP hash: ``active[(sip & 0xFF) ^ (dip & 0xFF) mod n]``
+#: vSphere IP hash as VMware describes it in two ways: the XOR of the last
+#: octets, or the XOR of the whole 32-bit addresses, each modulo the
+#: number of uplinks. They agree for 1, 2, 4 and 8 uplinks and may differ
+#: for the others (teaming.md section 2.4).
+IP_HASH_VARIANTS = ("last_octet", "xor32")
+
+
+def ip_hash_member(src_ip, dst_ip, members, variant="last_octet"):
+    """vSphere IP hash: ``active[(sip & 0xFF) ^ (dip & 0xFF) mod n]``, or
+    with ``variant='xor32'`` ``active[(sip ^ dip) mod n]``
     [Doc: XOR of the last octets; Model: the modulo reduction]
-    (teaming.md section 2.4; validation case V1)."""
+    (teaming.md section 2.4; validation case V1).
+
+    Parameters
+    ----------
+    src_ip, dst_ip : array-like of int
+        The last 32 bits of each address: an IPv4 address whole, an IPv6
+        address's last word (whose low byte is its last octet).
+    members : numeric
+        Number of usable members *n*.
+    variant : {'last_octet', 'xor32'}, default 'last_octet'
+        Which of VMware's descriptions to follow.
+
+    Returns
+    -------
+    numpy.ndarray of int
+        Index into the usable members.
+    """
+    require_choice("ip_hash_variant", variant, IP_HASH_VARIANTS)
     src_ip = np.asarray(src_ip, dtype=U32)
     dst_ip = np.asarray(dst_ip, dtype=U32)
-    last = (src_ip & U32(0xFF)) ^ (dst_ip & U32(0xFF))
-    return last.astype(np.int64) % np.asarray(members)
+    mixed = src_ip ^ dst_ip
+    if variant == "last_octet":
+        mixed = mixed & U32(0xFF)
+    return mixed.astype(np.int64) % np.asarray(members)
 
 
 def member_loads(member, rate, members):

@@ -467,13 +467,20 @@ class MigrationRows:
     concurrency: np.ndarray
 
 
-def migration_row(item):
-    """The pre-copy model's inputs of one migration, in SI units."""
+def migration_row(item, carrier=None):
+    """The pre-copy model's inputs of one migration, in SI units;
+    ``carrier`` is the transfer it rides (default: its own)."""
     rule = migration.STOP_RULES[item.stop_rule]
     dirty = item.dirty
     hot = dirty.kind == "hot_cold"
     budget = rule.downtime_limit if item.downtime_budget_ms is None \
         else item.downtime_budget_ms / 1e3
+    throttle = item.throttling or rule.throttle
+    qemu = migration.qemu_settings(
+        item.qemu_version, item.management,
+        None if item.max_bandwidth_mib_s is None
+        else item.max_bandwidth_mib_s * MIB, throttle) \
+        if rule.sync == "qemu" else None
     return {
         "memory": item.memory_gib * GIB,
         "cold_rate": (dirty.cold_rate_mib_s if hot else dirty.rate_mib_s)
@@ -490,10 +497,21 @@ def migration_row(item):
         "max_factor": rule.max_factor,
         "max_switchover": item.max_switchover_s or rule.max_switchover,
         "time_budget": item.time_budget_s or math.inf,
-        "throttle": migration.THROTTLES.index(item.throttling or
-                                              rule.throttle),
+        "throttle": migration.THROTTLES.index(throttle),
         "fixed_downtime": rule.fixed_downtime,
+        "sync": migration.SYNC_RULES.index(rule.sync),
+        # QEMU's rate limit counts the bytes it writes: compressed ones
+        "max_bandwidth": qemu["max_bandwidth"] * _wire_ratio(
+            carrier or migration_carrier(item)) if qemu else math.inf,
+        "sync_timer": qemu["sync_timer_s"] if qemu else math.inf,
+        "test_sent_pass": rule.test_sent_pass,
+        "final_live_pass": rule.final_live_pass,
     }
+
+
+def _wire_ratio(transfer):
+    return transfer.compression_ratio \
+        if transfer.transport == "compression" else 1.0
 
 
 def migration_rows(documents):
@@ -501,7 +519,9 @@ def migration_rows(documents):
               for item in doc.workloads.migrations]
     if not owners:
         return MigrationRows([], {}, np.zeros(0))
-    rows = [migration_row(item) for _, item in owners]
+    rows = [migration_row(item, next(
+        (t for t in documents[d].workloads.transfers
+         if t.name == item.transfer), None)) for d, item in owners]
     return MigrationRows(
         owners, {k: np.array([r[k] for r in rows]) for k in rows[0]},
         np.array([item.concurrency for _, item in owners]))
@@ -608,6 +628,11 @@ def _ip(text):
     return value
 
 
+def _words(text):
+    value = int(ipaddress.ip_address(text)) if text else 0
+    return [(value >> shift) & 0xFFFFFFFF for shift in (96, 64, 32, 0)]
+
+
 def team_flows(doc):
     """Each team with the flows that ride it, in team order; teams
     without flows are left out."""
@@ -654,12 +679,22 @@ class FlowColumns:
                              dtype=np.uint64)
         self.sip = np.array([_ip(f.src_ip) for f in flows], dtype=np.uint32)
         self.dip = np.array([_ip(f.dst_ip) for f in flows], dtype=np.uint32)
+        # the four 32-bit words of each address: OVS hashes IPv6 whole,
+        # vSphere IP hash reads the last word (its low byte: the last octet)
+        self.sip_words = np.array([_words(f.src_ip) for f in flows],
+                                  dtype=np.uint32).reshape(-1, 4)
+        self.dip_words = np.array([_words(f.dst_ip) for f in flows],
+                                  dtype=np.uint32).reshape(-1, 4)
         self.sport = np.array([f.src_port or 0 for f in flows])
         self.dport = np.array([f.dst_port or 0 for f in flows])
         self.has_ports = np.array([f.src_port is not None
                                    and f.dst_port is not None
                                    for f in flows])
         self.vlan = np.array([f.vlan or 0 for f in flows])
+        # the whole tag control field of tagged frames (PCP << 13 | VID)
+        self.vlan_tci = np.array([0 if f.vlan is None
+                                  else f.vlan_pcp << 13 | f.vlan
+                                  for f in flows])
         self.proto = np.array([6 if f.protocol == "tcp" else 17
                                for f in flows])
         self.ethertype = np.array(

@@ -85,7 +85,9 @@ def precopy(columns, rate, *, trace=False):
         fraction_left=p["fraction_left"], max_rounds=p["max_rounds"],
         max_factor=p["max_factor"], max_switchover=p["max_switchover"],
         time_budget=p["time_budget"], throttle=p["throttle"],
-        fixed_downtime=p["fixed_downtime"], trace=trace)
+        fixed_downtime=p["fixed_downtime"], sync=p["sync"],
+        sync_timer_s=p["sync_timer"], test_sent_pass=p["test_sent_pass"],
+        final_live_pass=p["final_live_pass"], trace=trace)
 
 
 def _durations(columns, result, rate):

@@ -13,6 +13,7 @@ shared/reference/teaming.md and are labelled [Model] there.
 import numpy as np
 
 from models.teaming import LBT_TARGET_RULES, TLB_REBALANCE_S, member_loads
+from models.units import GBIT_BYTES, gbps_to_bytes_per_s
 from solvers.placement import lpt
 
 
@@ -155,7 +156,10 @@ def ovs_rebalance(bucket_bytes, bucket_member, enabled):
 
     Notes
     -----
-    Heaviest and lightest enabled members are compared; the run stops when
+    Enabled members are kept in descending byte order, a (re)inserted
+    member after those with equal bytes, as ``insert_bal`` and
+    ``reinsert_bal`` do after each moved bucket. Heaviest and lightest
+    enabled members are compared; the run stops when
     their difference is below ``to >> 5`` or 100 000 B. Otherwise buckets of
     the heavier member, heaviest first, are taken while they fit in the
     ideal delta ``(from + to) / 2 - to``, until the rest is under 10 % of
@@ -177,7 +181,9 @@ def ovs_rebalance(bucket_bytes, bucket_member, enabled):
                           if bucket_bytes[b] > 0),
                          key=lambda b: -bucket_bytes[b])
                for m in np.flatnonzero(enabled)}
-    bals = sorted(entries, key=lambda m: -tx[m])
+    bals = []
+    for m in entries:
+        _insert_bal(bals, m, tx)
     while len(bals) >= 2:
         heavy, light = bals[0], bals[-1]
         overload = tx[heavy] - tx[light]
@@ -193,8 +199,18 @@ def ovs_rebalance(bucket_bytes, bucket_member, enabled):
             tx[heavy] -= bucket_bytes[bucket]
             tx[light] += bucket_bytes[bucket]
             entries[heavy].remove(bucket)
-        bals.sort(key=lambda m: -tx[m])
+            for moved in (heavy, light):  # reinsert_bal, per entry
+                bals.remove(moved)
+                _insert_bal(bals, moved, tx)
     return member
+
+
+def _insert_bal(bals, member, tx):
+    """bond.c ``insert_bal``: before the first member carrying less, so
+    after every member with as many bytes (ties go last)."""
+    position = next((i for i, other in enumerate(bals)
+                     if tx[member] > tx[other]), len(bals))
+    bals.insert(position, member)
 
 
 def _ovs_choose(entries, bucket_bytes, from_tx, to_tx):
@@ -263,7 +279,7 @@ def ovs_bond(rate, bucket, members, *, step_s=1.0,
     interval = max(1, round(max(rebalance_interval_s, 1.0) / step_s))
     counters = np.zeros(OVS_BUCKETS, dtype=np.int64)
     starts, ends = _epochs(steps, interval)
-    byte_rate = bucket_rate * (1e9 / 8 * step_s)
+    byte_rate = bucket_rate * (GBIT_BYTES * step_s)
     enabled = np.ones(members, dtype=bool)
     for start, end in zip(starts, ends):
         per_bucket[start:end] = bucket_member
@@ -320,7 +336,7 @@ def tlb_assign(bucket_rate, speed, *, order="descending", first_epoch=False,
     else:
         active = np.random.default_rng(seed).permutation(active)
     history = np.zeros(bucket_rate.size) if first_epoch \
-        else 1.0 + bucket_rate * 1e9 / 8     # B/s, as 1 + bytes / 10 s
+        else 1.0 + gbps_to_bytes_per_s(bucket_rate)   # as 1 + bytes / 10 s
     spare = speed * 1000 * 2 ** 20
     member = np.full(bucket_rate.size, -1)
     for bucket in active:

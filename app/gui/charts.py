@@ -261,9 +261,10 @@ GANTT_LABELLED_ROWS = 60
 def evacuation_schedules(variant):
     """``(evacuation name, schedule trace)`` of each evacuation of a
     variant, in scenario order."""
-    return [(key[len("evacuation."):-len(".schedule")], trace)
-            for key, trace in variant.traces.items()
-            if key.startswith("evacuation.") and key.endswith(".schedule")]
+    keys = {key: metric_ids.parse(key) for key in variant.traces
+            if key.startswith("evacuation.")}
+    return [(keys[key].name, trace) for key, trace in variant.traces.items()
+            if key in keys and keys[key].key == "schedule"]
 
 
 def draw_evacuation_gantt(plot_item, name, trace):

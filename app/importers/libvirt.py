@@ -111,9 +111,9 @@ def _jobinfo(path, text, record, result):
                 "bytes_sent_gib": values["Memory processed"] / GIB,
                 "source": where}
             if "Iteration" in values:
-                # libvirt's iteration is QEMU's dirty-sync-count (see
-                # qemu.py): the stop-and-copy round is Iteration - 1
-                record.completed["rounds"] = values["Iteration"] - 1
+                # libvirt's iteration is QEMU's dirty-sync-count, which
+                # Linkplan's QEMU rule reports as its rounds (see qemu.py)
+                record.completed["rounds"] = values["Iteration"]
         result.taken.append(f"{where}: {kind.lower()} job, "
                             f"{values['Memory remaining'] / MIB:.1f} MiB "
                             "remaining")

@@ -88,6 +88,9 @@ def build(draft, record, result, *, hypervisor, stop_rule):
     document = draft.document
     document["host"] = {"hypervisor": hypervisor}
     migration = {"name": name, "stop_rule": stop_rule,
+                 # the rate comes from the measured migration, which
+                 # already ran under whatever max-bandwidth was in force
+                 "management": "unlimited",
                  "memory_gib": draft.measured(
                      "workloads.migrations[0].memory_gib", memory / GIB,
                      memory_source.rsplit(", ", 1)[0],
@@ -160,29 +163,37 @@ def rounds_from_snapshots(snapshots):
 
     A round ends at a bitmap sync (``dirty-sync-count`` steps); the bytes
     left to send right after it are what the guest dirtied during the
-    round, and the round lasted from the previous sync. The sync instant
-    is taken as the first snapshot that shows the new count, so the
-    windows are as exact as the polling interval.
+    round plus what was still unsent when QEMU synced (it syncs once less
+    than bandwidth x downtime-limit is left): the last snapshot before
+    the sync, less what was transferred since, gives that unsent part.
+    The round lasted from the previous sync. The sync instant is taken as
+    the first snapshot that shows the new count, so the windows are as
+    exact as the polling interval.
 
     Returns
     -------
     (ndarray, ndarray)
         Round durations [s] and bytes dirtied in them [B].
     """
-    first_seen = {}
+    first_seen, last_seen = {}, {}
     for snap in sorted(snapshots, key=lambda s: s["time_s"]):
         if snap["round"] is None:
             continue
         first_seen.setdefault(snap["round"], snap)
+        last_seen[snap["round"]] = snap
     counts = sorted(first_seen)
     windows, dirtied = [], []
     for previous, current in zip(counts, counts[1:]):
         if current != previous + 1:
             continue  # a sync was missed between polls: no clean window
         start, end = first_seen[previous], first_seen[current]
-        if end["time_s"] > start["time_s"] and end.get("remaining", 0) > 0:
+        before = last_seen[previous]
+        unsent = max(before.get("remaining", 0) - (
+            end.get("transferred", 0) - before.get("transferred", 0)), 0)
+        found = end.get("remaining", 0) - unsent
+        if end["time_s"] > start["time_s"] and found > 0:
             windows.append(end["time_s"] - start["time_s"])
-            dirtied.append(end["remaining"])
+            dirtied.append(found)
     return np.array(windows), np.array(dirtied)
 
 

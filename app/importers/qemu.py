@@ -185,12 +185,12 @@ def _snapshot(path, number, reply, record, result):
             "downtime_s": _integer(path, number, reply, "downtime",
                                    "query-migrate") / 1e3,
             "bytes_sent_gib": snapshot["transferred"] / GIB,
-            # dirty-sync-count counts every transfer pass, the first one
-            # too; Linkplan numbers the stop-and-copy round from 0
+            # Linkplan's QEMU rule reports rounds as QEMU's own
+            # dirty-sync-count at completion
             "source": snapshot["source"],
         }
         if snapshot["round"] is not None:
-            record.completed["rounds"] = snapshot["round"] - 1
+            record.completed["rounds"] = snapshot["round"]
     count = "?" if snapshot["round"] is None else int(snapshot["round"])
     result.taken.append(f"{path}: reply {number}: query-migrate "
                         f"{status}, sync count {count}, "

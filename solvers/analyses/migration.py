@@ -8,7 +8,8 @@ import math
 import numpy as np
 
 from models import migration
-from models.units import GIB, bytes_per_s_to_gbps, gbps_to_bytes_per_s
+from models.units import (GIB, MIB, bytes_per_s_to_gbps,
+                          gbps_to_bytes_per_s)
 from solvers import goalseek, metric_ids
 from solvers.analysis import EMPTY, AnalysisResult, Candidate, metric_value
 from solvers.results import Finding
@@ -46,6 +47,10 @@ def _evaluate(rows, rates, out, details):
     spread = np.array([c[1] for c in carried])
     rate = gbps_to_bytes_per_s(throughput) / rows.concurrency  # each [B/s]
     p = rows.columns
+    # QEMU's max-bandwidth caps the rate, and the capped migration thread
+    # sends in 100 ms windows instead of 50 ms iterations
+    capped = rate > p["max_bandwidth"]
+    rate = np.minimum(rate, p["max_bandwidth"])
     result = migration.precopy(
         p["memory"], rate, p["cold_rate"], hot_set=p["hot_set"],
         hot_rate=p["hot_rate"], first_rate=np.minimum(p["first_cap"], rate),
@@ -54,7 +59,11 @@ def _evaluate(rows, rates, out, details):
         fraction_left=p["fraction_left"], max_rounds=p["max_rounds"],
         max_factor=p["max_factor"], max_switchover=p["max_switchover"],
         time_budget=p["time_budget"], throttle=p["throttle"],
-        fixed_downtime=p["fixed_downtime"], trace=details)
+        fixed_downtime=p["fixed_downtime"], sync=p["sync"],
+        iteration_s=np.where(capped, migration.QEMU_CAPPED_ITERATION_S,
+                             migration.QEMU_ITERATION_S),
+        sync_timer_s=p["sync_timer"], test_sent_pass=p["test_sent_pass"],
+        final_live_pass=p["final_live_pass"], trace=details)
     # the rate that would converge within the downtime budget: the
     # evidence when a migration does not converge
     window_rate = goalseek.rate_for_downtime(
@@ -101,6 +110,14 @@ def _evaluate(rows, rates, out, details):
             f"Migration {item.name!r}: stop rule {item.stop_rule} "
             f"({rule.source}); {1e3 * rule.fixed_downtime:g} ms of device "
             "state and resume added to the downtime")
+        if rule.sync == "qemu":
+            target["assumptions"].append(
+                f"Migration {item.name!r}: " + migration.qemu_settings(
+                    item.qemu_version, item.management,
+                    None if item.max_bandwidth_mib_s is None
+                    else item.max_bandwidth_mib_s * MIB, item.throttling
+                    or rule.throttle)["source"]
+                + "; rounds = QEMU's dirty-sync-count")
         if (item.throttling or rule.throttle) == "sdps":
             target["assumptions"].append(
                 "SDPS modelled as an interpretation of the ESXi settings "

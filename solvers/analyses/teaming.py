@@ -46,24 +46,33 @@ MODELLED = {
     "port_id": "vSphere port-ID mapping assumed active[port_id mod n]",
     "src_mac": "vSphere source-MAC hash assumed active[last MAC byte mod "
                "n] (approximate)",
-    "ip_hash": "vSphere IP hash reduction assumed modulo n; receive side "
-               "assumed to use the same hash",
+    "ip_hash": "vSphere IP hash: XOR of the {ip_variant} of source and "
+               "destination (IPv6: of the last octet or last 32 bits), "
+               "reduction assumed modulo n; receive side assumed to use "
+               "the same hash",
     "lbt": "LBT: target = least utilized uplink after the move, {rule}, "
            "{moves} port(s) per uplink per period",
     "lacp": "LACP hash {hash}: {exactness}; the switch hashes receive "
             "traffic with the same function",
     "balance_xor": "Linux hash {hash} emulated bit-exactly ({kernel} "
-                   "kernel)",
+                   "kernel{scope})",
     "balance_rr": "balance-rr: packets split evenly (one TCP flow spans "
                   "members, with reordering)",
     "balance_tlb": "balance-tlb: 10 s greedy epochs, buckets placed "
                    "{order}; receive on the active slave",
     "balance_alb": "balance-alb: transmit as tlb keyed by destination IP; "
                    "receive per peer, round-robin over the fastest slaves",
-    "ovs_balance_slb": "OVS buckets drawn by a uniform hash of MAC+VLAN "
-                       "(the datapath hash cannot be reproduced offline)",
-    "ovs_balance_tcp": "OVS buckets drawn by a uniform hash of the 5-tuple; "
-                       "first placement random",
+    "ovs_balance_slb": "OVS balance-slb buckets: hash_mac(source MAC, "
+                       "VLAN, bond-hash-basis) & 0xFF as ovs-vswitchd "
+                       "computes it in a generic build (SSE4.2 and ARM "
+                       "CRC32 builds hash differently); first placement "
+                       "round-robin [Model]",
+    "ovs_balance_tcp": "OVS balance-tcp buckets: flow_hash_5tuple & 0xFF "
+                       "(generic build), as without recirculation and on "
+                       "the userspace datapath; with recirculation on the "
+                       "kernel datapath the bucket is the kernel's packet "
+                       "hash, not reproduced; first placement random "
+                       "[Model]",
     "hyperv_port": "Hyper-V Port affinity assumed port_id mod n",
     "address_hash": "LBFO address hash {hash} modelled as a uniform hash "
                     "(approximate)",
@@ -72,6 +81,11 @@ MODELLED = {
     "failover": "Explicit failover: the first healthy active uplink "
                 "carries everything",
 }
+
+#: What the encap hashes' emulation takes of the packets: the inner
+#: headers are the outer ones, and encap3+4 uses no socket hash.
+_ENCAP_SCOPE = ("; packets taken as untunnelled, without an L4 socket hash "
+                "(skb->l4_hash)")
 
 #: Points kept per trace (each keeps the maximum of its bin).
 TRACE_POINTS = 300
@@ -191,6 +205,29 @@ def _analyse_team(doc, team, flows, team_id, out):
                                      optimal, team_id, uplinks))
     out["assumptions"].extend(_assumptions(team, compare, skipped, columns,
                                            hypervisor, configured))
+    if "ip_hash" in results:
+        out["assumptions"].extend(_ip_hash_other_reading(
+            team, columns, active, speed, hypervisor, results["ip_hash"]))
+
+
+def _ip_hash_other_reading(team, columns, active, speed, hypervisor, own):
+    """VMware describes IP hash both as a last-octet and as a 32-bit XOR;
+    where the two place flows differently, state the other's peak."""
+    other = next(v for v in teaming.IP_HASH_VARIANTS
+                 if v != team.ip_hash_variant)
+    tx, rx, _ = _place("ip_hash", columns, active, speed,
+                       team.model_copy(update={"ip_hash_variant": other}),
+                       hypervisor)
+    mine = teaming.ip_hash_member(columns.sip_words[:, 3],
+                                  columns.dip_words[:, 3], len(active),
+                                  team.ip_hash_variant)
+    if np.array_equal(np.asarray(active)[mine], tx):
+        return []
+    result = _loads("ip_hash", columns, tx, rx, speed, active)
+    return [f"IP hash on {len(active)} uplinks: VMware's two descriptions "
+            f"place flows differently here; {team.ip_hash_variant} peaks "
+            f"at {100 * own['peak']:.1f} %, {other} at "
+            f"{100 * result['peak']:.1f} %"]
 
 
 def _place(policy, columns, usable, speed, team, hypervisor):
@@ -209,7 +246,9 @@ def _place(policy, columns, usable, speed, team, hypervisor):
     elif policy == "src_mac":
         tx = usable[teaming.source_mac_member(c.smac, n)]
     elif policy == "ip_hash":
-        tx = usable[teaming.ip_hash_member(c.sip, c.dip, n)]
+        tx = usable[teaming.ip_hash_member(c.sip_words[:, 3],
+                                           c.dip_words[:, 3], n,
+                                           team.ip_hash_variant)]
     elif policy in ("failover", "balance_rr"):
         tx = np.full(c.count, usable[0])
     elif policy in ("lacp", "balance_xor", "address_hash"):
@@ -228,11 +267,10 @@ def _place(policy, columns, usable, speed, team, hypervisor):
         tx = member[:, c.unit]
     elif policy in ("ovs_balance_slb", "ovs_balance_tcp"):
         if policy == "ovs_balance_slb":
-            key = [(c.vlan.astype(np.uint64) << np.uint64(48)) | c.smac]
+            h = teaming.ovs_hash_mac(c.smac, c.vlan, team.ovs_hash_basis)
         else:
-            key = [c.sip, c.dip, c.proto, c.sport, c.dport]
-        bucket = (teaming.uniform_hash(key, seed=team.ovs_hash_basis)
-                  & np.uint64(0xFF)).astype(np.int64)
+            h = _ovs_5tuple_hash(c, team.ovs_hash_basis)
+        bucket = (h & np.uint32(0xFF)).astype(np.int64)
         member = teaming_dynamic.ovs_bond(
             c.tx, bucket, n, step_s=c.step,
             rebalance_interval_s=team.ovs_rebalance_interval_ms / 1000,
@@ -259,6 +297,19 @@ def _place(policy, columns, usable, speed, team, hypervisor):
     return tx, rx, moves
 
 
+def _ovs_5tuple_hash(c, basis):
+    """flow_hash_5tuple of every flow, IPv6 ones over their full
+    addresses."""
+    h = teaming.ovs_flow_hash_5tuple(c.sip, c.dip, c.proto, c.sport,
+                                     c.dport, basis)
+    v6 = c.ethertype == teaming.ETHERTYPE_IPV6
+    if v6.any():
+        h[v6] = teaming.ovs_flow_hash_5tuple(
+            c.sip_words[v6], c.dip_words[v6], c.proto[v6], c.sport[v6],
+            c.dport[v6], basis, ipv6=True)
+    return h
+
+
 def _mask(usable, members):
     mask = np.zeros(members, dtype=bool)
     mask[usable] = True
@@ -279,7 +330,7 @@ def _header_hash(name, c, team):
     if name in teaming.LINUX_HASHES:
         return teaming.linux_xmit_hash(
             name, c.smac, c.dmac, c.sip, c.dip, c.sport, c.dport,
-            ethertype=c.ethertype, vlan_tci=c.vlan, has_ports=c.has_ports,
+            ethertype=c.ethertype, vlan_tci=c.vlan_tci, has_ports=c.has_ports,
             kernel=team.kernel_hash).astype(np.int64)
     fields = {"smac": c.smac, "dmac": c.dmac, "sip": c.sip, "dip": c.dip,
               "sport": c.sport, "dport": c.dport, "vlan": c.vlan,
@@ -546,12 +597,17 @@ def _assumptions(team, compare, skipped, columns, hypervisor, optimal):
         text = MODELLED.get(policy)
         if text:
             hashed = teaming.default_hash(policy, team.hash, hypervisor)
+            scope = _ENCAP_SCOPE if hashed in ("encap2+3", "encap3+4") \
+                else ""
             notes.append(text.format(
                 rule=team.lbt_target_rule.replace("_", " "),
                 moves=team.lbt_max_moves_per_uplink, hash=hashed,
                 kernel=team.kernel_hash, order=team.tlb_order,
                 epoch=team.dynamic_epoch_s,
-                exactness="bit-exact Linux emulation"
+                ip_variant={"last_octet": "last octets",
+                            "xor32": "whole 32-bit addresses"}[
+                    team.ip_hash_variant],
+                scope=scope, exactness=f"bit-exact Linux emulation{scope}"
                 if hashed in teaming.LINUX_HASHES
                 else "uniform hash of its fields (approximate)"))
     if columns.connect_order:

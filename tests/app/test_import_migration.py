@@ -65,16 +65,17 @@ def test_rounds_give_the_dirty_model(fmt, sample):
 
 
 def test_qmp_prediction_matches_the_sampled_migration():
-    # the sample follows the same pre-copy model with the same downtime
-    # limit (query-migrate-parameters): the prediction must agree to the
-    # ms rounding of the sample and the 8-byte page headers QEMU sends
-    # (0.2 %), so within 2 %, and in the number of rounds exactly
+    # the sample follows QEMU's loop (bitmap re-synced below bandwidth x
+    # downtime-limit) with the same downtime limit
+    # (query-migrate-parameters) and QEMU's 8-byte page headers: the
+    # prediction must agree to the ms rounding of the sample, so within
+    # 2 %, and in QEMU's dirty-sync-count exactly
     outcome = run_import("qemu", [SAMPLES / "qmp_query_migrate_rounds.jsonl"])
     assert _only_scenario(outcome).workloads.migrations[0] \
         .downtime_budget_ms == 50.0
     rows = _rows(outcome)
     assert rows["migration.rounds"]["predicted"] == \
-        rows["migration.rounds"]["measured"] == 5
+        rows["migration.rounds"]["measured"] == 7
     for metric in ("migration.total_s", "migration.downtime_s",
                    "migration.bytes_sent_gib"):
         assert abs(rows[metric]["error_pct"]) < 2, rows[metric]

@@ -173,3 +173,39 @@ def test_rate_for_downtime_is_the_convergence_boundary():
     below = mig.precopy(16 * GIB, 0.99 * boundary, downtime_limit=0.3,
                         **kwargs)
     assert above["converged"] and not below["converged"]
+
+
+def test_qemu_max_bandwidth_is_the_default_unless_the_manager_lifts_it():
+    # issue 20: 8 GiB dirtied at 150 MiB/s. QEMU's own max-bandwidth
+    # default (MAX_THROTTLE 128 MiB/s since 5.2, migration/migration.c)
+    # is below the dirty rate: no convergence. libvirt lifts the cap
+    # (QEMU_DOMAIN_MIG_BANDWIDTH_MAX): 10 GbE converges. An explicit
+    # max_bandwidth_mib_s wins over both. The assumption names the cap.
+    base = {"name": "vm", "memory_gib": 8, "stop_rule": "qemu",
+            "dirty": {"rate_mib_s": 150}}
+    bare = evaluate(scenario_from_dict(document_with(base))).variants[0]
+    assert metric(bare, "migration.converged") == 0
+    assert metric(bare, "migration.rate_gbps") == pytest.approx(
+        128 * 2 ** 20 * 8 / 1e9)
+    assert any("max-bandwidth 128 MiB/s (QEMU 9.2 default)" in text
+               for text in bare.assumptions)
+    lifted = evaluate(scenario_from_dict(document_with(
+        dict(base, management="libvirt")))).variants[0]
+    assert metric(lifted, "migration.converged") == 1
+    assert any("no cap (lifted by libvirt)" in text
+               for text in lifted.assumptions)
+    explicit = evaluate(scenario_from_dict(document_with(
+        dict(base, management="libvirt", max_bandwidth_mib_s=100))))
+    assert metric(explicit.variants[0], "migration.rate_gbps") == \
+        pytest.approx(100 * 2 ** 20 * 8 / 1e9)
+
+
+def test_bad_qemu_version_names_the_field_and_value():
+    base = {"name": "vm", "memory_gib": 8, "stop_rule": "qemu",
+            "qemu_version": "latest"}
+    with pytest.raises(ScenarioError) as error:
+        scenario_from_dict(document_with(base))
+    text = str(error.value)
+    assert "workloads.migrations[0].qemu_version" in text or \
+        "workloads.migrations.0.qemu_version" in text
+    assert "latest" in text

@@ -427,3 +427,59 @@ def test_flow_pinned_to_a_standby_only_is_a_finding_not_nan():
     assert all(np.isfinite(m.value) for m in result.metrics)
     assert "teaming.optimal.peak_util_pct" not in {m.id for m in
                                                    result.metrics}
+
+
+def test_ip_hash_uses_the_ipv6_last_octet():
+    # VMware KB 2006129 wording: the last octet, for IPv6 too. Flow a:
+    # ::a -> ::1f in different /64s, 0x0a ^ 0x1f = 21 -> uplink 1; a fold
+    # of the four words (the Linux ipv6_addr_hash) would give 0xb3 ^ 0xa5
+    # = 22 -> uplink 0, on top of flow b (0x0a ^ 0x1e = 20 -> uplink 0).
+    flows = [{"id": "a", "src_ip": "2001:db8:0:1::a",
+              "dst_ip": "2001:db8:0:2::1f", "tx_gbps": 6.0},
+             {"id": "b", "src_ip": "2001:db8:0:1::a",
+              "dst_ip": "2001:db8:0:1::1e", "tx_gbps": 6.0}]
+    result = evaluate(scenario(flows, {"policy": "ip_hash",
+                                       "switch_mode": "static",
+                                       "compare": []})).variants[0]
+    assert result.metric("teaming.ip_hash.peak_util_pct").value == \
+        pytest.approx(60.0)
+
+
+def test_ip_hash_shows_both_readings_on_three_uplinks():
+    # 10.0.1.11 -> 10.0.0.20: last octets 31 % 3 = 1, 32-bit XOR 287 % 3 =
+    # 2 (see the model test); both placements are named with their peaks
+    flows = [{"id": "a", "src_ip": "10.0.1.11", "dst_ip": "10.0.0.20",
+              "tx_gbps": 5.0},
+             {"id": "b", "src_ip": "10.0.1.11", "dst_ip": "10.0.0.22",
+              "tx_gbps": 3.0}]
+    team = {"policy": "ip_hash", "switch_mode": "static", "compare": []}
+    result = evaluate(scenario(flows, team, nics=3)).variants[0]
+    notes = [a for a in result.assumptions if "two descriptions" in a]
+    assert len(notes) == 1 and "last_octet" in notes[0] \
+        and "xor32" in notes[0]
+    two = evaluate(scenario(flows, team, nics=2)).variants[0]
+    assert not [a for a in two.assumptions if "two descriptions" in a]
+
+
+def test_ovs_rebalance_reinserts_after_equal_members():
+    # openvswitch/ovs d6a632a9b16e ofproto/bond.c: insert_bal puts a member
+    # before the first one carrying less, i.e. after all with equal bytes,
+    # and bond_rebalance calls reinsert_bal(from), reinsert_bal(to) after
+    # each moved entry. Buckets (MB): 0:3 @m2, 1:1 @m1, 2:3 @m2, 3:3 @m2,
+    # 4:1 @m1; tx m0 0, m1 2, m2 9; bals [m2, m1, m0].
+    # 1) m2 -> m0: ideal 4.5, takes bucket 0 (3); m2 6, m0 3, m1 2 ->
+    #    [m2, m0, m1].
+    # 2) m2 -> m1: ideal 2, no bucket fits, the closest (bucket 3) moves;
+    #    m2 3, m1 5, m0 3. Re-inserting m2 puts it after m0 (equal 3 MB):
+    #    [m1, m0, m2]. (A stable re-sort would keep m2 before m0.)
+    # 3) m1 -> m2 (the back): ideal 1, takes bucket 1; m1 4, m2 4, m0 3.
+    # 4) m1 has one entry left, m2 one: nothing more moves.
+    # Result: buckets 0..4 on m0, m2, m2, m1, m1 (the stable re-sort would
+    # have sent bucket 1 to m0 in step 3).
+    counters = np.zeros(256, dtype=np.int64)
+    counters[:5] = np.array([3, 1, 3, 3, 1]) * 1_000_000
+    member = np.full(256, -1)
+    member[:5] = [2, 1, 2, 2, 1]
+    moved = teaming_dynamic.ovs_rebalance(counters, member,
+                                          np.ones(3, dtype=bool))
+    assert moved[:5].tolist() == [0, 2, 2, 1, 1]

@@ -3,8 +3,10 @@
 A guest with a known dirty model (1 GiB hot set dirtied at 400 MiB/s at
 first, 20 MiB/s cold rate; models.migration.dirty_bytes) migrates 8 GiB
 at 1000 MiB/s with a 50 ms downtime limit (``query-migrate-parameters``
-``downtime-limit``, set by the user); the snapshots are what
-``query-migrate`` reports at each bitmap sync (qapi/migration.json,
+``downtime-limit``, set by the user; ``max-bandwidth`` raised to the link)
+following QEMU's loop (bitmap re-synced whenever less than bandwidth x
+downtime-limit is left unsent); the snapshots are what ``query-migrate``
+reports just before and at each bitmap sync (qapi/migration.json,
 MigrationInfo/MigrationStats) and half-way through each round. The
 ``query-dirty-rate`` replies sample the same model over calc-time windows
 (DirtyRateInfo). The same migration is written as polled ``virsh
@@ -22,6 +24,8 @@ from models.migration import dirty_bytes
 MIB, GIB = 2 ** 20, 2 ** 30
 HOT_SET, HOT_RATE, COLD_RATE = 1 * GIB, 400 * MIB, 20 * MIB
 MEMORY, RATE, LIMIT = 8 * GIB, 1000 * MIB, 0.05
+ITERATION = 0.05  # QEMU ram_save_iterate MAX_WAIT [s]
+HEADER = 1 + 8 / 4096  # wire bytes per RAM byte: QEMU's 8-byte page header
 HERE = Path(__file__).parent
 
 
@@ -36,36 +40,49 @@ def page(value):
 
 def main():
     replies = [{"return": {"downtime-limit": round(LIMIT * 1e3),
-                           "max-bandwidth": 134217728,
+                           "max-bandwidth": RATE,
                            "multifd-channels": 2}}]
-    now_ms, sent, sync = 0, 0, 1
-    to_send = MEMORY
+    threshold = RATE * LIMIT
+    # QEMU's loop (migration.c migration_iteration_run, ram.c
+    # ram_save_iterate): sends in iterations of at most 50 ms; whenever
+    # less than bandwidth x downtime-limit is left unsent it syncs the
+    # dirty bitmap and switches over if still below
+    now, sent, sync, last_sync = 0.0, 0.0, 1, 0.0
+    remaining, half = float(MEMORY), MEMORY / 2
+
+    def snapshot(status="active"):
+        return {"return": {
+            "status": status, "total-time": round(now * 1e3),
+            "setup-time": 12, "expected-downtime": 300,
+            "ram": {"transferred": page(sent), "remaining": page(remaining),
+                    "total": MEMORY, "duplicate": 0, "normal": 0,
+                    "normal-bytes": 0, "mbps": RATE * 8 / 1e6,
+                    "dirty-sync-count": sync, "page-size": 4096}}}
+
+    replies.append(snapshot())
     while True:
-        window = to_send / RATE
-        for part, status in ((0.0, "active"), (0.5, "active")):
-            t = now_ms + round(part * window * 1e3)
-            replies.append({"return": {
-                "status": status, "total-time": t, "setup-time": 12,
-                "expected-downtime": 300,
-                "ram": {"transferred": page(sent + part * to_send),
-                        "remaining": page(to_send * (1 - part)),
-                        "total": MEMORY, "duplicate": 0, "normal": 0,
-                        "normal-bytes": 0, "mbps": RATE * 8 / 1e6,
-                        "dirty-sync-count": sync, "page-size": 4096}}})
-        now_ms += round(window * 1e3)
-        sent += to_send
-        to_send = dirtied(round(window * 1e3) / 1e3)
-        sync += 1
-        if to_send <= RATE * LIMIT:
-            break
-    final = to_send / RATE
-    replies.append({"return": {
-        "status": "completed", "total-time": now_ms + round(final * 1e3),
-        "setup-time": 12, "downtime": round(final * 1e3) + 50,
-        "ram": {"transferred": page(sent + to_send), "remaining": 0,
-                "total": MEMORY, "duplicate": 0, "normal": 0,
-                "normal-bytes": 0, "mbps": RATE * 8 / 1e6,
-                "dirty-sync-count": sync, "page-size": 4096}}})
+        if remaining * HEADER < threshold:
+            replies.append(snapshot())   # a poll just before the sync
+            remaining += dirtied(now - last_sync)
+            sync, last_sync = sync + 1, now
+            if remaining * HEADER < threshold:
+                break
+            replies.append(snapshot())
+            half = remaining / 2
+        step = min(ITERATION, remaining * HEADER / RATE)
+        now, sent = now + step, sent + RATE * step
+        remaining -= RATE * step / HEADER
+        if half is not None and remaining <= half:
+            replies.append(snapshot())   # a poll half-way through a round
+            half = None
+    final = remaining * HEADER / RATE
+    sent += remaining * HEADER
+    remaining = 0.0
+    now += final
+    sync += 1   # ram_save_complete's last-stage sync
+    done = snapshot("completed")
+    done["return"]["downtime"] = round(final * 1e3) + 50
+    replies.append(done)
     (HERE / "qmp_query_migrate_rounds.jsonl").write_text(
         "".join(json.dumps(r) + "\n" for r in replies))
     (HERE / "virsh_domjobinfo_polled.txt").write_text(
