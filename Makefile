@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 EXAMPLE := resources/examples/jumbo_10gbe.toml
 export QT_API := PySide6
 
-.PHONY: run test lint test-core test-app bench dist smoke clean
+.PHONY: run test lint test-core test-app fuzz bench dist smoke clean
 
 $(STAMP): requirements.txt requirements-dev.txt .ci/system-deps
 	bash .ci/system-deps
@@ -35,6 +35,12 @@ test-core: $(STAMP)
 
 test-app: $(STAMP)
 	QT_QPA_PLATFORM=offscreen PYTEST_QT_API=pyside6 $(BIN)/python -m pytest tests/app tests/gui
+
+## fuzz: mutated example documents, far more than make test runs; prints
+## the counts (tried, refused, solved, other) and fails on any other
+FUZZ_EXAMPLES ?= 50000
+fuzz: $(STAMP)
+	LINKPLAN_BLOCK_QT=1 $(BIN)/python -m tests.fuzzing $(FUZZ_EXAMPLES)
 
 ## bench: performance benchmarks (not part of make test)
 bench: $(STAMP)

@@ -198,16 +198,55 @@ def main(argv=None):
         build_parser().print_help(sys.stderr)
         return EXIT_USAGE
     try:
+        clash = _output_among_inputs(args)
+        if clash:
+            print(f"linkplan {args.command}: -o {args.output} is the input "
+                  f"{clash}: writing there would lose the scenario; choose "
+                  "another output file", file=sys.stderr)
+            return EXIT_USAGE
         return _COMMANDS[args.command](args)
     except KeyboardInterrupt:
         print("linkplan: interrupted", file=sys.stderr)
         return 130
+    except ValueError as err:
+        from models.scenario import ScenarioError
+        if not isinstance(err, ScenarioError):
+            return _internal_error(err)
+        print(f"linkplan: invalid scenario\n{err}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as err:  # an output that cannot be written
+        target = getattr(args, "output", None) or "standard output"
+        print(f"linkplan {args.command}: cannot write {target}: "
+              f"{err.strerror or err}", file=sys.stderr)
+        if not getattr(args, "output", None):
+            # what is still buffered must not fail again at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_USAGE
     except Exception as err:  # never show a traceback to a user
-        if os.environ.get("LINKPLAN_DEBUG"):
-            traceback.print_exc()
-        print(f"linkplan: internal error: {type(err).__name__}: {err}\n"
-              "Set LINKPLAN_DEBUG=1 for the traceback.", file=sys.stderr)
-        return EXIT_FAILED
+        return _internal_error(err)
+
+
+def _output_among_inputs(args):
+    """The input that ``-o`` names too, if any."""
+    output = getattr(args, "output", None)
+    if not output or not os.path.exists(output):
+        return None
+    inputs = getattr(args, "files", None) or [args.file]
+    for path in expand_inputs(inputs)[0]:
+        try:
+            if os.path.samefile(path, output):
+                return path
+        except OSError:
+            continue  # a missing input is reported by the command
+    return None
+
+
+def _internal_error(err):
+    if os.environ.get("LINKPLAN_DEBUG"):
+        traceback.print_exc()
+    print(f"linkplan: internal error: {type(err).__name__}: {err}\n"
+          "Set LINKPLAN_DEBUG=1 for the traceback.", file=sys.stderr)
+    return EXIT_FAILED
 
 
 def _load_or_report(path):
@@ -258,7 +297,8 @@ def _batch(args, handle):
         if scenario is None:
             failed.append(path)
         else:
-            handle(path, scenario)
+            with _Working(f"{args.command} {path}"):
+                handle(path, scenario)
     if not failed:
         return EXIT_OK
     if len(paths) + len(problems) == 1:
@@ -396,12 +436,14 @@ def _sweep(args):
             writer.write(chunk)
             if progress:
                 progress.update(writer.points)
+        writer.finish()
     except KeyboardInterrupt:
         where = writer.interrupted()
         print(f"\nlinkplan sweep: interrupted after {writer.points:,} of "
               f"{plan.total:,} points; {where}", file=sys.stderr)
         return 130
-    writer.finish()
+    finally:
+        writer.discard()
     if progress:
         progress.done()
     return EXIT_OK
@@ -412,13 +454,16 @@ class _SweepWriter:
     renamed to FILE once complete. Only whole rows are ever written."""
 
     def __init__(self, args, scenario, plan):
+        from app.scenario_io import AtomicFile
+
         self.format, self.plan, self.points = args.format, plan, 0
         self.stamp = (__version__, scenario.sha256())
         self.scenario_name = scenario.meta.name
         self.output = args.output
         self.partial = f"{args.output}.partial" if args.output else None
-        self.stream = open(self.partial, "w", encoding="utf-8",
-                           newline="") if self.partial else sys.stdout
+        self.file = AtomicFile(args.output, text=True) if args.output \
+            else None
+        self.stream = self.file.stream if self.file else sys.stdout
         self.metrics = None
         self.prefix = f"{self.stamp[0]},{self.stamp[1]},"
 
@@ -472,15 +517,18 @@ class _SweepWriter:
                 ensure_ascii=False, separators=(",", ":")) + "\n")
 
     def finish(self):
-        if self.partial:
-            self.stream.close()
-            os.replace(self.partial, self.output)
+        if self.file:
+            self.file.publish()
 
     def interrupted(self):
-        if self.partial:
-            self.stream.close()
+        if self.file:
+            self.file.publish(self.partial)
             return f"the rows so far are in {self.partial}"
         return "the rows so far are complete"
+
+    def discard(self):
+        if self.file:
+            self.file.discard()
 
 
 def format_sweep_rows(kind, prefix, paths, chunk):
@@ -516,6 +564,45 @@ def _quote(cell):
     if any(ch in cell for ch in ',"\n\r'):
         return '"' + cell.replace('"', '""') + '"'
     return cell
+
+
+class _Working:
+    """Says on stderr what is still running once it has taken more than
+    PROGRESS_AFTER_S, then every PROGRESS_EVERY_S, so that a long run does
+    not look hung (sweeps on a terminal have their own bar)."""
+
+    def __init__(self, what):
+        self.what, self.timer, self.done = what, None, False
+
+    def __enter__(self):
+        import time
+        self.start = time.monotonic()
+        self._schedule(PROGRESS_AFTER_S)
+        return self
+
+    def _schedule(self, delay):
+        import threading
+        self.timer = threading.Timer(delay, self._tell)
+        self.timer.daemon = True
+        self.timer.start()
+
+    def _tell(self):
+        import time
+        if self.done:
+            return
+        print(f"linkplan: still working on {self.what} "
+              f"({time.monotonic() - self.start:.0f} s)", file=sys.stderr,
+              flush=True)
+        self._schedule(PROGRESS_EVERY_S)
+
+    def __exit__(self, *exc):
+        self.done = True
+        self.timer.cancel()
+
+
+#: A command quiet for longer than this says what it is doing [s].
+PROGRESS_AFTER_S = 2.0
+PROGRESS_EVERY_S = 10.0
 
 
 class _Progress:
@@ -574,14 +661,25 @@ def _report(args):
     scenario = _load_or_report(args.file)
     if scenario is None:
         return EXIT_USAGE
-    from app.report.pdf import write_report_headless
+    # Qt embeds the fonts in the order of a hash seeded per process; a
+    # fixed seed (read when Qt first hashes) makes reruns byte-identical
+    os.environ.setdefault("QT_HASH_SEED", "0")
+    from app.report.pdf import (ReportTooLarge, check_report_size,
+                                write_report_headless)
     from solvers.advise import advise
     from solvers.evaluate import evaluate
     try:
-        advice = advise(scenario)
-    except ValueError:   # nothing the scenario measures to optimise
-        advice = None
-    write_report_headless(scenario, evaluate(scenario), args.output, advice)
+        check_report_size(scenario)  # at once, before solving
+    except ReportTooLarge as err:
+        print(f"linkplan report: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    with _Working(f"report {args.file}"):
+        try:
+            advice = advise(scenario)
+        except ValueError:   # nothing the scenario measures to optimise
+            advice = None
+        write_report_headless(scenario, evaluate(scenario), args.output,
+                              advice)
     print(f"wrote {args.output}")
     return EXIT_OK
 

@@ -6,6 +6,7 @@ writes so that a failed save never leaves a half-written file.
 """
 
 import os
+import secrets
 import tempfile
 from pathlib import Path
 
@@ -70,24 +71,94 @@ def save_scenario(scenario, path):
 
 def atomic_write(path, data):
     """Write bytes to ``path`` so that it holds either the old or the new
-    content, never a mix: write a temporary file beside it, flush it to
-    disk, then rename it over the target."""
-    path = Path(path)
-    handle, temporary = tempfile.mkstemp(dir=path.parent or ".",
-                                         prefix=f".{path.name}.",
-                                         suffix=".tmp")
+    content, never a mix (:class:`AtomicFile`)."""
+    output = AtomicFile(path)
     try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        if path.exists():
-            os.chmod(temporary, path.stat().st_mode & 0o7777)
+        output.stream.write(data)
+        output.publish()
+    finally:
+        output.discard()
+
+
+class AtomicFile:
+    """A file written beside ``path`` that replaces it in one step once
+    complete, so ``path`` holds the old or the new content, never a mix,
+    whoever else writes it at the same time.
+
+    Where the system has them (Linux), the content goes to an anonymous
+    file (``O_TMPFILE``) that only gets a name when published: a process
+    killed while writing leaves nothing behind. Elsewhere a hidden
+    temporary beside ``path`` takes its place. A device or pipe
+    (/dev/stdout, /dev/null, a FIFO) is a stream, not a file to replace:
+    it is written directly.
+
+    Parameters
+    ----------
+    path : str or Path
+    text : bool
+        A UTF-8 text stream (newlines untranslated) instead of bytes.
+    """
+
+    def __init__(self, path, *, text=False):
+        self.path = Path(path)
+        self._named = None
+        self._device = self.path.exists() and not self.path.is_file()
+        kwargs = {"encoding": "utf-8", "newline": ""} if text else {}
+        mode = "w" if text else "wb"
+        if self._device:
+            self.stream = open(self.path, mode, **kwargs)
+            return
+        directory = str(self.path.parent)
+        try:
+            handle = os.open(directory, os.O_TMPFILE | os.O_WRONLY, 0o600)
+        except (AttributeError, OSError):  # no anonymous files here
+            handle, self._named = tempfile.mkstemp(
+                dir=directory, prefix=f".{self.path.name}.", suffix=".tmp")
+        self.stream = os.fdopen(handle, mode, **kwargs)
+
+    def publish(self, target=None):
+        """Flush the content to disk and rename it over ``target``
+        (default: the path) in one step; the stream is closed."""
+        target = Path(target) if target is not None else self.path
+        self.stream.flush()
+        if self._device:
+            self.stream.close()
+            return
+        os.fsync(self.stream.fileno())
+        if self._named is None:
+            self._named = self._link_beside(target)
+        if target.exists():
+            os.chmod(self._named, target.stat().st_mode & 0o7777)
         else:
             umask = os.umask(0)
             os.umask(umask)
-            os.chmod(temporary, 0o666 & ~umask)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+            os.chmod(self._named, 0o666 & ~umask)
+        os.replace(self._named, target)
+        self._named = None
+        self.stream.close()
+
+    def discard(self):
+        """Close without publishing; the target stays as it was."""
+        self.stream.close()
+        if self._named is not None:
+            Path(self._named).unlink(missing_ok=True)
+            self._named = None
+
+    def _link_beside(self, target):
+        # the anonymous file gets a unique name just before the rename
+        # (linkat through /proc with AT_SYMLINK_FOLLOW, which os.link
+        # asks for only with a directory descriptor)
+        proc = os.open("/proc/self/fd", os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            for _ in range(100):
+                name = target.parent / (f".{target.name}."
+                                        f"{secrets.token_hex(6)}.tmp")
+                try:
+                    os.link(str(self.stream.fileno()), name,
+                            src_dir_fd=proc, follow_symlinks=True)
+                    return name
+                except FileExistsError:
+                    continue
+        finally:
+            os.close(proc)
+        raise FileExistsError(f"no free temporary name beside {target}")

@@ -34,9 +34,9 @@ from models.pcie import GENERATIONS as PCIE_GENERATIONS
 from models.pcie import LANES as PCIE_LANES
 from models.storage import SPINDLE_15K_IOPS, SPINDLE_15K_MBPS, WRITE_PENALTY
 from models.teaming import (IP_HASH_VARIANTS, KERNEL_HASH_VARIANTS,
-                            LBT_TARGET_RULES,
-                            LINUX_HASHES, UNIFORM_HASH_FIELDS,
-                            required_flow_fields)
+                            LBT_TARGET_RULES, LINUX_HASHES, STEADY_PERIODS,
+                            UNIFORM_HASH_FIELDS, required_flow_fields,
+                            steady_horizon_s)
 from models.transport import TRANSPORTS
 from models.wire import (IPV6_MIN_MTU, L2_OVERHEAD_BYTES, MIN_FRAME_BYTES,
                          MTU_CEILING, MTU_LIMITS, VLAN_TAG_BYTES)
@@ -71,11 +71,134 @@ class ScenarioError(ValueError):
 # Document model
 # --------------------------------------------------------------------------
 
+#: Magnitudes a number in a document may have, besides zero. The models
+#: turn Gbit/s, GiB, MiB/s and ms into bit/s, B and s (factors up to
+#: 2**40), multiply by counts (at most the product limits below) and
+#: divide by rates and times: with every input 0 or within [1e-9, 1e12],
+#: every intermediate stays far inside float64's normal range (about
+#: 1e-308 to 1e308), so nothing overflows, divides by a denormal or
+#: rounds to zero. Both ends are far outside real hardware (1e-9 Gbit/s is
+#: 1 bit/s; 1e12 IOPS or Gbit/s is a million times today's largest).
+SMALLEST_MAGNITUDE = 1e-9
+LARGEST_MAGNITUDE = 1e12
+
+#: Entries in one list of a document (unless limited below). Measured:
+#: evaluation takes about 3 ms per live migration or transfer and advise
+#: re-solves the scenario per candidate, so 10,000 migrations took 31 s
+#: and 1 GB (issue 19); 1,000 stay within seconds.
+MAX_ENTRIES = 1_000
+
+#: Transfers and storage workloads in one document: advise re-validates
+#: and re-solves the document once per candidate change, and there is a
+#: candidate per entry, so its time grows with the square of their number
+#: (measured, 2 cores: 100 transfers 7-9 s, 200 transfers 26 s; 100
+#: storage workloads 2.5 s, 1,000 over 300 s). Real hosts run a few
+#: bulk transfers (each up to 1,024 sessions) and a few storage tests.
+MAX_TRANSFERS = 64
+MAX_STORAGE_WORKLOADS = 100
+
+#: Workload entries solved over the base and all variants together:
+#: every variant solves the whole workload again (same measurement).
+MAX_SOLVED_ENTRIES = 2_000
+
+#: NIC ports on one host: PCIe slots times ports per card stay below this.
+MAX_NICS = 64
+
+#: Largest total outstanding IO (VMs x disks x threads) of a storage
+#: workload: the closed-queue model (models.storage.closed_queue_iops)
+#: steps once per outstanding IO, about 1 s per 100,000 (measured); real
+#: benchmarks stay far below (HCIBench: storage-io.md section 5.1).
+MAX_OIO = 100_000
+
+#: Largest number of TCP connections of one transfer (sessions x
+#: streams): the receive-side model hashes every connection onto queues;
+#: 65,536 is the ephemeral-port space of one peer address (RFC 6335).
+MAX_CONNECTIONS = 65_536
+
+#: Largest team simulation: time steps x flows x (failure sets + 1), the
+#: cells the teaming solver computes per compared policy. 2e6 cells keep
+#: one policy within about a second (measured on the seed examples).
+MAX_TEAMING_CELLS = 2_000_000
+
+
+def _representable(value, where=""):
+    """Problem text when a plain value is outside what the document
+    accepts (see SMALLEST_MAGNITUDE), else None. Lists are checked by
+    element; tables (variant changes) by value."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        if isinstance(value, float) and not math.isfinite(value):
+            return f"{_at(where)}must be a finite number, got {value}"
+        if value and not SMALLEST_MAGNITUDE <= abs(value) \
+                <= LARGEST_MAGNITUDE:
+            limit, side = (SMALLEST_MAGNITUDE, "below the smallest") \
+                if abs(value) < SMALLEST_MAGNITUDE \
+                else (LARGEST_MAGNITUDE, "above the largest")
+            return (f"{_at(where)}is {side} magnitude the models represent "
+                    f"({limit:g}; 0 where allowed), got {value!r}")
+        return None
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return f"{_at(where)}is not valid Unicode text, got {value!r}"
+        return None
+    if isinstance(value, (list, tuple)):
+        for i, item in enumerate(value):
+            problem = _representable(item, f"{where}[{i}]")
+            if problem:
+                return problem
+    return None
+
+
+def _at(where):
+    return f"{where}: " if where else ""
+
+
+def _plain(value, where):
+    """Problem text when a free-form value (variant change, sweep value)
+    has no TOML form or is not representable, else None."""
+    if value is None:
+        return (f"{where}: null has no TOML form and cannot be saved; "
+                "give the value itself")
+    if isinstance(value, dict):
+        for key, item in value.items():
+            problem = _plain(item, f"{where}.{key}")
+            if problem:
+                return problem
+        return None
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            problem = _plain(item, f"{where}[{i}]")
+            if problem:
+                return problem
+        return None
+    return _representable(value, where)
+
+
 class _Strict(BaseModel):
-    """Common rules: no unknown keys, no type coercion, no NaN or infinity."""
+    """Common rules: no unknown keys, no type coercion, no NaN or infinity,
+    numbers within what the models represent, valid Unicode text."""
 
     model_config = ConfigDict(extra="forbid", strict=True,
                               allow_inf_nan=False, frozen=True)
+
+    @field_validator("*")
+    @classmethod
+    def _within_model_range(cls, value):
+        # runs for every field of every document: numbers and lists of
+        # numbers only (pydantic itself refuses text UTF-8 cannot encode)
+        kind = type(value)
+        if kind is float or kind is int:
+            if value and not SMALLEST_MAGNITUDE <= abs(value) \
+                    <= LARGEST_MAGNITUDE:
+                raise ValueError(_representable(value))
+        elif kind is list and value and type(value[0]) in (float, int):
+            problem = _representable(value)
+            if problem:
+                raise ValueError(problem)
+        return value
 
 
 Identifier = Field(pattern=r"^[A-Za-z0-9_.:-]+$", min_length=1,
@@ -481,6 +604,15 @@ class StorageWorkload(_Strict):
         "4 per RSS NIC and 2 per RDMA NIC; local IO every core)")
     backend: Backend
 
+    @model_validator(mode="after")
+    def _oio_in_range(self):
+        oio = self.vms * self.disks_per_vm * self.threads_per_disk
+        if oio > MAX_OIO:
+            raise ValueError(f"vms x disks_per_vm x threads_per_disk = "
+                             f"{oio:,} outstanding IO, more than the "
+                             f"{MAX_OIO:,} the storage model takes")
+        return self
+
 
 class Transfer(_Strict):
     """A bulk transfer received by this host from an identical peer (live
@@ -517,6 +649,14 @@ class Transfer(_Strict):
     vm_vcpus: int = Field(default=4, ge=1, le=1024)
     #: hardware queue pairs per vNIC with vmmq (Hyper-V default 16)
     vmmq_queue_pairs: int = Field(default=VMMQ_QUEUE_PAIRS, ge=1, le=64)
+
+    @model_validator(mode="after")
+    def _connections_in_range(self):
+        if self.sessions * self.streams > MAX_CONNECTIONS:
+            raise ValueError(f"sessions x streams = "
+                             f"{self.sessions * self.streams:,} "
+                             f"connections, more than {MAX_CONNECTIONS:,}")
+        return self
 
 
 class EvacuationVm(_Strict):
@@ -628,13 +768,14 @@ class Evacuation(_Strict):
 class Workloads(_Strict):
     """Everything that puts load on the host network."""
 
-    profiles: list[TimeProfile] = []
+    profiles: list[TimeProfile] = Field(default=[], max_length=MAX_ENTRIES)
     time_step_s: float = Field(default=1.0, gt=0, le=3600)
-    flows: list[Flow] = []
-    transfers: list[Transfer] = []
-    migrations: list[Migration] = []
-    storage: list[StorageWorkload] = []
-    evacuations: list[Evacuation] = []
+    flows: list[Flow] = Field(default=[], max_length=MAX_ENTRIES)
+    transfers: list[Transfer] = Field(default=[], max_length=MAX_TRANSFERS)
+    migrations: list[Migration] = Field(default=[], max_length=MAX_ENTRIES)
+    storage: list[StorageWorkload] = Field(
+        default=[], max_length=MAX_STORAGE_WORKLOADS)
+    evacuations: list[Evacuation] = Field(default=[], max_length=MAX_ENTRIES)
 
 
 class Variant(_Strict):
@@ -643,6 +784,15 @@ class Variant(_Strict):
     name: str = Field(min_length=1, max_length=80)
     description: str = ""
     set: dict[str, Any] = {}
+
+    @field_validator("set")
+    @classmethod
+    def _saveable(cls, changes):
+        for path, value in changes.items():
+            problem = _plain(value, f'"{path}"')
+            if problem:
+                raise ValueError(problem)
+        return changes
 
     def describe(self):
         """The changes as text: ``path = value, ...`` (values as JSON)."""
@@ -684,6 +834,29 @@ class Axis(_Strict):
     range: Range | None = None
     linspace: Span | None = None
     logspace: Span | None = None
+
+    @field_validator("values")
+    @classmethod
+    def _saveable(cls, values):
+        for i, value in enumerate(values or ()):
+            problem = _plain(value, f"values[{i}]")
+            if problem:
+                raise ValueError(problem)
+        return values
+
+    @field_validator("logspace")
+    @classmethod
+    def _exponents_in_range(cls, span):
+        # base-10 exponents: the values must stay representable too
+        if span is None:
+            return span
+        low, high = (math.log10(SMALLEST_MAGNITUDE),
+                     math.log10(LARGEST_MAGNITUDE))
+        for value in (span.start, span.stop):
+            if not low <= value <= high:
+                raise ValueError(f"exponents must be between {low:g} and "
+                                 f"{high:g}, got {value:g}")
+        return span
 
     @model_validator(mode="after")
     def _one_source(self):
@@ -735,12 +908,12 @@ class Scenario(_Strict):
     meta: Meta
     goal: Goal | None = None
     host: Host = Host()
-    nics: list[Nic] = Field(min_length=1)
+    nics: list[Nic] = Field(min_length=1, max_length=MAX_NICS)
     teams: list[Team] = []
     network: Network = Network()
     workloads: Workloads = Workloads()
-    variants: list[Variant] = []
-    sweeps: list[Sweep] = []
+    variants: list[Variant] = Field(default=[], max_length=MAX_ENTRIES)
+    sweeps: list[Sweep] = Field(default=[], max_length=MAX_ENTRIES)
 
     @model_validator(mode="after")
     def _cross_references(self):
@@ -799,6 +972,8 @@ class Scenario(_Strict):
         self._check_pcie_slots()
         for i, team in enumerate(self.teams):
             self._check_reservations(i, team)
+            self._check_team_size(i, team)
+        self._check_solved_entries()
         if any(v.name == BASE_NAME for v in self.variants):
             raise ValueError(f"a variant may not be called {BASE_NAME!r}: "
                              "that name is the base scenario")
@@ -863,6 +1038,50 @@ class Scenario(_Strict):
                 if seen != owner:
                     raise ValueError(f"{where}.{key} {value!r} is also used "
                                      f"by VM {seen!r}")
+
+    def _check_team_size(self, index, team):
+        """The team simulation's cells (MAX_TEAMING_CELLS) within bounds:
+        the same time axis and failure sets as solvers.teaming."""
+        flows = [f for f in self.workloads.flows
+                 if (f.team or self.teams[0].name) == team.name]
+        if not flows:
+            return
+        profiles = {p.name: p for p in self.workloads.profiles}
+        horizon = max((profiles[f.profile].t_s[-1] for f in flows
+                       if f.profile), default=0.0)
+        if horizon <= 0:
+            horizon = float(steady_horizon_s(
+                team.lbt_period_s, team.ovs_rebalance_interval_ms / 1000,
+                team.dynamic_epoch_s))
+        steps = math.ceil(horizon / self.workloads.time_step_s) + 1
+        uplinks = len(team.members) + len(team.standby)
+        failure_sets = math.comb(uplinks, min(team.failures, uplinks - 1)) \
+            if uplinks > 1 else 0
+        cells = steps * len(flows) * (failure_sets + 1)
+        if cells > MAX_TEAMING_CELLS:
+            raise ValueError(
+                f"teams[{index}] ({team.name!r}): {steps:,} time steps "
+                f"(workloads.time_step_s over the profile or "
+                f"{STEADY_PERIODS} rebalancing periods) x {len(flows):,} "
+                f"flows x {failure_sets + 1:,} uplink sets (failures = "
+                f"{team.failures} of {uplinks}) = {cells:,} cells, more "
+                f"than the {MAX_TEAMING_CELLS:,} the teaming model "
+                "simulates")
+
+    def _check_solved_entries(self):
+        """Every variant solves the whole workload again: the product is
+        what evaluation time grows with."""
+        load = self.workloads
+        entries = max(1, len(load.flows) + len(load.transfers)
+                      + len(load.migrations) + len(load.storage)
+                      + len(load.evacuations))
+        solved = entries * (1 + len(self.variants))
+        if solved > MAX_SOLVED_ENTRIES:
+            raise ValueError(
+                f"workloads ({entries:,} flows, transfers, migrations, "
+                f"storage workloads and evacuations) x (1 + {len(self.variants):,} "
+                f"variants) = {solved:,} entries to solve, more than "
+                f"{MAX_SOLVED_ENTRIES:,}")
 
     def _check_reservations(self, index, team):
         reserved = sum(c.reservation_gbps for c in team.nioc)
@@ -1196,6 +1415,9 @@ def _message(error):
         return "required field is missing"
     if kind == "literal_error":
         return f"must be {ctx['expected']}, {got}"
+    if kind == "too_long" and "actual_length" in ctx:
+        return (f"has {ctx['actual_length']:,} entries, more than the "
+                f"{ctx['max_length']:,} a document may have")
     if kind in ("too_short", "too_long"):
         return f"{error['msg'].lower()}, {got}"
     if kind == "string_pattern_mismatch":

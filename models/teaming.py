@@ -71,6 +71,24 @@ UNIFORM_HASH_FIELDS = {
 #: V7, 90 % > 80 %; the example's outcome and its ping-pong are kept.)
 LBT_TARGET_RULES = ("stay_below", "any_better")
 
+#: Constant demand is simulated for this many of the slowest policy
+#: period, so that load-aware policies reach their steady state.
+STEADY_PERIODS = 10
+
+#: Linux balance-tlb/alb rebalancing interval [s] (include/net/bond_alb.h;
+#: T1).
+TLB_REBALANCE_S = 10.0
+
+
+def steady_horizon_s(lbt_period_s, ovs_rebalance_interval_s,
+                     dynamic_epoch_s):
+    """Time constant demand is simulated for: :data:`STEADY_PERIODS` of
+    the slowest load-aware policy's period (LBT, balance-tlb/alb, OVS
+    rebalancing, Hyper-V Dynamic). [s]"""
+    return STEADY_PERIODS * np.maximum(
+        np.maximum(lbt_period_s, TLB_REBALANCE_S),
+        np.maximum(ovs_rebalance_interval_s, dynamic_epoch_s))
+
 ETHERTYPE_IPV4 = 0x0800
 ETHERTYPE_IPV6 = 0x86DD
 

@@ -8,7 +8,9 @@ its binding limit is the one of the analysis with the lowest
 ``BOTTLENECK_PRIORITY`` that names one.
 """
 
-from models.scenario import Scenario
+import functools
+
+from models.scenario import Scenario, ScenarioError
 from solvers import __version__
 from solvers.analyses import registry
 import numpy as np
@@ -55,6 +57,27 @@ def analyse_all(documents, *, details=True):
     return [(analysis, done[analysis.NAME]) for analysis in registry()]
 
 
+def _floating_point_errors_refused(function):
+    """Run a public entry point with numpy's floating-point errors raised,
+    not printed, and report one as a refusal of the scenario: the
+    document's limits (models.scenario) are meant to keep every model in
+    float64's range, so this names a gap in them instead of printing a
+    RuntimeWarning and going on with inf or NaN."""
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        # underflow to zero is the right answer (a tail probability, a
+        # decayed rate), not an error
+        with np.errstate(all="raise", under="ignore"):
+            try:
+                return function(*args, **kwargs)
+            except FloatingPointError as err:
+                raise ScenarioError([("", "the models cannot represent this "
+                                      f"scenario (numpy: {err}); please "
+                                      "report it with the file")]) from err
+    return wrapper
+
+
+@_floating_point_errors_refused
 def evaluate_points(base, paths, combos, converters):
     """Numbers of the points of a grid: ``evaluate_documents(...,
     numbers_only=True)`` of ``base`` with each combination of values.
@@ -110,6 +133,7 @@ def evaluate_points(base, paths, combos, converters):
     return documents, numbers
 
 
+@_floating_point_errors_refused
 def evaluate_columns(template, columns, count):
     """``evaluate_documents(..., numbers_only=True)`` of ``count`` points
     that equal ``template`` but for the column fields
@@ -165,6 +189,7 @@ def evaluate_columns(template, columns, count):
     return numbers
 
 
+@_floating_point_errors_refused
 def evaluate_documents(documents, *, scenario, scenario_sha256,
                        numbers_only=False):
     """:func:`evaluate` on already resolved ``(name, document)`` pairs,

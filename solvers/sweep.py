@@ -106,8 +106,11 @@ def plan(scenario, name=None):
                          f" is more than the {MAX_POINTS:,} a sweep may have")
     base = _base(scenario)
     try:
-        converters = validate_values(base, paths, [sorted(set(v), key=repr)
-                                                   for v in values])
+        # distinct values by repr, the key of the converters: lists and
+        # tables are values too, and are not hashable
+        converters = validate_values(base, paths, [
+            sorted({repr(x): x for x in v}.values(), key=repr)
+            for v in values])
     except ValueError as err:
         raise ValueError(f"sweeps[{index}] ({sweep.name!r}): {err}") \
             from None

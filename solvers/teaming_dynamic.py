@@ -12,7 +12,7 @@ shared/reference/teaming.md and are labelled [Model] there.
 
 import numpy as np
 
-from models.teaming import LBT_TARGET_RULES, member_loads
+from models.teaming import LBT_TARGET_RULES, TLB_REBALANCE_S, member_loads
 from models.units import GBIT_BYTES, gbps_to_bytes_per_s
 from solvers.placement import lpt
 
@@ -23,7 +23,6 @@ OVS_MIN_OVERLOAD_BYTES = 100_000
 
 #: Linux balance-tlb/alb constants (include/net/bond_alb.h; T1).
 TLB_BUCKETS = 256
-TLB_REBALANCE_S = 10.0
 
 
 def _epochs(steps, period_steps):

@@ -42,3 +42,13 @@ def minimal_document(**sections):
                 "nics": [{"id": "nic0", "speed_gbps": 10.0}]}
     document.update(sections)
     return document
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The fuzz counts (tests/fuzzing.py), when fuzz tests ran."""
+    fuzzing = sys.modules.get("tests.fuzzing")
+    if fuzzing is not None and fuzzing.COUNTS:
+        counts = fuzzing.COUNTS
+        terminalreporter.write_line(
+            f"fuzz: tried {counts['tried']}, refused {counts['refused']}, "
+            f"solved {counts['solved']}, other {counts['other']}")

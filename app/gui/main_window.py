@@ -569,7 +569,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def export_pdf_to(self, path):
         """Write the report of the current document, its recommendations
         included (both computed off the GUI thread; this waits for them)."""
-        from app.report.pdf import write_report
+        from app.report.pdf import ReportTooLarge, write_report
         self.wait_for_results()
         results = self.session.results
         if results is None:
@@ -579,7 +579,7 @@ class MainWindow(QtWidgets.QMainWindow):
         try:
             write_report(self.scenario, results, path,
                          self.session.advice().advice)
-        except OSError as err:
+        except (OSError, ReportTooLarge) as err:
             self._warn("Cannot write the PDF", str(err))
             return False
         self.statusBar().showMessage(f"Exported {path}", 5000)

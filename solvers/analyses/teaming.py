@@ -87,10 +87,6 @@ MODELLED = {
 _ENCAP_SCOPE = ("; packets taken as untunnelled, without an L4 socket hash "
                 "(skb->l4_hash)")
 
-#: Constant demand is simulated for this many of the slowest policy
-#: period, so that load-aware policies reach their steady state.
-STEADY_PERIODS = 10
-
 #: Points kept per trace (each keeps the maximum of its bin).
 TRACE_POINTS = 300
 
@@ -124,12 +120,11 @@ def _analyse_document(doc):
 
 
 def _steady_horizon_s(team):
-    """Constant demand is simulated for :data:`STEADY_PERIODS` of the
-    slowest load-aware policy's period [s]."""
-    return STEADY_PERIODS * max(team.lbt_period_s,
-                                teaming_dynamic.TLB_REBALANCE_S,
-                                team.ovs_rebalance_interval_ms / 1000,
-                                team.dynamic_epoch_s)
+    """Constant demand is simulated for :data:`models.teaming.
+    STEADY_PERIODS` of the slowest load-aware policy's period [s]."""
+    return float(teaming.steady_horizon_s(
+        team.lbt_period_s, team.ovs_rebalance_interval_ms / 1000,
+        team.dynamic_epoch_s))
 
 
 def _analyse_team(doc, team, flows, team_id, out):

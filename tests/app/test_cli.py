@@ -211,3 +211,33 @@ def test_evacuation_bad_input_is_a_clean_failure(tmp_path):
     bad.write_text(text)
     assert_clean_failure(run("solve", str(bad)), "bad.toml",
                          "workloads.evacuations[0]", "'app01' is used twice")
+
+
+def test_long_commands_say_they_are_still_working(tmp_path):
+    # more than 2 s (PROGRESS_AFTER_S) of work: 40 variants of a report
+    path = tmp_path / "many.toml"
+    text = (ROOT / EXAMPLE).read_text().split("[[variants]]")[0] \
+        .split("[[sweeps]]")[0]
+    path.write_text(text + "".join(
+        f'[[variants]]\nname = "v{i}"\nset = {{ "network.mtu" = '
+        f'{1500 + i} }}\n' for i in range(40)))
+    process = run("report", str(path), "-o", str(tmp_path / "r.pdf"))
+    assert process.returncode == 0, process.stderr
+    assert f"linkplan: still working on report {path} (2 s)" in \
+        process.stderr
+
+
+def test_report_of_more_variants_than_it_shows_is_refused_at_once(tmp_path):
+    from app.report.pdf import REPORT_MAX_VARIANTS
+    path = tmp_path / "many.toml"
+    text = (ROOT / EXAMPLE).read_text().split("[[variants]]")[0] \
+        .split("[[sweeps]]")[0]
+    path.write_text(text + "".join(
+        f'[[variants]]\nname = "v{i}"\nset = {{ "network.mtu" = '
+        f'{1500 + i} }}\n' for i in range(REPORT_MAX_VARIANTS)))
+    process = run("report", str(path), "-o", str(tmp_path / "r.pdf"))
+    assert_clean_failure(
+        process, f"linkplan report: variants: a report compares at most "
+        f"{REPORT_MAX_VARIANTS} variants (the base included), this scenario "
+        f"has {REPORT_MAX_VARIANTS + 1}")
+    assert not (tmp_path / "r.pdf").exists()

@@ -16,6 +16,7 @@ from models.scenario import dump_scenario
 from solvers import sweep
 from solvers.evaluate import evaluate
 from tests.app.test_cli import run
+from tests.app.test_files import unpublished_bytes
 from tests.conftest import ROOT
 
 EXAMPLE = "resources/examples/jumbo_10gbe.toml"
@@ -129,7 +130,7 @@ def test_ctrl_c_leaves_a_valid_partial_file(tmp_path):
         stderr=subprocess.PIPE, text=True)
     partial = tmp_path / "big.csv.partial"
     deadline = time.monotonic() + 60
-    while (not partial.exists() or partial.stat().st_size < 10_000) \
+    while unpublished_bytes(process.pid, tmp_path) < 10_000 \
             and time.monotonic() < deadline:
         time.sleep(0.05)
     process.send_signal(signal.SIGINT)
