@@ -8,7 +8,6 @@ input is bad. Only ``report`` imports Qt, and only when it runs.
 
 import argparse
 import csv
-import dataclasses
 import functools
 import glob
 import io
@@ -480,6 +479,7 @@ class _SweepWriter:
                 self._drop(extra)
             where = [chunk.metric_ids.index(m) if m in chunk.metric_ids
                      else None for m in self.metrics]
+            import dataclasses   # here: it costs --version 10 ms
             mapped = dataclasses.replace(
                 chunk, metric_ids=tuple(self.metrics),
                 values=[[None if i is None else row[i] for i in where]
@@ -685,7 +685,7 @@ def _report(args):
 
 
 def _import(args):
-    from app.importers import run_import
+    from app.importers.common import run_import
     from app.importers.migration import format_check, predicted_vs_measured
     from app.scenario_io import atomic_write, scenario_format
     from models.scenario import ScenarioError, dump_scenario

@@ -3,7 +3,8 @@ open the imported scenario as a new, unsaved document."""
 
 from PySide6 import QtCore, QtWidgets
 
-from app.importers import FORMATS, run_import
+from app.importers import FORMATS
+from app.importers.common import run_import
 from app.importers.migration import format_check, predicted_vs_measured
 
 _FILTERS = {"rvtools": "RVTools exports (*.xlsx)",

@@ -8,13 +8,15 @@ No physics here: importers turn files into scenario documents, which
 """
 
 import datetime
+import importlib
 import math
 import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from models.scenario import SCHEMA_VERSION, scenario_from_dict
+from app.importers import FORMATS
+from models.scenario import SCHEMA_VERSION, ScenarioError, scenario_from_dict
 from models.units import MIB
 
 #: Largest JSON or text export read whole [B]; time-series CSVs stream.
@@ -370,3 +372,39 @@ def read_text(path):
     if "\x00" in text:
         raise ImportProblem(path, "a text file, not binary data")
     return text
+
+
+@dataclass
+class Outcome:
+    """An import with its scenarios validated: ``scenarios`` the valid
+    ones, ``checks`` (scenario, check) pairs for completed migrations,
+    ``problems`` every bad input (the importer's and invalid drafts)."""
+
+    result: object
+    scenarios: list = field(default_factory=list)
+    checks: list = field(default_factory=list)
+    problems: list = field(default_factory=list)
+
+
+def run_import(fmt, paths):
+    """Import ``paths`` as format ``fmt`` and validate the scenarios."""
+    from models.scenario import ScenarioError
+
+    module = importlib.import_module(f"app.importers.{FORMATS[fmt][0]}")
+    result = module.import_files([str(p) for p in paths])
+    outcome = Outcome(result, problems=list(result.problems))
+    by_name = {}
+    for draft in result.drafts:
+        try:
+            scenario = draft.scenario()
+        except ScenarioError as err:
+            outcome.problems.append(f"{draft.name}: the imported scenario "
+                                    f"is not valid:\n{err}")
+            continue
+        outcome.scenarios.append(scenario)
+        for migration in scenario.workloads.migrations:
+            by_name[migration.name] = scenario
+    for check in result.checks:
+        if check["migration"] in by_name:
+            outcome.checks.append((by_name[check["migration"]], check))
+    return outcome

@@ -12,7 +12,8 @@ that appears mid-file, a blank sample and a 60 s pause in the clock.
 import numpy as np
 import pytest
 
-from app.importers import esxtop, run_import
+from app.importers import esxtop
+from app.importers.common import run_import
 from solvers.evaluate import evaluate
 from tests.app.import_samples import (ESXTOP_PORTS, SAMPLES, esxtop_header,
                                       esxtop_sample_rows, write_esxtop)

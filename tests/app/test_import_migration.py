@@ -17,7 +17,8 @@ import json
 
 import pytest
 
-from app.importers import libvirt, qemu, run_import
+from app.importers import libvirt, qemu
+from app.importers.common import run_import
 from app.importers.migration import predicted_vs_measured
 from solvers.evaluate import evaluate
 from tests.app.import_samples import SAMPLES

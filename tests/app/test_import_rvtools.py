@@ -17,7 +17,8 @@ import zipfile
 
 import pytest
 
-from app.importers import rvtools, run_import
+from app.importers import rvtools
+from app.importers.common import run_import
 from solvers.evaluate import evaluate
 from tests.app.import_samples import (SAMPLES, rvtools_rows,
                                       write_rvtools)

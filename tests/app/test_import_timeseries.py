@@ -12,7 +12,7 @@ txkB in kB/s, ifutil-percent). Samples: tests/app/import_samples.py.
 import numpy as np
 import pytest
 
-from app.importers import run_import
+from app.importers.common import run_import
 from solvers.evaluate import evaluate
 from tests.app.import_samples import SAMPLES
 

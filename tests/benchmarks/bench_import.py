@@ -59,7 +59,7 @@ def _esxtop_file():
 def _esxtop_run():
     """Import the big file in a fresh process: (wall s, peak RSS MiB)."""
     code = ("import resource, sys, time\n"
-            "from app.importers import run_import\n"
+            "from app.importers.common import run_import\n"
             "start = time.perf_counter()\n"
             f"outcome = run_import('esxtop', [{str(_esxtop_file())!r}])\n"
             "assert len(outcome.scenarios) == 1, outcome.problems\n"
@@ -82,7 +82,7 @@ def esxtop_memory():
 
 def rvtools_time():
     """import rvtools, 100 hosts and 5,000 VMs, incl. validation [s]"""
-    from app.importers import run_import
+    from app.importers.common import run_import
 
     path = _folder() / "rvtools_5000.xlsx"
     write_rvtools(path, rvtools_rows(hosts=100, vms_per_host=50))

@@ -59,7 +59,7 @@ def test_menu_opens_the_chosen_scenario(qtbot, window, monkeypatch):
 def test_pdf_lists_the_measured_values_with_file_and_column(tmp_path):
     from pypdf import PdfReader
 
-    from app.importers import run_import
+    from app.importers.common import run_import
     from app.report.pdf import write_report_headless
     from solvers.evaluate import evaluate
 
