@@ -584,9 +584,11 @@ def evacuation_vm_migration(item, vm):
     """The migration one evacuated VM is: the fields the pre-copy model
     reads, as a :class:`Migration` of the evacuation's settings."""
     preset = evacuation.PLATFORMS[item.platform]
+    # the platform's per-migration bandwidth is the management layer's
+    # max-bandwidth setting (evacuation_rows' caps), not QEMU's default
     return Migration(name=vm.name, memory_gib=vm.memory_gib,
                      zero_page_pct=vm.zero_page_pct, dirty=vm.dirty,
-                     transfer=item.transfer,
+                     transfer=item.transfer, management="unlimited",
                      stop_rule=item.stop_rule or preset.stop_rule,
                      downtime_budget_ms=item.downtime_budget_ms,
                      throttling=item.throttling,

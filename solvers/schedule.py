@@ -75,9 +75,15 @@ class ScheduleResult:
 
 def precopy(columns, rate, *, trace=False):
     """:func:`models.migration.precopy` of pre-copy model columns
-    (:func:`solvers.inputs.migration_row`) at ``rate`` [B/s], broadcast."""
+    (:func:`solvers.inputs.migration_row`) at ``rate`` [B/s], broadcast.
+
+    QEMU's max-bandwidth (the ``max_bandwidth`` column) caps the rate, and
+    a capped migration thread sends in 100 ms windows instead of 50 ms
+    iterations. The result's ``rate`` is the rate used [B/s]."""
     p = columns
-    return migration.precopy(
+    capped = rate > p["max_bandwidth"]
+    rate = np.minimum(rate, p["max_bandwidth"])
+    result = migration.precopy(
         p["memory"], rate, p["cold_rate"], hot_set=p["hot_set"],
         hot_rate=p["hot_rate"], first_rate=np.minimum(p["first_cap"], rate),
         zero_fraction=p["zero_fraction"],
@@ -86,8 +92,12 @@ def precopy(columns, rate, *, trace=False):
         max_factor=p["max_factor"], max_switchover=p["max_switchover"],
         time_budget=p["time_budget"], throttle=p["throttle"],
         fixed_downtime=p["fixed_downtime"], sync=p["sync"],
+        iteration_s=np.where(capped, migration.QEMU_CAPPED_ITERATION_S,
+                             migration.QEMU_ITERATION_S),
         sync_timer_s=p["sync_timer"], test_sent_pass=p["test_sent_pass"],
         final_live_pass=p["final_live_pass"], trace=trace)
+    result["rate"] = rate
+    return result
 
 
 def _durations(columns, result, rate):

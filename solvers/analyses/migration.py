@@ -13,6 +13,7 @@ from models.units import (GIB, MIB, bytes_per_s_to_gbps,
 from solvers import goalseek, metric_ids
 from solvers.analysis import EMPTY, AnalysisResult, Candidate, metric_value
 from solvers.results import Finding
+from solvers.schedule import precopy
 
 NAME = "migration"
 ORDER = 2
@@ -47,23 +48,8 @@ def _evaluate(rows, rates, out, details):
     spread = np.array([c[1] for c in carried])
     rate = gbps_to_bytes_per_s(throughput) / rows.concurrency  # each [B/s]
     p = rows.columns
-    # QEMU's max-bandwidth caps the rate, and the capped migration thread
-    # sends in 100 ms windows instead of 50 ms iterations
-    capped = rate > p["max_bandwidth"]
-    rate = np.minimum(rate, p["max_bandwidth"])
-    result = migration.precopy(
-        p["memory"], rate, p["cold_rate"], hot_set=p["hot_set"],
-        hot_rate=p["hot_rate"], first_rate=np.minimum(p["first_cap"], rate),
-        zero_fraction=p["zero_fraction"],
-        downtime_limit=p["downtime_limit"], min_pages=p["min_pages"],
-        fraction_left=p["fraction_left"], max_rounds=p["max_rounds"],
-        max_factor=p["max_factor"], max_switchover=p["max_switchover"],
-        time_budget=p["time_budget"], throttle=p["throttle"],
-        fixed_downtime=p["fixed_downtime"], sync=p["sync"],
-        iteration_s=np.where(capped, migration.QEMU_CAPPED_ITERATION_S,
-                             migration.QEMU_ITERATION_S),
-        sync_timer_s=p["sync_timer"], test_sent_pass=p["test_sent_pass"],
-        final_live_pass=p["final_live_pass"], trace=details)
+    result = precopy(p, rate, trace=details)
+    rate = result["rate"]
     # the rate that would converge within the downtime budget: the
     # evidence when a migration does not converge
     window_rate = goalseek.rate_for_downtime(
