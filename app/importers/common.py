@@ -374,6 +374,19 @@ def read_text(path):
     return text
 
 
+def import_each(paths, import_one):
+    """An :class:`ImportResult` of ``import_one(path, result)`` run on each
+    file: a file that cannot be read is a problem of its own, and the
+    others are still imported."""
+    result = ImportResult()
+    for path in paths:
+        try:
+            import_one(path, result)
+        except ImportProblem as err:
+            result.problems.append(str(err))
+    return result
+
+
 @dataclass
 class Outcome:
     """An import with its scenarios validated: ``scenarios`` the valid

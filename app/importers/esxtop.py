@@ -14,8 +14,8 @@ import re
 import numpy as np
 
 from app.importers import pdh
-from app.importers.common import (DemandStats, Draft, ImportProblem,
-                                  ImportResult, add_flow, gaps, identifier)
+from app.importers.common import (DemandStats, Draft, ImportProblem, add_flow,
+                                  gaps, identifier, import_each)
 
 PATTERN = re.compile(
     r"\\\\[^\\]+\\(?:Network Port\((?P<switch>[^:()]+):(?P<port>\d+):"
@@ -31,13 +31,7 @@ _INTERNAL = re.compile(r"^(shadow of vmnic\d+|Management|vdr-vdrPort|"
 
 def import_files(paths):
     """Import esxtop batch files; one scenario per file."""
-    result = ImportResult()
-    for path in paths:
-        try:
-            _import_one(path, result)
-        except ImportProblem as err:
-            result.problems.append(str(err))
-    return result
+    return import_each(paths, _import_one)
 
 
 def _import_one(path, result):

@@ -15,9 +15,9 @@ import re
 import numpy as np
 
 from app.importers import pdh
-from app.importers.common import (Draft, ImportProblem, ImportResult,
-                                  add_flow, add_nics_and_team, gaps,
-                                  identifier)
+from app.importers.common import (Draft, ImportProblem, add_flow,
+                                  add_nics_and_team, gaps, identifier,
+                                  import_each)
 from models.units import bytes_per_s_to_gbps
 
 PATTERN = re.compile(
@@ -31,13 +31,7 @@ _NOT_A_PORT = re.compile(r"isatap|teredo|loopback|kernel debug|"
 
 def import_files(paths):
     """Import perfmon/typeperf logs; one scenario per file."""
-    result = ImportResult()
-    for path in paths:
-        try:
-            _import_one(path, result)
-        except ImportProblem as err:
-            result.problems.append(str(err))
-    return result
+    return import_each(paths, _import_one)
 
 
 def _import_one(path, result):

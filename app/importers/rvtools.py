@@ -16,8 +16,8 @@ import re
 import zipfile
 from collections import Counter
 
-from app.importers.common import (Draft, ImportProblem, ImportResult,
-                                  identifier, number)
+from app.importers.common import (Draft, ImportProblem, identifier,
+                                  import_each, number)
 
 #: RVTools major versions whose layout this importer knows.
 KNOWN_MAJOR_VERSIONS = (3, 4)
@@ -121,13 +121,7 @@ class _Sheet:
 
 def import_files(paths):
     """Import RVTools exports; one scenario per host found."""
-    result = ImportResult()
-    for path in paths:
-        try:
-            _import_one(path, result)
-        except ImportProblem as err:
-            result.problems.append(str(err))
-    return result
+    return import_each(paths, _import_one)
 
 
 def _open(path):

@@ -17,10 +17,9 @@ import re
 
 import numpy as np
 
-from app.importers.common import (ETHERNET_GBPS, DemandStats, Draft,
-                                  ImportProblem, ImportResult, add_flow,
-                                  add_nics_and_team, gaps, identifier,
-                                  read_text)
+from app.importers.common import (DemandStats, Draft, ETHERNET_GBPS,
+                                  ImportProblem, add_flow, add_nics_and_team,
+                                  gaps, identifier, import_each, read_text)
 from models.units import KIB, bytes_per_s_to_gbps
 
 KB_TO_GBIT = bytes_per_s_to_gbps(KIB)
@@ -30,13 +29,7 @@ _SKIP = re.compile(r"^(lo|br|virbr|bond|docker|veth|ovs-system|team)")
 
 def import_files(paths):
     """Import sadf -j files; one scenario per host."""
-    result = ImportResult()
-    for path in paths:
-        try:
-            _import_one(path, result)
-        except ImportProblem as err:
-            result.problems.append(str(err))
-    return result
+    return import_each(paths, _import_one)
 
 
 def _import_one(path, result):
