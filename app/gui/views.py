@@ -266,13 +266,7 @@ class _TeamingTab:
             widget.setVisible(shown)
         if not shown:
             return
-        previous = self.variant.currentIndex()
-        names = [v.name for v in results.variants]
-        with QtCore.QSignalBlocker(self.variant):
-            self.variant.clear()
-            self.variant.addItems(names)
-            self.variant.setCurrentIndex(
-                max(previous, 0) if previous < len(names) else 0)
+        _refill_variants(self.variant, results)
         self._draw_variant()
 
     def _shown_variant(self):
@@ -324,13 +318,7 @@ class _EvacuationTab:
         self.plot.setVisible(shown)
         if not shown:
             return
-        previous = self.variant.currentIndex()
-        names = [v.name for v in results.variants]
-        with QtCore.QSignalBlocker(self.variant):
-            self.variant.clear()
-            self.variant.addItems(names)
-            self.variant.setCurrentIndex(
-                previous if 0 <= previous < len(names) else 0)
+        _refill_variants(self.variant, results)
         self._draw_variant()
 
     def _draw_variant(self):
@@ -338,3 +326,14 @@ class _EvacuationTab:
         schedules = evacuation_schedules(variant)
         if schedules:
             draw_evacuation_gantt(self.plot.getPlotItem(), *schedules[0])
+
+
+def _refill_variants(combo, results):
+    """The variant picker lists the results' variants and keeps the one
+    chosen before, if it still exists, without signalling the change."""
+    previous = combo.currentIndex()
+    names = [v.name for v in results.variants]
+    with QtCore.QSignalBlocker(combo):
+        combo.clear()
+        combo.addItems(names)
+        combo.setCurrentIndex(previous if 0 <= previous < len(names) else 0)
