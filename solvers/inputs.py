@@ -705,9 +705,13 @@ class FlowColumns:
         self.traffic_class = [f.traffic_class for f in flows]
         self.ids = [f.id for f in flows]
         # vNIC ports: the flows of one VM share one port
-        owners = list(dict.fromkeys(f.vm or f.id for f in flows))
+        # (a position per name, not list.index per flow: linear in flows)
+        position = {}
+        for f in flows:
+            position.setdefault(f.vm or f.id, len(position))
+        owners = list(position)
         self.owners = owners
-        self.unit = np.array([owners.index(f.vm or f.id) for f in flows])
+        self.unit = np.array([position[f.vm or f.id] for f in flows])
         self.units = len(owners)
         port_ids = {}
         for f in flows:
@@ -720,9 +724,11 @@ class FlowColumns:
         for i, f in enumerate(flows):
             if f.pin:
                 self.allowed[i] = [u in f.pin for u in uplinks]
-        groups = list(dict.fromkeys(f.anti_affinity for f in flows
-                                    if f.anti_affinity))
-        self.group = np.array([groups.index(f.anti_affinity)
+        groups = {}
+        for f in flows:
+            if f.anti_affinity:
+                groups.setdefault(f.anti_affinity, len(groups))
+        self.group = np.array([groups[f.anti_affinity]
                                if f.anti_affinity else -1 for f in flows])
         self.constrained = bool(groups) or not self.allowed.all()
 
