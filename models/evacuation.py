@@ -240,18 +240,16 @@ def shared_queue(work, rate, order, concurrency, share, *, phases=False):
     top = share.size - 1
 
     def enter(which, slot, vm, after):
-        """Move ``vm`` on ``slot`` to its first phase with work after
-        phase ``after`` - 1; the phases skipped end now. Returns the VMs
-        with none left."""
+        """Move ``vm`` on ``slot`` to its first phase with work from phase
+        ``after`` on. Returns the VMs with none left."""
         nxt = upcoming[which, vm, after]
-        for p in range(stages):   # a few phases: a loop over them
-            skipped = (p >= after) & (p < nxt)
-            phase_end[which[skipped], vm[skipped], p] = now[which[skipped]]
         going = nxt < stages
-        w, s, v, p = which[going], slot[going], vm[going], nxt[going]
-        slot_phase[w, s] = p
-        slot_left[w, s] = work[w, v, p]
-        slot_rate[w, s] = rate[w, v, p]
+        if not going.all():
+            which, slot, vm, nxt = which[going], slot[going], vm[going], \
+                nxt[going]
+        slot_phase[which, slot] = nxt
+        slot_left[which, slot] = work[which, vm, nxt]
+        slot_rate[which, slot] = rate[which, vm, nxt]
         return ~going
 
     def fill(which, slot):
@@ -306,6 +304,12 @@ def shared_queue(work, rate, order, concurrency, share, *, phases=False):
         if over.any():
             finish(which[over], slot[over])
     if phases:
+        # a phase without work ends where the one before it ends
+        before = start
+        for p in range(stages):
+            phase_end[..., p] = np.where(has_work[..., p], phase_end[..., p],
+                                         before)
+            before = phase_end[..., p]
         return start, end, phase_end
     return start, end
 
