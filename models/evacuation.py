@@ -198,9 +198,10 @@ def shared_queue(work, rate, order, concurrency, share, *, phases=False):
     -------
     start, end : numpy.ndarray, shape (S, N)
         Per VM (by index, not queue position). [s]
-    phase_end : numpy.ndarray, shape (S, N, P)
+    phase_end, phase_share : numpy.ndarray, shape (S, N, P)
         With ``phases``: the end of each phase (a phase of no work ends
-        where the one before it does). [s]
+        where the one before it does) [s], and the share a migration on
+        the link got just after it (NaN for a phase of no work) [B/s].
 
     Notes
     -----
@@ -230,11 +231,12 @@ def shared_queue(work, rate, order, concurrency, share, *, phases=False):
     slot_vm = np.full((count, width), -1)
     slot_phase = np.zeros((count, width), dtype=int)
     slot_left = np.zeros((count, width))     # remaining work [s]
-    slot_rate = np.ones((count, width))      # reference rate [B/s], 0 off
+    slot_rate = np.zeros((count, width))     # reference rate [B/s], 0 off
     usable = np.arange(width) < concurrency[:, None]
     start = np.full((count, vms), np.nan)
     end = start.copy()
     phase_end = np.full((count, vms, stages), np.nan)
+    phase_share = np.full((count, vms, stages), np.nan)
     queued = np.zeros(count, dtype=int)   # queue position of the next VM
     now = np.zeros(count)
     top = share.size - 1
@@ -276,6 +278,7 @@ def shared_queue(work, rate, order, concurrency, share, *, phases=False):
     def finish(which, slot):
         end[which, slot_vm[which, slot]] = now[which]
         slot_vm[which, slot] = -1
+        slot_rate[which, slot] = 0.0
         fill(which, slot)
 
     fill(*np.nonzero(usable))
@@ -303,6 +306,13 @@ def shared_queue(work, rate, order, concurrency, share, *, phases=False):
         over = enter(which, slot, vm, phase + 1)
         if over.any():
             finish(which[over], slot[over])
+        if phases:
+            # the share a phase after this one would get now: the VM on
+            # the link with the others (counted once if it left)
+            after = np.count_nonzero(slot_rate[which] > 0, axis=1) + (
+                over | (slot_rate[which, slot] <= 0))
+            level = np.minimum(after, top)
+            phase_share[which, vm, phase] = share[level] * level / after
     if phases:
         # a phase without work ends where the one before it ends
         before = start
@@ -310,7 +320,7 @@ def shared_queue(work, rate, order, concurrency, share, *, phases=False):
             phase_end[..., p] = np.where(has_work[..., p], phase_end[..., p],
                                          before)
             before = phase_end[..., p]
-        return start, end, phase_end
+        return start, end, phase_end, phase_share
     return start, end
 
 
