@@ -241,17 +241,23 @@ def shared_queue(work, rate, order, concurrency, share, *, phases=False):
     now = np.zeros(count)
     top = share.size - 1
 
+    # flat views: one 1-D take per event instead of 3-D fancy indexing
+    flat_work, flat_rate = work.reshape(-1), rate.reshape(-1)
+    flat_upcoming = upcoming.reshape(-1)
+
     def enter(which, slot, vm, after):
         """Move ``vm`` on ``slot`` to its first phase with work from phase
         ``after`` on. Returns the VMs with none left."""
-        nxt = upcoming[which, vm, after]
+        base = which * vms + vm
+        nxt = flat_upcoming[base * (stages + 1) + after]
         going = nxt < stages
         if not going.all():
-            which, slot, vm, nxt = which[going], slot[going], vm[going], \
-                nxt[going]
+            which, slot, base, nxt = which[going], slot[going], \
+                base[going], nxt[going]
+        at = base * stages + nxt
         slot_phase[which, slot] = nxt
-        slot_left[which, slot] = work[which, vm, nxt]
-        slot_rate[which, slot] = rate[which, vm, nxt]
+        slot_left[which, slot] = flat_work[at]
+        slot_rate[which, slot] = flat_rate[at]
         return ~going
 
     def fill(which, slot):
@@ -279,24 +285,25 @@ def shared_queue(work, rate, order, concurrency, share, *, phases=False):
         end[which, slot_vm[which, slot]] = now[which]
         slot_vm[which, slot] = -1
         slot_rate[which, slot] = 0.0
+        slot_left[which, slot] = np.inf
         fill(which, slot)
 
     fill(*np.nonzero(usable))
-    while True:
-        occupied = slot_vm >= 0
-        if not occupied.any():
-            break
-        linked = occupied & (slot_rate > 0)
-        active = np.count_nonzero(linked, axis=1)
+    # empty slots: no work left to end (inf) and off the link (rate 0)
+    slot_left[slot_vm < 0] = np.inf
+    add = np.add.reduce
+    while (slot_vm >= 0).any():
+        linked = slot_rate > 0
+        active = add(linked, 1)
         # above the table: its last aggregate split over more migrations
         level = np.minimum(active, top)
         each = share[level] * level / np.maximum(active, 1)
         speed = np.where(linked, each[:, None] / np.where(linked, slot_rate,
                                                           1.0), 1.0)
-        left = np.where(occupied, slot_left / speed, np.inf)
+        left = slot_left / speed
         step = left.min(axis=1)
-        step = np.where(np.isfinite(step), step, 0.0)
-        done = occupied & (left <= step[:, None])
+        step[step == np.inf] = 0.0   # idle schedules
+        done = left <= step[:, None]
         slot_left = slot_left - speed * step[:, None]
         now = now + step
         which, slot = np.nonzero(done)
@@ -309,7 +316,7 @@ def shared_queue(work, rate, order, concurrency, share, *, phases=False):
         if phases:
             # the share a phase after this one would get now: the VM on
             # the link with the others (counted once if it left)
-            after = np.count_nonzero(slot_rate[which] > 0, axis=1) + (
+            after = add(slot_rate[which] > 0, 1) + (
                 over | (slot_rate[which, slot] <= 0))
             level = np.minimum(after, top)
             phase_share[which, vm, phase] = share[level] * level / after
