@@ -5,12 +5,13 @@ pass.
 
 Each schedule is a queue order and a concurrency. The simulation is a
 fixed point: pre-copy of every VM (:func:`models.migration.precopy`, all
-VMs of all schedules at once) at a rate gives its duration at that rate;
-the event simulation of the queue (:func:`models.evacuation.shared_queue`)
-runs those durations with the link shared by whatever runs at each moment;
-each VM's rate becomes the time-average of the share it got, until the
-rates stop moving. A single VM runs alone at the one-session share, so its
-result is the migration analysis' for the same rate.
+VMs of all schedules at once) at two rates, one for its first pass and one
+for its later rounds, gives the time of each phase; the event simulation
+of the queue (:func:`models.evacuation.shared_queue`) runs the platform's
+set-up off the link and those phases with the link shared by whatever is
+on it at each moment; each phase's rate becomes the share it got, until
+the rates stop moving. A single VM runs alone at the one-session share, so
+its result is the migration analysis' for the same rate, plus the set-up.
 """
 
 from dataclasses import dataclass

@@ -160,7 +160,10 @@ def _evaluate(item, columns, limit, caps, rates, target, details):
         f"{preset.source}",
         f"Evacuation {item.name!r}: each migration also holds its slot "
         f"{answer['setup']:g} s off the link (the platform's set-up and "
-        "switch-over work; models.evacuation)",
+        "switch-over work; models.evacuation)" if answer["setup"] else
+        f"Evacuation {item.name!r}: no set-up time off the link is "
+        f"modelled for {preset.label} (none published apart from the "
+        "copy)",
         f"Evacuation {item.name!r}: lower bound {bound:.1f} s: every VM "
         "idle, alone at the fastest share; the largest of the volume over "
         "the fastest aggregate rate, the longest VM and the slot "
