@@ -200,8 +200,9 @@ def shared_queue(work, rate, order, concurrency, share, *, phases=False):
         Per VM (by index, not queue position). [s]
     phase_end, phase_share : numpy.ndarray, shape (S, N, P)
         With ``phases``: the end of each phase (a phase of no work ends
-        where the one before it does) [s], and the share a migration on
-        the link got just after it (NaN for a phase of no work) [B/s].
+        where the one before it does) [s], and the share the VM would get
+        on the link just after it, with the others running then (NaN for
+        a phase of no work) [B/s].
 
     Notes
     -----
