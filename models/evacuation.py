@@ -305,8 +305,8 @@ def shared_queue(work, rate, order, concurrency, share, *, phases=False):
         step = left.min(axis=1)
         step[step == np.inf] = 0.0   # idle schedules
         done = left <= step[:, None]
-        slot_left = slot_left - speed * step[:, None]
-        now = now + step
+        slot_left -= speed * step[:, None]
+        now += step
         which, slot = np.nonzero(done)
         vm = slot_vm[which, slot]
         phase = slot_phase[which, slot]
