@@ -159,6 +159,25 @@ def test_concurrency_above_the_platform_limit_is_a_finding_with_source():
     assert value(variant, "evacuation.concurrency_limit") == 4
 
 
+@pytest.mark.parametrize("platform, source", [
+    # Hyper-V: 2 simultaneous live migrations by default (Set-VMHost
+    # -MaximumVirtualMachineMigrations; Failover Clustering blog 2019)
+    ("hyperv", "MaximumVirtualMachineMigrations"),
+    # KubeVirt: 2 outbound migrations per node (OKD/OpenShift docs)
+    ("kubevirt", "parallelOutboundMigrationsPerNode"),
+])
+def test_concurrency_above_other_platform_limits_names_their_source(
+        platform, source):
+    variant = evaluated([vm(f"vm{i}", 4) for i in range(6)],
+                        platform=platform, concurrency=6)
+    finding = next(f for f in variant.findings
+                   if f.id == "evacuation.concurrency_above_limit")
+    assert "concurrency 6 exceeds" in finding.message
+    assert "limit of 2" in finding.message and source in finding.message
+    assert finding.evidence["value"] == 6 and finding.evidence["threshold"] == 2
+    assert value(variant, "evacuation.concurrency") == 2
+
+
 def test_smb_bandwidth_limit_caps_the_whole_evacuation():
     # Microsoft's HCI guidance: Set-SmbBandwidthLimit -Category
     # LiveMigration 750MB with 2 simultaneous migrations (Failover
