@@ -14,7 +14,7 @@ the rates stop moving. A single VM runs alone at the one-session share, so
 its result is the migration analysis' for the same rate, plus the set-up.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -27,6 +27,11 @@ TOLERANCE = 1e-3
 #: Iterations before damping (averaging old and new rates) sets in, and
 #: the most iterations run.
 UNDAMPED_ITERATIONS, MAX_ITERATIONS = 4, 40
+#: Local search of the optimized order: at most this many VMs (larger
+#: queues keep the best constructed order: each round simulates its
+#: neighbours, and the order comparison must stay within its 2 s
+#: benchmark), this many rounds of best improvement.
+LOCAL_SEARCH_VMS, LOCAL_SEARCH_ROUNDS = 100, 3
 #: Longest the slot-placement MILP of the lower bound may run [s]: it runs
 #: once per evacuation, only where LPT's gap exceeds 0.5 % on a small
 #: instance (:func:`solvers.placement.place`), and the order comparison
@@ -289,8 +294,9 @@ def plan(columns, priority, share, concurrencies, *, setup=0.0):
     dict
         ``result`` (:class:`ScheduleResult` over all schedules),
         ``concurrency`` and ``order`` (index into the candidates) of each
-        schedule, ``orders`` (the candidate orders by concurrency), and
-        ``named`` (the order names of the first candidates).
+        schedule, ``schedules`` (its queue order), ``orders`` (the
+        candidate orders by concurrency), and ``named`` (the order names
+        of the first candidates).
     """
     share = np.asarray(share, dtype=float)
     vms = columns["memory"].size
@@ -310,7 +316,65 @@ def plan(columns, priority, share, concurrencies, *, setup=0.0):
                       setup=setup)
     return {"result": result, "concurrency": np.array(owner),
             "order": np.array(slot), "orders": by_concurrency,
+            "schedules": np.array(orders),
             "named": tuple(named_orders(columns, priority))}
+
+
+def neighbours(order, concurrency):
+    """Orders one swap away from ``order``: each queue position with the
+    next one, and with the one a wave later (``concurrency`` positions on:
+    the VM that would take the same slot next)."""
+    n = order.size
+    swaps = [(i, i + 1) for i in range(n - 1)] + \
+        [(i, i + concurrency) for i in range(n - concurrency)
+         if concurrency > 1]
+    out = np.repeat(order[None, :], len(swaps), axis=0)
+    rows = np.arange(len(swaps))
+    first, second = np.array(swaps).T
+    out[rows, first], out[rows, second] = order[second], order[first]
+    return out
+
+
+def improve(columns, share, plan_, row, *, setup=0.0):
+    """Local search from schedule ``row`` of a plan: rounds of best
+    improvement over :func:`neighbours` (all simulated together), keeping
+    a neighbour only when it has no more VMs that fail and a shorter
+    makespan. Returns the plan with the improved schedule appended as a
+    new row (of the same concurrency, candidate index -1), and that row
+    (``row`` itself when nothing improved or the queue is too long)."""
+    result = plan_["result"]
+    concurrency = int(plan_["concurrency"][row])
+    vms = columns["memory"].size
+    if vms > LOCAL_SEARCH_VMS or vms < 2:
+        return plan_, row
+    order = plan_["schedules"][row]
+    key = (result.not_converged[row], result.makespan[row])
+    found = None
+    for _ in range(LOCAL_SEARCH_ROUNDS):
+        candidates = neighbours(order, concurrency)
+        tried = simulate(columns, share, candidates,
+                         np.full(len(candidates), concurrency), setup=setup)
+        pick = int(np.lexsort((tried.makespan, tried.not_converged))[0])
+        if (tried.not_converged[pick], tried.makespan[pick]) >= key:
+            break
+        order = candidates[pick]
+        key = (tried.not_converged[pick], tried.makespan[pick])
+        found = (tried, pick)
+    if found is None:
+        return plan_, row
+    tried, pick = found
+    merged = {f.name: np.concatenate([getattr(result, f.name),
+                                      getattr(tried, f.name)[pick:pick + 1]])
+              for f in fields(result)
+              if isinstance(getattr(result, f.name), np.ndarray)}
+    scalars = {f.name: getattr(result, f.name) for f in fields(result)
+               if f.name not in merged}
+    appended = dict(plan_, result=ScheduleResult(**merged, **scalars),
+                    concurrency=np.append(plan_["concurrency"],
+                                          concurrency),
+                    order=np.append(plan_["order"], -1),
+                    schedules=np.vstack([plan_["schedules"], order]))
+    return appended, len(appended["concurrency"]) - 1
 
 
 def best(plan_, rows):

@@ -95,7 +95,16 @@ def evaluate_one(item, columns, limit, caps, rates):
                                     if c <= allowed])
     if used is None:
         used = int(plan["concurrency"][best_row])
+    # the optimized order at the concurrency used: polished by local
+    # search on the simulated schedule
+    plan, polished = schedule.improve(columns, share, plan,
+                                      rows_at(used)["optimized"],
+                                      setup=setup)
     order_rows = rows_at(used)
+    if item.order == "optimized":
+        configured[used] = polished
+        if plan["concurrency"][best_row] == used:
+            best_row = polished
     bound, bound_method = schedule.lower_bound(columns, share, used,
                                                setup=setup)
     return {"plan": plan, "share": share, "concurrency": used,

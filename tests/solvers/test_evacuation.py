@@ -311,3 +311,12 @@ def test_slot_order_places_the_slots_optimally_on_a_small_instance():
         slot = int(np.argmin(free))
         free[slot] += times[i]
     assert max(free) == pytest.approx(6.0)
+
+
+def test_neighbours_swap_adjacent_and_next_wave_positions():
+    from solvers.schedule import neighbours
+    out = neighbours(np.array([10, 11, 12, 13]), 2)
+    # adjacent swaps, then each position with the one two later
+    assert out.tolist() == [[11, 10, 12, 13], [10, 12, 11, 13],
+                            [10, 11, 13, 12], [12, 11, 10, 13],
+                            [10, 13, 12, 11]]
