@@ -38,8 +38,10 @@ from models.teaming import (IP_HASH_VARIANTS, KERNEL_HASH_VARIANTS,
                             UNIFORM_HASH_FIELDS, required_flow_fields,
                             steady_horizon_s)
 from models.transport import TRANSPORTS
-from models.wire import (IPV6_MIN_MTU, L2_OVERHEAD_BYTES, MIN_FRAME_BYTES,
-                         MTU_CEILING, MTU_LIMITS, VLAN_TAG_BYTES)
+from models.wire import (IP_HEADER_BYTES, IPV6_MIN_MTU, L2_OVERHEAD_BYTES,
+                         MIN_FRAME_BYTES, MTU_CEILING, MTU_LIMITS,
+                         UDP_HEADER_BYTES, VLAN_TAG_BYTES,
+                         encapsulation_bytes)
 
 #: The schema version this build writes and reads natively.
 SCHEMA_VERSION = 1
@@ -564,6 +566,17 @@ class Migration(_Strict):
     management: Literal["qemu", "libvirt", "unlimited"] = "qemu"
     max_bandwidth_mib_s: float | None = Field(default=None, gt=0)
 
+    @field_validator("transport")
+    @classmethod
+    def _migrates_over_tcp(cls, value):
+        if value == "udp":
+            raise ValueError(
+                "live migration runs over TCP or RDMA (vMotion, Hyper-V "
+                "over TCP or SMB, QEMU), not UDP: give one of "
+                + ", ".join(repr(t) for t in TRANSPORTS if t != "udp")
+                + f", got {value!r}")
+        return value
+
 
 class Backend(_Strict):
     """The storage system's own limits."""
@@ -640,6 +653,11 @@ class Transfer(_Strict):
     #: ceiling of one stream; None: the hypervisor's live-migration
     #: preset for purpose "live_migration", else none
     stream_cap_gbps: float | None = Field(default=None, gt=0)
+    stream_cap_pps: float | None = Field(
+        default=None, gt=0, le=1e9, description="Packets per second one "
+        "stream's thread sends: a single-threaded traffic generator's "
+        "published rate (Ostinato over libpcap: about 750,000) [1/s]; "
+        "transport 'udp' only; None: no such cap")
     compression_ratio: float = Field(default=2.0, ge=1, le=1000)
     compressor_gbps: float = Field(default=1.0, gt=0)
     compression_threads: int = Field(default=4, ge=1, le=1024)
@@ -655,6 +673,15 @@ class Transfer(_Strict):
 
     @model_validator(mode="after")
     def _connections_in_range(self):
+        if self.transport == "udp" and self.purpose == "live_migration":
+            raise ValueError("transport 'udp' cannot carry purpose "
+                             "'live_migration': vMotion, Hyper-V and QEMU "
+                             "migrate over TCP (or RDMA)")
+        if self.stream_cap_pps is not None and self.transport != "udp":
+            raise ValueError(
+                f"stream_cap_pps ({self.stream_cap_pps:g}) is the packet "
+                "rate of a datagram sender and needs transport 'udp', got "
+                f"transport {self.transport!r}")
         if self.sessions * self.streams > MAX_CONNECTIONS:
             raise ValueError(f"sessions x streams = "
                              f"{self.sessions * self.streams:,} "
@@ -959,11 +986,18 @@ class Scenario(_Strict):
                                  "workloads.transfers")
         _check_unique("workloads.evacuations",
                       [e.name for e in self.workloads.evacuations], "name")
+        by_name = {t.name: t for t in self.workloads.transfers}
         for i, item in enumerate(self.workloads.evacuations):
             if item.transfer not in transfers:
                 raise ValueError(f"workloads.evacuations[{i}].transfer names "
                                  f"{item.transfer!r}, which is not in "
                                  "workloads.transfers")
+            if by_name[item.transfer].transport == "udp":
+                raise ValueError(
+                    f"workloads.evacuations[{i}].transfer names "
+                    f"{item.transfer!r}, whose transport is 'udp': "
+                    "migrations run over TCP or RDMA")
+        self._check_datagrams()
         _check_unique("workloads.storage",
                       [w.name for w in self.workloads.storage], "name")
         for i, item in enumerate(self.workloads.storage):
@@ -981,6 +1015,27 @@ class Scenario(_Strict):
             raise ValueError(f"a variant may not be called {BASE_NAME!r}: "
                              "that name is the base scenario")
         return self
+
+    def _check_datagrams(self):
+        """UDP transfers in frames of ``network.frame_size_bytes`` need a
+        frame that holds the headers and at least one byte of data."""
+        size = self.network.frame_size_bytes
+        if size is None:
+            return
+        net = self.network
+        headers = (L2_OVERHEAD_BYTES + VLAN_TAG_BYTES * net.vlan_tags
+                   + IP_HEADER_BYTES[net.ip_version] + UDP_HEADER_BYTES
+                   + int(encapsulation_bytes(
+                       net.encapsulation, net.underlay_ip_version,
+                       geneve_option_bytes=net.geneve_option_bytes)))
+        for i, item in enumerate(self.workloads.transfers):
+            if item.transport == "udp" and size <= headers:
+                raise ValueError(
+                    f"network.frame_size_bytes {size} leaves no UDP "
+                    f"payload for workloads.transfers[{i}] "
+                    f"({item.name!r}): MAC header, FCS, tags, IPv"
+                    f"{net.ip_version}, UDP (and overlay) headers take "
+                    f"{headers} B; give at least {headers + 1}")
 
     def _check_pcie_slots(self):
         links = {}

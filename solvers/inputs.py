@@ -271,7 +271,7 @@ def transfer_columns(rows):
         "c_pkt", "c_wire", "c_checksum", "c_encap", "c_team", "c_io",
         "rss_factor", "stream_cap", "streams", "ratio", "compressor",
         "threads", "queue_mode", "vnics", "vcpus", "vmmq_queue_pairs",
-        "mtu_min", "mtu_max")}
+        "mtu_min", "mtu_max", "frame", "stream_pps", "own_thread")}
     for doc, item, path in rows:
         network = doc.network
         costs = stack_costs(doc)
@@ -282,6 +282,8 @@ def transfer_columns(rows):
         software_tunnel = network.encapsulation != "none" and \
             not all(o.tunnel for o in offloads)
         rdma_kinds = {n.rdma for n in path.nics} - {"none"}
+        udp = path.transport == "udp"
+        stream_pps = item.stream_cap_pps or np.inf
         add = {
             "transport": transport.TRANSPORTS.index(path.transport),
             "member_speed": min(n.speed_gbps for n in path.nics),
@@ -302,16 +304,26 @@ def transfer_columns(rows):
             "geneve_option_bytes": network.geneve_option_bytes,
             "protocol": wire.PROTOCOLS.index(
                 sorted(rdma_kinds)[0] if path.transport == "smb_direct"
-                else "tcp"),
-            # TSO aggregates on the sending side, LRO on the receiving side
-            "lro": not software_tunnel and all(
+                else "udp" if udp else "tcp"),
+            # TSO aggregates on the sending side, LRO on the receiving
+            # side; datagram senders use neither (one pass per datagram)
+            "lro": not udp and not software_tunnel and all(
                 o.lro if item.direction == "receive" else o.tso
                 for o in offloads),
+            # datagrams fill frames of network.frame_size_bytes when asked,
+            # else the MTU; TCP always sends full-size segments
+            "frame": network.frame_size_bytes
+            if udp and network.frame_size_bytes is not None else np.nan,
+            "stream_pps": stream_pps,
+            # this host's sending thread is the generator whose packet
+            # rate is given: its own core, not the stack model, binds it
+            "own_thread": bool(np.isfinite(stream_pps))
+            and item.direction == "send",
             "checksum": not software_tunnel and
             all(o.checksum for o in offloads),
             "c_byte": costs.c_byte_rx if item.direction == "receive"
             else costs.c_byte_tx,
-            "c_pkt": costs.c_pkt,
+            "c_pkt": transport.UDP_DATAGRAM_CYCLES if udp else costs.c_pkt,
             "c_wire": costs.c_wire,
             "c_checksum": costs.c_checksum,
             "c_encap": costs.c_encap if software_tunnel else 0.0,

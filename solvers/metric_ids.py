@@ -59,6 +59,7 @@ METRIC_SUFFIXES = {
     "flows": ("1", "TCP flows"),
     "busy_cores": ("cores", "busy receive cores (RSS/VMQ)"),
     "per_core_ceiling_gbps": ("Gbit/s", "per-core ceiling"),
+    "packets_per_s": ("1/s", "datagrams per second"),
     "rx_util_pct": ("%", "receive utilization"),
     "tx_util_pct": ("%", "transmit utilization"),
     "converged": ("1", "converged (1 yes, 0 no)"),
