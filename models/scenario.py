@@ -35,8 +35,9 @@ from models.pcie import LANES as PCIE_LANES
 from models.storage import SPINDLE_15K_IOPS, SPINDLE_15K_MBPS, WRITE_PENALTY
 from models.teaming import (IP_HASH_VARIANTS, KERNEL_HASH_VARIANTS,
                             LBT_TARGET_RULES, LINUX_HASHES, STEADY_PERIODS,
-                            UNIFORM_HASH_FIELDS, required_flow_fields,
-                            steady_horizon_s)
+                            SWITCH_HASH_FIELDS, UNIFORM_HASH_FIELDS,
+                            required_flow_fields, steady_horizon_s,
+                            switch_hash_fields)
 from models.transport import TRANSPORTS
 from models.wire import (IP_HEADER_BYTES, IPV6_MIN_MTU, L2_OVERHEAD_BYTES,
                          MIN_FRAME_BYTES, MTU_CEILING, MTU_LIMITS,
@@ -346,6 +347,12 @@ class Team(_Strict):
     switch_mode: Literal["independent", "static", "lacp"] = "independent"
     policy: Literal[tuple(TEAMING_POLICIES)] = "port_id"
     hash: Literal[HASH_POLICIES] | None = None
+    switch_hash: Literal[tuple(SWITCH_HASH_FIELDS)] | None = Field(
+        default=None, description="The peer switch's port-channel hash "
+        "for traffic it sends to this host (Cisco/Arista 'port-channel "
+        "load-balance', Juniper 'hash-key'): it, not the host's policy, "
+        "decides the receive member of a static or LACP team. None: the "
+        "switch assumed to hash like the host")
     kernel_hash: Literal[tuple(KERNEL_HASH_VARIANTS)] = "current"
     #: vSphere IP hash: XOR of the last octets (VMware's KB wording) or of
     #: the whole 32-bit addresses; they differ only for 3, 5, 6, 7 uplinks
@@ -371,6 +378,13 @@ class Team(_Strict):
             raise ValueError(
                 f"policy {self.policy!r} ({label}) needs switch_mode "
                 f"{' or '.join(map(repr, modes))}, got {self.switch_mode!r}")
+        if self.switch_hash is not None and self.switch_mode \
+                == "independent":
+            raise ValueError(
+                f"switch_hash {self.switch_hash!r} needs switch_mode "
+                "'static' or 'lacp': a switch-independent team has no "
+                "port-channel on the switch (it learns MACs), got "
+                "switch_mode 'independent'")
         if self.hash is not None:
             if self.policy in LINUX_HASH_POLICIES \
                     and self.hash not in LINUX_HASHES:
@@ -1080,6 +1094,13 @@ class Scenario(_Strict):
                             f"{team.name!r} uses policy {team.policy!r}"
                             + (f" with hash {team.hash!r}" if team.hash
                                else ""))
+                for field in switch_hash_fields(team.switch_hash) \
+                        if team.switch_hash else ():
+                    if getattr(flow, field) is None:
+                        raise ValueError(
+                            f"{where}.{field} is required: team "
+                            f"{team.name!r}'s switch_hash "
+                            f"{team.switch_hash!r} reads it")
             for nic in flow.pin:
                 if nic not in uplinks:
                     raise ValueError(f"{where}.pin names {nic!r}, which is "

@@ -106,6 +106,9 @@ class TransferPath:
     flows: int
     team_mode: str         # 'none', 'independent', 'static', 'lacp'
     notes: tuple           # findings about the path
+    #: the peer switch's hash when it keeps the received connections
+    #: together (MAC or IP fields only), else None
+    switch_hash: str | None = None
 
 
 def _smb_interfaces(nics, rdma):
@@ -168,7 +171,26 @@ def transfer_path(doc, item):
             nics = nics[:flows]  # a session per NIC, round robin
         elif mode == "none":
             nics = nics[:1]  # one route: TCP uses a single interface
-    return TransferPath(tuple(nics), kind, spread, flows, mode, tuple(notes))
+    together = _switch_keeps_together(doc, item)
+    if together is not None and spread == "hash":
+        spread = "one"   # one peer: every connection on one member
+    else:
+        together = None
+    return TransferPath(tuple(nics), kind, spread, flows, mode, tuple(notes),
+                        together)
+
+
+def _switch_keeps_together(doc, item):
+    """The team's peer-switch hash when this host receives the transfer
+    and the hash reads no ports: every connection from the one peer then
+    arrives on one member (None otherwise)."""
+    if item.via is None or item.direction != "receive":
+        return None
+    team = next(t for t in doc.teams if t.name == item.via)
+    if team.switch_hash is None or team.switch_mode == "independent" \
+            or teaming.switch_hash_separates_connections(team.switch_hash):
+        return None
+    return team.switch_hash
 
 
 def stream_cap(doc, item, path):

@@ -202,6 +202,10 @@ def _limit_message(limit, path, item, now, r):
         return (f"line rate of {members} × {speed:g} Gbit/s at "
                 f"{100 * now['efficiency'][r]:.1f} % framing efficiency")
     if name == "member_spread":
+        if path.switch_hash is not None:
+            return (f"the peer switch's {path.switch_hash.replace('_', '-')}"
+                    f" hash sends every connection from one peer on one "
+                    f"member ({speed:g} Gbit/s) of {members}")
         if path.spread == "one":
             return (f"a switch-independent team receives on one member "
                     f"({speed:g} Gbit/s) of {members}")
