@@ -62,6 +62,10 @@ class WireColumns:
         Frame size of the packet-rate question [B]; NaN where not asked.
     limits : tuple of int
         MTU range covering every document's accepted range [B].
+    ghz, c_wire, c_byte_rx : numpy.ndarray
+        Core clock [GHz] and the host preset's per-frame [cycles] and
+        per-byte receive [1/B] costs, for the per-packet cost of frames
+        of ``frame_size``.
     """
 
     mtu: np.ndarray
@@ -72,11 +76,18 @@ class WireColumns:
     link_gbps: np.ndarray
     frame_size: np.ndarray
     limits: tuple
+    ghz: np.ndarray
+    c_wire: np.ndarray
+    c_byte_rx: np.ndarray
 
 
 def wire_columns(documents):
     networks = [doc.network for doc in documents]
+    costs = [stack_costs(doc) for doc in documents]
     return WireColumns(
+        ghz=np.array([doc.host.ghz for doc in documents]),
+        c_wire=np.array([c.c_wire for c in costs]),
+        c_byte_rx=np.array([c.c_byte_rx for c in costs]),
         mtu=np.array([n.mtu for n in networks]),
         ip_version=np.array([n.ip_version for n in networks]),
         vlan_tags=np.array([n.vlan_tags for n in networks]),
