@@ -145,3 +145,25 @@ def test_switch_hash_needs_a_port_channel_and_its_fields():
                     "switch_hash": "src_ip"}],
             workloads={"flows": [{"id": "f", "mac": "00:00:00:00:00:01",
                                   "rx_gbps": 1.0}]}))
+
+
+def test_teaming_receives_where_the_switch_hash_puts_a_flow():
+    # two connections between the same two addresses, 0.6 Gbit/s received
+    # each: the host's layer3+4 hash is irrelevant to the receive side;
+    # a switch hashing IPs delivers both on one 1 GbE member (120 %)
+    flows = [{"id": f"f{i}", "src_ip": "10.0.0.1", "dst_ip": "10.0.0.2",
+              "src_port": 40000 + i, "dst_port": 5201, "rx_gbps": 0.6}
+             for i in range(2)]
+
+    def peak(switch_hash):
+        result = _solve(
+            host={"hypervisor": "kvm"}, nics=_FOUR[:2],
+            teams=[{"name": "b", "members": ["e0", "e1"],
+                    "switch_mode": "lacp", "policy": "lacp",
+                    "hash": "layer3+4", "switch_hash": switch_hash,
+                    "compare": ["lacp"]}],
+            workloads={"flows": flows}).variants[0]
+        return result.metric("teaming.lacp.peak_util_pct").value
+
+    assert peak("src_dst_ip") == pytest.approx(120.0, rel=1e-12)
+    assert peak("src_ip") == pytest.approx(120.0, rel=1e-12)
