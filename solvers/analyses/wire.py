@@ -156,6 +156,12 @@ def _assumptions(doc, encap_bytes):
         f"Delayed ACK: one ACK per {wire.SEGMENTS_PER_ACK} segments in the "
         "reverse direction",
     ]
+    if network.frame_size_bytes is not None:
+        notes.append(
+            "Frames per core at network.frame_size_bytes: each frame costs "
+            "a kernel receiver one UDP system call and stack pass "
+            f"({transport.UDP_DATAGRAM_CYCLES:,.0f} cycles), the host "
+            "preset's per-frame driver cost and its copy; no GRO")
     if encap_bytes:
         notes.append(
             f"{network.encapsulation.upper()} over IPv"
