@@ -132,12 +132,15 @@ def _chain_chunk(inputs, mtu_limits):
         inputs["mtu"], inputs["ip_version"], protocol=protocol,
         vlan_tags=inputs["vlan_tags"], encapsulation_bytes=inputs["encap"],
         mtu_limits=mtu_limits)
+    soft = inputs["soft_agg"] & ~inputs["lro"]  # the NIC's comes first
     cycles = host.cycles_per_byte(
-        payload, host.stack_traversal_bytes(payload, inputs["lro"]),
+        payload, host.stack_traversal_bytes(payload, inputs["lro"],
+                                            software=soft),
         inputs["c_byte"], inputs["c_pkt"], inputs["c_wire"],
         checksum_offload=inputs["checksum"], c_checksum=inputs["c_checksum"],
         c_encap=inputs["c_encap"], c_team=inputs["c_team"],
-        rss_factor=inputs["rss_factor"])
+        rss_factor=inputs["rss_factor"], soft_aggregated=soft,
+        c_soft_agg=inputs["c_soft_agg"])
     result = transport.bulk_transfer(
         inputs["transport"], inputs["member_speed"], inputs["members"],
         inputs["spread"], inputs["flows"], inputs["rss_queues"],
@@ -156,7 +159,7 @@ def _chain_chunk(inputs, mtu_limits):
 
 
 _QUEUE_NAMES = {"rss": "RSS", "vmq": "VMQ", "vrss": "vRSS",
-                "vmmq": "VMMQ"}
+                "vmmq": "VMMQ", "multiqueue": "vNIC multi-queue"}
 
 
 def _limit_message(limit, path, item, now, r):
@@ -260,7 +263,12 @@ def _assumptions(doc, item):
                "vmmq": f"VMMQ gives each vNIC up to "
                        f"min({item.vm_vcpus} vCPUs, "
                        f"{item.vmmq_queue_pairs} queue pairs) hardware "
-                       "queues within the NIC's"}[item.receive_queues])
+                       "queues within the NIC's",
+               "multiqueue": f"each multi-queue vNIC (vmxnet3 on vSphere "
+                             f"6.0+, virtio-net) gets up to "
+                             f"min({item.vm_vcpus} vCPUs, "
+                             f"{item.vnic_queues} queues) hardware queues "
+                             "within the NIC's"}[item.receive_queues])
     if item.purpose == "live_migration" and doc.host.hypervisor == "vsphere":
         notes.append(
             "vMotion streams: automatic (vSphere 7.0 U2 and later), no "

@@ -250,4 +250,5 @@ def test_unknown_receive_queue_mode_is_named():
     message = problems_of(minimal_document(workloads={"transfers": [
         {"name": "t", "receive_queues": "netqueue"}]}))
     assert message == ("workloads.transfers[0].receive_queues: must be "
-                       "'rss', 'vmq', 'vrss' or 'vmmq', got 'netqueue' (str)")
+                       "'rss', 'vmq', 'vrss', 'vmmq' or 'multiqueue', got "
+                       "'netqueue' (str)")

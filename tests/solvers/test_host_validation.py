@@ -149,9 +149,13 @@ def test_v10_vxlan_without_inner_offload_triples_with_jumbo():
     ratio = value(jumbo, "host.throughput_gbps") / \
         value(standard, "host.throughput_gbps")
     assert ratio >= 3
-    link_only = value(transfer(host, offloaded, {**overlay, "mtu": 8950}),
+    # the link path: at the clock the Linux preset was fitted at one core
+    # moves a 10 GbE stream at MTU 1500 (ESnet's 9.3 Gbit/s, V2), so only
+    # framing is left for jumbo frames to gain
+    linked = {**host, "ghz": 3.0}
+    link_only = value(transfer(linked, offloaded, {**overlay, "mtu": 8950}),
                       "host.throughput_gbps") / value(
-        transfer(host, offloaded, overlay), "host.throughput_gbps")
+        transfer(linked, offloaded, overlay), "host.throughput_gbps")
     assert link_only < 1.1
 
 
