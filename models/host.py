@@ -170,10 +170,30 @@ STACK_PRESETS = {
             "Gbit/s at MTU 1500 and fills 10 GbE with jumbo frames; "
             "receive gains +40 % to 5.7 Gbit/s) at an assumed 3.0 GHz: "
             "c_wire is the smallest value that lets jumbo transmit reach "
-            "line rate. ESX 3.5 had no software LRO for VMs. With vSphere "
-            "6.0 and later several hardware queues feed one vmxnet3 vNIC: "
-            "receive_queues = 'multiqueue' (VROOM-40G-1VM)")),
+            "line rate. ESX 3.5 had no software LRO for VMs. For vSphere "
+            "6.0 and later see esxi_vnic")),
+    "esxi_vnic": StackCosts(
+        c_byte_tx=0.82, c_byte_rx=1.39, c_pkt=698.0, c_wire=360.0,
+        c_checksum=1.0, c_encap=5_000.0, c_team=0.0, c_io=20_000.0,
+        untuned_rss_factor=1.0, soft_aggregation=True, c_soft_agg=0.0,
+        source=(
+            "A VM's vmxnet3 path on vSphere 6.0 and later (one receive "
+            "queue per vCPU, several hardware queues per vNIC: "
+            "receive_queues = 'multiqueue'): vm_guest's ESX cost structure "
+            "scaled by 0.36, the largest factor at which 4 TCP streams "
+            "hashed onto a 4-vCPU VM's 4 queues fill 40 GbE at 2.9 GHz, as "
+            "VMware reports (\"a single vNIC to achieve line-rate "
+            "performance with 40GbE\", > 35 Gbit/s; R. Mehta, VROOM! blog "
+            "2015; case VROOM-40G-1VM). The VMkernel gives vmxnet3 software "
+            "LRO and TSO when the NIC lacks them (vSphere Performance Best "
+            "Practices)")),
 }
+
+#: Hypervisors each platform class exists on.
+STACK_HYPERVISORS = {"windows_host": ("hyperv",),
+                     "vmkernel": ("vsphere",), "vm_guest": ("vsphere",),
+                     "esxi_vnic": ("vsphere",),
+                     "linux_host": ("kvm", "xen")}
 
 #: Platform class used when the scenario does not name one.
 DEFAULT_STACK = {"hyperv": "windows_host", "vsphere": "vmkernel",

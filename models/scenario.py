@@ -28,7 +28,8 @@ from pydantic import (BaseModel, ConfigDict, Field, ValidationError,
 from models.evacuation import ORDERS as EVACUATION_ORDERS
 from models.evacuation import PLATFORMS as EVACUATION_PLATFORMS
 from models.host import (QUEUE_MODE_HYPERVISORS, QUEUE_MODES,
-                         STACK_PRESETS, VMMQ_QUEUE_PAIRS, VNIC_QUEUES)
+                         STACK_HYPERVISORS, STACK_PRESETS, VMMQ_QUEUE_PAIRS,
+                         VNIC_QUEUES)
 from models.migration import STOP_RULES
 from models.pcie import DEFAULT_MAX_PAYLOAD_BYTES
 from models.pcie import GENERATIONS as PCIE_GENERATIONS
@@ -226,7 +227,8 @@ class Host(_Strict):
     sockets: int = Field(default=2, ge=1, le=16)
     cores_per_socket: int = Field(default=16, ge=1, le=512)
     ghz: float = Field(default=2.6, gt=0, le=10)
-    #: CPU cost preset (models.host.STACK_PRESETS); None: by hypervisor
+    #: CPU cost preset (models.host.STACK_PRESETS), one of the hypervisor's
+    #: (models.host.STACK_HYPERVISORS); None: the hypervisor's default
     stack: Literal[tuple(STACK_PRESETS)] | None = None
     vmotion_auto_streams: bool = Field(
         default=False, description="vSphere 7.0 U2 and later: vMotion adds "
@@ -934,6 +936,13 @@ class Scenario(_Strict):
 
     @model_validator(mode="after")
     def _cross_references(self):
+        stack = self.host.stack
+        if stack is not None and \
+                self.host.hypervisor not in STACK_HYPERVISORS[stack]:
+            raise ValueError(
+                f"host.stack {stack!r} is a preset of "
+                f"{' or '.join(STACK_HYPERVISORS[stack])} hosts, not of "
+                f"host.hypervisor {self.host.hypervisor!r}")
         _check_unique("nics", [n.id for n in self.nics], "id")
         _check_unique("teams", [t.name for t in self.teams], "name")
         _check_unique("variants", [v.name for v in self.variants], "name")
