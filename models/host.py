@@ -4,7 +4,11 @@ Pure numpy functions that broadcast over scenarios. The cost structure is
 that of ``shared/reference/protocol-overheads.md`` section 8.2: cycles per
 payload byte (copies, software checksum), per stack traversal (once per
 TSO/LRO aggregate when offloaded, else per packet), per wire frame (driver,
-interrupts) and per IO or RDMA message.
+interrupts) and per IO or RDMA message. One preset per platform class
+(Windows, the ESXi VMkernel, an ESXi VM's vNIC path, Linux) is fitted on that
+platform's own published figures; an OS that aggregates in software (Linux
+GRO/GSO, the VMkernel's software LRO/TSO) keeps one traversal per aggregate
+when the NIC does not.
 """
 
 from dataclasses import dataclass
@@ -152,8 +156,8 @@ STACK_PRESETS = {
             "(ESnet fasterdata, \"MTU issues\"; cases FASTERDATA-40G-*), "
             "which gives c_wire (per frame, with GRO) and c_byte + "
             "c_pkt/64 KiB; one stream with GRO off reaches 6.55 Gbit/s on "
-            "10 GbE (E. Cree, Linux netdev 2019, \"net: batched receive in GRO "
-            "path\"; LINUX-GRO-OFF-1S), which splits c_pkt from c_byte. "
+            "10 GbE (E. Cree, Linux netdev 2019, \"net: batched receive in "
+            "GRO path\"; LINUX-GRO-OFF-1S), which splits c_pkt from c_byte. "
             "Transmit taken equal to receive (no separate figure). The "
             "Linux figures are GRO's: c_wire includes GRO's per-segment "
             "merge and c_soft_agg = 0 (hardware LRO is not separately "
