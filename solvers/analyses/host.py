@@ -100,7 +100,7 @@ def _evaluate(inputs, rows, out, details):
         result["findings"].extend(path.notes)
         if rows.vrss_fallback[r]:
             result["findings"].append(_vrss_fallback_finding(item, path))
-        result["assumptions"].extend(_assumptions(doc, item))
+        result["assumptions"].extend(_assumptions(doc, item, path))
 
 
 def transfer_chain(inputs, *, mtu_limits=wire.MTU_LIMITS):
@@ -233,7 +233,7 @@ def _vrss_fallback_finding(item, path):
                   "value": item.receive_queues, "threshold": "vmq"})
 
 
-def _assumptions(doc, item):
+def _assumptions(doc, item, path):
     preset = stack_preset(doc)
     side = "receiver" if item.direction == "receive" else "sender"
     notes = [
@@ -246,6 +246,7 @@ def _assumptions(doc, item):
         f"Jumbo-frame gain: the same transfer re-evaluated at MTU "
         f"{wire.JUMBO_MTU} B",
     ]
+    notes.extend(_aggregation_notes(doc, item, path, preset))
     if item.transport in ("smb", "smb_direct"):
         notes.append("SMB Multichannel with Windows client defaults: 1 "
                      "connection per plain NIC, 4 per RSS NIC, 2 per RDMA "
@@ -283,6 +284,33 @@ def _assumptions(doc, item):
                      f"{item.compressor_gbps:g} Gbit/s per thread are "
                      "inputs, not modelled")
     return notes
+
+
+def _aggregation_notes(doc, item, path, preset):
+    """What aggregates frames when the NIC's TSO/LRO is off (one note)."""
+    receive = item.direction == "receive"
+    offloads = [getattr(n.offloads, f"ipv{doc.network.ip_version}")
+                for n in path.nics]
+    nic, software = ("LRO", "GRO") if receive else ("TSO", "GSO")
+    if doc.network.encapsulation != "none" and \
+            not all(o.tunnel for o in offloads):
+        return [f"Transfer {item.name!r}: encapsulated in software, so "
+                "neither the NIC nor the OS aggregates: every packet "
+                "traverses the stack"]
+    if all(o.lro if receive else o.tso for o in offloads):
+        return []
+    if not host.STACK_PRESETS[preset].soft_aggregation:
+        return [f"Transfer {item.name!r}: {nic} off and the '{preset}' "
+                "stack has no software aggregation, so every packet "
+                "traverses the stack"]
+    if all(o.gro if receive else o.gso for o in offloads):
+        if preset != "linux_host":
+            software = f"the VMkernel's software {nic}"
+        return [f"Transfer {item.name!r}: {nic} off; {software} aggregates "
+                "in software: one stack traversal per 64 KiB, the per-frame "
+                "cost stays"]
+    return [f"Transfer {item.name!r}: {nic} and {software} off, so every "
+            "packet traverses the stack"]
 
 
 def candidates(doc, goal, base):

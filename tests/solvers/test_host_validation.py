@@ -243,3 +243,30 @@ def test_vmmq_queues_are_bounded_by_pairs_and_nic():
                     receive_queues="vmmq", vm_vcpus=32, vmmq_queue_pairs=4)
     assert value(vmmq, "transfer.t.busy_cores") == pytest.approx(
         8 * (1 - (7 / 8) ** 64), rel=1e-12)
+
+
+def test_lro_off_costs_what_the_platform_has_instead():
+    # Linux keeps GRO when the NIC's LRO is off (kernel
+    # segmentation-offloads.rst): the Linux netdev 2019 figures (cases
+    # LINUX-GRO-*) put the cost of LRO off on GRO, not on LRO; Windows has no
+    # software coalescing for its own stack, so every packet traverses it
+    fast = [{"id": "eth0", "speed_gbps": 40.0,
+             "offloads": {"ipv4": {"lro": False}}}]
+    linux = {"hypervisor": "kvm", "ghz": 3.0}
+    on = transfer(linux, [{"id": "eth0", "speed_gbps": 40.0}])
+    gro = transfer(linux, fast)
+    assert value(gro, "host.throughput_gbps") == pytest.approx(
+        value(on, "host.throughput_gbps"), rel=1e-12)
+    assert any("GRO aggregates in software" in a for a in gro.assumptions)
+    no_gro = transfer(linux, [{"id": "eth0", "speed_gbps": 40.0, "offloads": {
+        "ipv4": {"lro": False, "gro": False}}}])
+    assert value(no_gro, "host.throughput_gbps") == pytest.approx(
+        6.553, rel=0.05)  # LINUX-GRO-OFF-1S's core at 3.0 GHz
+    windows = transfer({"hypervisor": "hyperv", "stack": "windows_host"},
+                       fast)
+    assert any("has no software aggregation" in a
+               for a in windows.assumptions)
+    assert value(windows, "transfer.t.per_core_ceiling_gbps") < value(
+        transfer({"hypervisor": "hyperv", "stack": "windows_host"},
+                 [{"id": "eth0", "speed_gbps": 40.0}]),
+        "transfer.t.per_core_ceiling_gbps")
