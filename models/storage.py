@@ -99,18 +99,28 @@ def iops_bound(oio, iops_max, unloaded_latency):
                       require_positive("iops_max", iops_max, "1/s"))
 
 
-def closed_queue_iops(oio, iops_max, unloaded_latency):
+def closed_queue_iops(oio, iops_max, unloaded_latency, *, servers=1,
+                      service_time=None):
     """IOPS of a closed single-class queue with ``oio`` requests in flight:
-    the machine-repairman model (M/M/1//N).
+    the machine-repairman model with ``servers`` repairmen (M/M/c//N).
 
     Parameters
     ----------
     oio : array-like of int
         Outstanding IO, N >= 1. [1]
     iops_max : array-like of float
-        Bottleneck service rate μ. [1/s]
+        Bottleneck rate μ: no number of IOs in service is served faster.
+        [1/s]
     unloaded_latency : array-like of float
-        Latency of one IO alone, R0 >= 1/μ. [s]
+        Latency of one IO alone, R0 >= the service time. [s]
+    servers : array-like of float, default 1
+        IOs the bottleneck serves at once c (an NVMe device's channels and
+        dies; ``inf`` for a volume that serves every IO in flight in
+        parallel up to its cap). [1]
+    service_time : array-like of float, optional
+        Time one IO holds a server S. [s] Default ``servers / iops_max``:
+        the c servers together give exactly μ (with c = 1, a single
+        server at the bottleneck rate).
 
     Returns
     -------
@@ -119,40 +129,68 @@ def closed_queue_iops(oio, iops_max, unloaded_latency):
 
     Notes
     -----
-    With :math:`Z = R_0 - 1/\\mu` and :math:`a = \\mu Z`, the probability
-    that the server idles is Erlang's B formula :math:`B(N, a)`, so
+    IOs not in service spend :math:`Z = R_0 - S` elsewhere (network,
+    host). With :math:`n` IOs at the bottleneck it completes them at
+    :math:`\\mu(n) = \\min(\\min(n, c)/S, \\mu)`, a load-dependent service
+    centre (Lazowska et al. ch. 8): the birth-death chain of the finite
+    source gives
 
-    .. math:: X(N) = \\mu \\, (1 - B(N, a)),
+    .. math:: p(n) = p(n-1) \\frac{N - n + 1}{Z \\, \\mu(n)}, \\qquad
+              X(N) = \\sum_n p(n) \\, \\mu(n),
 
-    evaluated with the stable recursion :math:`1/B(n) = 1 + (n/a)/B(n-1)`.
-    It follows :math:`N/R_0` below the knee :math:`N^* = R_0\\mu` and
-    approaches μ above it (storage-io.md section 3; its worked example is
-    reproduced exactly).
+    summed in log space. Latency stays at :math:`R_0` while
+    :math:`N \\lesssim c` and :math:`N \\lesssim \\mu R_0` (Little's law),
+    then the curve bends to μ. With c = 1 and S = 1/μ this is the M/M/1//N
+    repairman: :math:`X = \\mu (1 - B(N, \\mu Z))` with Erlang's B
+    formula, whose worked example in storage-io.md section 3 it
+    reproduces exactly.
 
     References
     ----------
-    .. [1] E. D. Lazowska et al., Quantitative System Performance, 1984.
+    .. [1] E. D. Lazowska et al., Quantitative System Performance, 1984,
+       sections 8.2-8.3 (load-dependent service centres).
+    .. [2] L. Kleinrock, Queueing Systems vol. 1, 1975, section 3.9
+       (M/M/m//K, the finite-source multi-server queue).
     """
     oio = np.asarray(oio, dtype=float)
     iops_max = require_positive("iops_max", iops_max, "1/s")
     latency = require_positive("unloaded_latency", unloaded_latency, "s")
+    servers = require_positive("servers", servers, "1")
     require_range("oio", oio, 1, 1e7)
-    oio, iops_max, latency = np.broadcast_arrays(oio, iops_max, latency)
-    think = np.maximum(latency - 1.0 / iops_max, 0.0)
-    load = iops_max * think
-    inverse = np.ones(oio.shape)
-    # one vectorised step per outstanding IO, frozen once n passes N;
-    # 1/B overflows to inf far above the knee, where B = 0 exactly enough
-    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+    service = servers / iops_max if service_time is None \
+        else require_positive("service_time", service_time, "s")
+    oio, iops_max, latency, servers, service = np.broadcast_arrays(
+        oio, iops_max, latency, servers, service)
+    think = np.maximum(latency - service, 0.0)
+    # no think time: every IO always waits at the bottleneck
+    busy = think <= 1e-12 * service
+    log_think = np.log(np.where(busy, 1.0, think))
+    at_bottleneck = np.minimum(np.minimum(oio, servers) / service, iops_max)
+    # X = mu(N) - sum p(n) (mu(N) - mu(n)): states at the full rate add
+    # nothing, so far past the knee X is mu(N) to the last bit, like 1 - B
+    log_weight = np.zeros(oio.shape)           # n = 0
+    log_total = np.zeros(oio.shape)
+    log_deficit = np.log(at_bottleneck)        # n = 0 serves nothing
+    with np.errstate(divide="ignore"):
         for n in range(1, int(oio.max()) + 1):
-            step = 1.0 + n / load * inverse
-            inverse = np.where(n <= oio, step, inverse)
-            # past the knee 1/B grows faster than geometrically: once every
-            # element is done or has B below 1e-20, the rest changes nothing
-            if n % 16 == 0 and ((n >= oio) | (inverse > 1e20)).all():
+            rate = np.minimum(np.minimum(n, servers) / service, iops_max)
+            step = np.log(np.maximum(oio - n + 1, 1.0)) - log_think \
+                - np.log(rate)
+            active = (n <= oio) & ~busy
+            log_weight = np.where(active, log_weight + step, log_weight)
+            log_total = np.where(active, np.logaddexp(log_total,
+                                                      log_weight), log_total)
+            log_deficit = np.where(active, np.logaddexp(
+                log_deficit, log_weight + np.log(np.maximum(
+                    at_bottleneck - rate, 0.0))), log_deficit)
+            # past the mode the weights only fall: once every element is
+            # done or 40 e-folds below its total, the rest changes nothing
+            if n % 16 == 0 and ((n >= oio) | busy | ((step < 0) & (
+                    log_weight < log_total - 40))).all():
                 break
-        blocking = np.where(load > 0, 1.0 / inverse, 0.0)
-    return iops_max * (1.0 - blocking)
+    iops = at_bottleneck - np.exp(log_deficit - log_total)
+    # X <= N / R0 holds exactly; the log-space sums round
+    return np.where(busy, at_bottleneck, np.minimum(iops, oio / latency))
 
 
 def io_message_bytes(protocol, block_bytes, read, *, encrypted=False):
