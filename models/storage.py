@@ -14,8 +14,18 @@ from models.host import AGGREGATE_BYTES
 from models.units import MB
 from models._checks import as_codes, require_positive, require_range
 
-PROTOCOLS = ("nfs3", "iscsi", "smb3", "vsan", "local")
-NFS3, ISCSI, SMB3, VSAN, LOCAL = range(5)
+PROTOCOLS = ("nfs3", "iscsi", "smb3", "vsan", "local", "nvmeof", "s2d")
+NFS3, ISCSI, SMB3, VSAN, LOCAL, NVMEOF, S2D = range(7)
+
+#: Transports under a storage protocol: TCP, or RDMA (SMB Direct, iSER,
+#: NVMe-oF/RDMA, NFS over RDMA, vSAN over RDMA, the S2D storage bus over
+#: SMB Direct).
+STORAGE_TRANSPORTS = ("tcp", "rdma")
+
+#: Kinds of back end: an ``array`` known by its ceiling, an ``nvme``
+#: multi-queue device with internal parallelism, a ``cloud_volume`` with a
+#: documented IOPS cap (see :func:`storage_chain`, ``device_servers``).
+BACKEND_KINDS = ("array", "nvme", "cloud_volume")
 
 #: What set the IOPS ceiling, in the order of the codes returned by
 #: :func:`iops_ceiling`.
@@ -39,6 +49,13 @@ SPINDLE_15K_MBPS = 100.0
 #: iSCSI basic header segment 48; NFSv3 over RPC with AUTH_SYS; SMB2/3
 #: NetBIOS 4 + SMB2 header 64 + command body.
 ISCSI_BHS = 48
+#: NVMe/TCP PDUs (NVMe/TCP transport specification 1.0, section 3.6): a
+#: command capsule is an 8 B common header and a 64 B submission queue
+#: entry; data travels in C2HData/H2CData PDUs with a 24 B header; the
+#: response capsule is 8 B + a 16 B completion queue entry.
+NVME_TCP_COMMAND = 8 + 64
+NVME_TCP_DATA_HEADER = 24
+NVME_TCP_RESPONSE = 8 + 16
 NFS_AUTH_SYS_BODY = 32       # AUTH_SYS with a short host name, one gid
 NFS_FILE_HANDLE = 32         # bytes; servers use 32-64
 SMB_ENCRYPTION = 52          # SMB3 transform header
@@ -49,12 +66,38 @@ SMB_ENCRYPTION = 52          # SMB3 transform header
 #: taken equal to iSCSI for want of a measurement; local IO skips the
 #: network stack but keeps the block layer.
 PROTOCOL_CPU_FACTOR = {"nfs3": 2.0, "iscsi": 1.0, "smb3": 1.0, "vsan": 1.0,
-                       "local": 1.0}
+                       "local": 1.0, "nvmeof": 1.0, "s2d": 1.0}
+
+#: Protocols served by every core of the host by default: blk-mq gives
+#: each core its own submission queue, and the Linux NVMe-oF host driver
+#: opens one IO queue per online CPU (nvme-cli ``connect``,
+#: ``--nr-io-queues`` defaults to the CPU count).
+EVERY_CORE_PROTOCOLS = ("local", "nvmeof")
 
 #: Network round trip and stack latency added to the device service time
-#: in the unloaded latency R0 [s]: a switched LAN round trip with
+#: in the unloaded latency R0 over TCP [s]: a switched LAN round trip with
 #: interrupt moderation is tens of microseconds [Model default].
 NETWORK_ROUND_TRIP_S = 50e-6
+
+#: The same over RDMA [s]: the NIC places the message and its data in
+#: memory and signals one completion, with no interrupt moderation and no
+#: stack traversal. A RoCE/InfiniBand send round trip between ConnectX-3
+#: class NICs through one switch is about 2-3 us (Mellanox ConnectX-3 Pro
+#: brief: 1 us one-way application latency; perftest ib_send_lat); the
+#: completion interrupt and its deferred procedure call at each end add
+#: about 1 us each: 5 us [Derived].
+RDMA_ROUND_TRIP_S = 5e-6
+
+#: Host cycles per RDMA message (post a work request, reap its completion
+#: through an interrupt and DPC) [cycles]. Kalia et al. (USENIX ATC 2016)
+#: measure a few hundred cycles per verb posted and polled; an interrupt
+#: per completion adds ~2,000 (Windows SMB Direct and the Linux iSER and
+#: NVMe-oF initiators run interrupt-driven) [Derived: 3,000].
+RDMA_MESSAGE_CYCLES = 3_000.0
+
+#: RDMA messages per IO: the request and the response (the data moves by
+#: RDMA read or write inside them).
+RDMA_MESSAGES_PER_IO = 2
 
 
 def total_oio(vms, disks_per_vm, threads_per_disk):
@@ -217,9 +260,13 @@ def io_message_bytes(protocol, block_bytes, read, *, encrypted=False):
     iSCSI: command PDU 48 (+ immediate data on writes), Data-In PDUs of 48
     + data on reads with the status on the last one, a 48 B response on
     writes. NFSv3: record mark, RPC call header, AUTH_SYS credential,
-    verifier, file handle and arguments; data padded to 4 B. SMB2/3:
-    4 + 64 + 48 (read/write request), 4 + 64 + 16 (responses). vSAN's
-    protocol is not published and is modelled like iSCSI [Model].
+    verifier, file handle and arguments; data padded to 4 B. SMB2/3 (and
+    the S2D storage bus, which is SMB3): 4 + 64 + 48 (read/write
+    request), 4 + 64 + 16 (responses). NVMe/TCP: a 72 B command capsule
+    (with the data of a write), a 24 B data PDU header before read data
+    and a 24 B response capsule. vSAN's protocol is not published and is
+    modelled like iSCSI [Model]. Over RDMA the same messages travel as
+    sends and the data as RDMA reads/writes, about the same bytes.
     (protocol-overheads.md section 7.)
     """
     codes = as_codes("protocol", protocol, PROTOCOLS)
@@ -228,19 +275,22 @@ def io_message_bytes(protocol, block_bytes, read, *, encrypted=False):
     padded = np.ceil(block / 4) * 4
     nfs_call = 4 + 24 + (8 + NFS_AUTH_SYS_BODY) + 8 + (4 + NFS_FILE_HANDLE)
     smb_extra = np.where(encrypted, SMB_ENCRYPTION, 0)
-    # (read request, read response, write request, write response)
+    smb = (codes == SMB3) | (codes == S2D)
+    kinds = [codes == NFS3, smb, codes == NVMEOF, codes == LOCAL]
+    # (read request, read response, write request, write response); NVMe/
+    # TCP writes carry their data in the command capsule (in-capsule data)
     table = np.stack(np.broadcast_arrays(
-        np.select([codes == NFS3, codes == SMB3, codes == LOCAL],
-                  [nfs_call + 12, 4 + 64 + 48 + smb_extra, 0], ISCSI_BHS),
-        np.select([codes == NFS3, codes == SMB3, codes == LOCAL],
-                  [4 + 16 + 8 + 104 + padded, 4 + 64 + 16 + block
-                   + smb_extra, 0], ISCSI_BHS + block),
-        np.select([codes == NFS3, codes == SMB3, codes == LOCAL],
-                  [nfs_call + 20 + padded, 4 + 64 + 48 + block + smb_extra,
-                   0], ISCSI_BHS + block),
-        np.select([codes == NFS3, codes == SMB3, codes == LOCAL],
-                  [4 + 16 + 8 + 136, 4 + 64 + 16 + smb_extra, 0],
-                  ISCSI_BHS)))
+        np.select(kinds, [nfs_call + 12, 4 + 64 + 48 + smb_extra,
+                          NVME_TCP_COMMAND, 0], ISCSI_BHS),
+        np.select(kinds, [4 + 16 + 8 + 104 + padded,
+                          4 + 64 + 16 + block + smb_extra,
+                          NVME_TCP_DATA_HEADER + block + NVME_TCP_RESPONSE,
+                          0], ISCSI_BHS + block),
+        np.select(kinds, [nfs_call + 20 + padded,
+                          4 + 64 + 48 + block + smb_extra,
+                          NVME_TCP_COMMAND + block, 0], ISCSI_BHS + block),
+        np.select(kinds, [4 + 16 + 8 + 136, 4 + 64 + 16 + smb_extra,
+                          NVME_TCP_RESPONSE, 0], ISCSI_BHS)))
     to_target = np.where(read, table[0], table[2])
     from_target = np.where(read, table[1], table[3])
     return to_target, from_target
@@ -355,11 +405,13 @@ def iops_ceiling(backend, network, cpu):
 
 def storage_chain(protocol, block_bytes, read_fraction, oio, backend,
                   service_time, link_bytes, serving_cores, mtu, ip_version, hz,
-                  cores, *, timestamps=True, vlan_tags=0,
+                  cores, *, device_servers=0.0, timestamps=True, vlan_tags=0,
                   encapsulation_bytes=0, encrypted=False, rdma=False,
                   c_io=20_000.0, c_byte=0.65, c_pkt=10_000.0, c_wire=500.0,
                   aggregate_bytes=AGGREGATE_BYTES,
                   round_trip=NETWORK_ROUND_TRIP_S,
+                  rdma_round_trip=RDMA_ROUND_TRIP_S,
+                  rdma_message_cycles=RDMA_MESSAGE_CYCLES,
                   mtu_limits=wire.MTU_LIMITS):
     """IOPS, latency and host CPU of storage workloads on the closed-queue
     curve below the back-end, network and CPU ceilings.
@@ -382,8 +434,9 @@ def storage_chain(protocol, block_bytes, read_fraction, oio, backend,
         Line rate of the paths together. [B/s]
     serving_cores : numeric
         Cores that serve IO at once: one per connection (iSCSI session,
-        SMB or NFS connection) over all paths, at most the host's cores;
-        for local IO every core (blk-mq gives each its own queue).
+        SMB or NFS connection, NVMe-oF IO queue) over all paths, at most
+        the host's cores; for local IO every core (blk-mq gives each its
+        own queue).
     mtu : numeric
         IP MTU; broadcasts against the other inputs (e.g. a column of two
         MTUs per workload). [B]
@@ -393,12 +446,18 @@ def storage_chain(protocol, block_bytes, read_fraction, oio, backend,
         Core clock. [Hz]
     cores : numeric
         Physical cores of the host.
+    device_servers : numeric, default 0
+        IOs the back end serves at once, each for ``service_time``: an
+        NVMe device's internal parallelism, ``inf`` for a cloud volume
+        that serves whatever is in flight up to its cap. 0: an array known
+        only by its ceiling, one server at that rate (M/M/1//N). [1]
     timestamps, vlan_tags, encapsulation_bytes
         Framing, as :func:`models.wire.wire_bytes`.
     encrypted : bool, default False
         SMB3 encryption (adds the transform header).
     rdma : bool, default False
-        SMB Direct: RDMA moves the data, leaving only the per-IO cost.
+        RDMA transport (SMB Direct, iSER, NVMe-oF/RDMA): the NIC moves the
+        data, leaving the per-IO cost and two RDMA messages.
     c_io : numeric, default 20000
         Host cycles per IO, protocol factor included
         (:data:`PROTOCOL_CPU_FACTOR`; models.host presets). [cycles]
@@ -408,8 +467,12 @@ def storage_chain(protocol, block_bytes, read_fraction, oio, backend,
     aggregate_bytes : numeric, default :data:`models.host.AGGREGATE_BYTES`
         Largest TSO/LRO aggregate: one stack traversal per this many bytes
         of a message (protocol-overheads.md section 8.2). [B]
-    round_trip : numeric, default :data:`NETWORK_ROUND_TRIP_S`
-        Network round trip added to the unloaded latency. [s]
+    round_trip, rdma_round_trip : numeric
+        Network round trip and stack latency over TCP
+        (:data:`NETWORK_ROUND_TRIP_S`) and over RDMA
+        (:data:`RDMA_ROUND_TRIP_S`). [s]
+    rdma_message_cycles : numeric, default :data:`RDMA_MESSAGE_CYCLES`
+        Host cycles per RDMA message. [cycles]
     mtu_limits : tuple of int, default :data:`models.wire.MTU_LIMITS`
         Accepted MTU range. [B]
 
@@ -418,19 +481,29 @@ def storage_chain(protocol, block_bytes, read_fraction, oio, backend,
     dict of numpy.ndarray
         ``iops`` [1/s], ``latency_s`` [s], ``mbps`` [MB/s], ``knee`` (the
         outstanding IO N* = R0 × ceiling), ``ceiling`` [1/s], ``limit``
-        (index into :data:`LIMITS`), ``cpu_pct`` [% of the host's cores].
+        (index into :data:`LIMITS`), ``cpu_pct`` [% of the host's cores],
+        ``iops_per_cpu_pct`` [IOPS per % of the host's cores].
 
     Notes
     -----
     Per IO, the request and response messages (:func:`io_message_bytes`)
     cost wire bytes ``W`` each way (:func:`io_wire_bytes`); the network
-    ceiling is ``link_bytes / max(W_to, W_from)``. The host spends
-    ``c_io + block × c_byte + frames × c_wire + traversals × c_pkt``
-    cycles per IO (only ``c_io`` with RDMA or local IO), one core per
-    connection: the CPU ceiling is ``serving_cores × hz / cycles``. With the lowest
-    ceiling ``X`` and the unloaded latency ``R0 = max(S + (W_to + W_from)
-    / link_bytes + round_trip, 1 / X)``, IOPS follow the closed-queue curve
-    of :func:`closed_queue_iops` and latency Little's law ``N / IOPS``.
+    ceiling is ``link_bytes / max(W_to, W_from)``. Over TCP the host spends
+    ``t = block × c_byte + frames × c_wire + traversals × c_pkt`` cycles of
+    transport work per IO, over RDMA ``t = 2 × rdma_message_cycles``, and
+    ``c_io`` of storage work either way (local IO: ``t = 0``); the CPU
+    ceiling is ``serving_cores × hz / (c_io + t)``, one core per
+    connection. The transport work is on the IO's path at both ends, so
+    with the round trip ``RTT`` of the transport
+
+    .. math:: R_0 = S + (W_{to} + W_{from}) / B + RTT + 2 t / f,
+
+    which is why RDMA lowers latency as well as CPU: at an outstanding IO
+    below the knee IOPS follow Little's law ``N / R0``, and the RDMA/TCP
+    ratios of IOPS and of IOPS per CPU come from different terms. With the
+    lowest ceiling ``X`` the curve is :func:`closed_queue_iops` with the
+    back end's ``device_servers`` (or one server at ``X``), and latency
+    Little's law ``N / IOPS``.
 
     References
     ----------
@@ -464,19 +537,29 @@ def storage_chain(protocol, block_bytes, read_fraction, oio, backend,
     frames = read * r_frames + (1 - read) * w_frames
     passes = read * r_passes + (1 - read) * w_passes
     local = protocol == LOCAL
+    rdma = np.asarray(rdma, dtype=bool) & ~local
     with np.errstate(divide="ignore"):
         network = np.where(local, np.inf,
                            link_bytes / np.maximum(to_target, from_target))
-    cycles = c_io + np.where(
-        np.asarray(rdma) | local, 0.0,
+    transport = np.select(
+        [local, rdma], [0.0, RDMA_MESSAGES_PER_IO * rdma_message_cycles],
         block_bytes * c_byte + frames * c_wire + passes * c_pkt)
+    cycles = c_io + transport
     cpu = serving_cores * hz / cycles
-    ceiling, limit = iops_ceiling(backend, network, cpu)
-    serialisation = np.where(local, 0.0, (to_target + from_target)
-                             / link_bytes + round_trip)
-    unloaded = np.maximum(service_time + serialisation, 1.0 / ceiling)
-    iops = closed_queue_iops(oio, ceiling, unloaded)
+    servers = np.asarray(device_servers, dtype=float)
+    parallel = servers > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        device = np.where(parallel, servers / service_time, np.inf)
+    ceiling, limit = iops_ceiling(np.minimum(backend, device), network, cpu)
+    path = np.where(local, 0.0, (to_target + from_target) / link_bytes
+                    + np.where(rdma, rdma_round_trip, round_trip)
+                    + 2 * transport / hz)
+    unloaded = np.maximum(service_time + path, 1.0 / ceiling)
+    iops = closed_queue_iops(
+        oio, ceiling, unloaded, servers=np.where(parallel, servers, 1.0),
+        service_time=np.where(parallel, service_time, 1.0 / ceiling))
+    cpu_pct = 100 * iops * cycles / (cores * hz)
     return {"iops": iops, "latency_s": oio / iops,
             "mbps": iops * block_bytes / MB, "knee": unloaded * ceiling,
-            "limit": limit, "ceiling": ceiling,
-            "cpu_pct": 100 * iops * cycles / (cores * hz)}
+            "limit": limit, "ceiling": ceiling, "cpu_pct": cpu_pct,
+            "iops_per_cpu_pct": iops / cpu_pct}

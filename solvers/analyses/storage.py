@@ -52,7 +52,7 @@ def analyse(inputs, upstream, *, details=True):
 
 #: Metrics of each workload, in output order.
 KEYS = ("iops", "latency_ms", "throughput_mbps", "oio", "knee_oio",
-        "cpu_pct", "jumbo_gain_pct")
+        "cpu_pct", "iops_per_cpu_pct", "jumbo_gain_pct")
 
 
 def _ids(name):
@@ -64,7 +64,7 @@ def _ids(name):
 def _collect(doc, item, result, i, out, details, ids):
     values = (result["iops"][i, 0], 1e3 * result["latency_s"][i, 0],
               result["mbps"][i, 0], result["oio"][i], result["knee"][i, 0],
-              result["cpu_pct"][i, 0],
+              result["cpu_pct"][i, 0], result["iops_per_cpu_pct"][i, 0],
               100 * (result["iops"][i, 1] / result["iops"][i, 0] - 1))
     headline, own = ids
     if out["bottleneck"] is None:   # the first workload is the headline
@@ -100,7 +100,8 @@ def evaluate_rows(col):
         column("protocol"), column("block"), column("read"), oio[:, None],
         backend[:, None], column("service_s"), column("link_bytes"),
         column("serving_cores"), mtu, column("ip_version"), column("hz"),
-        column("cores"), timestamps=column("timestamps"),
+        column("cores"), device_servers=column("device_servers"),
+        timestamps=column("timestamps"),
         vlan_tags=column("vlan_tags"), encapsulation_bytes=column("encap"),
         encrypted=column("encrypted"), rdma=column("rdma"),
         c_io=column("c_io"), c_byte=column("c_byte"),
