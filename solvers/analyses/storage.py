@@ -114,10 +114,13 @@ def evaluate_rows(col):
 
 def _describe_limit(limit, item, result, i):
     ceiling = result["ceiling"][i, 0]
+    every_core = item.sessions_per_path is None \
+        and item.protocol in storage.EVERY_CORE_PROTOCOLS
     text = {"backend": "the storage back end",
             "network": "the network path",
-            "cpu": f"{result['serving_cores'][i]:g} core(s), one per "
-                   "session"}[limit]
+            "cpu": f"{result['serving_cores'][i]:g} core(s), "
+                   + ("every core serving IO" if every_core
+                      else "one per session")}[limit]
     return (f"{item.name}: {text} caps IOPS at {ceiling:,.0f}/s; "
             f"{result['oio'][i]:g} outstanding IO against a knee of "
             f"{result['knee'][i, 0]:.1f}")
@@ -157,8 +160,22 @@ def _assumptions(item):
         "Little's law",
         "Each IO message starts a new TCP segment (low outstanding IO, "
         "conservative); each connection (iSCSI session, NFS or SMB "
-        "connection) is served by one core",
+        "connection) is served by one core; local IO, NVMe-oF and S2D "
+        "by every core",
+        "The transport's per-IO work is on the IO's path at both ends: "
+        f"TCP adds a {1e6 * storage.NETWORK_ROUND_TRIP_S:g} us round trip "
+        "and its stack time to the latency, RDMA a "
+        f"{1e6 * storage.RDMA_ROUND_TRIP_S:g} us round trip and two "
+        f"{storage.RDMA_MESSAGE_CYCLES:,.0f}-cycle messages",
     ]
+    if item.backend.kind == "nvme":
+        notes.append("NVMe device: a pool of channels, each IO served in "
+                     "the service time on any free channel (latency flat "
+                     "until they fill), up to the rating")
+    elif item.backend.kind == "cloud_volume":
+        notes.append("Cloud volume: every IO in flight served in the "
+                     "volume's latency (Little's law) up to the documented "
+                     "IOPS and throughput caps")
     if item.protocol == "nfs3":
         notes.append(f"NFSv3 with AUTH_SYS ({storage.NFS_AUTH_SYS_BODY} B "
                      f"credential) and {storage.NFS_FILE_HANDLE} B file "
