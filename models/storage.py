@@ -1,6 +1,9 @@
 """Storage IO: outstanding IO, IOPS against outstanding IO (Little's law and
-the closed-queue curve), protocol bytes per IO for iSCSI, NFSv3 and SMB3,
-and the backend, network and CPU ceilings on IOPS.
+the closed-queue curve, with a single-server array, a multi-channel NVMe
+device or a capped cloud volume at the bottleneck), protocol bytes per IO
+for iSCSI, NFSv3, SMB3 (and the S2D storage bus) and NVMe/TCP, per-IO
+latency and CPU over TCP or RDMA, and the backend, network and CPU
+ceilings on IOPS.
 
 Every function broadcasts over arrays of scenarios. References:
 shared/reference/storage-io.md (sections 1-3 and 7) and
@@ -82,9 +85,12 @@ PROTOCOL_CPU_FACTOR = {"nfs3": 2.0, "iscsi": 1.0, "smb3": 1.0, "vsan": 1.0,
 #: on every RSS/RDMA queue.
 EVERY_CORE_PROTOCOLS = ("local", "nvmeof", "s2d")
 
-#: Network round trip and stack latency added to the device service time
-#: in the unloaded latency R0 over TCP [s]: a switched LAN round trip with
-#: interrupt moderation is tens of microseconds [Model default].
+#: Network round trip added to the device service time in the unloaded
+#: latency R0 over TCP [s]: a switched LAN round trip with interrupt
+#: moderation is tens of microseconds [Model default]; the TCP stack's own
+#: CPU time per IO is added to it by :func:`storage_chain`. With RDMA's
+#: constants below it reproduces the RDMA/TCP IOPS ratio of Microsoft's
+#: S2D comparison (validation case S2D-RDMA-IOPS, not fitted on it).
 NETWORK_ROUND_TRIP_S = 50e-6
 
 #: The same over RDMA [s]: the NIC places the message and its data in
