@@ -247,10 +247,14 @@ def closed_queue_iops(oio, iops_max, unloaded_latency, *, servers=1,
             log_deficit = np.where(active, np.logaddexp(
                 log_deficit, log_weight + np.log(np.maximum(
                     at_bottleneck - rate, 0.0))), log_deficit)
-            # past the mode the weights only fall: once every element is
-            # done or 40 e-folds below its total, the rest changes nothing
+            # the rest changes nothing once every element is done, or past
+            # the mode with weights 40 e-folds below the total, or at the
+            # full rate (later states add no deficit) with the deficit
+            # below rounding (e^-37 ~ 1e-16 of mu(N))
             if n % 16 == 0 and ((n >= oio) | busy | ((step < 0) & (
-                    log_weight < log_total - 40))).all():
+                    log_weight < log_total - 40)) | ((rate >= at_bottleneck)
+                    & (log_deficit - log_total
+                       < np.log(at_bottleneck) - 37))).all():
                 break
     iops = at_bottleneck - np.exp(log_deficit - log_total)
     # X <= N / R0 holds exactly; the log-space sums round
