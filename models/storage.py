@@ -232,30 +232,46 @@ def closed_queue_iops(oio, iops_max, unloaded_latency, *, servers=1,
     at_bottleneck = np.minimum(np.minimum(oio, servers) / service, iops_max)
     # X = mu(N) - sum p(n) (mu(N) - mu(n)): states at the full rate add
     # nothing, so far past the knee X is mu(N) to the last bit, like 1 - B
-    log_weight = np.zeros(oio.shape)           # n = 0
-    log_total = np.zeros(oio.shape)
-    log_deficit = np.log(at_bottleneck)        # n = 0 serves nothing
+    log_total = np.zeros(oio.size)
+    log_deficit = np.log(at_bottleneck).ravel()        # n = 0 serves nothing
+    # one vectorised step per outstanding IO over the elements still
+    # summing: every 16 steps the finished ones leave the arrays
+    live = np.flatnonzero(~busy)
+    state = [a.ravel()[live] for a in (oio, servers, service, iops_max,
+                                       log_think, at_bottleneck)]
+    weight, total, deficit = (np.zeros(live.size), np.zeros(live.size),
+                              log_deficit[live])
     with np.errstate(divide="ignore"):
-        for n in range(1, int(oio.max()) + 1):
-            rate = np.minimum(np.minimum(n, servers) / service, iops_max)
-            step = np.log(np.maximum(oio - n + 1, 1.0)) - log_think \
-                - np.log(rate)
-            active = (n <= oio) & ~busy
-            log_weight = np.where(active, log_weight + step, log_weight)
-            log_total = np.where(active, np.logaddexp(log_total,
-                                                      log_weight), log_total)
-            log_deficit = np.where(active, np.logaddexp(
-                log_deficit, log_weight + np.log(np.maximum(
-                    at_bottleneck - rate, 0.0))), log_deficit)
-            # the rest changes nothing once every element is done, or past
-            # the mode with weights 40 e-folds below the total, or at the
-            # full rate (later states add no deficit) with the deficit
-            # below rounding (e^-37 ~ 1e-16 of mu(N))
-            if n % 16 == 0 and ((n >= oio) | busy | ((step < 0) & (
-                    log_weight < log_total - 40)) | ((rate >= at_bottleneck)
-                    & (log_deficit - log_total
-                       < np.log(at_bottleneck) - 37))).all():
+        for n in range(1, int(oio.max(initial=0)) + 1):
+            if not live.size:
                 break
+            count, parallel, hold, cap, log_z, top = state
+            rate = np.minimum(np.minimum(n, parallel) / hold, cap)
+            step = np.log(np.maximum(count - n + 1, 1.0)) - log_z \
+                - np.log(rate)
+            summing = n <= count
+            weight = np.where(summing, weight + step, weight)
+            total = np.where(summing, np.logaddexp(total, weight), total)
+            deficit = np.where(summing, np.logaddexp(
+                deficit, weight + np.log(np.maximum(top - rate, 0.0))),
+                deficit)
+            if n % 16:
+                continue
+            # done: past its N; past the mode with weights 40 e-folds below
+            # the total; or at the full rate (later states add no deficit)
+            # with the deficit below rounding (e^-37 ~ 1e-16 of mu(N))
+            done = (n >= count) | ((step < 0) & (weight < total - 40)) \
+                | ((rate >= top) & (deficit - total < np.log(top) - 37))
+            log_total[live[done]] = total[done]
+            log_deficit[live[done]] = deficit[done]
+            keep = ~done
+            live, weight, total, deficit = (live[keep], weight[keep],
+                                            total[keep], deficit[keep])
+            state = [a[keep] for a in state]
+    log_total[live] = total
+    log_deficit[live] = deficit
+    log_total = log_total.reshape(oio.shape)
+    log_deficit = log_deficit.reshape(oio.shape)
     iops = at_bottleneck - np.exp(log_deficit - log_total)
     # X <= N / R0 holds exactly; the log-space sums round
     return np.where(busy, at_bottleneck, np.minimum(iops, oio / latency))
