@@ -95,6 +95,7 @@ class FieldEditor(QtWidgets.QWidget):
         super().__init__(parent)
         self.spec, self.path = spec, path
         self._value = None
+        self._shown_pending = None
         layout = QtWidgets.QGridLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setHorizontalSpacing(4)
@@ -206,13 +207,19 @@ class FieldEditor(QtWidgets.QWidget):
             self.input.setCurrentIndex(index)
             self.input.activated.emit(index)
         else:
-            on = parse_text(self.spec, text)
-            self.input.setChecked(on)
-            self.input.clicked.emit(on)
+            if parse_text(self.spec, text) != self.input.isChecked():
+                self.input.click()
+
+    def show_pending(self, value):
+        """Show a value the document does not hold (yet)."""
+        if isinstance(self.input, QtWidgets.QLineEdit):
+            self.input.setText(show_value(value))
+            self._shown_pending = self.input.text()
 
     def _text_done(self):
         text = self.input.text()
-        if text.strip() == show_value(self._value):
+        if text.strip() == show_value(self._value) or \
+                self.property("refused") and self._shown_pending == text:
             return   # focus left without a change
         try:
             value = parse_text(self.spec, text)
@@ -439,6 +446,7 @@ class ScenarioEditor(QtWidgets.QWidget):
         self.splitter.setSizes([170, 330])
         layout.addWidget(self.splitter, 1)
         self._marked = []
+        self._pending = {}         # refused values waiting for a sibling
 
     # -- showing a document ---------------------------------------------
 
@@ -466,11 +474,21 @@ class ScenarioEditor(QtWidgets.QWidget):
         self.variant = variant
         self._data = data
         signature = self._tree_signature(data)
-        if signature != self._signature:
+        same_nodes = self._signature is not None and \
+            [p for p, _ in signature] == [p for p, _ in self._signature]
+        self._signature = signature
+        if not same_nodes:
             self._rebuild_tree(data)
-            self._signature = signature
-        elif self._page is not None:
+            return
+        for path, label in signature:   # a renamed entry: its label only
+            if self._items[path].text(0) != label:
+                self._items[path].setText(0, label)
+        if self._page is not None:
             self._page.load(data, self._changed)
+
+    def shown_data(self):
+        """Plain data of the document shown (a variant resolved)."""
+        return self._data
 
     def _tree_signature(self, data):
         return tuple(self._tree_nodes(Scenario, data, ""))
@@ -619,14 +637,17 @@ class ScenarioEditor(QtWidgets.QWidget):
     def _field_committed(self, path, value):
         label = field_label(path.rsplit(".", 1)[-1])
         where = _parent_node(path)
-        changes = {path: value}
+        changes = {p: v for p, v in self._pending.items()
+                   if _parent_node(p) == where}
+        changes[path] = value
         if re.fullmatch(r"teams\[\d+\]\.policy", path):
             changes = policy_changes(where, get_path(self._data, where),
                                      value)
             value = TEAMING_POLICIES[value][0]
+        # an entry is named ("Set Speed of nic1 to 25"); a section is not
+        of = f" of {self._node_text(where)}" if where.endswith("]") else ""
         self._emit(changes,
-                   f"Set {label} of {self._node_text(where)} to "
-                   f"{show_value(value) or 'default'}")
+                   f"Set {label}{of} to {show_value(value) or 'default'}")
 
     def _emit(self, changes, label):
         # an optional group left out (the goal) is given whole
@@ -731,15 +752,28 @@ class ScenarioEditor(QtWidgets.QWidget):
 
     # -- refusals --------------------------------------------------------
 
-    def show_refusal(self, message, changes=()):
+    def show_refusal(self, message, changes=(), problems=()):
         """A refused edit: the message on the fields of ``changes``
-        (paths) that are shown, else above the form, until the next good
-        edit or another node is shown."""
+        (paths, or {path: value}) that are shown, else above the form,
+        until the next good edit or another node is shown.
+
+        A value refused only because it does not fit a sibling (the
+        problem is the entry's, as t_s and scale of a load profile must
+        have as many points) stays typed in its field and goes in with
+        the next change of the same entry."""
         self.clear_refusal()
         shown = [self._page.fields[p] for p in changes
                  if self._page is not None and p in self._page.fields]
+        entries = {path for path, _ in problems}
         for editor in shown:
-            editor.show_error(message)
+            if isinstance(changes, dict) and \
+                    _parent_node(editor.path) in entries:
+                self._pending[editor.path] = changes[editor.path]
+                editor.show_pending(changes[editor.path])
+                editor.show_error(f"{message} — kept here, it goes in with "
+                                  "your next change of this entry")
+            else:
+                editor.show_error(message)
             self._marked.append(editor)
         if not shown:
             self.refusal.setText(f"Not applied: {message}")
@@ -756,6 +790,7 @@ class ScenarioEditor(QtWidgets.QWidget):
         """Remove the refusal messages and marks (after a good edit)."""
         self.refusal.clear()
         self.refusal.hide()
+        self._pending = {}
         for editor in self._marked:
             editor.clear_error()
         self._marked = []

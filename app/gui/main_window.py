@@ -5,6 +5,7 @@ whose worker evaluates them; results come back to the GUI thread through a
 queued signal and only the newest document's are drawn.
 """
 
+import copy
 import functools
 import re
 from html import escape
@@ -24,8 +25,8 @@ from app.paths import DEFAULT_EXAMPLE, TEMPLATES, resource_path
 from app.recovery import write_recovery
 from app.scenario_io import load_scenario, save_scenario
 from app.session import Session
-from models.scenario import (TEAMING_POLICIES, ScenarioError, new_scenario,
-                             parse_path)
+from models.scenario import (TEAMING_POLICIES, ScenarioError, get_path,
+                             new_scenario, parse_path, set_path)
 from solvers import __version__
 
 _FILE_FILTER = "Linkplan scenarios (*.toml *.json);;All files (*)"
@@ -347,6 +348,7 @@ class MainWindow(QtWidgets.QMainWindow):
             return
         variant = self.scenario.variants[index]
         overrides = dict(variant.set)
+        shown = copy.deepcopy(self.editor.shown_data())
         for path, value in changes.items():
             try:
                 same = self.scenario.value_at(path) == value
@@ -354,6 +356,14 @@ class MainWindow(QtWidgets.QMainWindow):
                 same = False
             if same:
                 overrides.pop(path, None)
+            elif value is None and "." in path:
+                # TOML has no null: the variant sets the entry whole,
+                # without the field (which then takes its default)
+                set_path(shown, path, None)
+                entry = path.rsplit(".", 1)[0]
+                overrides = {k: v for k, v in overrides.items()
+                             if not k.startswith(entry + ".")}
+                overrides[entry] = _without_none(get_path(shown, entry))
             else:
                 overrides[path] = value
         variants = list(self.scenario.variants)
@@ -511,7 +521,8 @@ class MainWindow(QtWidgets.QMainWindow):
                 self.edit_many(repaired, label + " (variants updated)")
                 return
             self._show_editor()
-            self.editor.show_refusal(str(err), refused_paths or changes)
+            self.editor.show_refusal(str(err), refused_paths or changes,
+                                     err.problems)
             return
         self.editor.clear_refusal()
         self.statusBar().clearMessage()   # no stale message survives
@@ -879,3 +890,13 @@ def _variant_fixes(repaired):
         for path, value in variant["set"].items():
             if path.endswith(".switch_mode"):
                 yield variant["name"], f"{path} = {value}"
+
+
+def _without_none(value):
+    """Plain data without the None values (TOML has no null)."""
+    if isinstance(value, dict):
+        return {k: _without_none(v) for k, v in value.items()
+                if v is not None}
+    if isinstance(value, list):
+        return [_without_none(v) for v in value]
+    return value
