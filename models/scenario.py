@@ -1359,15 +1359,23 @@ def parse_scenario(text, fmt, *, source=None):
     return scenario_from_dict(data, source=source)
 
 
-def dump_scenario(scenario, fmt):
+def dump_scenario(scenario, fmt, *, minimal=False):
     """Serialise a scenario to TOML or JSON text (fields left at None are
-    omitted: TOML has no null)."""
-    data = scenario.model_dump(mode="json", exclude_none=True)
+    omitted: TOML has no null; with ``minimal``, so are fields at their
+    default)."""
+    data = scenario_data(scenario, minimal=minimal)
     if fmt == "toml":
         return tomli_w.dumps(data)
     if fmt == "json":
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     raise ValueError(f"fmt must be 'toml' or 'json', got {fmt!r}")
+
+
+def scenario_data(scenario, *, minimal=False):
+    """The document as plain data for a file: no None (TOML has no null);
+    with ``minimal``, no field at its default either."""
+    return scenario.model_dump(mode="json", exclude_none=True,
+                               exclude_defaults=minimal)
 
 
 def canonical_json(scenario):
