@@ -97,10 +97,17 @@ class ComparisonModel(QtCore.QAbstractTableModel):
         self._labels = []   # row header text
 
     def set_results(self, results):
-        self.beginResetModel()
+        """Show ``results``: cells update in place (``dataChanged``) when
+        the rows and columns stay, the model resets when they do not."""
+        metric_ids = results.metric_ids(unique_rows=True) if results else []
+        names = [v.name for v in results.variants] if results else []
+        in_place = self._results is not None and results is not None and \
+            metric_ids == self._metric_ids and \
+            names == [v.name for v in self._results.variants]
+        if not in_place:
+            self.beginResetModel()
         self._results = results
-        self._metric_ids = results.metric_ids(unique_rows=True) \
-            if results else []
+        self._metric_ids = metric_ids
         # looked up once here: views ask for every cell on each repaint
         by_variant = [{m.id: m for m in v.metrics}
                       for v in (results.variants if results else ())]
@@ -112,7 +119,13 @@ class ComparisonModel(QtCore.QAbstractTableModel):
         for row in self._cells:
             first = next(m for m in row if m is not None)
             self._labels.append(row_label(first))
-        self.endResetModel()
+        if not in_place:
+            self.endResetModel()
+        elif metric_ids:
+            self.dataChanged.emit(
+                self.index(0, 0),
+                self.index(len(metric_ids) - 1, len(names) - 1))
+            self.headerDataChanged.emit(_Qt.Vertical, 0, len(metric_ids) - 1)
 
     def rowCount(self, parent=_ROOT):
         return 0 if parent.isValid() else len(self._metric_ids)

@@ -617,6 +617,8 @@ class ScenarioEditor(QtWidgets.QWidget):
             node = path
             while node not in self._items or \
                     self._node_model(node)[1]:
+                if "." not in node:
+                    raise KeyError(f"no field {path!r} in the editor")
                 node = node.rsplit(".", 1)[0]
             self.select(node)
         return self._page.fields[path]
