@@ -6,6 +6,7 @@ Everything is read from the pydantic models of :mod:`models.scenario`, so a
 field added to the schema appears in the editor without a change here.
 """
 
+import functools
 import types
 import typing
 from dataclasses import dataclass
@@ -175,9 +176,10 @@ def _bounds(info):
     return tuple(texts)
 
 
+@functools.lru_cache(maxsize=None)
 def fields_of(model):
     """The :class:`FieldSpec` of every field of a pydantic model class, in
-    declaration order."""
+    declaration order (a tuple; read once per class)."""
     specs = []
     for name, info in model.model_fields.items():
         kind, optional, detail = _kind_of(info.annotation)
@@ -189,7 +191,7 @@ def fields_of(model):
         specs.append(FieldSpec(name, kind, optional, detail, default,
                                info.is_required(), info.description or "",
                                _bounds(info)))
-    return specs
+    return tuple(specs)
 
 
 def field_unit(name, description=""):

@@ -1,5 +1,7 @@
 """The comparison table: metrics as rows, variants as columns."""
 
+import functools
+
 from PySide6 import QtCore, QtGui
 
 from app.gui.charts import variant_colour
@@ -85,6 +87,12 @@ def row_label(metric):
     return f"{metric.label} [{metric.unit}]"
 
 
+@functools.lru_cache(maxsize=None)
+def _variant_brush(index):
+    # asked for at every repaint of the header: made once per colour
+    return QtGui.QBrush(QtGui.QColor(variant_colour(index)))
+
+
 class ComparisonModel(QtCore.QAbstractTableModel):
     """Read-only table model over a ``Results``."""
 
@@ -155,7 +163,7 @@ class ComparisonModel(QtCore.QAbstractTableModel):
             if role in (_Qt.DisplayRole, _Qt.ToolTipRole):
                 return self._results.variants[section].name
             if role == _Qt.ForegroundRole:
-                return QtGui.QBrush(QtGui.QColor(variant_colour(section)))
+                return _variant_brush(section)
             return None
         if role == _Qt.DisplayRole:
             return self._labels[section]

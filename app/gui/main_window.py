@@ -115,10 +115,12 @@ class MainWindow(QtWidgets.QMainWindow):
         # one line per row: a cell with its delta must not wrap and grow
         self.table.setWordWrap(False)
         # whole variant names, scrolling sideways when there are many
-        self.table.horizontalHeader().setSectionResizeMode(
-            QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+        # sized once per new results (resize_table), not on every repaint:
+        # the automatic modes measure every cell at each layout pass
         self.table.verticalHeader().setSectionResizeMode(
-            QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+            QtWidgets.QHeaderView.ResizeMode.Fixed)
+        self.table.verticalHeader().setDefaultSectionSize(
+            self.table.fontMetrics().height() + 6)
         self.notes = QtWidgets.QTextBrowser()
         self.notes.setMinimumHeight(110)
 
@@ -616,6 +618,7 @@ class MainWindow(QtWidgets.QMainWindow):
         for tab in self.view_tabs.values():
             tab.show_results(results)
         self.table_model.set_results(results)
+        self.table.resizeColumnsToContents()   # whole names and values
         self.notes.setHtml(_notes_html(results))
 
     def _show_evaluation_error(self, generation, message):
