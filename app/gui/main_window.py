@@ -106,7 +106,7 @@ class MainWindow(QtWidgets.QMainWindow):
         left.addWidget(self.variants_panel)
         left.setStretchFactor(0, 3)
         left.setStretchFactor(1, 1)
-        left.setSizes([540, 220])
+        left.setSizes([580, 180])
 
         self.table_model = ComparisonModel(self)
         self.table = QtWidgets.QTableView()
@@ -126,6 +126,8 @@ class MainWindow(QtWidgets.QMainWindow):
 
         # charts in tabs; the table and the notes stay visible below them
         self.tabs = QtWidgets.QTabWidget()
+        self.tabs.currentChanged.connect(self._draw_shown_view)
+        self._stale_views = set()   # tabs whose results are not drawn yet
         self.view_tabs = {}
         for view in VIEWS:
             tab = self.view_tabs[view.key] = view.tab()
@@ -141,7 +143,7 @@ class MainWindow(QtWidgets.QMainWindow):
         splitter.addWidget(left)
         splitter.addWidget(right)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([420, 860])
+        splitter.setSizes([460, 820])
         self.setCentralWidget(splitter)
         self.solve_time = QtWidgets.QLabel()
         self.solve_time.setToolTip("How long the last evaluation took")
@@ -578,12 +580,24 @@ class MainWindow(QtWidgets.QMainWindow):
         """Make a validated scenario the current one and re-solve."""
         self.session.replace(scenario)
 
-    def wait_for_results(self, timeout=None):
+    def wait_for_results(self, timeout=None, *, all_views=True):
         """Block until the current document's results (or its evaluation
-        error) are shown: self-test, PDF export, tests, benchmarks."""
+        error) are shown: self-test, PDF export, tests, benchmarks. With
+        ``all_views``, the tabs not on screen are drawn too."""
         done = self.session.wait(timeout)
         self._gui_thread.deliver()
+        if all_views:
+            for key in list(self._stale_views):
+                self.view_tabs[key].show_results(self.results)
+            self._stale_views.clear()
         return done
+
+    def _draw_shown_view(self, *_):
+        for key, tab in self.view_tabs.items():
+            if key in self._stale_views and \
+                    tab.widget is self.tabs.currentWidget():
+                tab.show_results(self.results)
+                self._stale_views.discard(key)
 
     def _show_document(self, scenario):
         if self._advice_asked not in (None, self.session.generation):
@@ -615,8 +629,10 @@ class MainWindow(QtWidgets.QMainWindow):
         seconds = self.session.solve_seconds
         self.solve_time.setText("" if seconds is None else
                                 f"Solved in {seconds * 1000:.0f} ms")
-        for tab in self.view_tabs.values():
-            tab.show_results(results)
+        # the tab on screen now, the others when they are shown: a hidden
+        # chart is not worth the wait of an edit
+        self._stale_views = set(self.view_tabs)
+        self._draw_shown_view()
         self.table_model.set_results(results)
         self.table.resizeColumnsToContents()   # whole names and values
         self.notes.setHtml(_notes_html(results))

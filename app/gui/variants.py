@@ -68,6 +68,9 @@ class VariantsPanel(QtWidgets.QWidget):
         for column in (1, 2):
             header.setSectionResizeMode(
                 column, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+        # a few rows: the editor above shows the changes in place too
+        self.changes.setMaximumHeight(
+            7 * self.changes.fontMetrics().height())
         layout.addWidget(self.changes, 1)
         self.back = QtWidgets.QPushButton("Back to base")
         self.back.setToolTip("Remove the selected change from the variant "
