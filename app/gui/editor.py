@@ -289,6 +289,7 @@ class FormPage(QtWidgets.QWidget):
                 continue   # free-form values (variant changes, sweeps)
             editor = FieldEditor(spec, field_path)
             label = QtWidgets.QLabel(spec.label)
+            label.setWordWrap(True)   # a long name wraps, never clips
             label.setToolTip(editor.input.toolTip())
             editor.label = label
             form.addRow(label, editor)
