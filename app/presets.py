@@ -70,11 +70,13 @@ STORAGE_PRESETS = (
     ("HCIBench 4 KB 70/30 random, 2 threads per disk",
      {"block_kib": 4.0, "read_pct": 70.0, "random_pct": 100.0,
       "threads_per_disk": 2},
-     "Vdbench (HCIBench's engine): xfersize=4k, rdpct=70, seekpct=100, threads=2"),
+     "Vdbench (HCIBench's engine): xfersize=4k, rdpct=70, seekpct=100, "
+     "threads=2"),
     ("HCIBench 256 KB sequential write",
      {"block_kib": 256.0, "read_pct": 0.0, "random_pct": 0.0,
       "threads_per_disk": 2},
-     "Vdbench (HCIBench's engine): xfersize=256k, rdpct=0, seekpct=0, threads=2"),
+     "Vdbench (HCIBench's engine): xfersize=256k, rdpct=0, seekpct=0, "
+     "threads=2"),
     ("fio 4 KB random read, iodepth 32",
      {"block_kib": 4.0, "read_pct": 100.0, "random_pct": 100.0,
       "threads_per_disk": 32},

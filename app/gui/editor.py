@@ -747,7 +747,8 @@ class ScenarioEditor(QtWidgets.QWidget):
         prefix = f"{list_path}[{entry_index}]"
         self._emit({f"{prefix}.{key}": value
                     for key, value in values.items()},
-                   f"Apply preset {name} to {entry_name(entries[entry_index])}")
+                   f"Apply preset {name} to "
+                   f"{entry_name(entries[entry_index])}")
 
     def apply_preset(self, name):
         """Choose the preset called ``name`` on the shown node (tests)."""

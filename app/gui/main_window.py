@@ -211,7 +211,8 @@ class MainWindow(QtWidgets.QMainWindow):
         edit_menu.addSeparator()
         self.make_variant_action = edit_menu.addAction(
             "Make Last Edit a &Variant", self.make_last_edit_a_variant)
-        self.make_variant_action.setShortcut(QtGui.QKeySequence("Ctrl+Shift+V"))
+        self.make_variant_action.setShortcut(
+            QtGui.QKeySequence("Ctrl+Shift+V"))
         self.make_variant_action.setEnabled(False)
         analysis_menu = self.menuBar().addMenu("&Analysis")
         recommend = analysis_menu.addAction("&Recommend changes…",
@@ -331,7 +332,8 @@ class MainWindow(QtWidgets.QMainWindow):
         variants = list(self.scenario.variants)
         variants[index], variants[index + step] = \
             variants[index + step], variants[index]
-        self._edit_variants(variants, f"Move variant {variants[index + step].name} "
+        moved = variants[index + step].name
+        self._edit_variants(variants, f"Move variant {moved} "
                             f"{'left' if step < 0 else 'right'}",
                             index + step)
 
