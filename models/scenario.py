@@ -606,6 +606,11 @@ class Migration(_Strict):
         return value
 
 
+#: Most IOs a device serves at once: NVMe allows 65,535 queues, but no
+#: drive has more than a few thousand dies x planes working in parallel.
+MAX_DEVICE_CHANNELS = 4096
+
+
 class Backend(_Strict):
     """The storage system's own limits."""
 
@@ -623,7 +628,8 @@ class Backend(_Strict):
         "(its rating); cloud_volume: a block volume with a documented IOPS "
         "cap, every IO in flight served in service_time_ms up to the cap")
     channels: int | None = Field(
-        default=None, ge=1, le=4096, description="kind nvme: IOs the "
+        default=None, ge=1, le=MAX_DEVICE_CHANNELS,
+        description="kind nvme: IOs the "
         "device serves at once (channels x dies); None: iops_max x "
         "service_time_ms, what Little's law needs to reach the rating")
 
@@ -641,6 +647,16 @@ class Backend(_Strict):
                 raise ValueError(f"kind {self.kind!r} needs "
                                  f"{' and '.join(missing)} (the published "
                                  "rating or cap and the device's latency)")
+        if self.kind == "nvme" and self.channels is None:
+            implied = self.iops_max * self.service_time_ms / 1000.0
+            if implied > MAX_DEVICE_CHANNELS:
+                raise ValueError(
+                    f"kind 'nvme': iops_max x service_time_ms means "
+                    f"{implied:.4g} IOs in service at once, more than the "
+                    f"{MAX_DEVICE_CHANNELS} channels allowed (iops_max "
+                    f"{self.iops_max:g} 1/s, service_time_ms "
+                    f"{self.service_time_ms:g}): check the units or give "
+                    "channels")
         if self.channels is not None and self.kind != "nvme":
             raise ValueError(f"channels ({self.channels}) applies to kind "
                              f"'nvme' only, got kind {self.kind!r}")

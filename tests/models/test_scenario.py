@@ -313,6 +313,13 @@ def storage_document(nics=None, **workload):
     (storage_document(backend={"kind": "nvme", "iops_max": 4.5e5,
                                "service_time_ms": 0.1, "channels": 0}),
      "workloads.storage[0].backend.channels: must be >= 1, got 0"),
+    # a rating in the wrong unit must not become a device with millions
+    # of channels (found by the fuzzer)
+    (storage_document(backend={"kind": "nvme", "iops_max": 1e12,
+                               "service_time_ms": 0.08}),
+     "workloads.storage[0].backend: kind 'nvme': iops_max x "
+     "service_time_ms means 8e+07 IOs in service at once, more than the "
+     "4096 channels allowed"),
 ])
 def test_storage_transport_and_backend_errors_name_path_and_value(
         document, expected):
