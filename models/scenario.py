@@ -838,6 +838,12 @@ class Evacuation(_Strict):
     time_budget_s: float | None = Field(
         default=None, gt=0,
         description="Abort a migration whose pre-copy runs longer [s]")
+    setup_s: float | None = Field(
+        default=None, ge=0, le=600,
+        description="Time each migration holds its slot off the link "
+                    "(set-up and switch-over work), e.g. measured on one "
+                    "idle VM; None: the platform's (models.evacuation."
+                    "PLATFORMS) [s]")
 
     @field_validator("concurrency")
     @classmethod

@@ -79,7 +79,8 @@ def evaluate_one(item, columns, limit, caps, rates):
     concurrencies = sorted(set(range(1, allowed + 1)) | (
         {used} if used is not None else set()))
     priority = np.array([vm.priority for vm in item.vms])
-    setup = evacuation.PLATFORMS[item.platform].setup_s
+    setup = item.setup_s if item.setup_s is not None \
+        else evacuation.PLATFORMS[item.platform].setup_s
     plan = schedule.plan(columns, priority, share, concurrencies,
                          setup=setup)
 
@@ -168,11 +169,13 @@ def _evaluate(item, columns, limit, caps, rates, target, details):
         f"Evacuation {item.name!r}: platform {preset.label}: "
         f"{preset.source}",
         f"Evacuation {item.name!r}: each migration also holds its slot "
-        f"{answer['setup']:g} s off the link (the platform's set-up and "
-        "switch-over work; models.evacuation)" if answer["setup"] else
+        f"{answer['setup']:g} s off the link (set-up and switch-over "
+        "work; " + ("setup_s of the scenario)" if item.setup_s is not None
+                    else "the platform's, models.evacuation)")
+        if answer["setup"] else
         f"Evacuation {item.name!r}: no set-up time off the link is "
-        f"modelled for {preset.label} (none published apart from the "
-        "copy)",
+        f"modelled for {preset.label} (the published drains do not "
+        "separate it from the copy; setup_s sets a measured one)",
         f"Evacuation {item.name!r}: lower bound {bound:.1f} s: every VM "
         "idle, alone at the fastest share; the largest of the volume over "
         "the fastest aggregate rate, the longest VM and the slot "
