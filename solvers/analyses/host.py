@@ -13,7 +13,8 @@ from models import host, transport, wire
 from models.units import bytes_per_s_to_gbps, gbps_to_bytes_per_s
 from solvers import metric_ids
 from solvers.analysis import EMPTY, AnalysisResult, Candidate, metric_value
-from solvers.inputs import stack_preset, total_cores
+from solvers.inputs import (RDMA_TRANSPORTS, compression_note, stack_preset,
+                            total_cores)
 from solvers.results import Bottleneck, Finding
 
 NAME = "host"
@@ -79,7 +80,7 @@ def _evaluate(inputs, rows, out, details):
             "jumbo_gain_pct":
                 100.0 * (jumbo[r] / now["throughput"][r] - 1.0),
         }
-        if path.transport != "smb_direct":  # RDMA has no per-core path
+        if path.transport not in RDMA_TRANSPORTS:  # no per-core path
             values["busy_cores"] = now["busy_queues"][r]
             values["per_core_ceiling_gbps"] = now["core_ceiling"][r]
         metrics = {metric_ids.transfer(item.name, k): v
@@ -122,8 +123,9 @@ def transfer_chain(inputs, *, mtu_limits=wire.MTU_LIMITS):
 
 def _chain_chunk(inputs, mtu_limits):
     # RDMA framing only where the transport is SMB Direct
-    protocol = np.where(inputs["transport"] == transport.SMB_DIRECT,
-                        inputs["protocol"], wire.TCP)
+    rdma = (inputs["transport"] == transport.SMB_DIRECT) \
+        | (inputs["transport"] == transport.RDMA)
+    protocol = np.where(rdma, inputs["protocol"], wire.TCP)
     payload = wire.payload_bytes(inputs["mtu"], inputs["ip_version"],
                                  protocol=protocol,
                                  timestamps=inputs["timestamps"],
@@ -146,6 +148,7 @@ def _chain_chunk(inputs, mtu_limits):
         compression_ratio=inputs["ratio"],
         compressor_speed=inputs["compressor"],
         compression_threads=inputs["threads"],
+        compression_offload=inputs["offload"],
         flows_per_queue=inputs["flows_per_queue"], c_io=inputs["c_io"])
     result["ack_bytes"] = wire.ack_wire_bytes(
         inputs["ip_version"], timestamps=inputs["timestamps"],
@@ -203,7 +206,7 @@ def _uplinks(path, now, r):
     shares = ([1.0] + [0.0] * (members - 1)) if path.spread == "one" \
         else [1.0 / members] * members
     ack_rate = 0.0
-    if path.transport != "smb_direct":
+    if path.transport not in RDMA_TRANSPORTS:
         packets = gbps_to_bytes_per_s(now["wire_payload"][r]) \
             / now["payload"][r]
         ack_rate = bytes_per_s_to_gbps(
@@ -270,10 +273,12 @@ def _assumptions(doc, item):
             f"n^{transport.VMOTION_STREAMS_EXPONENT:g} times that for n on "
             "one NIC (V7, KB 323379); set host.vmotion_auto_streams for "
             "7.0 U2 and later")
-    if item.transport == "compression":
+    if item.transport == "compression" and item.compressor is None:
         notes.append(f"Compression ratio {item.compression_ratio:g} and "
                      f"{item.compressor_gbps:g} Gbit/s per thread are "
                      "inputs, not modelled")
+    elif item.transport == "compression":
+        notes.append(compression_note(doc, item))
     return notes
 
 
@@ -311,7 +316,7 @@ def candidates(doc, goal, base):
                                **{f"nics[{j}].rss_tuned": True
                                   for j in range(len(doc.nics))}})
         if item.receive_queues in ("vmq", "vrss") and item.transport \
-                != "smb_direct":
+                not in RDMA_TRANSPORTS:
             # vRSS first (on by default where it works), else VMMQ's
             # hardware queues; each is re-evaluated like any other change
             spread = "vrss" if item.receive_queues == "vmq" else "vmmq"
