@@ -38,22 +38,28 @@ _ANCHORS = {
 }
 _SINGLE = {"lz4": (780.0, 2.101), "lz4hc-9": (41.0, 2.721)}
 
-#: QAT (QuickAssist) deflate offload: what one device compresses [Gbit/s]
-#: (Intel QAT 8950/8970 adapters, PCIe Gen3: "compression/decompression
-#: up to 24 Gbps"; the Gen4 devices built into Sapphire Rapids are taken
-#: as no slower), at zlib level 1's ratio (deflate level 1, QATzip's
-#: default level). The host's cores do not compress.
-QAT_DEVICE_GBPS = 24.0
+#: QAT (QuickAssist) deflate offload, at zlib level 1's ratio (deflate
+#: level 1 is QATzip's default). Each QEMU multifd channel submits its
+#: packet and waits for it, so one channel gets at most
+#: QAT_CHANNEL_GBPS of logical data; the devices together at most
+#: QAT_DEVICE_GBPS each. Fitted once on the QATzip rows of QEMU's
+#: qatzip-compression.rst (v5 patch, 2024; 54 GiB of Silesia data, max-
+#: bandwidth 10 GB/s): 2 channels in 22.45 s (channel-bound) and 8
+#: channels on 4 devices in 10.26 s (device-bound); 4 channels (13.0 s)
+#: and the runs under 1 and 1.25 GB/s caps are checks. [Gbit/s]
+QAT_CHANNEL_GBPS = 10.4
+QAT_DEVICE_GBPS = 11.3
 
 #: QEMU's legacy multi-thread compression (the ``compress`` capability,
 #: removed in QEMU 9.1) reaches this share of a thread's lzbench rate:
 #: the migration thread hands every 4 KiB page to a compression thread,
-#: which runs one zlib stream per page. Fitted once on LM-2 and LM-4
-#: (QEMU docs/multi-thread-compression.txt: 8 zlib-1 threads on a Xeon
-#: E5-2680 at 2.70 GHz moved 1.65 and 2.19 Gbit/s of logical data; one
+#: which runs one zlib stream per page (and the 2011 Sandy Bridge core
+#: does less per clock). Fitted once on LM-2 and LM-4 (QEMU
+#: docs/multi-thread-compression.txt: 8 zlib-1 threads on a Xeon E5-2680,
+#: 3.1 GHz all-core turbo, moved 1.65 and 2.19 Gbit/s of logical data; one
 #: value, 0.24 Gbit/s per thread, holds both to +-14 %). Multifd
 #: compresses whole packets per call and gets the full rate.
-QEMU_LEGACY_COMPRESS_EFFICIENCY = 0.573
+QEMU_LEGACY_COMPRESS_EFFICIENCY = 0.499
 
 #: What a data class compresses to with each algorithm: ``silesia`` the
 #: ratios above (mixed text, binaries, images, databases), ``random``
@@ -80,8 +86,35 @@ def _levels():
 #: :data:`REFERENCE_GHZ`, Silesia ratio).
 SOFTWARE = _levels()
 #: Compressors that run on an offload device instead of the host's cores.
-OFFLOAD = {"qatzip": (QAT_DEVICE_GBPS, SOFTWARE["zlib-1"][1])}
+OFFLOAD = {"qatzip": (QAT_CHANNEL_GBPS, QAT_DEVICE_GBPS,
+                      SOFTWARE["zlib-1"][1])}
 ALGORITHMS = tuple(SOFTWARE) + tuple(OFFLOAD)
+
+
+def offload_thread_rate(threads, devices, channel_gbps, device_gbps):
+    """Logical rate each thread gets from an offload compressor.
+
+    Parameters
+    ----------
+    threads : numeric
+        Threads submitting work (QEMU multifd channels).
+    devices : numeric
+        Offload devices shared by them.
+    channel_gbps, device_gbps : numeric
+        Ceiling of one submitting thread and of one device. [Gbit/s]
+
+    Returns
+    -------
+    numpy.ndarray
+        Per-thread logical rate. [Gbit/s]
+
+    Notes
+    -----
+    .. math:: C = \\min(C_{ch},\\; n_{dev} C_{dev} / n_{thr})
+    """
+    threads = require_positive("threads", threads)
+    devices = require_positive("devices", devices)
+    return np.minimum(channel_gbps, devices * device_gbps / threads)
 
 
 def thread_rate(reference_mb_s, ghz, *, reference_ghz=REFERENCE_GHZ,
@@ -140,15 +173,17 @@ def preset(algorithm, data="silesia"):
     -------
     dict
         ``mb_s`` lzbench rate per thread at :data:`REFERENCE_GHZ` [MB/s]
-        (software), or ``device_gbps`` per offload device [Gbit/s];
-        ``ratio`` logical bytes per compressed byte; ``offload``.
+        (software), or ``channel_gbps`` per submitting thread and
+        ``device_gbps`` per offload device [Gbit/s]; ``ratio`` logical
+        bytes per compressed byte; ``offload``.
     """
     if data not in DATA_CLASSES:
         raise ValueError(f"data must be one of {DATA_CLASSES}, got "
                          f"{data!r}")
     if algorithm in OFFLOAD:
-        rate, ratio = OFFLOAD[algorithm]
-        out = {"device_gbps": rate, "offload": True}
+        channel, device, ratio = OFFLOAD[algorithm]
+        out = {"channel_gbps": channel, "device_gbps": device,
+               "offload": True}
     elif algorithm in SOFTWARE:
         rate, ratio = SOFTWARE[algorithm]
         out = {"mb_s": rate, "offload": False}

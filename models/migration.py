@@ -70,13 +70,15 @@ PRECOPY_ONLY, POSTCOPY_AFTER_FIRST_PASS, POSTCOPY_AT_TIME_BUDGET = range(3)
 RDMA_CHUNK_BYTES = 1 << 20
 #: Pinning and mapping one 4 KiB page for the NIC [s]: fitted on
 #: QEMU-RDMA-PINALL-ON (8 GiB registered at once; about 4 s in all where
-#: the copy alone takes 2.6 s at the 27.7 Gbit/s the NIC's slot carries).
-RDMA_PIN_S_PER_PAGE = 0.58e-6
+#: the copy alone takes 2.5 s at the 27.7 Gbit/s the NIC's slot carries:
+#: 1.47 s for 2 Mi pages).
+RDMA_PIN_S_PER_PAGE = 0.70e-6
 #: Fixed cost of one on-demand registration [s]: the destination's
 #: registration request and reply plus both hosts' ``ibv_reg_mr`` calls
 #: (a command to the NIC each), serialised with the sends. Fitted on
-#: QEMU-RDMA-PINALL-OFF (the same 8 GiB at 9.5 Gbit/s, about 7.5 s).
-RDMA_REGISTRATION_S = 0.42e-3
+#: QEMU-RDMA-PINALL-OFF (the same 8 GiB at 9.5 Gbit/s, about 7.5 s), with
+#: the per-page pinning above on top.
+RDMA_REGISTRATION_S = 0.50e-3
 
 
 @dataclass(frozen=True)

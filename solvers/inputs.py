@@ -254,8 +254,9 @@ def resolve_compression(item, ghz, *, efficiency=1.0):
     if item.compression_data != "ratio":
         update["compression_ratio"] = named["ratio"]
     if named["offload"]:
-        update.update(compressor_gbps=named["device_gbps"],
-                      compression_threads=item.qat_devices)
+        update["compressor_gbps"] = float(compression.offload_thread_rate(
+            item.compression_threads, item.qat_devices,
+            named["channel_gbps"], named["device_gbps"]))
     elif ghz is not None:
         update["compressor_gbps"] = float(compression.thread_rate(
             named["mb_s"], ghz, efficiency=efficiency))
@@ -265,10 +266,12 @@ def resolve_compression(item, ghz, *, efficiency=1.0):
 def compression_note(doc, item):
     """Assumption line of a transfer with a named compressor."""
     if item.compressor in compression.OFFLOAD:
-        return (f"Compression offloaded to {item.compression_threads} "
-                f"{item.compressor} device(s) at {item.compressor_gbps:g} "
-                "Gbit/s each (models.compression.QAT_DEVICE_GBPS), no host "
-                f"cores; ratio {item.compression_ratio:.3g}")
+        return (f"Compression offloaded to {item.qat_devices} "
+                f"{item.compressor} device(s): {item.compression_threads} "
+                f"thread(s) at {item.compressor_gbps:.3g} Gbit/s each "
+                "(models.compression.QAT_CHANNEL_GBPS per thread, "
+                "QAT_DEVICE_GBPS per device), no host cores; ratio "
+                f"{item.compression_ratio:.3g}")
     return (f"Compressor {item.compressor}: {item.compressor_gbps:.3g} "
             f"Gbit/s per thread at {doc.host.ghz:g} GHz (lzbench rate at "
             f"{compression.REFERENCE_GHZ:g} GHz scaled by clock), "

@@ -9,7 +9,7 @@ rates are provided to the migration analysis.
 
 import numpy as np
 
-from models import host, transport, wire
+from models import compression, host, transport, wire
 from models.units import bytes_per_s_to_gbps, gbps_to_bytes_per_s
 from solvers import metric_ids
 from solvers.analysis import EMPTY, AnalysisResult, Candidate, metric_value
@@ -83,6 +83,12 @@ def _evaluate(inputs, rows, out, details):
         if path.transport not in RDMA_TRANSPORTS:  # no per-core path
             values["busy_cores"] = now["busy_queues"][r]
             values["per_core_ceiling_gbps"] = now["core_ceiling"][r]
+        if path.transport == "compression":
+            values["compressor_gbps_per_thread"] = item.compressor_gbps
+            values["compression_ratio"] = item.compression_ratio
+            values["compression_cores"] = 0.0 if item.compressor in \
+                compression.OFFLOAD else now["throughput"][r] \
+                / item.compressor_gbps
         metrics = {metric_ids.transfer(item.name, k): v
                    for k, v in values.items()}
         if result["bottleneck"] is None:  # the first transfer: headline

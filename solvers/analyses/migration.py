@@ -76,6 +76,11 @@ def _evaluate(rows, rates, out, details):
                 "bytes_sent_gib": result["bytes_sent"][r] / GIB,
                 "all_vms_s": batches * result["total_time"][r],
             })
+        if item.switchover != "precopy":
+            values["postcopy_s"] = result["postcopy_time"][r]
+            values["postcopy_gib"] = result["postcopy_bytes"][r] / GIB
+        if p["setup_s"][r] > 0:
+            values["registration_s"] = p["setup_s"][r]
         values.update({k: v[r] for k, v in answers.items()
                        if np.isfinite(v[r])})
         target = out[index]
@@ -166,6 +171,23 @@ def _findings(item, result, r, rate, window_rate):
     evidence = {"metric": metric_ids.migration(item.name,
                                                "rate_for_downtime_gbps"),
                 "value": window_gbps, "threshold": rate_gbps}
+    if outcome == "postcopy":
+        seconds = result["postcopy_time"][r]
+        return [Finding(
+            id="migration.postcopy", severity="warning",
+            message=(f"Migration {item.name!r} switches to post-copy "
+                     + ("after its first pass" if item.switchover ==
+                        "postcopy_after_first_pass" else
+                        "when its time budget runs out")
+                     + f": the guest runs on the destination for "
+                     f"{seconds:.1f} s while "
+                     f"{result['postcopy_bytes'][r] / GIB:.2f} GiB are "
+                     "pulled over the network, each first touch of a "
+                     "missing page waiting for it; a host or network "
+                     "failure in that time loses the guest."),
+            evidence={"metric": metric_ids.migration(item.name,
+                                                     "postcopy_s"),
+                      "value": seconds, "threshold": 0.0})]
     if outcome in ("no_convergence", "time_budget", "switchover_too_long"):
         why = {"no_convergence": "pre-copy never reaches the switchover "
                                  "threshold",
