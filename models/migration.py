@@ -757,7 +757,8 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
             for k, v in result.items()}
 
 
-def postcopy(result, rate, mode, fixed_downtime=FIXED_DOWNTIME):
+def postcopy(result, rate, mode, fixed_downtime=FIXED_DOWNTIME,
+             ceiling=np.inf):
     """Hand a pre-copy over to post-copy where its switchover mode says.
 
     Parameters
@@ -772,6 +773,10 @@ def postcopy(result, rate, mode, fixed_downtime=FIXED_DOWNTIME):
         Index into :data:`SWITCHOVER_MODES`.
     fixed_downtime : numeric, default 0.05
         Device state and resume. [s]
+    ceiling : numeric, default inf
+        Most that can be left: every non-zero page once, with its header
+        (pre-copy's rounds may count a page that is both unsent and
+        re-dirtied twice). [B]
 
     Returns
     -------
@@ -804,7 +809,7 @@ def postcopy(result, rate, mode, fixed_downtime=FIXED_DOWNTIME):
     outcome = result["outcome"]
     switch = ((mode == POSTCOPY_AFTER_FIRST_PASS) & (outcome == ROUND_CAP)) \
         | ((mode == POSTCOPY_AT_TIME_BUDGET) & (outcome == TIME_BUDGET))
-    left = np.where(switch, result["left_bytes"], 0.0)
+    left = np.where(switch, np.minimum(result["left_bytes"], ceiling), 0.0)
     post = left / rate
     fixed = np.broadcast_to(fixed_downtime, np.shape(outcome))
     out = dict(result)
@@ -814,7 +819,8 @@ def postcopy(result, rate, mode, fixed_downtime=FIXED_DOWNTIME):
         total_time=np.where(switch, result["stopped_at"] + fixed + post,
                             result["total_time"]),
         downtime=np.where(switch, fixed, result["downtime"]),
-        bytes_sent=np.where(switch, result["sent_by_end"],
+        bytes_sent=np.where(switch, result["sent_by_end"]
+                            - result["left_bytes"] + left,
                             result["bytes_sent"]),
         postcopy_time=post, postcopy_bytes=left)
     return out

@@ -106,7 +106,10 @@ def precopy(columns, rate, *, trace=False):
         sync_timer_s=p["sync_timer"], test_sent_pass=p["test_sent_pass"],
         final_live_pass=p["final_live_pass"],
         run_to_budget=mode == migration.POSTCOPY_AT_TIME_BUDGET, trace=trace)
-    result = migration.postcopy(result, rate, mode, p["fixed_downtime"])
+    nonzero = p["memory"] * (1 - p["zero_fraction"]) * (
+        1 + migration.PAGE_HEADER_BYTES / migration.PAGE_BYTES)
+    result = migration.postcopy(result, rate, mode, p["fixed_downtime"],
+                                ceiling=nonzero)
     result["total_time"] = result["total_time"] + p["setup_s"]
     result["rate"] = rate
     return result

@@ -251,3 +251,52 @@ def test_unknown_receive_queue_mode_is_named():
         {"name": "t", "receive_queues": "netqueue"}]}))
     assert message == ("workloads.transfers[0].receive_queues: must be "
                        "'rss', 'vmq', 'vrss' or 'vmmq', got 'netqueue' (str)")
+
+
+def _migration(hypervisor="kvm", nics=None, **fields):
+    item = {"name": "vm", "memory_gib": 8, "stop_rule": "qemu", **fields}
+    return minimal_document(
+        host={"hypervisor": hypervisor},
+        nics=nics or [{"id": "nic0", "speed_gbps": 10.0}],
+        workloads={"migrations": [item]})
+
+
+@pytest.mark.parametrize("document, expected", [
+    # post-copy exists in QEMU/KVM only: never a silent pre-copy fallback
+    (_migration("vsphere", stop_rule="vmotion",
+                switchover="postcopy_after_first_pass"),
+     "workloads.migrations[0].switchover 'postcopy_after_first_pass': "
+     "post-copy exists in QEMU/KVM only"),
+    (_migration("hyperv", stop_rule="hyperv",
+                switchover="postcopy_at_time_budget", time_budget_s=60),
+     "host.hypervisor 'hyperv' with stop_rule 'hyperv' has none"),
+    (_migration(switchover="postcopy_at_time_budget"),
+     "'postcopy_at_time_budget' needs time_budget_s"),
+    (_migration(transport="rdma"),
+     "workloads.migrations[0].transport 'rdma' needs an RDMA-capable NIC"),
+    (_migration("hyperv", stop_rule="hyperv", transport="rdma",
+                nics=[{"id": "r", "speed_gbps": 25, "rdma": "roce_v2"}]),
+     "transport 'rdma' is QEMU's RDMA migration transport"),
+    (_migration(rdma_pin_all=True),
+     "workloads.migrations[0].rdma_pin_all true needs transport 'rdma', "
+     "got 'tcp'"),
+    (_migration(compressor="zstd-1"),
+     "workloads.migrations[0].compressor 'zstd-1' needs transport "
+     "'compression', got 'tcp'"),
+    (_migration(transport="compression", compression_data="silesia"),
+     "compression_data 'silesia' needs a compressor"),
+    (_migration("vsphere", stop_rule="vmotion", multifd=True),
+     "workloads.migrations[0].multifd true: multifd is QEMU's"),
+    (minimal_document(workloads={"transfers": [
+        {"name": "t", "transport": "rdma"}]}),
+     "workloads.transfers[0].transport 'rdma' needs an RDMA-capable NIC"),
+])
+def test_migration_mode_combinations(document, expected):
+    assert expected in problems_of(document)
+
+
+def test_unknown_compressor_names_path_and_value():
+    message = problems_of(_migration(transport="compression",
+                                     compressor="zstd-99"))
+    assert "workloads.migrations[0].compressor" in message
+    assert "zstd-99" in message
