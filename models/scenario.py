@@ -1059,6 +1059,35 @@ class Scenario(_Strict):
                              f"'rdma', got {item.transport!r}")
         if item.transfer is None:
             self._check_compressor(where, item)
+        if item.compressor is not None and item.stop_rule == "qemu":
+            self._check_qemu_compressor(where, item)
+
+    @staticmethod
+    def _check_qemu_compressor(where, item):
+        """Which compressors the QEMU release offers: the legacy compress
+        threads (zlib only, removed in 9.1) or multifd compression (zlib
+        and zstd from 5.0, QATzip from 9.2)."""
+        release = tuple(int(x) for x in item.qemu_version.split("."))
+        family = item.compressor.split("-")[0]
+        name = f"{where}.compressor {item.compressor!r}"
+        if not item.multifd:
+            if release >= (9, 1):
+                raise ValueError(
+                    f"{name}: QEMU {item.qemu_version} has no legacy compress "
+                    "threads (removed in 9.1); set multifd true")
+            if family != "zlib":
+                raise ValueError(f"{name}: QEMU's legacy compress threads "
+                                 "use zlib only; set multifd true")
+            return
+        since = {"zlib": (5, 0), "zstd": (5, 0), "qatzip": (9, 2)}.get(family)
+        if since is None:
+            raise ValueError(f"{name}: QEMU multifd compresses with zlib, "
+                             "zstd or qatzip only")
+        if release < since:
+            raise ValueError(
+                f"{name}: QEMU multifd offers it from "
+                f"{since[0]}.{since[1]}, got qemu_version "
+                f"{item.qemu_version!r}")
 
     def _check_compressor(self, where, item):
         if item.compressor is not None and item.transport != "compression":

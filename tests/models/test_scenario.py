@@ -287,6 +287,18 @@ def _migration(hypervisor="kvm", nics=None, **fields):
      "compression_data 'silesia' needs a compressor"),
     (_migration("vsphere", stop_rule="vmotion", multifd=True),
      "workloads.migrations[0].multifd true: multifd is QEMU's"),
+    # the compressors each QEMU release offers (QEMU 9.1 removed the
+    # legacy compress threads; multifd: zlib/zstd since 5.0, QATzip 9.2)
+    (_migration(transport="compression", compressor="zlib-1"),
+     "compressor 'zlib-1': QEMU 9.2 has no legacy compress threads"),
+    (_migration(transport="compression", compressor="zstd-1",
+                qemu_version="2.12"),
+     "legacy compress threads use zlib only"),
+    (_migration(transport="compression", compressor="lz4", multifd=True),
+     "multifd compresses with zlib, zstd or qatzip only"),
+    (_migration(transport="compression", compressor="qatzip", multifd=True,
+                qemu_version="9.0"),
+     "QEMU multifd offers it from 9.2, got qemu_version '9.0'"),
     (minimal_document(workloads={"transfers": [
         {"name": "t", "transport": "rdma"}]}),
      "workloads.transfers[0].transport 'rdma' needs an RDMA-capable NIC"),
