@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from models import migration as mig
+from models.scenario import Migration
 from solvers import schedule
 from solvers.inputs import migration_row
-from models.scenario import Migration
 
 GIB, MIB = 2 ** 30, 2 ** 20
 #: 10 GbE goodput [B/s]
