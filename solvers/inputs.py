@@ -241,8 +241,9 @@ def migration_carrier(item, ghz=None):
 def resolve_compression(item, ghz, *, efficiency=1.0):
     """``item`` (a Transfer) with its named compressor turned into the
     numbers the transport chain reads: ``compressor_gbps`` per thread at
-    ``ghz`` [GHz] (:func:`models.compression.thread_rate`; per device for
-    an offload such as QAT, with ``compression_threads`` the devices) and
+    ``ghz`` [GHz] (:func:`models.compression.thread_rate`; for an offload
+    such as QAT what each thread gets from ``qat_devices``,
+    :func:`models.compression.offload_thread_rate`) and
     ``compression_ratio`` from ``compression_data``. Unchanged without a
     compressor; ``ghz`` None resolves the ratio only."""
     if item.compressor is None:
