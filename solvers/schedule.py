@@ -87,8 +87,11 @@ def precopy(columns, rate, *, trace=False):
     p = columns
     capped = rate > p["max_bandwidth"]
     rate = np.minimum(rate, p["max_bandwidth"])
-    first_rate = 1.0 / (1.0 / np.minimum(p["first_cap"], rate)
-                        + p["register_s_per_byte"])
+    first_rate = np.minimum(p["first_cap"], rate)
+    registering = p["register_s_per_byte"] > 0
+    if registering.any():
+        first_rate = np.where(registering, 1.0 / (
+            1.0 / first_rate + p["register_s_per_byte"]), first_rate)
     mode = p["switchover"]
     result = migration.precopy(
         p["memory"], rate, p["cold_rate"], hot_set=p["hot_set"],
