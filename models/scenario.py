@@ -36,7 +36,9 @@ from models.migration import STOP_RULES, SWITCHOVER_MODES
 from models.pcie import DEFAULT_MAX_PAYLOAD_BYTES
 from models.pcie import GENERATIONS as PCIE_GENERATIONS
 from models.pcie import LANES as PCIE_LANES
-from models.storage import SPINDLE_15K_IOPS, SPINDLE_15K_MBPS, WRITE_PENALTY
+from models.storage import (BACKEND_KINDS, PROTOCOLS as STORAGE_PROTOCOLS,
+                            SPINDLE_15K_IOPS, SPINDLE_15K_MBPS,
+                            STORAGE_TRANSPORTS, WRITE_PENALTY)
 from models.teaming import (IP_HASH_VARIANTS, KERNEL_HASH_VARIANTS,
                             LBT_TARGET_RULES, LINUX_HASHES, STEADY_PERIODS,
                             SWITCH_HASH_FIELDS, UNIFORM_HASH_FIELDS,
@@ -644,6 +646,16 @@ class Backend(_Strict):
     device_mbps: float = Field(default=SPINDLE_15K_MBPS, gt=0)
     raid: Literal[tuple(WRITE_PENALTY)] = "none"
     service_time_ms: float | None = Field(default=None, gt=0)
+    kind: Literal[BACKEND_KINDS] = Field(
+        default="array", description="array: known by its ceiling (one "
+        "server at that rate); nvme: a multi-queue device serving "
+        "`channels` IOs at once, each in service_time_ms, up to iops_max "
+        "(its rating); cloud_volume: a block volume with a documented IOPS "
+        "cap, every IO in flight served in service_time_ms up to the cap")
+    channels: int | None = Field(
+        default=None, ge=1, le=4096, description="kind nvme: IOs the "
+        "device serves at once (channels x dies); None: iops_max x "
+        "service_time_ms, what Little's law needs to reach the rating")
 
     @model_validator(mode="after")
     def _some_limit(self):
@@ -652,6 +664,16 @@ class Backend(_Strict):
             raise ValueError("give at least one of iops_max, mbps_max or "
                              "devices: without a back-end limit IOPS are "
                              "unbounded")
+        if self.kind != "array":
+            missing = [name for name in ("iops_max", "service_time_ms")
+                       if getattr(self, name) is None]
+            if missing:
+                raise ValueError(f"kind {self.kind!r} needs "
+                                 f"{' and '.join(missing)} (the published "
+                                 "rating or cap and the device's latency)")
+        if self.channels is not None and self.kind != "nvme":
+            raise ValueError(f"channels ({self.channels}) applies to kind "
+                             f"'nvme' only, got kind {self.kind!r}")
         return self
 
 
@@ -659,7 +681,12 @@ class StorageWorkload(_Strict):
     """A storage IO workload (benchmark or application)."""
 
     name: str = Identifier
-    protocol: Literal["nfs3", "iscsi", "smb3", "vsan", "local"] = "iscsi"
+    protocol: Literal[STORAGE_PROTOCOLS] = "iscsi"
+    transport: Literal[STORAGE_TRANSPORTS] | None = Field(
+        default=None, description="tcp or rdma (SMB Direct, iSER, "
+        "NVMe-oF/RDMA, NFS over RDMA, vSAN over RDMA); None: the "
+        "protocol's default (SMB3 and S2D use RDMA when every NIC of the "
+        "workload is RDMA-capable, the others TCP)")
     block_kib: float = Field(default=4.0, gt=0, le=16384)
     read_pct: float = Field(default=70.0, ge=0, le=100)
     random_pct: float = Field(default=100.0, ge=0, le=100)
@@ -673,7 +700,8 @@ class StorageWorkload(_Strict):
         default=None, ge=1, le=64, description="Connections per path, each "
         "served by one core (iSCSI sessions, NFS nconnect, SMB "
         "Multichannel connections); None: the protocol's default (1; SMB3 "
-        "4 per RSS NIC and 2 per RDMA NIC; local IO every core)")
+        "and S2D 4 per RSS NIC and 2 per RDMA NIC; local IO and NVMe-oF "
+        "every core)")
     backend: Backend
 
     @model_validator(mode="after")
@@ -1088,6 +1116,7 @@ class Scenario(_Strict):
                 if nic not in nic_ids:
                     raise ValueError(f"workloads.storage[{i}].nics names "
                                      f"NIC {nic!r}, which is not in nics")
+            self._check_storage_transport(i, item)
         self._check_flows({t.name: t for t in self.teams})
         self._check_pcie_slots()
         for i, team in enumerate(self.teams):
@@ -1182,6 +1211,22 @@ class Scenario(_Strict):
             raise ValueError(f"{where}.transport 'rdma' needs an "
                              "RDMA-capable NIC (nics[*].rdma 'roce_v2' or "
                              "'iwarp'); every NIC has rdma 'none'")
+
+    def _check_storage_transport(self, i, item):
+        where = f"workloads.storage[{i}].transport"
+        if item.transport is None:
+            return
+        if item.protocol == "local":
+            raise ValueError(f"{where}: local IO crosses no network, so it "
+                             f"has no transport, got {item.transport!r}")
+        if item.transport != "rdma":
+            return
+        used = [n for n in self.nics if n.id in item.nics] or self.nics[:1]
+        plain = [n.id for n in used if n.rdma == "none"]
+        if plain:
+            raise ValueError(f"{where} 'rdma' needs RDMA NICs, but NIC(s) "
+                             f"{', '.join(map(repr, plain))} have rdma = "
+                             "'none'")
 
     def _check_datagrams(self):
         """UDP transfers in frames of ``network.frame_size_bytes`` need a

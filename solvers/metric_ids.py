@@ -51,6 +51,7 @@ METRICS = {
     "storage.oio": ("1", "Storage: outstanding IO"),
     "storage.knee_oio": ("1", "Storage: outstanding IO at the knee"),
     "storage.cpu_pct": ("%", "Storage: host CPU"),
+    "storage.iops_per_cpu_pct": ("1/s", "Storage: IOPS per % host CPU"),
     "storage.jumbo_gain_pct": ("%", "Storage: IOPS gain from MTU 9000"),
 }
 
@@ -59,6 +60,7 @@ METRICS = {
 METRIC_SUFFIXES = {
     "throughput_gbps": ("Gbit/s", "throughput"),
     "cpu_pct": ("%", "CPU"),
+    "iops_per_cpu_pct": ("1/s", "IOPS per % host CPU"),
     "busiest_core_pct": ("%", "busiest core"),
     "jumbo_gain_pct": ("%", "gain from MTU 9000"),
     "flows": ("1", "TCP flows"),
