@@ -48,11 +48,37 @@ QEMU_SYNC_LIMIT = 3000
 #: 128 MiB/s from 5.2 (migration/migration.c, later options.c). [B/s]
 QEMU_MAX_BANDWIDTH = {(0, 0): 32 * 2 ** 20, (5, 2): 128 * 2 ** 20}
 
-#: Why a pre-copy ended, by code.
+#: Why a pre-copy ended, by code (``postcopy``: it handed over to
+#: post-copy, see :func:`postcopy`).
 OUTCOMES = ("switchover", "round_cap", "data_cap", "switchover_too_long",
-            "time_budget", "no_convergence")
+            "time_budget", "no_convergence", "postcopy")
 SWITCHOVER, ROUND_CAP, DATA_CAP, SWITCHOVER_TOO_LONG, TIME_BUDGET, \
-    NO_CONVERGENCE = range(6)
+    NO_CONVERGENCE, POSTCOPY = range(7)
+
+#: How a migration ends: ``precopy`` stop-and-copy; post-copy after the
+#: first pre-copy pass (libvirt ``VIR_MIGRATE_POSTCOPY_AFTER_PRECOPY``,
+#: ``virsh migrate --postcopy-after-precopy``) or when the time budget
+#: runs out (KubeVirt ``allowPostCopy``: "switch to post-copy when
+#: CompletionTimeoutPerGiB triggers").
+SWITCHOVER_MODES = ("precopy", "postcopy_after_first_pass",
+                    "postcopy_at_time_budget")
+PRECOPY_ONLY, POSTCOPY_AFTER_FIRST_PASS, POSTCOPY_AT_TIME_BUDGET = range(3)
+
+#: QEMU's RDMA transport registers guest memory with the NIC in chunks of
+#: 1 MiB (migration/rdma.c ``RDMA_REG_CHUNK_SHIFT`` 20) the first time a
+#: chunk is sent, or all of it up front with ``rdma-pin-all``. [B]
+RDMA_CHUNK_BYTES = 1 << 20
+#: Pinning and mapping one 4 KiB page for the NIC [s]: fitted on
+#: QEMU-RDMA-PINALL-ON (8 GiB registered at once; about 4 s in all where
+#: the copy alone takes 2.5 s at the 27.7 Gbit/s the NIC's slot carries:
+#: 1.47 s for 2 Mi pages).
+RDMA_PIN_S_PER_PAGE = 0.70e-6
+#: Fixed cost of one on-demand registration [s]: the destination's
+#: registration request and reply plus both hosts' ``ibv_reg_mr`` calls
+#: (a command to the NIC each), serialised with the sends. Fitted on
+#: QEMU-RDMA-PINALL-OFF (the same 8 GiB at 9.5 Gbit/s, about 7.5 s), with
+#: the per-page pinning above on top.
+RDMA_REGISTRATION_S = 0.50e-3
 
 
 @dataclass(frozen=True)
@@ -322,7 +348,8 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
             sdps_min_progress=SDPS_MIN_PROGRESS, sdps_target=SDPS_TARGET,
             sync="round", iteration_s=QEMU_ITERATION_S, sync_timer_s=np.inf,
             trigger_period_s=QEMU_TRIGGER_PERIOD_S, test_sent_pass=False,
-            final_live_pass=False, round_limit=300, trace=False):
+            final_live_pass=False, run_to_budget=False, round_limit=300,
+            trace=False):
     """Iterate pre-copy rounds until each scenario stops, all at once.
 
     Parameters
@@ -382,6 +409,10 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
     final_live_pass : bool or array-like, default False
         A dirty set under the page threshold is sent live once more before
         stop-and-copy (Xen migration v2).
+    run_to_budget : bool or array-like, default False
+        Keep sending until ``time_budget`` even when the rounds have
+        stopped making progress (what precedes a switch to post-copy at
+        the budget); the outcome is then TIME_BUDGET.
     round_limit : int, default 300
         Rounds simulated before declaring no convergence; with any
         scenario on the QEMU rule at least :data:`QEMU_SYNC_LIMIT` syncs.
@@ -399,7 +430,10 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         (guest, 1/f); with ``trace`` also ``round_bytes`` and
         ``round_seconds`` (scenarios x intervals between syncs, NaN past
         the end). Time, downtime and bytes are NaN where the migration
-        never switches over.
+        never switches over. ``stopped_at`` [s] and ``left_bytes`` [B]:
+        when pre-copy stopped by any rule but no convergence and what was
+        left to send then, ``sent_by_end`` [B] all bytes once that is
+        sent (NaN otherwise).
 
     Notes
     -----
@@ -446,13 +480,14 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         if np.any(~(sync_timer_s > 0)):  # inf (no timer) is allowed
             raise ValueError("sync_timer_s must be > 0 [s] (inf: no "
                              f"timer), got {sync_timer_s!r}")
+    any_run_to_budget = bool(np.any(run_to_budget))
     any_sent_test = bool(np.any(test_sent_pass))
     any_final = bool(np.any(final_live_pass))
     shape = np.broadcast_shapes(*(np.shape(v) for v in (
         memory, rate, cold_rate, hot_set, hot_rate, first_rate,
         zero_fraction, downtime_limit, min_pages, fraction_left, max_rounds,
         max_factor, max_switchover, time_budget, throttle, sync, iteration_s,
-        sync_timer_s, test_sent_pass, final_live_pass)))
+        sync_timer_s, test_sent_pass, final_live_pass, run_to_budget)))
 
     size = int(np.prod(shape))
 
@@ -509,6 +544,8 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         live["test_sent_pass"] = full(test_sent_pass, bool)
     if any_final:
         live["final_live_pass"] = full(final_live_pass, bool)
+    if any_run_to_budget:
+        live["run_to_budget"] = full(run_to_budget, bool)
     if any_auto_converge:
         live.update(high=np.zeros(count), since=np.zeros(count),
                     excess=np.zeros(count))
@@ -519,6 +556,8 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
     outcome = np.full(count, NO_CONVERGENCE, dtype=np.int8)
     total = np.full(count, np.nan)
     downtime, bytes_sent = total.copy(), total.copy()
+    stopped_at, left_bytes = total.copy(), total.copy()
+    sent_by_end = total.copy()
     rounds_out, fraction_out = np.ones(count), np.ones(count)
     # Without throttling or caps the theorem of section 3.2 decides up
     # front for the round rule: switchover iff h D(d)/d < B, with d the
@@ -533,6 +572,8 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         hot_rate=live["hot_rate"]) < rate * window)
     # ... once round 0 lasts the window: D(t0) >= D(d) >= B d after it
     hopeless &= pending / first_rate >= window
+    if any_run_to_budget:
+        hopeless &= ~live["run_to_budget"]
     outcome[hopeless] = np.where(np.isfinite(live["time_budget"][hopeless]),
                                  TIME_BUDGET, NO_CONVERGENCE)
     live["alive"] = ~hopeless
@@ -627,6 +668,8 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
                 can_throttle |= step
             # a round or data cap will still end the others
             stalled &= s["uncapped"] & ~can_throttle
+            if any_run_to_budget:
+                stalled &= ~s["run_to_budget"]
             reason = np.where(stalled, np.where(s["budgeted"], TIME_BUDGET,
                                                 NO_CONVERGENCE), reason)
 
@@ -640,6 +683,9 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         if any_qemu:  # QEMU counts the setup and last-stage syncs too
             rounds_out[where] += 2.0 * (s["sync"][done] == QEMU_SYNC)
         fraction_out[where] = s["fraction"][done]
+        stopped_at[where] = (s["elapsed"] + live_time)[done]
+        left_bytes[where] = stop_volume[done]
+        sent_by_end[where] = (s["sent"] + resent + stop_volume)[done]
         ok = s["index"][finished]
         if ok.size:
             stop_time = stop_volume[finished] / s["rate"][finished] \
@@ -693,7 +739,12 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
     result = {"converged": outcome <= DATA_CAP, "outcome": outcome,
               "rounds": rounds_out, "total_time": total,
               "downtime": downtime, "bytes_sent": bytes_sent,
-              "throttle": 1 - fraction_out, "slowdown": 1 / fraction_out}
+              "throttle": 1 - fraction_out, "slowdown": 1 / fraction_out,
+              "stopped_at": stopped_at, "left_bytes": left_bytes,
+              "sent_by_end": sent_by_end}
+    stuck = outcome == NO_CONVERGENCE
+    for key in ("stopped_at", "left_bytes", "sent_by_end"):
+        result[key][stuck] = np.nan
     if trace:
         volumes = np.full((count, len(trace_rows)), np.nan)
         durations = volumes.copy()
@@ -704,6 +755,75 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         result["round_seconds"] = durations.reshape(shape + (-1,))
     return {k: v if k.startswith("round_") else v.reshape(shape)
             for k, v in result.items()}
+
+
+def postcopy(result, rate, mode, fixed_downtime=FIXED_DOWNTIME,
+             ceiling=np.inf):
+    """Hand a pre-copy over to post-copy where its switchover mode says.
+
+    Parameters
+    ----------
+    result : dict
+        :func:`precopy`'s result (run with ``max_rounds`` 1 for
+        post-copy after the first pass and ``run_to_budget`` for post-copy
+        at the time budget).
+    rate : numeric
+        Migration rate. [B/s]
+    mode : array-like of int
+        Index into :data:`SWITCHOVER_MODES`.
+    fixed_downtime : numeric, default 0.05
+        Device state and resume. [s]
+    ceiling : numeric, default inf
+        Most that can be left: every non-zero page once, with its header
+        (pre-copy's rounds may count a page that is both unsent and
+        re-dirtied twice). [B]
+
+    Returns
+    -------
+    dict
+        ``result`` updated where post-copy takes over (outcome POSTCOPY,
+        converged, downtime = ``fixed_downtime``), with
+        ``postcopy_time`` [s] (the guest's degraded period, 0 without
+        post-copy) and ``postcopy_bytes`` [B].
+
+    Notes
+    -----
+    Post-copy stops the source for the device state only and resumes the
+    guest on the destination; the pages still dirty at that moment,
+    :math:`V`, are pushed by the background stream and pulled on each
+    page fault, every page once (the destination owns the memory, so
+    nothing is re-dirtied):
+
+    .. math:: T_{post} = V / B, \\quad T = t_{stop} + T_{fixed} + T_{post}
+
+    During :math:`T_{post}` a vCPU touching a missing page waits for it
+    over the network (QEMU's postcopy-blocktime counts those waits), and
+    a failure of either host or the network loses the guest.
+
+    References
+    ----------
+    QEMU docs/devel/migration/postcopy.rst; M. Hines, K. Gopalan,
+    "Post-copy based live virtual machine migration", VEE 2009.
+    """
+    mode = np.asarray(mode)
+    outcome = result["outcome"]
+    switch = ((mode == POSTCOPY_AFTER_FIRST_PASS) & (outcome == ROUND_CAP)) \
+        | ((mode == POSTCOPY_AT_TIME_BUDGET) & (outcome == TIME_BUDGET))
+    left = np.where(switch, np.minimum(result["left_bytes"], ceiling), 0.0)
+    post = left / rate
+    fixed = np.broadcast_to(fixed_downtime, np.shape(outcome))
+    out = dict(result)
+    out.update(
+        outcome=np.where(switch, POSTCOPY, outcome).astype(outcome.dtype),
+        converged=result["converged"] | switch,
+        total_time=np.where(switch, result["stopped_at"] + fixed + post,
+                            result["total_time"]),
+        downtime=np.where(switch, fixed, result["downtime"]),
+        bytes_sent=np.where(switch, result["sent_by_end"]
+                            - result["left_bytes"] + left,
+                            result["bytes_sent"]),
+        postcopy_time=post, postcopy_bytes=left)
+    return out
 
 
 def _next_sync(s, pending, rate, elapsed, first_pass=False):

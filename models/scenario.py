@@ -25,12 +25,14 @@ import tomli_w
 from pydantic import (BaseModel, ConfigDict, Field, ValidationError,
                       field_validator, model_validator)
 
+from models.compression import ALGORITHMS as COMPRESSORS
+from models.compression import DATA_CLASSES as COMPRESSION_DATA
 from models.evacuation import ORDERS as EVACUATION_ORDERS
 from models.evacuation import PLATFORMS as EVACUATION_PLATFORMS
 from models.host import (QUEUE_MODE_HYPERVISORS, QUEUE_MODES,
                          STACK_HYPERVISORS, STACK_PRESETS, VMMQ_QUEUE_PAIRS,
                          VNIC_QUEUES)
-from models.migration import STOP_RULES
+from models.migration import STOP_RULES, SWITCHOVER_MODES
 from models.pcie import DEFAULT_MAX_PAYLOAD_BYTES
 from models.pcie import GENERATIONS as PCIE_GENERATIONS
 from models.pcie import LANES as PCIE_LANES
@@ -572,6 +574,34 @@ class Migration(_Strict):
     compression_ratio: float = Field(default=1.0, ge=1, le=1000)
     compressor_gbps: float = Field(default=1.0, gt=0)
     compression_threads: int = Field(default=1, ge=1, le=256)
+    compressor: Literal[COMPRESSORS] | None = Field(
+        default=None, description="Compression algorithm and level "
+        "(models.compression.ALGORITHMS: zlib-1..9, zstd-1..22, lz4, "
+        "lz4hc-9, qatzip); its per-thread rate scales with host.ghz. "
+        "None: compressor_gbps per thread as given")
+    compression_data: Literal[("ratio",) + COMPRESSION_DATA] = Field(
+        default="ratio", description="What the memory compresses like: "
+        "'ratio' compression_ratio as given; 'silesia' the algorithm's "
+        "ratio on the Silesia corpus; 'random' incompressible (ratio 1). "
+        "Zero pages are zero_page_pct, apart from this")
+    qat_devices: int = Field(
+        default=1, ge=1, le=64, description="QAT devices compressing "
+        "(compressor 'qatzip')")
+    multifd: bool = Field(
+        default=False, description="QEMU multifd: 'streams' channels, each "
+        "its own TCP connection and its own compression thread "
+        "(compression_threads is then the channel count)")
+    switchover: Literal[SWITCHOVER_MODES] = Field(
+        default="precopy", description="How the migration ends: 'precopy' "
+        "stop-and-copy; 'postcopy_after_first_pass' (libvirt "
+        "--postcopy-after-precopy) or 'postcopy_at_time_budget' (KubeVirt "
+        "allowPostCopy, at completionTimeoutPerGiB: time_budget_s) resume "
+        "the guest on the destination and pull the remaining pages over "
+        "the network (QEMU/KVM only)")
+    rdma_pin_all: bool = Field(
+        default=False, description="transport 'rdma' (QEMU RDMA "
+        "migration): register all guest memory up front (rdma-pin-all) "
+        "instead of chunk by chunk")
     stop_rule: Literal[tuple(STOP_RULES)] = "vmotion"
     #: None: the stop rule's own default (QEMU 300 ms, vMotion 500 ms goal)
     downtime_budget_ms: float | None = Field(default=None, gt=0)
@@ -731,6 +761,10 @@ class Transfer(_Strict):
     compression_ratio: float = Field(default=2.0, ge=1, le=1000)
     compressor_gbps: float = Field(default=1.0, gt=0)
     compression_threads: int = Field(default=4, ge=1, le=1024)
+    #: as Migration.compressor, compression_data and qat_devices
+    compressor: Literal[COMPRESSORS] | None = None
+    compression_data: Literal[("ratio",) + COMPRESSION_DATA] = "ratio"
+    qat_devices: int = Field(default=1, ge=1, le=64)
     #: how the receiver spreads connections over cores: "rss" (host NIC
     #: queues), or behind a virtual switch, one vNIC per session: "vmq"
     #: (one core per vNIC), "vrss" (VMQ + virtual RSS over the VM's vCPUs,
@@ -1078,6 +1112,11 @@ class Scenario(_Strict):
                 raise ValueError(f"workloads.migrations[{i}].transfer names "
                                  f"{item.transfer!r}, which is not in "
                                  "workloads.transfers")
+            self._check_migration_modes(i, item)
+        for i, transfer in enumerate(self.workloads.transfers):
+            self._check_compressor(f"workloads.transfers[{i}]", transfer)
+            if transfer.transport == "rdma":
+                self._check_rdma_nic(f"workloads.transfers[{i}]")
         _check_unique("workloads.evacuations",
                       [e.name for e in self.workloads.evacuations], "name")
         by_name = {t.name: t for t in self.workloads.transfers}
@@ -1110,6 +1149,90 @@ class Scenario(_Strict):
             raise ValueError(f"a variant may not be called {BASE_NAME!r}: "
                              "that name is the base scenario")
         return self
+
+    def _check_migration_modes(self, index, item):
+        """Post-copy, multifd and QEMU's RDMA transport exist on QEMU/KVM
+        only; each needs what it names."""
+        where = f"workloads.migrations[{index}]"
+        qemu = item.stop_rule == "qemu" and self.host.hypervisor == "kvm"
+        platform = (f"host.hypervisor {self.host.hypervisor!r} with "
+                    f"stop_rule {item.stop_rule!r}")
+        if item.switchover != "precopy" and not qemu:
+            raise ValueError(
+                f"{where}.switchover {item.switchover!r}: post-copy exists "
+                f"in QEMU/KVM only (hypervisor 'kvm', stop_rule 'qemu'); "
+                f"{platform} has none (vMotion and Hyper-V live migration "
+                "are pre-copy only)")
+        if item.switchover == "postcopy_at_time_budget" \
+                and item.time_budget_s is None:
+            raise ValueError(
+                f"{where}.switchover 'postcopy_at_time_budget' needs "
+                "time_budget_s (KubeVirt: completionTimeoutPerGiB x memory "
+                "GiB), got none")
+        if item.multifd and not qemu:
+            raise ValueError(f"{where}.multifd true: multifd is QEMU's; "
+                             f"{platform} is not QEMU/KVM")
+        if item.transport == "rdma":
+            if not qemu:
+                raise ValueError(
+                    f"{where}.transport 'rdma' is QEMU's RDMA migration "
+                    f"transport; {platform} is not QEMU/KVM (Hyper-V: "
+                    "transport 'smb_direct')")
+            if item.multifd:
+                raise ValueError(f"{where}: transport 'rdma' and multifd "
+                                 "true do not combine in QEMU")
+            if item.transfer is None:
+                self._check_rdma_nic(where)
+        if item.rdma_pin_all and item.transport != "rdma":
+            raise ValueError(f"{where}.rdma_pin_all true needs transport "
+                             f"'rdma', got {item.transport!r}")
+        if item.transfer is None:
+            self._check_compressor(where, item)
+        if item.compressor is not None and item.stop_rule == "qemu":
+            self._check_qemu_compressor(where, item)
+
+    @staticmethod
+    def _check_qemu_compressor(where, item):
+        """Which compressors the QEMU release offers: the legacy compress
+        threads (zlib only, removed in 9.1) or multifd compression (zlib
+        and zstd from 5.0, QATzip from 9.2)."""
+        release = tuple(int(x) for x in item.qemu_version.split("."))
+        family = item.compressor.split("-")[0]
+        name = f"{where}.compressor {item.compressor!r}"
+        if not item.multifd:
+            if release >= (9, 1):
+                raise ValueError(
+                    f"{name}: QEMU {item.qemu_version} has no legacy compress "
+                    "threads (removed in 9.1); set multifd true")
+            if family != "zlib":
+                raise ValueError(f"{name}: QEMU's legacy compress threads "
+                                 "use zlib only; set multifd true")
+            return
+        since = {"zlib": (5, 0), "zstd": (5, 0), "qatzip": (9, 2)}.get(family)
+        if since is None:
+            raise ValueError(f"{name}: QEMU multifd compresses with zlib, "
+                             "zstd or qatzip only")
+        if release < since:
+            raise ValueError(
+                f"{name}: QEMU multifd offers it from "
+                f"{since[0]}.{since[1]}, got qemu_version "
+                f"{item.qemu_version!r}")
+
+    def _check_compressor(self, where, item):
+        if item.compressor is not None and item.transport != "compression":
+            raise ValueError(f"{where}.compressor {item.compressor!r} needs "
+                             "transport 'compression', got "
+                             f"{item.transport!r}")
+        if item.compression_data != "ratio" and item.compressor is None:
+            raise ValueError(f"{where}.compression_data "
+                             f"{item.compression_data!r} needs a compressor "
+                             "(an algorithm), got none")
+
+    def _check_rdma_nic(self, where):
+        if all(n.rdma == "none" for n in self.nics):
+            raise ValueError(f"{where}.transport 'rdma' needs an "
+                             "RDMA-capable NIC (nics[*].rdma 'roce_v2' or "
+                             "'iwarp'); every NIC has rdma 'none'")
 
     def _check_storage_transport(self, i, item):
         where = f"workloads.storage[{i}].transport"

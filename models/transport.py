@@ -13,8 +13,10 @@ import numpy as np
 from models._checks import as_codes, pick, require_choice, require_positive
 from models.host import core_ceiling, cores_busy, expected_distinct
 
-TRANSPORTS = ("tcp", "compression", "smb", "smb_direct", "udp")
-TCP, COMPRESSION, SMB, SMB_DIRECT, UDP = range(5)
+#: ``rdma``: one RDMA connection carrying the data without TCP (QEMU's
+#: RDMA migration transport), on the RDMA NICs only.
+TRANSPORTS = ("tcp", "compression", "smb", "smb_direct", "udp", "rdma")
+TCP, COMPRESSION, SMB, SMB_DIRECT, UDP, RDMA = range(6)
 
 #: Cycles one UDP datagram costs its sending (or receiving) thread besides
 #: the host preset's per-frame driver cost and per-byte copy: one
@@ -188,15 +190,18 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
                   rss_queues, cores, ghz, cycles_per_byte, efficiency, *,
                   stream_cap=np.inf, streams=1, compression_ratio=1.0,
                   compressor_speed=np.inf, compression_threads=1,
-                  flows_per_queue=1.0, c_io=20_000.0,
-                  message_bytes=SMB_DIRECT_MESSAGE_BYTES, own_thread=False):
+                  compression_offload=False, flows_per_queue=1.0,
+                  c_io=20_000.0, message_bytes=SMB_DIRECT_MESSAGE_BYTES,
+                  own_thread=False):
     """Receive-side throughput, CPU and binding limit of a bulk transfer.
 
     Parameters
     ----------
     transport : str or array-like of str
         ``'tcp'``, ``'compression'`` (TCP carrying compressed data),
-        ``'smb'`` (SMB Multichannel over TCP) or ``'smb_direct'`` (RDMA);
+        ``'smb'`` (SMB Multichannel over TCP), ``'smb_direct'`` (RDMA),
+        ``'udp'`` (datagrams) or ``'rdma'`` (one RDMA connection, QEMU's
+        RDMA migration);
         or their codes (index into :data:`TRANSPORTS`).
     member_speed : numeric
         Nominal rate of each usable link. [Gbit/s]
@@ -228,7 +233,9 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
     compressor_speed : numeric, default inf
         Logical rate one compression thread sustains. [Gbit/s]
     compression_threads : numeric, default 1
-        Compression threads.
+        Compression threads (offload devices with ``compression_offload``).
+    compression_offload : bool or array-like of bool, default False
+        The compressor is a device (QAT): its work costs no host cores.
     flows_per_queue : numeric, default 1
         Connections that always share one queue and so one core (a vNIC's
         connections with VMQ alone); see
@@ -287,7 +294,7 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
     if np.any(flows_per_queue > flows):
         raise ValueError("flows_per_queue must not exceed flows, got "
                          f"{flows_per_queue!r} for {flows!r} flows")
-    rdma = transport == SMB_DIRECT
+    rdma = (transport == SMB_DIRECT) | (transport == RDMA)
     compressed = transport == COMPRESSION
 
     member_goodput = member_speed * efficiency
@@ -327,7 +334,8 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
     rdma_cores = wire_payload * c_io / ghz / (8.0 * message_bytes)
     stack_cores = pick(rdma, rdma_cores,
                        cores_busy(wire_payload, cycles_per_byte, ghz))
-    compression_cores = compressed * (throughput / compressor_speed)
+    compression_cores = compressed * ~np.asarray(compression_offload) \
+        * (throughput / compressor_speed)
     # the fullest queue holds ceil(groups / busy) groups of the average
     # rate; the tolerance keeps pow's last-bit error (48 flows on
     # 1.99999999999999 expected queues) from adding a whole group

@@ -16,8 +16,8 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from models import (evacuation, host, migration, storage, teaming,
-                    transport, wire)
+from models import (compression, evacuation, host, migration, pcie, storage,
+                    teaming, transport, wire)
 from models.scenario import Migration, Transfer
 from models.units import GIB, KIB, MIB, gbps_to_bytes_per_s
 from solvers.results import Finding
@@ -107,6 +107,10 @@ def wire_columns(documents):
 
 # -- transfers ----------------------------------------------------------------
 
+#: Transports that move data by RDMA: no TCP stack, no per-core path.
+RDMA_TRANSPORTS = ("smb_direct", "rdma")
+
+
 @dataclass(frozen=True)
 class TransferPath:
     """Where one transfer runs, decided from the scenario (plain data)."""
@@ -158,6 +162,11 @@ def transfer_path(doc, item):
             evidence={"metric": "transfer.transport", "value": kind,
                       "threshold": "rdma"}))
         kind = "smb"
+    if kind == "rdma":
+        # one RDMA connection (QEMU's migration transport) on an RDMA NIC
+        nics = [n for n in nics if n.rdma != "none"][:1]
+        return TransferPath(tuple(nics), kind, "one", 1, "none",
+                            tuple(notes))
     if kind in ("smb", "smb_direct"):
         if mode == "none":
             nics, nic_kind = _smb_interfaces(nics, kind == "smb_direct")
@@ -211,6 +220,8 @@ def stream_cap(doc, item, path):
     stream preset scaled by clock."""
     if item.stream_cap_gbps is not None:
         return item.stream_cap_gbps
+    if path.transport == "rdma":
+        return rdma_slot_cap(path.nics[0])
     if item.purpose != "live_migration":
         return np.inf
     if doc.host.hypervisor == "vsphere":
@@ -226,16 +237,80 @@ def stream_cap(doc, item, path):
         reference_ghz
 
 
-def migration_carrier(item):
+def rdma_slot_cap(nic):
+    """Ceiling of a single RDMA connection [Gbit/s]: the NIC moves the
+    data by DMA, without a host core per byte, so its PCIe slot is the
+    bound beyond the link (:func:`models.pcie.slot_bandwidth`; none when
+    the slot is not given)."""
+    if nic.pcie_gen is None:
+        return np.inf
+    return float(pcie.slot_bandwidth(
+        nic.pcie_gen, nic.pcie_lanes,
+        max_payload_bytes=nic.pcie_max_payload_bytes))
+
+
+def migration_carrier(item, ghz=None):
     """The transfer a migration without a named one rides: its own
     transport fields over all NICs (one session per concurrent migration,
-    spread over the NICs like multi-NIC vMotion)."""
-    return Transfer(name=f"{item.name}-network", purpose="live_migration",
-                    transport=item.transport, sessions=item.concurrency,
-                    streams=item.streams, multipath=True,
-                    compression_ratio=item.compression_ratio,
-                    compressor_gbps=item.compressor_gbps,
-                    compression_threads=item.compression_threads)
+    spread over the NICs like multi-NIC vMotion). With QEMU multifd every
+    channel (stream) has its own compression thread; ``ghz`` resolves a
+    named compressor (:func:`resolve_compression`)."""
+    carrier = Transfer(
+        name=f"{item.name}-network", purpose="live_migration",
+        transport=item.transport, sessions=item.concurrency,
+        streams=item.streams, multipath=True,
+        compression_ratio=item.compression_ratio,
+        compressor_gbps=item.compressor_gbps,
+        compression_threads=item.streams if item.multifd
+        else item.compression_threads,
+        compressor=item.compressor, compression_data=item.compression_data,
+        qat_devices=item.qat_devices)
+    legacy = item.stop_rule == "qemu" and not item.multifd
+    return resolve_compression(
+        carrier, ghz, efficiency=compression.QEMU_LEGACY_COMPRESS_EFFICIENCY
+        if legacy else 1.0)
+
+
+def resolve_compression(item, ghz, *, efficiency=1.0):
+    """``item`` (a Transfer) with its named compressor turned into the
+    numbers the transport chain reads: ``compressor_gbps`` per thread at
+    ``ghz`` [GHz] (:func:`models.compression.thread_rate`; for an offload
+    such as QAT what each thread gets from ``qat_devices``,
+    :func:`models.compression.offload_thread_rate`) and
+    ``compression_ratio`` from ``compression_data``. Unchanged without a
+    compressor; ``ghz`` None resolves the ratio only."""
+    if item.compressor is None:
+        return item
+    named = compression.preset(
+        item.compressor, "silesia" if item.compression_data == "ratio"
+        else item.compression_data)
+    update = {}
+    if item.compression_data != "ratio":
+        update["compression_ratio"] = named["ratio"]
+    if named["offload"]:
+        update["compressor_gbps"] = float(compression.offload_thread_rate(
+            item.compression_threads, item.qat_devices,
+            named["channel_gbps"], named["device_gbps"]))
+    elif ghz is not None:
+        update["compressor_gbps"] = float(compression.thread_rate(
+            named["mb_s"], ghz, efficiency=efficiency))
+    return item.model_copy(update=update)
+
+
+def compression_note(doc, item):
+    """Assumption line of a transfer with a named compressor."""
+    if item.compressor in compression.OFFLOAD:
+        return (f"Compression offloaded to {item.qat_devices} "
+                f"{item.compressor} device(s): {item.compression_threads} "
+                f"thread(s) at {item.compressor_gbps:.3g} Gbit/s each "
+                "(models.compression.QAT_CHANNEL_GBPS per thread, "
+                "QAT_DEVICE_GBPS per device), no host cores; ratio "
+                f"{item.compression_ratio:.3g}")
+    return (f"Compressor {item.compressor}: {item.compressor_gbps:.3g} "
+            f"Gbit/s per thread at {doc.host.ghz:g} GHz (lzbench rate at "
+            f"{compression.REFERENCE_GHZ:g} GHz scaled by clock), "
+            f"{item.compression_threads} thread(s), ratio "
+            f"{item.compression_ratio:.3g} ({item.compression_data})")
 
 
 @dataclass(frozen=True)
@@ -273,12 +348,15 @@ class TransferRows:
 
 
 def transfer_rows(documents):
-    owners = [(d, item, None) for d, doc in enumerate(documents)
+    owners = [(d, resolve_compression(item, doc.host.ghz), None)
+              for d, doc in enumerate(documents)
               for item in doc.workloads.transfers]
-    owners += [(d, migration_carrier(item), ("migration", item.name))
+    owners += [(d, migration_carrier(item, doc.host.ghz),
+                ("migration", item.name))
                for d, doc in enumerate(documents)
                for item in doc.workloads.migrations if item.transfer is None]
-    owners += [(d, transfer.model_copy(update={"sessions": k}),
+    owners += [(d, resolve_compression(transfer, doc.host.ghz).model_copy(
+                update={"sessions": k}),
                 ("evacuation", item.name, k))
                for d, doc in enumerate(documents)
                for item, transfer, limit in evacuation_transfers(doc)
@@ -303,9 +381,9 @@ def transfer_columns(rows):
         "geneve_option_bytes", "protocol", "lro", "checksum", "c_byte",
         "c_pkt", "c_wire", "c_checksum", "c_encap", "c_team", "c_io",
         "rss_factor", "stream_cap", "streams", "ratio", "compressor",
-        "threads", "queue_mode", "vnics", "vcpus", "vmmq_queue_pairs",
-        "vnic_queues", "mtu_min", "mtu_max", "soft_agg", "c_soft_agg",
-        "frame", "stream_pps", "own_thread")}
+        "threads", "offload", "queue_mode", "vnics", "vcpus",
+        "vmmq_queue_pairs", "vnic_queues", "mtu_min", "mtu_max", "soft_agg",
+        "c_soft_agg", "frame", "stream_pps", "own_thread")}
     for doc, item, path in rows:
         network = doc.network
         costs = stack_costs(doc)
@@ -337,7 +415,7 @@ def transfer_columns(rows):
             "underlay_ip_version": network.underlay_ip_version,
             "geneve_option_bytes": network.geneve_option_bytes,
             "protocol": wire.PROTOCOLS.index(
-                sorted(rdma_kinds)[0] if path.transport == "smb_direct"
+                sorted(rdma_kinds)[0] if path.transport in RDMA_TRANSPORTS
                 else "udp" if udp else "tcp"),
             # TSO aggregates on the sending side, LRO on the receiving
             # side; datagram senders use neither (one pass per datagram)
@@ -379,6 +457,7 @@ def transfer_columns(rows):
             "ratio": item.compression_ratio,
             "compressor": item.compressor_gbps,
             "threads": item.compression_threads,
+            "offload": item.compressor in compression.OFFLOAD,
             "queue_mode": item.receive_queues,
             # a session is one receiving vNIC (SMB's connections may be
             # fewer than its sessions)
@@ -588,7 +667,27 @@ def migration_row(item, carrier=None):
         "sync_timer": qemu["sync_timer_s"] if qemu else math.inf,
         "test_sent_pass": rule.test_sent_pass,
         "final_live_pass": rule.final_live_pass,
+        "switchover": migration.SWITCHOVER_MODES.index(item.switchover),
+        **rdma_registration(item),
     }
+
+
+def rdma_registration(item):
+    """Registration cost of QEMU's RDMA transport (zero for others):
+    ``setup_s`` [s] to pin all guest memory before round 0
+    (``rdma-pin-all``), or ``register_s_per_byte`` [s/B] added to round 0
+    for registering each 1 MiB chunk the first time it is sent."""
+    if item.transport != "rdma":
+        return {"setup_s": 0.0, "register_s_per_byte": 0.0}
+    pages = item.memory_gib * GIB / migration.PAGE_BYTES
+    if item.rdma_pin_all:
+        return {"setup_s": pages * migration.RDMA_PIN_S_PER_PAGE,
+                "register_s_per_byte": 0.0}
+    chunk_pages = migration.RDMA_CHUNK_BYTES / migration.PAGE_BYTES
+    return {"setup_s": 0.0, "register_s_per_byte": (
+        migration.RDMA_REGISTRATION_S
+        + chunk_pages * migration.RDMA_PIN_S_PER_PAGE)
+        / migration.RDMA_CHUNK_BYTES}
 
 
 def _wire_ratio(transfer):
@@ -602,7 +701,8 @@ def migration_rows(documents):
     if not owners:
         return MigrationRows([], {}, np.zeros(0))
     rows = [migration_row(item, next(
-        (t for t in documents[d].workloads.transfers
+        (resolve_compression(t, None)
+         for t in documents[d].workloads.transfers
          if t.name == item.transfer), None)) for d, item in owners]
     return MigrationRows(
         owners, {k: np.array([r[k] for r in rows]) for k in rows[0]},

@@ -66,6 +66,10 @@ METRIC_SUFFIXES = {
     "flows": ("1", "TCP flows"),
     "busy_cores": ("cores", "busy receive cores (RSS/VMQ)"),
     "per_core_ceiling_gbps": ("Gbit/s", "per-core ceiling"),
+    "compressor_gbps_per_thread": ("Gbit/s", "logical rate of one "
+                                   "compression thread"),
+    "compression_ratio": ("1", "logical bytes per compressed byte"),
+    "compression_cores": ("cores", "host cores compressing"),
     "packets_per_s": ("1/s", "datagrams per second"),
     "rx_util_pct": ("%", "receive utilization"),
     "tx_util_pct": ("%", "transmit utilization"),
@@ -79,6 +83,11 @@ METRIC_SUFFIXES = {
     "total_s": ("s", "total time"),
     "downtime_s": ("s", "downtime"),
     "bytes_sent_gib": ("GiB", "bytes sent"),
+    "postcopy_s": ("s", "post-copy phase: guest runs on the destination, "
+                   "faulting missing pages over the network"),
+    "postcopy_gib": ("GiB", "memory pulled in post-copy"),
+    "registration_s": ("s", "RDMA memory registration before the copy "
+                       "(pin-all)"),
     "all_vms_s": ("s", "all VMs, in batches"),
     "dirty_limit_gbps": ("Gbit/s", "dirtying at which it stops converging"),
     "rate_needed_gbps": ("Gbit/s", "rate needed for the time budget"),

@@ -93,25 +93,43 @@ def precopy(columns, rate, *, trace=False, first_rate=None):
 
     QEMU's max-bandwidth (the ``max_bandwidth`` column) caps the rate, and
     a capped migration thread sends in 100 ms windows instead of 50 ms
-    iterations. The result's ``rate`` is the rate used [B/s]."""
+    iterations. Memory registration of QEMU's RDMA transport slows round
+    0 (``register_s_per_byte``, on-demand) or precedes it (``setup_s``,
+    pin-all). A post-copy ``switchover`` mode hands the migration to
+    :func:`models.migration.postcopy` after its first pass or at its
+    time budget. The result's ``rate`` is the rate used [B/s]."""
     p = columns
     capped = rate > p["max_bandwidth"]
     rate = np.minimum(rate, p["max_bandwidth"])
     first = rate if first_rate is None else np.minimum(first_rate,
                                                        p["max_bandwidth"])
+    first_rate = np.minimum(p["first_cap"], first)
+    registering = p["register_s_per_byte"] > 0
+    if registering.any():
+        first_rate = np.where(registering, 1.0 / (
+            1.0 / first_rate + p["register_s_per_byte"]), first_rate)
+    mode = p["switchover"]
     result = migration.precopy(
         p["memory"], rate, p["cold_rate"], hot_set=p["hot_set"],
-        hot_rate=p["hot_rate"], first_rate=np.minimum(p["first_cap"], first),
+        hot_rate=p["hot_rate"], first_rate=first_rate,
         zero_fraction=p["zero_fraction"],
         downtime_limit=p["downtime_limit"], min_pages=p["min_pages"],
-        fraction_left=p["fraction_left"], max_rounds=p["max_rounds"],
+        fraction_left=p["fraction_left"],
+        max_rounds=np.where(mode == migration.POSTCOPY_AFTER_FIRST_PASS,
+                            np.minimum(p["max_rounds"], 1), p["max_rounds"]),
         max_factor=p["max_factor"], max_switchover=p["max_switchover"],
         time_budget=p["time_budget"], throttle=p["throttle"],
         fixed_downtime=p["fixed_downtime"], sync=p["sync"],
         iteration_s=np.where(capped, migration.QEMU_CAPPED_ITERATION_S,
                              migration.QEMU_ITERATION_S),
         sync_timer_s=p["sync_timer"], test_sent_pass=p["test_sent_pass"],
-        final_live_pass=p["final_live_pass"], trace=trace)
+        final_live_pass=p["final_live_pass"],
+        run_to_budget=mode == migration.POSTCOPY_AT_TIME_BUDGET, trace=trace)
+    nonzero = p["memory"] * (1 - p["zero_fraction"]) * (
+        1 + migration.PAGE_HEADER_BYTES / migration.PAGE_BYTES)
+    result = migration.postcopy(result, rate, mode, p["fixed_downtime"],
+                                ceiling=nonzero)
+    result["total_time"] = result["total_time"] + p["setup_s"]
     result["rate"] = rate
     return result
 

@@ -9,11 +9,12 @@ rates are provided to the migration analysis.
 
 import numpy as np
 
-from models import host, transport, wire
+from models import compression, host, transport, wire
 from models.units import bytes_per_s_to_gbps, gbps_to_bytes_per_s
 from solvers import metric_ids
 from solvers.analysis import EMPTY, AnalysisResult, Candidate, metric_value
-from solvers.inputs import stack_preset, total_cores
+from solvers.inputs import (RDMA_TRANSPORTS, compression_note, stack_preset,
+                            total_cores)
 from solvers.results import Bottleneck, Finding
 
 NAME = "host"
@@ -79,9 +80,15 @@ def _evaluate(inputs, rows, out, details):
             "jumbo_gain_pct":
                 100.0 * (jumbo[r] / now["throughput"][r] - 1.0),
         }
-        if path.transport != "smb_direct":  # RDMA has no per-core path
+        if path.transport not in RDMA_TRANSPORTS:  # no per-core path
             values["busy_cores"] = now["busy_queues"][r]
             values["per_core_ceiling_gbps"] = now["core_ceiling"][r]
+        if path.transport == "compression":
+            values["compressor_gbps_per_thread"] = item.compressor_gbps
+            values["compression_ratio"] = item.compression_ratio
+            values["compression_cores"] = 0.0 if item.compressor in \
+                compression.OFFLOAD else now["throughput"][r] \
+                / item.compressor_gbps
         if path.transport == "udp":  # datagram rates are the question
             values["packets_per_s"] = gbps_to_bytes_per_s(
                 now["wire_payload"][r]) / now["payload"][r]
@@ -124,8 +131,9 @@ def transfer_chain(inputs, *, mtu_limits=wire.MTU_LIMITS):
 
 
 def _chain_chunk(inputs, mtu_limits):
-    # RDMA framing only where the transport is SMB Direct, UDP's where UDP
+    # RDMA framing where the transport is RDMA, UDP's where UDP
     own_framing = (inputs["transport"] == transport.SMB_DIRECT) \
+        | (inputs["transport"] == transport.RDMA) \
         | (inputs["transport"] == transport.UDP)
     protocol = np.where(own_framing, inputs["protocol"], wire.TCP)
     payload = wire.payload_bytes(inputs["mtu"], inputs["ip_version"],
@@ -166,6 +174,7 @@ def _chain_chunk(inputs, mtu_limits):
         compression_ratio=inputs["ratio"],
         compressor_speed=inputs["compressor"],
         compression_threads=inputs["threads"],
+        compression_offload=inputs["offload"],
         flows_per_queue=inputs["flows_per_queue"], c_io=inputs["c_io"],
         own_thread=own_thread)
     result["ack_bytes"] = wire.ack_wire_bytes(
@@ -249,7 +258,8 @@ def _uplinks(path, now, r):
     shares = ([1.0] + [0.0] * (members - 1)) if path.spread == "one" \
         else [1.0 / members] * members
     ack_rate = 0.0
-    if path.transport not in ("smb_direct", "udp"):  # UDP sends no ACKs
+    # RDMA and UDP send no ACKs
+    if path.transport not in RDMA_TRANSPORTS + ("udp",):
         packets = gbps_to_bytes_per_s(now["wire_payload"][r]) \
             / now["payload"][r]
         ack_rate = bytes_per_s_to_gbps(
@@ -333,10 +343,12 @@ def _assumptions(doc, item, path):
             f"n^{transport.VMOTION_STREAMS_EXPONENT:g} times that for n on "
             "one NIC (V7, KB 323379); set host.vmotion_auto_streams for "
             "7.0 U2 and later")
-    if item.transport == "compression":
+    if item.transport == "compression" and item.compressor is None:
         notes.append(f"Compression ratio {item.compression_ratio:g} and "
                      f"{item.compressor_gbps:g} Gbit/s per thread are "
                      "inputs, not modelled")
+    elif item.transport == "compression":
+        notes.append(compression_note(doc, item))
     return notes
 
 
@@ -401,7 +413,7 @@ def candidates(doc, goal, base):
                                **{f"nics[{j}].rss_tuned": True
                                   for j in range(len(doc.nics))}})
         if item.receive_queues in ("vmq", "vrss") and item.transport \
-                != "smb_direct":
+                not in RDMA_TRANSPORTS:
             # vRSS first (on by default where it works), else VMMQ's
             # hardware queues; each is re-evaluated like any other change
             spread = "vrss" if item.receive_queues == "vmq" else "vmmq"

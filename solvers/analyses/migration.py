@@ -7,12 +7,13 @@ import math
 
 import numpy as np
 
-from models import migration
+from models import compression, migration
 from models.units import (GIB, MIB, bytes_per_s_to_gbps,
                           gbps_to_bytes_per_s)
 from solvers import goalseek, metric_ids
 from solvers.analysis import EMPTY, AnalysisResult, Candidate, metric_value
 from solvers.results import Finding
+from solvers.inputs import compression_note, migration_carrier
 from solvers.schedule import precopy
 
 NAME = "migration"
@@ -32,14 +33,14 @@ def analyse(inputs, upstream, *, details=True):
     out = [{"metrics": {}, "findings": [], "assumptions": [], "traces": {}}
            for _ in inputs.documents]
     _evaluate(rows, [r.provides["rates"] for r in upstream["host"]], out,
-              details)
+              details, inputs.documents)
     return [AnalysisResult(metrics=o["metrics"],
                            findings=tuple(o["findings"]),
                            assumptions=tuple(o["assumptions"]),
                            traces=o["traces"]) for o in out]
 
 
-def _evaluate(rows, rates, out, details):
+def _evaluate(rows, rates, out, details, documents):
     carried = [rates[index][("transfer", item.transfer)
                             if item.transfer is not None
                             else ("migration", item.name)]
@@ -76,6 +77,11 @@ def _evaluate(rows, rates, out, details):
                 "bytes_sent_gib": result["bytes_sent"][r] / GIB,
                 "all_vms_s": batches * result["total_time"][r],
             })
+        if item.switchover != "precopy":
+            values["postcopy_s"] = result["postcopy_time"][r]
+            values["postcopy_gib"] = result["postcopy_bytes"][r] / GIB
+        if p["setup_s"][r] > 0:
+            values["registration_s"] = p["setup_s"][r]
         values.update({k: v[r] for k, v in answers.items()
                        if np.isfinite(v[r])})
         target = out[index]
@@ -104,10 +110,48 @@ def _evaluate(rows, rates, out, details):
                     else item.max_bandwidth_mib_s * MIB, item.throttling
                     or rule.throttle)["source"]
                 + "; rounds = QEMU's dirty-sync-count")
+        target["assumptions"].extend(
+            _mode_assumptions(documents[index], item))
         if (item.throttling or rule.throttle) == "sdps":
             target["assumptions"].append(
                 "SDPS modelled as an interpretation of the ESXi settings "
                 "(engages below transmit/dirty 1.3, aims at 5)")
+
+
+def _mode_assumptions(doc, item):
+    """What a migration's compressor, RDMA transport and switchover mode
+    assume."""
+    notes = []
+    prefix = f"Migration {item.name!r}: "
+    if item.transfer is None and item.compressor is not None:
+        carrier = migration_carrier(item, doc.host.ghz)
+        notes.append(prefix + compression_note(doc, carrier) + (
+            f"; QEMU multifd: {item.streams} channel(s), one compression "
+            "thread each" if item.multifd else
+            "; QEMU's legacy compress threads at "
+            f"{compression.QEMU_LEGACY_COMPRESS_EFFICIENCY:g} of the "
+            "library's rate (one page per call)" if item.stop_rule == "qemu"
+            else ""))
+    if item.transport == "rdma":
+        notes.append(prefix + (
+            "QEMU RDMA transport, one connection, no TCP stack; "
+            + (f"rdma-pin-all registers all memory first "
+               f"({1e6 * migration.RDMA_PIN_S_PER_PAGE:g} us per 4 KiB "
+               "page)" if item.rdma_pin_all else
+               f"each 1 MiB chunk registered when first sent "
+               f"({1e3 * migration.RDMA_REGISTRATION_S:g} ms per "
+               "registration plus pinning), in round 0")
+            + " (fitted on QEMU docs/rdma.txt)"))
+    if item.switchover != "precopy":
+        notes.append(prefix + (
+            "post-copy after the first pre-copy pass (libvirt "
+            "--postcopy-after-precopy)" if item.switchover ==
+            "postcopy_after_first_pass" else
+            "post-copy once time_budget_s runs out (KubeVirt "
+            "allowPostCopy at completionTimeoutPerGiB)")
+            + "; the pages still dirty are then sent once each at the "
+            "migration rate while the guest runs on the destination")
+    return notes
 
 
 def _goal_seek(p, rate, spread):
@@ -166,6 +210,23 @@ def _findings(item, result, r, rate, window_rate):
     evidence = {"metric": metric_ids.migration(item.name,
                                                "rate_for_downtime_gbps"),
                 "value": window_gbps, "threshold": rate_gbps}
+    if outcome == "postcopy":
+        seconds = result["postcopy_time"][r]
+        return [Finding(
+            id="migration.postcopy", severity="warning",
+            message=(f"Migration {item.name!r} switches to post-copy "
+                     + ("after its first pass" if item.switchover ==
+                        "postcopy_after_first_pass" else
+                        "when its time budget runs out")
+                     + f": the guest runs on the destination for "
+                     f"{seconds:.1f} s while "
+                     f"{result['postcopy_bytes'][r] / GIB:.2f} GiB are "
+                     "pulled over the network, each first touch of a "
+                     "missing page waiting for it; a host or network "
+                     "failure in that time loses the guest."),
+            evidence={"metric": metric_ids.migration(item.name,
+                                                     "postcopy_s"),
+                      "value": seconds, "threshold": 0.0})]
     if outcome in ("no_convergence", "time_budget", "switchover_too_long"):
         why = {"no_convergence": "pre-copy never reaches the switchover "
                                  "threshold",
@@ -180,7 +241,10 @@ def _findings(item, result, r, rate, window_rate):
                      "dirties over one budget); it gets "
                      f"{rate_gbps:.2f} Gbit/s; "
                      "more bandwidth, a larger downtime budget or "
-                     "throttling (auto-converge, SDPS) would change that."),
+                     "throttling (auto-converge, SDPS) would change that"
+                     + ("; post-copy (switchover) would finish it with the "
+                        "guest degraded meanwhile." if item.stop_rule ==
+                        "qemu" else ".")),
             evidence=evidence)]
     if result["throttle"][r] > 0:
         return [Finding(

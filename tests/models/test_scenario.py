@@ -282,6 +282,67 @@ def test_unknown_receive_queue_mode_is_named():
                        "'netqueue' (str)")
 
 
+def _migration(hypervisor="kvm", nics=None, **fields):
+    item = {"name": "vm", "memory_gib": 8, "stop_rule": "qemu", **fields}
+    return minimal_document(
+        host={"hypervisor": hypervisor},
+        nics=nics or [{"id": "nic0", "speed_gbps": 10.0}],
+        workloads={"migrations": [item]})
+
+
+@pytest.mark.parametrize("document, expected", [
+    # post-copy exists in QEMU/KVM only: never a silent pre-copy fallback
+    (_migration("vsphere", stop_rule="vmotion",
+                switchover="postcopy_after_first_pass"),
+     "workloads.migrations[0].switchover 'postcopy_after_first_pass': "
+     "post-copy exists in QEMU/KVM only"),
+    (_migration("hyperv", stop_rule="hyperv",
+                switchover="postcopy_at_time_budget", time_budget_s=60),
+     "host.hypervisor 'hyperv' with stop_rule 'hyperv' has none"),
+    (_migration(switchover="postcopy_at_time_budget"),
+     "'postcopy_at_time_budget' needs time_budget_s"),
+    (_migration(transport="rdma"),
+     "workloads.migrations[0].transport 'rdma' needs an RDMA-capable NIC"),
+    (_migration("hyperv", stop_rule="hyperv", transport="rdma",
+                nics=[{"id": "r", "speed_gbps": 25, "rdma": "roce_v2"}]),
+     "transport 'rdma' is QEMU's RDMA migration transport"),
+    (_migration(rdma_pin_all=True),
+     "workloads.migrations[0].rdma_pin_all true needs transport 'rdma', "
+     "got 'tcp'"),
+    (_migration(compressor="zstd-1"),
+     "workloads.migrations[0].compressor 'zstd-1' needs transport "
+     "'compression', got 'tcp'"),
+    (_migration(transport="compression", compression_data="silesia"),
+     "compression_data 'silesia' needs a compressor"),
+    (_migration("vsphere", stop_rule="vmotion", multifd=True),
+     "workloads.migrations[0].multifd true: multifd is QEMU's"),
+    # the compressors each QEMU release offers (QEMU 9.1 removed the
+    # legacy compress threads; multifd: zlib/zstd since 5.0, QATzip 9.2)
+    (_migration(transport="compression", compressor="zlib-1"),
+     "compressor 'zlib-1': QEMU 9.2 has no legacy compress threads"),
+    (_migration(transport="compression", compressor="zstd-1",
+                qemu_version="2.12"),
+     "legacy compress threads use zlib only"),
+    (_migration(transport="compression", compressor="lz4", multifd=True),
+     "multifd compresses with zlib, zstd or qatzip only"),
+    (_migration(transport="compression", compressor="qatzip", multifd=True,
+                qemu_version="9.0"),
+     "QEMU multifd offers it from 9.2, got qemu_version '9.0'"),
+    (minimal_document(workloads={"transfers": [
+        {"name": "t", "transport": "rdma"}]}),
+     "workloads.transfers[0].transport 'rdma' needs an RDMA-capable NIC"),
+])
+def test_migration_mode_combinations(document, expected):
+    assert expected in problems_of(document)
+
+
+def test_unknown_compressor_names_path_and_value():
+    message = problems_of(_migration(transport="compression",
+                                     compressor="zstd-99"))
+    assert "workloads.migrations[0].compressor" in message
+    assert "zstd-99" in message
+
+
 def storage_document(nics=None, **workload):
     item = {"name": "w", "protocol": "iscsi",
             "backend": {"iops_max": 1e5, "service_time_ms": 0.1},
