@@ -8,7 +8,6 @@ input is bad. Only ``report`` imports Qt, and only when it runs.
 
 import argparse
 import csv
-import functools
 import glob
 import io
 import json
@@ -427,8 +426,7 @@ def _sweep(args):
     writer = _SweepWriter(args, scenario, plan)
     progress = _Progress(plan) if sys.stderr.isatty() else None
     # each chunk is formatted where it is evaluated (on every core)
-    format_chunk = functools.partial(
-        format_sweep_rows, args.format, writer.prefix, plan.paths)
+    format_chunk = writer.format_chunk
     try:
         for chunk in sweep.run(scenario, plan, processes=processes,
                                format_chunk=format_chunk):
@@ -454,6 +452,7 @@ class _SweepWriter:
 
     def __init__(self, args, scenario, plan):
         from app.scenario_io import AtomicFile
+        from app.sweep_format import SweepFormat
 
         self.format, self.plan, self.points = args.format, plan, 0
         self.stamp = (__version__, scenario.sha256())
@@ -464,29 +463,28 @@ class _SweepWriter:
             else None
         self.stream = self.file.stream if self.file else sys.stdout
         self.metrics = None
-        self.prefix = f"{self.stamp[0]},{self.stamp[1]},"
+        self.format_chunk = SweepFormat.of(
+            args.format, f"{self.stamp[0]},{self.stamp[1]},", plan)
 
     def write(self, chunk):
         if self.metrics is None:
             self._header(chunk)
-        if chunk.metric_ids == tuple(self.metrics):
-            text = chunk.text if chunk.text is not None else \
-                format_sweep_rows(self.format, self.prefix, self.plan.paths,
-                                  chunk)
+        if chunk.metric_ids == tuple(self.metrics) and \
+                chunk.text is not None:
+            text = chunk.text
         else:   # map this chunk's metrics onto the fixed columns
+            import dataclasses   # here: it costs --version 10 ms
+            import numpy as np
+
             extra = set(chunk.metric_ids) - self.known
             if extra:
                 self._drop(extra)
-            where = [chunk.metric_ids.index(m) if m in chunk.metric_ids
-                     else None for m in self.metrics]
-            import dataclasses   # here: it costs --version 10 ms
-            mapped = dataclasses.replace(
+            where = dict(zip(chunk.metric_ids, chunk.columns))
+            missing = np.full(len(chunk), np.nan)
+            text = self.format_chunk(dataclasses.replace(
                 chunk, metric_ids=tuple(self.metrics),
-                values=[[None if i is None else row[i] for i in where]
-                        for row in chunk.values])
-            text = format_sweep_rows(self.format, self.prefix,
-                                     self.plan.paths, mapped)
-        self.points += len(chunk.combos)
+                columns=tuple(where.get(m, missing) for m in self.metrics)))
+        self.points += len(chunk)
         self.stream.write(text)
         self.stream.flush()
 
@@ -497,6 +495,7 @@ class _SweepWriter:
               "later points and are left out", file=sys.stderr)
 
     def _header(self, chunk):
+        from app.sweep_format import quote
         from solvers.metric_ids import info as metric_info
 
         self.metrics = list(chunk.metric_ids)
@@ -506,7 +505,7 @@ class _SweepWriter:
             header = ["linkplan_version", "scenario_sha256", "point",
                       *self.plan.paths,
                       *(f"{m}[{units[m]}]" for m in self.metrics)]
-            self.stream.write(",".join(_quote(h) for h in header) + "\n")
+            self.stream.write(",".join(quote(h) for h in header) + "\n")
         else:
             self.stream.write(json.dumps(
                 {"linkplan_version": self.stamp[0],
@@ -529,41 +528,6 @@ class _SweepWriter:
     def discard(self):
         if self.file:
             self.file.discard()
-
-
-def format_sweep_rows(kind, prefix, paths, chunk):
-    """The rows of a sweep chunk as CSV (``prefix`` then point, axis
-    values and metrics) or JSON Lines text, each line ending in a newline.
-    A plain function of plain data: sweep workers run it."""
-    lines = []
-    for point, (combo, values) in enumerate(zip(chunk.combos, chunk.values),
-                                            chunk.start):
-        if kind == "csv":
-            # numbers are repr()s (exact, never quoted); only the axis
-            # values can be text that needs escaping
-            lines.append(
-                f"{prefix}{point}," + ",".join(map(_axis_cell, combo)) + ","
-                + ",".join("" if v is None else repr(v) for v in values))
-        else:
-            lines.append(json.dumps(
-                {"point": point, "values": dict(zip(paths, combo)),
-                 "metrics": {m: v for m, v in zip(chunk.metric_ids, values)
-                             if v is not None}},
-                ensure_ascii=False, separators=(",", ":")))
-    return "\n".join(lines) + "\n"
-
-
-def _axis_cell(value):
-    from solvers.results import csv_cell
-
-    return _quote(csv_cell(repr(value) if isinstance(value, float)
-                           else value))
-
-
-def _quote(cell):
-    if any(ch in cell for ch in ',"\n\r'):
-        return '"' + cell.replace('"', '""') + '"'
-    return cell
 
 
 class _Working:

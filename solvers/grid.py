@@ -60,6 +60,18 @@ def axis_values(axis):
     return [int(v) if v.is_integer() else v for v in values]
 
 
+def product_indices(lengths, start, stop):
+    """Per axis of a product grid with ``lengths`` values per axis, the
+    index of the value of each point ``start`` to ``stop`` (numpy arrays;
+    the last axis varies fastest)."""
+    points = np.arange(start, stop)
+    digits = []
+    for length in reversed(lengths):
+        points, digit = np.divmod(points, length)
+        digits.append(digit)
+    return tuple(reversed(digits))
+
+
 def grid_documents(base, paths, combos, converters=None):
     """One document per combination of values.
 

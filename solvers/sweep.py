@@ -12,14 +12,17 @@ from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
+import numpy as np
+
 from models.scenario import parse_scenario
-from solvers.evaluate import evaluate_points
-from solvers.grid import axis_values, paused_gc, validate_values
+from solvers.evaluate import evaluate_grid
+from solvers.grid import (axis_values, paused_gc, product_indices,
+                          validate_values)
 from solvers.results import Progress
 
 #: Points evaluated together: large enough to amortise the per-call cost
 #: of the vectorised chain, small enough to keep memory flat.
-CHUNK_POINTS = 2048
+CHUNK_POINTS = 16_384
 
 #: Most points a sweep may have: 1e8 points take hours on a desktop (about
 #: 30k points/s per core on the column path); a larger grid is a typo or
@@ -57,13 +60,15 @@ class SweepPlan:
 
     def point(self, index):
         """The values of point ``index``: the last axis varies fastest."""
+        return tuple(values[i[0]] for values, i in zip(
+            self.values, self.indices(index, index + 1)))
+
+    def indices(self, start, stop):
+        """Per axis, the index into its values of points ``start`` to
+        ``stop`` (numpy arrays): the last axis varies fastest."""
         if self.mode == "zip":
-            return tuple(v[index] for v in self.values)
-        combo = []
-        for values in reversed(self.values):
-            index, digit = divmod(index, len(values))
-            combo.append(values[digit])
-        return tuple(reversed(combo))
+            return tuple(np.arange(start, stop) for _ in self.values)
+        return product_indices([len(v) for v in self.values], start, stop)
 
 
 def plan(scenario, name=None):
@@ -152,7 +157,7 @@ def run(scenario, sweep_plan, *, chunk_points=CHUNK_POINTS, processes=1,
     for chunk in _chunks(scenario, sweep_plan, chunk_points, processes,
                          format_chunk):
         yield chunk
-        done = chunk.start + len(chunk.combos)
+        done = chunk.start + len(chunk)
         if callback is not None and callback(Progress(done,
                                                       sweep_plan.total)):
             return
@@ -186,47 +191,55 @@ def _chunks(scenario, sweep_plan, chunk_points, processes, format_chunk):
 
 @dataclass(frozen=True)
 class Chunk:
-    """Consecutive points of a sweep, compact enough to pass between
-    processes cheaply.
+    """Consecutive points of a sweep as columns, compact enough to pass
+    between processes cheaply.
 
     Attributes
     ----------
     start : int
         Index of the first point.
-    combos : list of tuple
-        The axis values of each point.
+    indices : tuple of numpy.ndarray
+        Per axis, the index into the plan's values of each point's value
+        (:meth:`SweepPlan.indices`).
     metric_ids : tuple of str
-        The metrics any point of the chunk has, in first-seen order.
-    values : list of list
-        Per point, its value of each metric, or None where it has none.
-    text : str or None
+        The metrics any point of the chunk has.
+    columns : tuple of numpy.ndarray
+        Per metric, its value at each point; NaN where a point has none.
+    text : str or bytes or None
         The points formatted by ``run``'s ``format_chunk``.
     """
 
     start: int
-    combos: list
+    indices: tuple
     metric_ids: tuple
-    values: list
-    text: str | None = None
+    columns: tuple
+    text: str | bytes | None = None
+
+    def __len__(self):
+        return len(self.indices[0])
+
+    def values(self, index):
+        """``{metric id: value}`` of the chunk's point ``index``."""
+        return {k: float(c[index]) for k, c in zip(self.metric_ids,
+                                                   self.columns)
+                if not np.isnan(c[index])}
 
 
 def _evaluate_chunk(base, sweep_plan, start, stop):
-    combos = [sweep_plan.point(i) for i in range(start, stop)]
+    indices = sweep_plan.indices(start, stop)
     with paused_gc():
-        _, points = evaluate_points(base, sweep_plan.paths, combos,
-                                    sweep_plan.converters)
-    ids = tuple(dict.fromkeys(k for point in points for k in point))
-    values = [[None if (v := point.get(k)) is None else float(v)
-               for k in ids] for point in points]
-    for index, row in enumerate(values):
-        if not all(v is None or math.isfinite(v) for v in row):
-            bad = next(k for k, v in zip(ids, row)
-                       if v is not None and not math.isfinite(v))
-            raise ValueError(f"point {start + index} "
-                             f"{dict(zip(sweep_plan.paths, combos[index]))}"
-                             f": metric {bad} is not finite (a model "
-                             "produced NaN)")
-    return Chunk(start, combos, ids, values)
+        numbers = evaluate_grid(base, sweep_plan.paths, sweep_plan.values,
+                                sweep_plan.converters, indices)
+    for metric, column in numbers.items():
+        # NaN marks a metric a point does not have; an infinity is a
+        # model's failure
+        bad = np.flatnonzero(np.isinf(column))
+        if bad.size:
+            point = start + int(bad[0])
+            where = dict(zip(sweep_plan.paths, sweep_plan.point(point)))
+            raise ValueError(f"point {point} {where}: metric {metric} is "
+                             "not finite")
+    return Chunk(start, indices, tuple(numbers), tuple(numbers.values()))
 
 
 _WORKER = {}
