@@ -146,8 +146,9 @@ def build_parser():
     sweep.add_argument("file", help="scenario file with a [[sweeps]] table")
     sweep.add_argument("--sweep", dest="sweep_name", metavar="NAME",
                        help="which sweep (default: the first)")
-    sweep.add_argument("--format", choices=("csv", "jsonl"), default="csv",
-                       help="output format (default: csv)")
+    sweep.add_argument("--format", choices=("csv", "jsonl", "parquet"),
+                       default="csv", help="output format (default: csv; "
+                       "parquet: a folder of parts, needs -o)")
     sweep.add_argument("-o", "--output", help="write to this file instead "
                        "of standard output")
     sweep.add_argument("--processes", type=_positive_int, default=None,
@@ -421,15 +422,23 @@ def _sweep(args):
     except ValueError as err:
         print(f"linkplan sweep: {err}", file=sys.stderr)
         return EXIT_USAGE
+    if args.format == "parquet" and not args.output:
+        print("linkplan sweep: --format parquet writes a folder of parts: "
+              "give it with -o", file=sys.stderr)
+        return EXIT_USAGE
     processes = args.processes or sweep.default_processes(plan.total,
                                                           os.cpu_count())
-    writer = _SweepWriter(args, scenario, plan)
-    progress = _Progress(plan) if sys.stderr.isatty() else None
-    # each chunk is formatted where it is evaluated (on every core)
-    format_chunk = writer.format_chunk
     try:
-        for chunk in sweep.run(scenario, plan, processes=processes,
-                               format_chunk=format_chunk):
+        writer = _SweepWriter(args, scenario, plan)
+    except (OSError, ValueError) as err:
+        print(f"linkplan sweep: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    progress = _Progress(plan) if sys.stderr.isatty() else None
+    # each chunk is formatted (and with -o written) where it is evaluated
+    chunks = sweep.run(scenario, plan, processes=processes,
+                       format_chunk=writer.format_chunk)
+    try:
+        for chunk in chunks:
             writer.write(chunk)
             if progress:
                 progress.update(writer.points)
@@ -440,6 +449,7 @@ def _sweep(args):
               f"{plan.total:,} points; {where}", file=sys.stderr)
         return 130
     finally:
+        chunks.close()   # workers stop before their parts are removed
         writer.discard()
     if progress:
         progress.done()
@@ -447,32 +457,59 @@ def _sweep(args):
 
 
 class _SweepWriter:
-    """Streams sweep rows as CSV or JSON Lines; with -o into FILE.partial,
-    renamed to FILE once complete. Only whole rows are ever written."""
+    """Streams sweep rows as CSV or JSON Lines, or writes them as a folder
+    of Parquet parts. With -o each worker writes its chunks to part files
+    beside the output, which this appends (or moves) in point order into
+    OUT.partial-to-be, renamed to OUT once complete (OUT.partial on
+    Ctrl-C). Only whole rows are ever written."""
 
     def __init__(self, args, scenario, plan):
-        from app.scenario_io import AtomicFile
-        from app.sweep_format import SweepFormat
+        import tempfile
 
-        self.format, self.plan, self.points = args.format, plan, 0
+        from app.scenario_io import AtomicFile
+        from app.sweep_format import ParquetFormat, PartWriter, SweepFormat
+        from solvers.metric_ids import info as metric_info
+
+        self.kind, self.plan, self.points = args.format, plan, 0
         self.stamp = (__version__, scenario.sha256())
         self.scenario_name = scenario.meta.name
-        self.output = args.output
+        self.output = Path(args.output) if args.output else None
         self.partial = f"{args.output}.partial" if args.output else None
-        self.file = AtomicFile(args.output, text=True) if args.output \
-            else None
-        self.stream = self.file.stream if self.file else sys.stdout
-        self.metrics = None
-        self.format_chunk = SweepFormat.of(
-            args.format, f"{self.stamp[0]},{self.stamp[1]},", plan)
+        self.metrics, self.file, self.folder, self.parts = (None,) * 4
+        self.metric_info = metric_info
+        if self.kind == "parquet":
+            if self.output.exists() and not self.output.is_dir():
+                raise ValueError(f"{self.output}: a Parquet sweep is a "
+                                 "folder of parts, and this is a file")
+            self.format = ParquetFormat(tuple(plan.paths), plan.values, {
+                "linkplan_version": self.stamp[0],
+                "scenario": self.scenario_name,
+                "scenario_sha256": self.stamp[1], "sweep": plan.name,
+                "mode": plan.mode, "points": str(plan.total)})
+        else:
+            self.format = SweepFormat.of(
+                self.kind, f"{self.stamp[0]},{self.stamp[1]},", plan)
+        if self.output is None:
+            self.stream = sys.stdout
+            self.format_chunk = self.format
+            return
+        beside = self.output.parent
+        if self.kind == "parquet":
+            self.folder = Path(tempfile.mkdtemp(
+                dir=beside, prefix=f".{self.output.name}."))
+        else:
+            self.file = AtomicFile(self.output)
+            self.stream = self.file.stream
+        self.parts = tempfile.mkdtemp(dir=beside,
+                                      prefix=f".{self.output.name}.parts-")
+        self.format_chunk = PartWriter(self.format, self.parts)
 
     def write(self, chunk):
         if self.metrics is None:
             self._header(chunk)
-        if chunk.metric_ids == tuple(self.metrics) and \
-                chunk.text is not None:
-            text = chunk.text
-        else:   # map this chunk's metrics onto the fixed columns
+        output = chunk.text
+        if chunk.metric_ids != tuple(self.metrics):
+            # map this chunk's metrics onto the fixed columns
             import dataclasses   # here: it costs --version 10 ms
             import numpy as np
 
@@ -481,12 +518,27 @@ class _SweepWriter:
                 self._drop(extra)
             where = dict(zip(chunk.metric_ids, chunk.columns))
             missing = np.full(len(chunk), np.nan)
-            text = self.format_chunk(dataclasses.replace(
+            if output is not None and self.parts:
+                os.unlink(output)
+            output = self.format_chunk(dataclasses.replace(
                 chunk, metric_ids=tuple(self.metrics),
                 columns=tuple(where.get(m, missing) for m in self.metrics)))
+        elif output is None:
+            output = self.format_chunk(chunk)
+        if self.folder is not None:
+            os.replace(output, self.folder / f"part-{chunk.start:015d}"
+                       ".parquet")
+        elif self.parts:
+            import shutil
+
+            with open(output, "rb") as part:
+                shutil.copyfileobj(part, self.stream, 1 << 20)
+            os.unlink(output)
+        else:
+            self.stream.write(output)
+        if self.folder is None:
+            self.stream.flush()
         self.points += len(chunk)
-        self.stream.write(text)
-        self.stream.flush()
 
     def _drop(self, extra):
         # a metric the first chunk did not have: the columns are fixed
@@ -496,38 +548,65 @@ class _SweepWriter:
 
     def _header(self, chunk):
         from app.sweep_format import quote
-        from solvers.metric_ids import info as metric_info
 
         self.metrics = list(chunk.metric_ids)
-        units = {m: metric_info(m)[0] for m in self.metrics}
+        units = {m: self.metric_info(m)[0] for m in self.metrics}
         self.known = set(self.metrics)
-        if self.format == "csv":
+        if self.kind == "parquet":   # units are in the parts' fields
+            return
+        if self.kind == "csv":
             header = ["linkplan_version", "scenario_sha256", "point",
                       *self.plan.paths,
                       *(f"{m}[{units[m]}]" for m in self.metrics)]
-            self.stream.write(",".join(quote(h) for h in header) + "\n")
+            text = ",".join(quote(h) for h in header) + "\n"
         else:
-            self.stream.write(json.dumps(
+            text = json.dumps(
                 {"linkplan_version": self.stamp[0],
                  "scenario": self.scenario_name,
                  "scenario_sha256": self.stamp[1], "sweep": self.plan.name,
                  "mode": self.plan.mode, "axes": list(self.plan.paths),
                  "points": self.plan.total, "units": units},
-                ensure_ascii=False, separators=(",", ":")) + "\n")
+                ensure_ascii=False, separators=(",", ":")) + "\n"
+        self.stream.write(text.encode("utf-8") if self.file else text)
 
     def finish(self):
         if self.file:
             self.file.publish()
+        elif self.folder is not None:
+            self._publish_folder(self.output)
 
     def interrupted(self):
         if self.file:
             self.file.publish(self.partial)
-            return f"the rows so far are in {self.partial}"
-        return "the rows so far are complete"
+        elif self.folder is not None:
+            self._publish_folder(Path(self.partial))
+        else:
+            return "the rows so far are complete"
+        return f"the rows so far are in {self.partial}"
+
+    def _publish_folder(self, target):
+        """Rename the folder of parts over ``target`` (a folder replaced
+        whole: the old one is moved aside first, then removed)."""
+        import shutil
+
+        old = None
+        if target.exists():
+            old = target.with_name(f".{target.name}.old-{os.getpid()}")
+            os.replace(target, old)
+        os.replace(self.folder, target)
+        self.folder = None
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
 
     def discard(self):
+        import shutil
+
         if self.file:
             self.file.discard()
+        for folder in (self.folder, self.parts):
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
+        self.folder = self.parts = None
 
 
 class _Working:

@@ -35,12 +35,17 @@ def float_cells(column):
         A scalar when every value is the same (one text for the chunk).
     """
     if column.size and (column[0] == column).all():
-        value = float(column[0])
-        return pa.scalar(repr(value), pa.string())
+        return pa.scalar(repr(float(column[0])), pa.string())
+    magnitude = np.abs(column)
+    whole = (column == np.rint(column)) & (magnitude < FIXED_BELOW)
+    if whole.all() and not np.signbit(column).any():
+        # whole numbers, Python's 1500.0: an integer's text and ".0"
+        return pc.binary_join_element_wise(
+            pc.cast(pa.array(column.astype(np.int64)), pa.string()), ".0",
+            "")
     text = pc.cast(pa.array(column, from_pandas=True), pa.string())
     has_e = _mask(pc.match_substring(text, "e"))
-    bare = ~has_e & ~_mask(pc.match_substring(text, ".")) \
-        & ~np.isnan(column)
+    bare = whole & ~has_e
     if bare.any():   # Arrow writes 1500 for 1500.0
         text = _replace(text, bare, pc.binary_join_element_wise(
             text.filter(pa.array(bare)), ".0", ""))
@@ -48,7 +53,6 @@ def float_cells(column):
         text = _replace(text, has_e, pc.replace_substring_regex(
             text.filter(pa.array(has_e)), pattern=r"e([+-])(\d)$",
             replacement=r"e\10\2"))
-    magnitude = np.abs(column)
     scientific = (magnitude >= FIXED_BELOW) | \
         ((magnitude < FIXED_FROM) & (magnitude > 0))
     other = (scientific != has_e) & np.isfinite(column)
@@ -156,3 +160,76 @@ def quote(cell):
     if any(ch in cell for ch in ',"\n\r'):
         return '"' + cell.replace('"', '""') + '"'
     return cell
+
+
+@dataclass(frozen=True)
+class ParquetFormat:
+    """A sweep's chunks as Parquet tables: ``point``, one column per axis
+    (its values' type; text when an axis mixes types) and one float
+    column per metric (null where a point has none, its unit in the
+    field's metadata); version, scenario hash and sweep name in the
+    schema's metadata.
+
+    Attributes
+    ----------
+    paths : tuple of str
+    axis_values : tuple of list
+    metadata : dict
+        str -> str, written into every part.
+    """
+
+    paths: tuple
+    axis_values: tuple
+    metadata: dict
+
+    def table(self, chunk):
+        """The chunk as a pyarrow.Table."""
+        from solvers.metric_ids import info as metric_info
+
+        fields = [pa.field("point", pa.int64())]
+        columns = [pa.array(np.arange(chunk.start, chunk.start + len(chunk)),
+                            pa.int64())]
+        for path, values, index in zip(self.paths, self.axis_values,
+                                       chunk.indices):
+            try:
+                axis = pa.array(values)
+            except (pa.ArrowInvalid, pa.ArrowTypeError):
+                axis = pa.array([str(v) for v in values])
+            fields.append(pa.field(path, axis.type))
+            columns.append(axis.take(pa.array(index)))
+        for metric, column in zip(chunk.metric_ids, chunk.columns):
+            fields.append(pa.field(metric, pa.float64(), metadata={
+                "unit": metric_info(metric)[0]}))
+            columns.append(pa.array(column, pa.float64(), from_pandas=True))
+        return pa.Table.from_arrays(columns, schema=pa.schema(
+            fields, metadata=self.metadata))
+
+
+@dataclass(frozen=True)
+class PartWriter:
+    """Formats a chunk and writes it to a file of its own in ``folder``,
+    where the chunk is evaluated (a worker process); returns the file's
+    path, which the parent appends to the output (or moves into it) in
+    point order.
+
+    Attributes
+    ----------
+    format : SweepFormat or ParquetFormat
+    folder : str
+    """
+
+    format: object
+    folder: str
+
+    def __call__(self, chunk):
+        import os
+
+        path = os.path.join(self.folder, f"{chunk.start:015d}.part")
+        if isinstance(self.format, ParquetFormat):
+            import pyarrow.parquet as pq
+
+            pq.write_table(self.format.table(chunk), path)
+            return path
+        with open(path, "wb") as stream:
+            stream.write(self.format(chunk).encode("utf-8"))
+        return path

@@ -118,10 +118,10 @@ def evaluate_grid(base, paths, values, converters, indices, *,
     column_axes = [a for a, path in enumerate(paths) if column_targets(path)]
     other_axes = [a for a in range(len(paths)) if a not in column_axes]
     if other_axes:
-        keys, group_of = np.unique(
-            np.stack([indices[a] for a in other_axes], axis=1), axis=0,
-            return_inverse=True)
-        group_of = group_of.reshape(-1)
+        shape = [len(values[a]) for a in other_axes]
+        flat, group_of = np.unique(np.ravel_multi_index(
+            [indices[a] for a in other_axes], shape), return_inverse=True)
+        keys = np.stack(np.unravel_index(flat, shape), axis=1)
     else:
         keys, group_of = np.zeros((1, 0), dtype=int), np.zeros(count, int)
     if not column_axes or 4 * len(keys) > count:
@@ -204,7 +204,7 @@ def evaluate_columns(template, columns, count):
     """
     tiled = TiledInputs(template, columns, count)
     analyses = {analysis.NAME: analysis for analysis in registry()}
-    done, per_point, shared = {}, {}, {}
+    done, per_point, once = {}, {}, {}
 
     def point_results(name):
         # per-point results of a column analysis, for one that reads them
@@ -215,24 +215,37 @@ def evaluate_columns(template, columns, count):
                 details=False)
         return per_point[name]
 
+    def template_results(name):
+        if name not in once:
+            analysis = analyses[name]
+            once[name] = analysis.analyse(
+                tiled.template,
+                {n: template_results(n) for n in analysis.REQUIRES},
+                details=False)
+        return once[name]
+
     for analysis in analyses.values():
         name = analysis.NAME
-        if hasattr(analysis, "analyse_columns"):
-            done[name] = analysis.analyse_columns(
-                tiled, {n: done[n] for n in analysis.REQUIRES})
-        elif getattr(analysis, "FAMILIES", None) is not None:
-            done[name] = ColumnResult(points_to_columns(
-                [r.metrics for r in point_results(name)]))
-        elif any(n not in shared for n in analysis.REQUIRES):
-            raise ValueError(f"analysis {name!r} reads documents but "
-                             "requires a column analysis")
-        else:
-            shared[name] = analysis.analyse(
-                tiled.template, {n: shared[n] for n in analysis.REQUIRES},
-                details=False)
+        families = getattr(analysis, "FAMILIES", None)
+        if families is None or not any(
+                getattr(getattr(tiled.template, family), "owners", True)
+                for family in families):
+            # the same for every point (no rows in its families: nothing
+            # it reads differs), so run once on the template
+            if families is None and any(
+                    getattr(analyses[n], "FAMILIES", None) is not None
+                    for n in analysis.REQUIRES):
+                raise ValueError(f"analysis {name!r} reads documents but "
+                                 "requires a column analysis")
             done[name] = ColumnResult({
                 k: np.full(count, v, dtype=float)
-                for k, v in shared[name][0].metrics.items()})
+                for k, v in template_results(name)[0].metrics.items()})
+        elif hasattr(analysis, "analyse_columns"):
+            done[name] = analysis.analyse_columns(
+                tiled, {n: done[n] for n in analysis.REQUIRES})
+        else:
+            done[name] = ColumnResult(points_to_columns(
+                [r.metrics for r in point_results(name)]))
     numbers = {}
     for result in done.values():
         numbers.update(result.metrics)

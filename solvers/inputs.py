@@ -12,6 +12,7 @@ import functools
 import ipaddress
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
 import numpy as np
@@ -855,7 +856,8 @@ class TiledInputs(Inputs):
     """
 
     def __init__(self, template, columns, count):
-        super().__init__([("", template)] * count)
+        # (not Inputs.__init__: two lists of ``count`` items, built in C)
+        self.names, self.documents = [""] * count, [template] * count
         self.template = Inputs([("", template)])
         self._columns = columns
         self.count = count
@@ -897,11 +899,10 @@ class TiledInputs(Inputs):
         row, point = self._rows(len(one.owners))
         columns = {k: v[row] for k, v in one.columns.items()}
         self._set("transfers", columns, point, row)
-        return TransferRows(
-            [(point, *owner[1:]) for owner in one.owners
-             for point in range(self.count)],
-            [path for path in one.paths for _ in range(self.count)],
-            columns, one.vrss_fallback[row])
+        return _TiledTransferRows(
+            _Tiled(one.owners, self.count, owned=True),
+            _Tiled(one.paths, self.count), columns, one.vrss_fallback[row],
+            own=one.transfers * self.count)
 
     @functools.cached_property
     def storage(self):
@@ -911,8 +912,8 @@ class TiledInputs(Inputs):
         row, point = self._rows(len(one.owners))
         columns = {k: v[row] for k, v in one.columns.items()}
         self._set("storage", columns, point, row)
-        return StorageRows([(point, owner[1]) for owner in one.owners
-                            for point in range(self.count)], columns)
+        return StorageRows(_Tiled(one.owners, self.count, owned=True),
+                           columns)
 
     @functools.cached_property
     def evacuations(self):
@@ -936,7 +937,48 @@ class TiledInputs(Inputs):
             return one
         row, _ = self._rows(len(one.owners))
         return MigrationRows(
-            [(point, owner[1]) for owner in one.owners
-             for point in range(self.count)],
+            _Tiled(one.owners, self.count, owned=True),
             {k: v[row] for k, v in one.columns.items()},
             one.concurrency[row])
+
+
+class _Tiled(Sequence):
+    """The rows of a template repeated per point, template-row-major,
+    made on access (a sweep's chunk reads few of them): row ``j * count
+    + p`` is the template's row ``j``, with point ``p`` as its document
+    index when ``owned`` (an owner tuple, document index first)."""
+
+    def __init__(self, rows, count, *, owned=False):
+        self._rows, self._count, self._owned = rows, count, owned
+
+    def __len__(self):
+        return len(self._rows) * self._count
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        row, point = divmod(index, self._count)
+        if self._owned:
+            return (point, *self._rows[row][1:])
+        return self._rows[row]
+
+    def __iter__(self):
+        for row in self._rows:
+            for point in range(self._count):
+                yield (point, *row[1:]) if self._owned else row
+
+
+@dataclass(frozen=True)
+class _TiledTransferRows(TransferRows):
+    """:class:`TransferRows` of a tile, with its count of own transfers
+    known (not counted over every row)."""
+
+    own: int = 0
+
+    @property
+    def transfers(self):
+        return self.own
