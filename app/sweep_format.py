@@ -129,7 +129,12 @@ class SweepFormat:
         point = pc.cast(pa.array(np.arange(chunk.start,
                                            chunk.start + len(chunk))),
                         pa.string())
-        metrics = [float_cells(c) for c in chunk.columns]
+        # a headline metric is its first item's column (the same array):
+        # formatted once
+        cells = {}
+        metrics = [cells[id(c)] if id(c) in cells
+                   else cells.setdefault(id(c), float_cells(c))
+                   for c in chunk.columns]
         if self.kind == "csv":
             return _text(pc.binary_join_element_wise(
                 pa.scalar(self.prefix[:-1]), point, *axes, *metrics, ",",

@@ -248,7 +248,10 @@ def evaluate_columns(template, columns, count):
                 [r.metrics for r in point_results(name)]))
     numbers = {}
     for result in done.values():
-        numbers.update(result.metrics)
+        # floats (NaN marks a missing value), the same array where an
+        # analysis gives one twice (a headline and its item)
+        numbers.update({k: np.asarray(v, dtype=float)
+                        for k, v in result.metrics.items()})
     return numbers
 
 

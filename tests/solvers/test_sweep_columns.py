@@ -133,3 +133,15 @@ def test_a_storage_item_column_sets_only_its_own_rows(field, values):
         for metric in expected.metrics:
             assert math.isclose(point[metric.id], metric.value,
                                 rel_tol=AGREEMENT, abs_tol=0.0), metric.id
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_columns_list_metrics_in_the_order_of_evaluate(name):
+    # the CSV columns of a sweep are the first chunk's metric ids: the
+    # column path gives them in the order a document's result has them
+    base = SCENARIOS[name].model_copy(update={"variants": [], "sweeps": []})
+    columns = evaluate_columns(
+        base, {"network.mtu": np.array([base.network.mtu])}, 1)
+    expected = [m.id for m in evaluate(base).variants[0].metrics]
+    assert [k for k, v in columns.items() if not math.isnan(v[0])] \
+        == expected
