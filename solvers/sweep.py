@@ -143,10 +143,11 @@ def run(scenario, sweep_plan, *, chunk_points=CHUNK_POINTS, processes=1,
         :class:`solvers.results.Progress`; returning True ends the sweep
         after that chunk (closing the generator does the same).
     format_chunk : callable, optional
-        ``format_chunk(chunk) -> str``, a picklable function of plain
-        data: run where the chunk is evaluated (in the worker), its text
-        is the chunk's ``text``, so that the output is formatted on every
-        core and the caller only writes it in order.
+        ``format_chunk(chunk)``, a picklable function of plain data: run
+        where the chunk is evaluated (in the worker), what it returns
+        (the chunk's text, or the name of the part file the face wrote)
+        is the chunk's ``text``, so that the output is formatted and
+        written on every core and the caller only orders it.
 
     Yields
     ------
@@ -205,15 +206,16 @@ class Chunk:
         The metrics any point of the chunk has.
     columns : tuple of numpy.ndarray
         Per metric, its value at each point; NaN where a point has none.
-    text : str or bytes or None
-        The points formatted by ``run``'s ``format_chunk``.
+    text : object
+        What ``run``'s ``format_chunk`` returned for the chunk (None
+        without one).
     """
 
     start: int
     indices: tuple
     metric_ids: tuple
     columns: tuple
-    text: str | bytes | None = None
+    text: object = None
 
     def __len__(self):
         return len(self.indices[0])
