@@ -154,6 +154,12 @@ def build_parser():
     sweep.add_argument("--processes", type=_positive_int, default=None,
                        help="worker processes (default: 1 below 5,000 "
                        "points, else one per core)")
+    sweep.add_argument("--engine", choices=("local", "dask"),
+                       default="local", help="where the chunks run: local "
+                       "processes (default) or a Dask cluster")
+    sweep.add_argument("--scheduler", metavar="ADDRESS",
+                       help="the Dask scheduler of --engine dask, e.g. "
+                       "tcp://10.0.0.5:8786")
 
     validate = add("validate", "Check scenario files without solving them.",
                    _VALIDATE_EXAMPLE)
@@ -426,6 +432,11 @@ def _sweep(args):
         print("linkplan sweep: --format parquet writes a folder of parts: "
               "give it with -o", file=sys.stderr)
         return EXIT_USAGE
+    if (args.engine == "dask") != (args.scheduler is not None):
+        print("linkplan sweep: --engine dask needs --scheduler ADDRESS, "
+              "and --scheduler only goes with --engine dask",
+              file=sys.stderr)
+        return EXIT_USAGE
     processes = args.processes or sweep.default_processes(plan.total,
                                                           os.cpu_count())
     try:
@@ -436,13 +447,17 @@ def _sweep(args):
     progress = _Progress(plan) if sys.stderr.isatty() else None
     # each chunk is formatted (and with -o written) where it is evaluated
     chunks = sweep.run(scenario, plan, processes=processes,
-                       format_chunk=writer.format_chunk)
+                       format_chunk=writer.format_chunk,
+                       scheduler=args.scheduler)
     try:
         for chunk in chunks:
             writer.write(chunk)
             if progress:
                 progress.update(writer.points)
         writer.finish()
+    except sweep.EngineUnavailable as err:
+        print(f"linkplan sweep: {err}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         where = writer.interrupted()
         print(f"\nlinkplan sweep: interrupted after {writer.points:,} of "

@@ -127,8 +127,13 @@ def _base(scenario):
     return scenario.model_copy(update={"variants": [], "sweeps": []})
 
 
+class EngineUnavailable(RuntimeError):
+    """The engine a sweep was asked to run on cannot be used (a Dask
+    scheduler that does not answer)."""
+
+
 def run(scenario, sweep_plan, *, chunk_points=CHUNK_POINTS, processes=1,
-        callback=None, format_chunk=None):
+        callback=None, format_chunk=None, scheduler=None):
     """Evaluate every point, chunk by chunk, in order.
 
     Parameters
@@ -149,14 +154,28 @@ def run(scenario, sweep_plan, *, chunk_points=CHUNK_POINTS, processes=1,
         is the chunk's ``text``, so that the output is formatted and
         written on every core and the caller only orders it.
 
+    scheduler : str, optional
+        Address of a Dask scheduler (``tcp://host:8786``): the chunks run
+        on its cluster's workers instead of local processes, each a pure
+        function of plain data (:func:`evaluate_chunk`); ``processes``
+        then only bounds the chunks in flight per worker thread. Dask is
+        imported only then.
+
     Yields
     ------
     Chunk
         Consecutive points with their metric values (units:
         :func:`solvers.metric_ids.info`).
+
+    Raises
+    ------
+    EngineUnavailable
+        The scheduler does not answer.
     """
-    for chunk in _chunks(scenario, sweep_plan, chunk_points, processes,
-                         format_chunk):
+    chunks = _dask_chunks if scheduler is not None else _chunks
+    for chunk in chunks(scenario, sweep_plan, chunk_points,
+                        scheduler if scheduler is not None else processes,
+                        format_chunk):
         yield chunk
         done = chunk.start + len(chunk)
         if callback is not None and callback(Progress(done,
@@ -260,6 +279,56 @@ def _init_worker(text, sweep_plan, format_chunk):
     _WORKER["base"] = parse_scenario(text, "json")
     _WORKER["plan"] = sweep_plan
     _WORKER["format"] = format_chunk
+
+
+def evaluate_chunk(text, sweep_plan, format_chunk, start, stop):
+    """Points ``start`` to ``stop`` of a sweep of the scenario whose base
+    (without variants or sweeps) is the JSON ``text``, formatted by
+    ``format_chunk``: a pure function of plain data, what a Dask worker
+    runs. The parsed base is kept per process, by its text."""
+    base = _BASES.get(text)
+    if base is None:
+        _BASES.clear()   # one sweep at a time per process
+        base = _BASES[text] = parse_scenario(text, "json")
+    return _formatted(_evaluate_chunk(base, sweep_plan, start, stop),
+                      format_chunk)
+
+
+_BASES = {}
+
+#: Seconds to wait for a Dask scheduler to answer.
+SCHEDULER_TIMEOUT_S = 10
+
+
+def _dask_chunks(scenario, sweep_plan, chunk_points, scheduler,
+                 format_chunk):
+    from distributed import Client
+
+    try:
+        client = Client(scheduler, timeout=SCHEDULER_TIMEOUT_S,
+                        set_as_default=False)
+    except (OSError, TimeoutError, ValueError, TypeError) as err:
+        raise EngineUnavailable(
+            f"cannot reach the Dask scheduler at {scheduler!r} within "
+            f"{SCHEDULER_TIMEOUT_S} s: {err}") from None
+    pending = deque()
+    try:
+        text = _base(scenario).model_dump_json()
+        threads = max(1, sum(client.nthreads().values()))
+        for start in range(0, sweep_plan.total, chunk_points):
+            stop = min(start + chunk_points, sweep_plan.total)
+            # pure=False: a chunk writes its own part where it runs
+            pending.append(client.submit(
+                evaluate_chunk, text, sweep_plan, format_chunk, start, stop,
+                pure=False))
+            if len(pending) >= 2 * threads:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        for future in pending:
+            future.cancel()
+        client.close()
 
 
 def _worker_chunk(bounds):
