@@ -107,7 +107,8 @@ def sweep_1m_csv_memory():
 
 def sweep_rate_ratio():
     """sweep points/s in-process over chain scenarios/s, same run [x]"""
-    scenario = load_scenario(_sweep_file(tempfile.mkdtemp(), 40))
+    with tempfile.TemporaryDirectory() as folder:
+        scenario = load_scenario(_sweep_file(folder, 40))
     sweep_plan = sweep.plan(scenario)
 
     def points():
