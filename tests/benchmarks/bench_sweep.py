@@ -105,6 +105,12 @@ def sweep_1m_csv_memory():
     return _MEASURED["1m_peak_mb"], "MB", 300.0, False
 
 
+def sweep_1m_parquet_time():
+    """sweep: 1,000,400 points to Parquet, 2 processes, start-up incl. [s]"""
+    seconds, _ = _run(2, 400, "out.parquet", "--format", "parquet")
+    return seconds, "s", 5.0, False
+
+
 def sweep_rate_ratio():
     """sweep points/s in-process over chain scenarios/s, same run [x]"""
     with tempfile.TemporaryDirectory() as folder:
@@ -122,4 +128,4 @@ def sweep_rate_ratio():
 
 
 BENCHMARKS = [sweep_100k_time, sweep_100k_memory, sweep_1m_csv_time,
-              sweep_1m_csv_memory, sweep_rate_ratio]
+              sweep_1m_csv_memory, sweep_1m_parquet_time, sweep_rate_ratio]
