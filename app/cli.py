@@ -440,8 +440,10 @@ def _sweep(args):
     processes = args.processes or sweep.default_processes(plan.total,
                                                           os.cpu_count())
     try:
-        writer = _SweepWriter(args, scenario, plan)
-    except (OSError, ValueError) as err:
+        # chunks evaluated elsewhere are written there, as part files
+        writer = _SweepWriter(args, scenario, plan, parts=processes > 1 or
+                              args.scheduler is not None)
+    except ValueError as err:
         print(f"linkplan sweep: {err}", file=sys.stderr)
         return EXIT_USAGE
     progress = _Progress(plan) if sys.stderr.isatty() else None
@@ -473,12 +475,14 @@ def _sweep(args):
 
 class _SweepWriter:
     """Streams sweep rows as CSV or JSON Lines, or writes them as a folder
-    of Parquet parts. With -o each worker writes its chunks to part files
-    beside the output, which this appends (or moves) in point order into
-    OUT.partial-to-be, renamed to OUT once complete (OUT.partial on
-    Ctrl-C). Only whole rows are ever written."""
+    of Parquet parts. With -o and ``parts`` (chunks evaluated by workers)
+    each worker writes its chunks to part files in a hidden folder beside
+    the output, which this appends (or moves) in point order into an
+    unnamed file (or hidden folder), renamed to OUT once complete
+    (OUT.partial on Ctrl-C). Only whole rows are ever written; a process
+    killed outright leaves the hidden part folder behind."""
 
-    def __init__(self, args, scenario, plan):
+    def __init__(self, args, scenario, plan, *, parts):
         import tempfile
 
         from app.scenario_io import AtomicFile
@@ -504,9 +508,9 @@ class _SweepWriter:
         else:
             self.format = SweepFormat.of(
                 self.kind, f"{self.stamp[0]},{self.stamp[1]},", plan)
+        self.format_chunk = self.format
         if self.output is None:
             self.stream = sys.stdout
-            self.format_chunk = self.format
             return
         beside = self.output.parent
         if self.kind == "parquet":
@@ -515,9 +519,10 @@ class _SweepWriter:
         else:
             self.file = AtomicFile(self.output)
             self.stream = self.file.stream
-        self.parts = tempfile.mkdtemp(dir=beside,
-                                      prefix=f".{self.output.name}.parts-")
-        self.format_chunk = PartWriter(self.format, self.parts)
+        if parts or self.kind == "parquet":
+            self.parts = tempfile.mkdtemp(
+                dir=beside, prefix=f".{self.output.name}.parts-")
+            self.format_chunk = PartWriter(self.format, self.parts)
 
     def write(self, chunk):
         if self.metrics is None:
@@ -550,7 +555,8 @@ class _SweepWriter:
                 shutil.copyfileobj(part, self.stream, 1 << 20)
             os.unlink(output)
         else:
-            self.stream.write(output)
+            self.stream.write(output.encode("utf-8") if self.file
+                              else output)
         if self.folder is None:
             self.stream.flush()
         self.points += len(chunk)
