@@ -118,6 +118,9 @@ def _transfer_values(rows, now, jumbo, r, path):
     if path.transport != "smb_direct":  # RDMA has no per-core path
         values["busy_cores"] = now["busy_queues"][r]
         values["per_core_ceiling_gbps"] = now["core_ceiling"][r]
+    if path.transport == "udp":  # datagram rates are the question
+        values["packets_per_s"] = gbps_to_bytes_per_s(
+            now["wire_payload"][r]) / now["payload"][r]
     return values
 
 
@@ -172,38 +175,70 @@ def transfer_chain(inputs, *, mtu_limits=wire.MTU_LIMITS):
 
 
 def _chain_chunk(inputs, mtu_limits):
-    # RDMA framing only where the transport is SMB Direct
-    protocol = np.where(inputs["transport"] == transport.SMB_DIRECT,
-                        inputs["protocol"], wire.TCP)
+    # RDMA framing only where the transport is SMB Direct, UDP's where UDP
+    own_framing = (inputs["transport"] == transport.SMB_DIRECT) \
+        | (inputs["transport"] == transport.UDP)
+    protocol = np.where(own_framing, inputs["protocol"], wire.TCP)
     payload = wire.payload_bytes(inputs["mtu"], inputs["ip_version"],
                                  protocol=protocol,
                                  timestamps=inputs["timestamps"],
                                  mtu_limits=mtu_limits)
-    efficiency = payload / wire.wire_bytes(
+    frame = wire.wire_bytes(
         inputs["mtu"], inputs["ip_version"], protocol=protocol,
         vlan_tags=inputs["vlan_tags"], encapsulation_bytes=inputs["encap"],
         mtu_limits=mtu_limits)
+    payload, frame = _datagram_frames(inputs, payload, frame)
+    efficiency = payload / frame
     cycles = host.cycles_per_byte(
         payload, host.stack_traversal_bytes(payload, inputs["lro"]),
         inputs["c_byte"], inputs["c_pkt"], inputs["c_wire"],
         checksum_offload=inputs["checksum"], c_checksum=inputs["c_checksum"],
         c_encap=inputs["c_encap"], c_team=inputs["c_team"],
         rss_factor=inputs["rss_factor"])
+    stream_cap = inputs["stream_cap"]
+    own_thread = inputs.get("own_thread", False)
+    stream_pps = inputs.get("stream_pps")
+    if stream_pps is not None and np.isfinite(stream_pps).any():
+        # a packet rate per stream is a bit rate at this payload; a
+        # generator thread on this host spends its core on each packet
+        generator_gbps = bytes_per_s_to_gbps(stream_pps * payload)
+        stream_cap = np.minimum(stream_cap, generator_gbps)
+        cycles = np.where(own_thread, 8.0 * inputs["ghz"]
+                           / np.where(own_thread, generator_gbps, 1.0),
+                           cycles)
     result = transport.bulk_transfer(
         inputs["transport"], inputs["member_speed"], inputs["members"],
         inputs["spread"], inputs["flows"], inputs["rss_queues"],
         inputs["cores"], inputs["ghz"], cycles, efficiency,
-        stream_cap=inputs["stream_cap"], streams=inputs["streams"],
+        stream_cap=stream_cap, streams=inputs["streams"],
         compression_ratio=inputs["ratio"],
         compressor_speed=inputs["compressor"],
         compression_threads=inputs["threads"],
-        flows_per_queue=inputs["flows_per_queue"], c_io=inputs["c_io"])
+        flows_per_queue=inputs["flows_per_queue"], c_io=inputs["c_io"],
+        own_thread=own_thread)
     result["ack_bytes"] = wire.ack_wire_bytes(
         inputs["ip_version"], timestamps=inputs["timestamps"],
         vlan_tags=inputs["vlan_tags"])
     result["efficiency"] = efficiency
     result["payload"] = payload
     return result
+
+
+def _datagram_frames(inputs, payload, frame):
+    """Payload and wire bytes of rows whose datagrams fill frames of a
+    given size (``frame`` column, MAC header to FCS; NaN: the MTU's full
+    frames) [B]."""
+    sized = inputs.get("frame")
+    if sized is None or np.isnan(sized).all():
+        return payload, frame
+    asked = ~np.isnan(sized)
+    size = np.where(asked, sized, wire.MIN_FRAME_BYTES)
+    inner = wire.udp_payload_bytes(size, inputs["ip_version"],
+                                   vlan_tags=inputs["vlan_tags"]) \
+        - inputs["encap"]
+    return (np.where(asked, inner, payload),
+            np.where(asked, np.maximum(size, wire.MIN_FRAME_BYTES)
+                     + wire.L1_OVERHEAD_BYTES, frame))
 
 
 _QUEUE_NAMES = {"rss": "RSS", "vmq": "VMQ", "vrss": "vRSS",
@@ -218,6 +253,10 @@ def _limit_message(limit, path, item, now, r):
         return (f"line rate of {members} × {speed:g} Gbit/s at "
                 f"{100 * now['efficiency'][r]:.1f} % framing efficiency")
     if name == "member_spread":
+        if path.switch_hash is not None:
+            return (f"the peer switch's {path.switch_hash.replace('_', '-')}"
+                    f" hash sends every connection from one peer on one "
+                    f"member ({speed:g} Gbit/s) of {members}")
         if path.spread == "one":
             return (f"a switch-independent team receives on one member "
                     f"({speed:g} Gbit/s) of {members}")
@@ -240,6 +279,10 @@ def _limit_message(limit, path, item, now, r):
                 f"{now['core_ceiling'][r]:.2f} Gbit/s per core")
     if name == "stream_cap":
         cap = now["throughput"][r] / (item.sessions * item.streams)
+        if item.stream_cap_pps is not None:
+            return (f"{item.sessions * item.streams} sending thread(s) × "
+                    f"{item.stream_cap_pps:,.0f} packets/s each "
+                    f"({cap:.2f} Gbit/s of payload)")
         return (f"{item.sessions * item.streams} application stream(s) × "
                 f"{cap:.2f} Gbit/s each (one core per stream)")
     return (f"{item.compression_threads} compression thread(s) × "
@@ -254,7 +297,7 @@ def _uplinks(path, now, r):
     shares = ([1.0] + [0.0] * (members - 1)) if path.spread == "one" \
         else [1.0 / members] * members
     ack_rate = 0.0
-    if path.transport != "smb_direct":
+    if path.transport not in ("smb_direct", "udp"):  # UDP sends no ACKs
         packets = gbps_to_bytes_per_s(now["wire_payload"][r]) \
             / now["payload"][r]
         ack_rate = bytes_per_s_to_gbps(
@@ -294,6 +337,16 @@ def _assumptions(doc, item):
         f"Jumbo-frame gain: the same transfer re-evaluated at MTU "
         f"{wire.JUMBO_MTU} B",
     ]
+    if item.transport == "udp":
+        size = doc.network.frame_size_bytes
+        notes.append(
+            f"Transfer {item.name!r}: UDP datagrams "
+            + (f"in {size} B frames (network.frame_size_bytes)" if size
+               else "filling the MTU")
+            + f", 8 B UDP header, no ACKs; each datagram costs its "
+            f"thread one system call and stack pass "
+            f"({transport.UDP_DATAGRAM_CYCLES:,.0f} cycles) plus the "
+            "preset's per-frame and per-byte costs (no GSO/GRO)")
     if item.transport in ("smb", "smb_direct"):
         notes.append("SMB Multichannel with Windows client defaults: 1 "
                      "connection per plain NIC, 4 per RSS NIC, 2 per RDMA "
