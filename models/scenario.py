@@ -27,7 +27,9 @@ from pydantic import (BaseModel, ConfigDict, Field, ValidationError,
 
 from models.evacuation import ORDERS as EVACUATION_ORDERS
 from models.evacuation import PLATFORMS as EVACUATION_PLATFORMS
-from models.host import QUEUE_MODES, STACK_PRESETS, VMMQ_QUEUE_PAIRS
+from models.host import (QUEUE_MODE_HYPERVISORS, QUEUE_MODES,
+                         STACK_HYPERVISORS, STACK_PRESETS, VMMQ_QUEUE_PAIRS,
+                         VNIC_QUEUES)
 from models.migration import STOP_RULES
 from models.pcie import DEFAULT_MAX_PAYLOAD_BYTES
 from models.pcie import GENERATIONS as PCIE_GENERATIONS
@@ -228,7 +230,8 @@ class Host(_Strict):
     sockets: int = Field(default=2, ge=1, le=16)
     cores_per_socket: int = Field(default=16, ge=1, le=512)
     ghz: float = Field(default=2.6, gt=0, le=10)
-    #: CPU cost preset (models.host.STACK_PRESETS); None: by hypervisor
+    #: CPU cost preset (models.host.STACK_PRESETS), one of the hypervisor's
+    #: (models.host.STACK_HYPERVISORS); None: the hypervisor's default
     stack: Literal[tuple(STACK_PRESETS)] | None = None
     vmotion_auto_streams: bool = Field(
         default=False, description="vSphere 7.0 U2 and later: vMotion adds "
@@ -240,8 +243,17 @@ class OffloadSet(_Strict):
     """Stateless offloads a NIC performs for one IP version."""
 
     checksum: bool = True
+    #: segmentation (send) and receive coalescing (LRO/RSC) in the NIC
     tso: bool = True
     lro: bool = True
+    gso: bool = Field(
+        default=True, description="Software segmentation when tso is off "
+        "(Linux GSO, the VMkernel's software TSO); no effect on a stack "
+        "without it (Windows)")
+    gro: bool = Field(
+        default=True, description="Software receive coalescing when lro is "
+        "off (Linux GRO, the VMkernel's software LRO); no effect on a stack "
+        "without it (Windows)")
     #: the same offloads also for VXLAN/Geneve-encapsulated traffic
     tunnel: bool = False
 
@@ -684,6 +696,10 @@ class Transfer(_Strict):
     vm_vcpus: int = Field(default=4, ge=1, le=1024)
     #: hardware queue pairs per vNIC with vmmq (Hyper-V default 16)
     vmmq_queue_pairs: int = Field(default=VMMQ_QUEUE_PAIRS, ge=1, le=64)
+    vnic_queues: int = Field(
+        default=VNIC_QUEUES, ge=1, le=64, description="Receive queues of "
+        "one vNIC with receive_queues 'multiqueue' (vSphere 6.0+ vmxnet3, "
+        "one per vCPU up to 8 by default; KVM virtio-net multiqueue)")
 
     @model_validator(mode="after")
     def _connections_in_range(self):
@@ -961,6 +977,13 @@ class Scenario(_Strict):
 
     @model_validator(mode="after")
     def _cross_references(self):
+        stack = self.host.stack
+        if stack is not None and \
+                self.host.hypervisor not in STACK_HYPERVISORS[stack]:
+            raise ValueError(
+                f"host.stack {stack!r} is a preset of "
+                f"{' or '.join(STACK_HYPERVISORS[stack])} hosts, not of "
+                f"host.hypervisor {self.host.hypervisor!r}")
         _check_unique("nics", [n.id for n in self.nics], "id")
         _check_unique("teams", [t.name for t in self.teams], "name")
         _check_unique("variants", [v.name for v in self.variants], "name")
@@ -980,6 +1003,13 @@ class Scenario(_Strict):
                       [t.name for t in self.workloads.transfers], "name")
         for i, transfer in enumerate(self.workloads.transfers):
             where = f"workloads.transfers[{i}]"
+            allowed = QUEUE_MODE_HYPERVISORS[transfer.receive_queues]
+            if self.host.hypervisor not in allowed:
+                raise ValueError(
+                    f"{where}.receive_queues {transfer.receive_queues!r} "
+                    f"does not exist on host.hypervisor "
+                    f"{self.host.hypervisor!r} (only on "
+                    f"{', '.join(allowed)})")
             if transfer.via is not None and transfer.via not in teams:
                 raise ValueError(f"{where}.via names team {transfer.via!r}, "
                                  "which is not in teams")

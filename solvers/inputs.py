@@ -305,7 +305,8 @@ def transfer_columns(rows):
         "c_pkt", "c_wire", "c_checksum", "c_encap", "c_team", "c_io",
         "rss_factor", "stream_cap", "streams", "ratio", "compressor",
         "threads", "queue_mode", "vnics", "vcpus", "vmmq_queue_pairs",
-        "mtu_min", "mtu_max", "frame", "stream_pps", "own_thread")}
+        "vnic_queues", "mtu_min", "mtu_max", "soft_agg", "c_soft_agg",
+        "frame", "stream_pps", "own_thread")}
     for doc, item, path in rows:
         network = doc.network
         costs = stack_costs(doc)
@@ -344,6 +345,14 @@ def transfer_columns(rows):
             "lro": not udp and not software_tunnel and all(
                 o.lro if item.direction == "receive" else o.tso
                 for o in offloads),
+            # GSO/GRO (or the VMkernel's software TSO/LRO) where the NIC
+            # does not aggregate; not modelled for software tunnels (V10)
+            # nor for datagrams (one pass each)
+            "soft_agg": costs.soft_aggregation and not udp
+            and not software_tunnel
+            and all(o.gro if item.direction == "receive" else o.gso
+                    for o in offloads),
+            "c_soft_agg": costs.c_soft_agg,
             # datagrams fill frames of network.frame_size_bytes when asked,
             # else the MTU; TCP always sends full-size segments
             "frame": network.frame_size_bytes
@@ -377,6 +386,7 @@ def transfer_columns(rows):
             "vnics": min(item.sessions, path.flows),
             "vcpus": item.vm_vcpus,
             "vmmq_queue_pairs": item.vmmq_queue_pairs,
+            "vnic_queues": item.vnic_queues,
         }
         for key, value in add.items():
             columns[key].append(value)
@@ -386,7 +396,8 @@ def transfer_columns(rows):
             inputs.pop("queue_mode"), inputs["rss_queues"],
             inputs.pop("vnics"), inputs["flows"], inputs["member_speed"],
             inputs.pop("vcpus"),
-            vmmq_queue_pairs=inputs.pop("vmmq_queue_pairs"))
+            vmmq_queue_pairs=inputs.pop("vmmq_queue_pairs"),
+            vnic_queues=inputs.pop("vnic_queues"))
     _encapsulation_column(inputs)
     return inputs
 

@@ -154,7 +154,7 @@ def _evaluate(inputs, rows, out, details):
         result["findings"].extend(path.notes)
         if rows.vrss_fallback[r]:
             result["findings"].append(_vrss_fallback_finding(item, path))
-        result["assumptions"].extend(_assumptions(doc, item))
+        result["assumptions"].extend(_assumptions(doc, item, path))
 
 
 def transfer_chain(inputs, *, mtu_limits=wire.MTU_LIMITS):
@@ -189,12 +189,15 @@ def _chain_chunk(inputs, mtu_limits):
         mtu_limits=mtu_limits)
     payload, frame = _datagram_frames(inputs, payload, frame)
     efficiency = payload / frame
+    soft = inputs["soft_agg"] & ~inputs["lro"]  # the NIC's comes first
     cycles = host.cycles_per_byte(
-        payload, host.stack_traversal_bytes(payload, inputs["lro"]),
+        payload, host.stack_traversal_bytes(payload, inputs["lro"],
+                                            software=soft),
         inputs["c_byte"], inputs["c_pkt"], inputs["c_wire"],
         checksum_offload=inputs["checksum"], c_checksum=inputs["c_checksum"],
         c_encap=inputs["c_encap"], c_team=inputs["c_team"],
-        rss_factor=inputs["rss_factor"])
+        rss_factor=inputs["rss_factor"], soft_aggregated=soft,
+        c_soft_agg=inputs["c_soft_agg"])
     stream_cap = inputs["stream_cap"]
     own_thread = inputs.get("own_thread", False)
     stream_pps = inputs.get("stream_pps")
@@ -242,7 +245,7 @@ def _datagram_frames(inputs, payload, frame):
 
 
 _QUEUE_NAMES = {"rss": "RSS", "vmq": "VMQ", "vrss": "vRSS",
-                "vmmq": "VMMQ"}
+                "vmmq": "VMMQ", "multiqueue": "vNIC multi-queue"}
 
 
 def _limit_message(limit, path, item, now, r):
@@ -324,7 +327,7 @@ def _vrss_fallback_finding(item, path):
                   "value": item.receive_queues, "threshold": "vmq"})
 
 
-def _assumptions(doc, item):
+def _assumptions(doc, item, path):
     preset = stack_preset(doc)
     side = "receiver" if item.direction == "receive" else "sender"
     notes = [
@@ -347,6 +350,8 @@ def _assumptions(doc, item):
             f"thread one system call and stack pass "
             f"({transport.UDP_DATAGRAM_CYCLES:,.0f} cycles) plus the "
             "preset's per-frame and per-byte costs (no GSO/GRO)")
+    else:
+        notes.extend(_aggregation_notes(doc, item, path, preset))
     if item.transport in ("smb", "smb_direct"):
         notes.append("SMB Multichannel with Windows client defaults: 1 "
                      "connection per plain NIC, 4 per RSS NIC, 2 per RDMA "
@@ -364,7 +369,12 @@ def _assumptions(doc, item):
                "vmmq": f"VMMQ gives each vNIC up to "
                        f"min({item.vm_vcpus} vCPUs, "
                        f"{item.vmmq_queue_pairs} queue pairs) hardware "
-                       "queues within the NIC's"}[item.receive_queues])
+                       "queues within the NIC's",
+               "multiqueue": f"each multi-queue vNIC (vmxnet3 on vSphere "
+                             f"6.0+, virtio-net) gets up to "
+                             f"min({item.vm_vcpus} vCPUs, "
+                             f"{item.vnic_queues} queues) hardware queues "
+                             "within the NIC's"}[item.receive_queues])
     if item.purpose == "live_migration" and doc.host.hypervisor == "vsphere":
         notes.append(
             "vMotion streams: automatic (vSphere 7.0 U2 and later), no "
@@ -379,6 +389,33 @@ def _assumptions(doc, item):
                      f"{item.compressor_gbps:g} Gbit/s per thread are "
                      "inputs, not modelled")
     return notes
+
+
+def _aggregation_notes(doc, item, path, preset):
+    """What aggregates frames when the NIC's TSO/LRO is off (one note)."""
+    receive = item.direction == "receive"
+    offloads = [getattr(n.offloads, f"ipv{doc.network.ip_version}")
+                for n in path.nics]
+    nic, software = ("LRO", "GRO") if receive else ("TSO", "GSO")
+    if doc.network.encapsulation != "none" and \
+            not all(o.tunnel for o in offloads):
+        return [f"Transfer {item.name!r}: encapsulated in software, so "
+                "neither the NIC nor the OS aggregates: every packet "
+                "traverses the stack"]
+    if all(o.lro if receive else o.tso for o in offloads):
+        return []
+    if not host.STACK_PRESETS[preset].soft_aggregation:
+        return [f"Transfer {item.name!r}: {nic} off and the '{preset}' "
+                "stack has no software aggregation, so every packet "
+                "traverses the stack"]
+    if all(o.gro if receive else o.gso for o in offloads):
+        if preset != "linux_host":
+            software = f"the VMkernel's software {nic}"
+        return [f"Transfer {item.name!r}: {nic} off; {software} aggregates "
+                "in software: one stack traversal per 64 KiB, the per-frame "
+                "cost stays"]
+    return [f"Transfer {item.name!r}: {nic} and {software} off, so every "
+            "packet traverses the stack"]
 
 
 def candidates(doc, goal, base):
