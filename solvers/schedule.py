@@ -5,19 +5,21 @@ pass.
 
 Each schedule is a queue order and a concurrency. The simulation is a
 fixed point: pre-copy of every VM (:func:`models.migration.precopy`, all
-VMs of all schedules at once) at a rate gives its duration at that rate;
-the event simulation of the queue (:func:`models.evacuation.shared_queue`)
-runs those durations with the link shared by whatever runs at each moment;
-each VM's rate becomes the time-average of the share it got, until the
-rates stop moving. A single VM runs alone at the one-session share, so its
-result is the migration analysis' for the same rate.
+VMs of all schedules at once) at two rates, one for its first pass and one
+for its later rounds, gives the time of each phase; the event simulation
+of the queue (:func:`models.evacuation.shared_queue`) runs the platform's
+set-up off the link and those phases with the link shared by whatever is
+on it at each moment; each phase's rate becomes the share it got, until
+the rates stop moving. A single VM runs alone at the one-session share, so
+its result is the migration analysis' for the same rate, plus the set-up.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
 from models import evacuation, migration
+from solvers.placement import place
 
 #: Relative change of every rate below which the fixed point stops
 #: (0.1 %: below what a plan can tell apart).
@@ -25,6 +27,16 @@ TOLERANCE = 1e-3
 #: Iterations before damping (averaging old and new rates) sets in, and
 #: the most iterations run.
 UNDAMPED_ITERATIONS, MAX_ITERATIONS = 4, 40
+#: Local search of the optimized order: at most this many VMs (larger
+#: queues keep the best constructed order: each round simulates its
+#: neighbours, and the order comparison must stay within its 2 s
+#: benchmark), this many rounds of best improvement.
+LOCAL_SEARCH_VMS, LOCAL_SEARCH_ROUNDS = 100, 3
+#: Longest the slot-placement MILP of the lower bound may run [s]: it runs
+#: once per evacuation, only where LPT's gap exceeds 0.5 % on a small
+#: instance (:func:`solvers.placement.place`), and the order comparison
+#: must stay within its 2 s benchmark.
+MILP_TIME_LIMIT_S = 0.2
 
 
 @dataclass(frozen=True)
@@ -80,26 +92,31 @@ class ScheduleResult:
 PRECOPY_CHUNK_ROWS = 65_536
 
 
-def precopy(columns, rate, *, trace=False):
+def precopy(columns, rate, *, trace=False, first_rate=None):
     """:func:`models.migration.precopy` of pre-copy model columns
-    (:func:`solvers.inputs.migration_row`) at ``rate`` [B/s], broadcast.
+    (:func:`solvers.inputs.migration_row`) at ``rate`` [B/s], broadcast;
+    round 0 at ``first_rate`` when given (an evacuated VM's first pass
+    sees another share of the link than its later rounds).
 
     QEMU's max-bandwidth (the ``max_bandwidth`` column) caps the rate, and
     a capped migration thread sends in 100 ms windows instead of 50 ms
     iterations. The result's ``rate`` is the rate used [B/s]. Without
     traces, rows are evaluated :data:`PRECOPY_CHUNK_ROWS` at a time."""
-    shape = np.broadcast_shapes(np.shape(rate),
+    shape = np.broadcast_shapes(np.shape(rate), np.shape(first_rate),
                                 *(np.shape(v) for v in columns.values()))
     if trace or len(shape) != 1 or shape[0] <= PRECOPY_CHUNK_ROWS:
-        return _precopy(columns, rate, trace)
+        return _precopy(columns, rate, trace, first_rate)
     rows = shape[0]
     rate = np.broadcast_to(rate, shape)
+    if first_rate is not None:
+        first_rate = np.broadcast_to(first_rate, shape)
     columns = {k: np.broadcast_to(v, shape) for k, v in columns.items()}
     results = {}
     for start in range(0, rows, PRECOPY_CHUNK_ROWS):
         part = slice(start, start + PRECOPY_CHUNK_ROWS)
         done = _precopy({k: v[part] for k, v in columns.items()},
-                        rate[part], False)
+                        rate[part], False,
+                        None if first_rate is None else first_rate[part])
         for key, values in done.items():
             if key not in results:
                 results[key] = np.empty(rows, dtype=np.asarray(values).dtype)
@@ -107,13 +124,15 @@ def precopy(columns, rate, *, trace=False):
     return results
 
 
-def _precopy(columns, rate, trace):
+def _precopy(columns, rate, trace, first_rate):
     p = columns
     capped = rate > p["max_bandwidth"]
     rate = np.minimum(rate, p["max_bandwidth"])
+    first = rate if first_rate is None else np.minimum(first_rate,
+                                                       p["max_bandwidth"])
     result = migration.precopy(
         p["memory"], rate, p["cold_rate"], hot_set=p["hot_set"],
-        hot_rate=p["hot_rate"], first_rate=np.minimum(p["first_cap"], rate),
+        hot_rate=p["hot_rate"], first_rate=np.minimum(p["first_cap"], first),
         zero_fraction=p["zero_fraction"],
         downtime_limit=p["downtime_limit"], min_pages=p["min_pages"],
         fraction_left=p["fraction_left"], max_rounds=p["max_rounds"],
@@ -128,14 +147,35 @@ def _precopy(columns, rate, trace):
     return result
 
 
+def _phases(columns, result, rate, first_rate):
+    """Time on the link of each migration's two phases at its rates: the
+    first pass (round 0) and the rounds after it with the switch-over. A
+    migration that never switches over holds its slot for one pass of its
+    memory (then it is given up): all of it in the first phase."""
+    first = result["round_seconds"][..., 0]
+    one_pass = columns["memory"] * (1 - columns["zero_fraction"]) / \
+        first_rate
+    converged = result["converged"]
+    return (np.where(converged, first, one_pass),
+            np.where(converged, result["total_time"] - first, 0.0))
+
+
 def _durations(columns, result, rate):
-    """Slot time of each migration: its total time, or for one that never
-    switches over one pass of its memory (then it is given up)."""
+    """Slot time of each migration at one rate: its total time, or for one
+    that never switches over one pass of its memory."""
     one_pass = columns["memory"] * (1 - columns["zero_fraction"]) / rate
     return np.where(result["converged"], result["total_time"], one_pass)
 
 
-def simulate(columns, share, orders, concurrency):
+def _average(rate, work, seconds, fallback):
+    """Time-average share a phase got: its work at the reference rate over
+    the time it took (``fallback`` where it had none)."""
+    ran = seconds > 0
+    return np.where(ran, rate * work / np.where(ran, seconds, 1.0),
+                    fallback)
+
+
+def simulate(columns, share, orders, concurrency, *, setup=0.0):
     """Simulate schedules of one evacuation.
 
     Parameters
@@ -148,10 +188,23 @@ def simulate(columns, share, orders, concurrency):
     orders : array-like of int, shape (S, N)
         Queue orders.
     concurrency : array-like of int, shape (S,)
+    setup : float, default 0
+        Each migration's time off the link (the platform's set-up and
+        switch-over work). [s]
 
     Returns
     -------
     ScheduleResult
+
+    Notes
+    -----
+    Each migration is three phases on its slot: ``setup`` off the link,
+    its first pass and then its later rounds with the switch-over. The
+    event simulation changes every running phase's rate whenever a phase
+    starts or ends anywhere; pre-copy then runs round 0 at the share its
+    first pass got and the later rounds (the ones that decide convergence
+    and downtime) at the share of the moment they run, until those two
+    rates of every VM stop moving.
     """
     share = np.asarray(share, dtype=float)
     orders = np.atleast_2d(orders)
@@ -159,24 +212,40 @@ def simulate(columns, share, orders, concurrency):
     concurrency = np.broadcast_to(np.asarray(concurrency), (count,))
     top = share.size - 1
     first = share[np.minimum(np.minimum(concurrency, vms), top)]
-    rate = np.broadcast_to(first[:, None], (count, vms)).copy()
+    rest = np.broadcast_to(first[:, None], (count, vms)).copy()
+    head = rest.copy()
+    fixed = np.full((count, vms), float(setup))
+    off_link = np.zeros((count, vms))
     status, change = 1, np.inf
     for iteration in range(1, MAX_ITERATIONS + 1):
-        result = precopy(columns, rate)
-        work = _durations(columns, result, rate)
-        start, end = evacuation.shared_queue(work, rate, orders,
-                                             concurrency, share)
-        got = rate * work / (end - start)   # time-average of the share
-        change = np.max(np.abs(got / rate - 1))
+        result = precopy(columns, rest, first_rate=head, trace=True)
+        work_head, work_rest = _phases(columns, result, rest, head)
+        start, end, bounds, moment = evacuation.shared_queue(
+            np.stack([fixed, work_head, work_rest], axis=-1),
+            np.stack([off_link, head, rest], axis=-1), orders, concurrency,
+            share, phases=True)
+        seconds_head = bounds[..., 1] - bounds[..., 0]
+        seconds_rest = bounds[..., 2] - bounds[..., 1]
+        got_head = _average(head, work_head, seconds_head, head)
+        # a VM given up after its first pass: the rounds it would run next
+        # see the share of the moment that pass ended
+        got_rest = _average(rest, work_rest, seconds_rest, moment[..., 1])
+        change = max(np.max(np.abs(got_head / head - 1)),
+                     np.max(np.abs(got_rest / rest - 1)))
         if change < TOLERANCE:
             status = 0
             break
         if iteration < MAX_ITERATIONS:  # else keep the rates simulated
-            rate = got if iteration <= UNDAMPED_ITERATIONS \
-                else 0.5 * (got + rate)
+            if iteration > UNDAMPED_ITERATIONS:
+                got_head, got_rest = 0.5 * (got_head + head), \
+                    0.5 * (got_rest + rest)
+            head, rest = got_head, got_rest
     converged = result["converged"]
+    on_link = seconds_head + seconds_rest
     return ScheduleResult(
-        start=start, end=end, rate=rate, converged=converged,
+        start=start, end=end,
+        rate=(head * work_head + rest * work_rest) / on_link,
+        converged=converged,
         rounds=result["rounds"], downtime=result["downtime"],
         throttle=result["throttle"], outcome=result["outcome"],
         makespan=end.max(axis=1),
@@ -201,19 +270,42 @@ def named_orders(columns, priority):
     }
 
 
-def candidate_orders(columns, priority, alone_time, fails_shared):
+def slot_order(slot_time, concurrency, method="lpt"):
+    """Queue order of a placement of the VMs on ``concurrency`` identical
+    slots that minimises the longest slot (``P||Cmax``,
+    :func:`solvers.placement.place`: LPT with local search, with
+    ``method='auto'`` a MILP where small and LPT is not proven within
+    0.5 %), each slot running its VMs longest first; the queue takes them
+    by planned start. Returns (order, proven lower bound on that
+    placement problem [s], the method that placed them)."""
+    placed = place(slot_time, np.ones(concurrency), method=method,
+                   options={"time_limit": MILP_TIME_LIMIT_S})
+    slot, time = placed.member, np.asarray(slot_time, dtype=float)
+    begins = np.empty_like(time)
+    for s in range(concurrency):   # a few slots; each sorted once
+        mine = np.flatnonzero(slot == s)
+        mine = mine[np.argsort(-time[mine], kind="stable")]
+        begins[mine] = np.cumsum(time[mine]) - time[mine]
+    return np.lexsort((-time, begins)), placed.lower_bound, placed.method
+
+
+def candidate_orders(columns, priority, alone_time, fails_shared,
+                     concurrency):
     """Orders the optimizer tries: the named ones, longest processing
     time first (LPT, a 4/3 approximation of the makespan on identical
-    slots), and LPT with the VMs that cannot converge at the shared rate
+    slots), LPT with the VMs that cannot converge at the shared rate
     moved to the end, least dirtying first (they then run with fewer
-    others, at a larger share)."""
+    others, at a larger share), and the slot placement of
+    :func:`slot_order`."""
     dirtying = columns["hot_rate"] + columns["cold_rate"]
     lpt = np.argsort(-alone_time, kind="stable")
     hot_last = np.lexsort((-alone_time, dirtying, fails_shared))
-    return [*named_orders(columns, priority).values(), lpt, hot_last]
+    placed, _, _ = slot_order(alone_time, concurrency)
+    return [*named_orders(columns, priority).values(), lpt, hot_last,
+            placed]
 
 
-def plan(columns, priority, share, concurrencies):
+def plan(columns, priority, share, concurrencies, *, setup=0.0):
     """Every candidate order at every concurrency, simulated together.
 
     Parameters
@@ -225,14 +317,17 @@ def plan(columns, priority, share, concurrencies):
         Per-migration rate by number running, k = 0..K. [B/s]
     concurrencies : sequence of int
         Concurrencies to evaluate (each <= K).
+    setup : float, default 0
+        Each migration's time off the link. [s]
 
     Returns
     -------
     dict
         ``result`` (:class:`ScheduleResult` over all schedules),
         ``concurrency`` and ``order`` (index into the candidates) of each
-        schedule, ``orders`` (the candidate orders by concurrency), and
-        ``named`` (the order names of the first candidates).
+        schedule, ``schedules`` (its queue order), ``orders`` (the
+        candidate orders by concurrency), and ``named`` (the order names
+        of the first candidates).
     """
     share = np.asarray(share, dtype=float)
     vms = columns["memory"].size
@@ -241,17 +336,76 @@ def plan(columns, priority, share, concurrencies):
     for c in concurrencies:
         rate = np.full(vms, share[min(c, vms)])
         shared = precopy(columns, rate)
-        alone_time = _durations(columns, shared, rate)
+        alone_time = setup + _durations(columns, shared, rate)
         candidates = candidate_orders(columns, priority, alone_time,
-                                      ~shared["converged"])
+                                      ~shared["converged"], c)
         by_concurrency[c] = candidates
         orders += candidates
         owner += [c] * len(candidates)
         slot += range(len(candidates))
-    result = simulate(columns, share, np.array(orders), np.array(owner))
+    result = simulate(columns, share, np.array(orders), np.array(owner),
+                      setup=setup)
     return {"result": result, "concurrency": np.array(owner),
             "order": np.array(slot), "orders": by_concurrency,
+            "schedules": np.array(orders),
             "named": tuple(named_orders(columns, priority))}
+
+
+def neighbours(order, concurrency):
+    """Orders one swap away from ``order``: each queue position with the
+    next one, and with the one a wave later (``concurrency`` positions on:
+    the VM that would take the same slot next)."""
+    n = order.size
+    swaps = [(i, i + 1) for i in range(n - 1)] + \
+        [(i, i + concurrency) for i in range(n - concurrency)
+         if concurrency > 1]
+    out = np.repeat(order[None, :], len(swaps), axis=0)
+    rows = np.arange(len(swaps))
+    first, second = np.array(swaps).T
+    out[rows, first], out[rows, second] = order[second], order[first]
+    return out
+
+
+def improve(columns, share, plan_, row, *, setup=0.0):
+    """Local search from schedule ``row`` of a plan: rounds of best
+    improvement over :func:`neighbours` (all simulated together), keeping
+    a neighbour only when it has no more VMs that fail and a shorter
+    makespan. Returns the plan with the improved schedule appended as a
+    new row (of the same concurrency, candidate index -1), and that row
+    (``row`` itself when nothing improved or the queue is too long)."""
+    result = plan_["result"]
+    concurrency = int(plan_["concurrency"][row])
+    vms = columns["memory"].size
+    if vms > LOCAL_SEARCH_VMS or vms < 2:
+        return plan_, row
+    order = plan_["schedules"][row]
+    key = (result.not_converged[row], result.makespan[row])
+    found = None
+    for _ in range(LOCAL_SEARCH_ROUNDS):
+        candidates = neighbours(order, concurrency)
+        tried = simulate(columns, share, candidates,
+                         np.full(len(candidates), concurrency), setup=setup)
+        pick = int(np.lexsort((tried.makespan, tried.not_converged))[0])
+        if (tried.not_converged[pick], tried.makespan[pick]) >= key:
+            break
+        order = candidates[pick]
+        key = (tried.not_converged[pick], tried.makespan[pick])
+        found = (tried, pick)
+    if found is None:
+        return plan_, row
+    tried, pick = found
+    merged = {f.name: np.concatenate([getattr(result, f.name),
+                                      getattr(tried, f.name)[pick:pick + 1]])
+              for f in fields(result)
+              if isinstance(getattr(result, f.name), np.ndarray)}
+    scalars = {f.name: getattr(result, f.name) for f in fields(result)
+               if f.name not in merged}
+    appended = dict(plan_, result=ScheduleResult(**merged, **scalars),
+                    concurrency=np.append(plan_["concurrency"],
+                                          concurrency),
+                    order=np.append(plan_["order"], -1),
+                    schedules=np.vstack([plan_["schedules"], order]))
+    return appended, len(appended["concurrency"]) - 1
 
 
 def best(plan_, rows):
@@ -264,20 +418,28 @@ def best(plan_, rows):
     return int(rows[key[0]])
 
 
-def lower_bound(columns, share, concurrency):
-    """Lower bound on the makespan at a concurrency
-    (:func:`models.evacuation.makespan_bound`): every VM as if its guest
-    were idle (one pass of its memory: dirtying adds rounds, throttling
-    cannot remove that pass), alone at the fastest share, and all those
-    bytes at the fastest aggregate rate up to ``concurrency``. [s]"""
+def lower_bound(columns, share, concurrency, *, setup=0.0):
+    """Lower bound on the makespan at a concurrency: every VM as if its
+    guest were idle (one pass of its memory: dirtying adds rounds,
+    throttling cannot remove that pass) and alone at the fastest share;
+    the largest of :func:`models.evacuation.makespan_bound` (volume over
+    the fastest aggregate rate up to ``concurrency``, the longest VM, the
+    slot bounds) and the proven bound of the slot placement problem with
+    those times (:func:`slot_order`: closed forms and the MILP's dual
+    bound). Returns (bound [s], the placement method). """
     share = np.asarray(share, dtype=float)
+    vms = columns["memory"].size
     top = min(concurrency, share.size - 1)
     fastest = share[1:top + 1].max()
     idle = dict(columns, cold_rate=np.zeros_like(columns["cold_rate"]),
                 hot_rate=np.zeros_like(columns["hot_rate"]),
                 hot_set=np.zeros_like(columns["hot_set"]))
-    alone = precopy(idle, np.full(columns["memory"].size, fastest))
+    alone = precopy(idle, np.full(vms, fastest))
     k = np.arange(1, top + 1)
-    return evacuation.makespan_bound(alone["bytes_sent"],
-                                     alone["total_time"],
-                                     np.max(k * share[1:top + 1]))
+    closed = evacuation.makespan_bound(
+        alone["bytes_sent"], alone["total_time"],
+        np.max(k * share[1:top + 1]), setup=setup,
+        concurrency=min(concurrency, vms))
+    _, placed, method = slot_order(setup + alone["total_time"],
+                                   min(concurrency, vms), method="auto")
+    return max(closed, placed), method

@@ -79,7 +79,9 @@ def evaluate_one(item, columns, limit, caps, rates):
     concurrencies = sorted(set(range(1, allowed + 1)) | (
         {used} if used is not None else set()))
     priority = np.array([vm.priority for vm in item.vms])
-    plan = schedule.plan(columns, priority, share, concurrencies)
+    setup = evacuation.PLATFORMS[item.platform].setup_s
+    plan = schedule.plan(columns, priority, share, concurrencies,
+                         setup=setup)
 
     def rows_at(c):
         """Order name -> schedule row at concurrency c."""
@@ -93,12 +95,23 @@ def evaluate_one(item, columns, limit, caps, rates):
                                     if c <= allowed])
     if used is None:
         used = int(plan["concurrency"][best_row])
+    # the optimized order at the concurrency used: polished by local
+    # search on the simulated schedule
+    plan, polished = schedule.improve(columns, share, plan,
+                                      rows_at(used)["optimized"],
+                                      setup=setup)
     order_rows = rows_at(used)
+    if item.order == "optimized":
+        configured[used] = polished
+        if plan["concurrency"][best_row] == used:
+            best_row = polished
+    bound, bound_method = schedule.lower_bound(columns, share, used,
+                                               setup=setup)
     return {"plan": plan, "share": share, "concurrency": used,
-            "requested": requested, "limit": limit,
+            "requested": requested, "limit": limit, "setup": setup,
             "row": order_rows[item.order], "order_rows": order_rows,
             "best_row": best_row, "by_concurrency": configured,
-            "bound": schedule.lower_bound(columns, share, used)}
+            "bound": bound, "bound_method": bound_method}
 
 
 def _evaluate(item, columns, limit, caps, rates, target, details):
@@ -146,12 +159,26 @@ def _evaluate(item, columns, limit, caps, rates, target, details):
     target["assumptions"].extend([
         f"Evacuation {item.name!r}: concurrent migrations share the "
         f"transfer {item.transfer!r} fairly (its rate with as many "
-        "sessions as migrations, no migration above one session's); each "
-        "VM's pre-copy runs at the time-average of its share while it "
-        "runs (fixed point of rates and schedule: "
-        f"{result.message}, {result.iterations} iterations)",
+        "sessions as migrations on the link, no migration above one "
+        "session's); every start or end changes the others' rates; each "
+        "VM's first pass runs at the share it got while it ran and its "
+        "later rounds and switch-over at the share of their moment "
+        f"(fixed point of rates and schedule: {result.message}, "
+        f"{result.iterations} iterations)",
         f"Evacuation {item.name!r}: platform {preset.label}: "
         f"{preset.source}",
+        f"Evacuation {item.name!r}: each migration also holds its slot "
+        f"{answer['setup']:g} s off the link (the platform's set-up and "
+        "switch-over work; models.evacuation)" if answer["setup"] else
+        f"Evacuation {item.name!r}: no set-up time off the link is "
+        f"modelled for {preset.label} (none published apart from the "
+        "copy)",
+        f"Evacuation {item.name!r}: lower bound {bound:.1f} s: every VM "
+        "idle, alone at the fastest share; the largest of the volume over "
+        "the fastest aggregate rate, the longest VM and the slot "
+        "placement bound (proved by "
+        f"{'a MILP' if answer['bound_method'] == 'milp' else 'closed forms'}"
+        "); each order's gap is its distance to it",
         f"Evacuation {item.name!r}: a VM that never converges holds its "
         "slot for one pass of its memory and is then given up"])
 

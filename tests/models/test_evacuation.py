@@ -95,3 +95,37 @@ def test_schedules_are_simulated_side_by_side():
 def test_makespan_bound_is_the_larger_of_volume_and_longest_vm():
     assert ev.makespan_bound([100.0, 300.0], [1.0, 2.0], 100.0) == 4.0
     assert ev.makespan_bound([100.0, 300.0], [1.0, 9.0], 100.0) == 9.0
+
+
+def test_setup_holds_the_slot_off_the_link():
+    # link R = 100 B/s, one session 100, two 50 each. A: 5 s of set-up,
+    # then 10 s of work at R; B: no set-up, 10 s of work. Both start at 0:
+    # B is alone on the link for 5 s (5 s of work done), then both share:
+    # B's remaining 5 s take 10 s (ends 15); A has done 5 s by then and
+    # ends alone 5 s later (20 = 5 + 10 + 5: the link never idles).
+    share = [0.0, 100.0, 50.0]
+    work = [[[5.0, 10.0], [0.0, 10.0]]]
+    rate = [[[0.0, 100.0], [0.0, 100.0]]]
+    start, end, phase_end, moment = ev.shared_queue(
+        work, rate, [[0, 1]], [2], share, phases=True)
+    np.testing.assert_allclose(start, [[0, 0]])
+    np.testing.assert_allclose(end, [[20, 15]])
+    # B's empty set-up ends where it starts; A's set-up ends at 5 s
+    np.testing.assert_allclose(phase_end, [[[5, 20], [0, 15]]])
+    # the share a next phase would get: after A's set-up, with B (50 B/s);
+    # had B gone on at 15 s, with A (50 B/s); A at the end alone (100 B/s)
+    np.testing.assert_allclose(moment, [[[50, 100], [np.nan, 50]]])
+    # one slot: set-ups add up in series with the copies
+    _, end = ev.shared_queue(work, rate, [[0, 1]], [1], share)
+    np.testing.assert_allclose(end, [[15, 25]])
+
+
+def test_makespan_bound_with_setup_and_slots():
+    # setup 1 s; VMs alone 4, 3, 3 s on the link, 100 B/s at most.
+    # volume: 1 + 600/100 = 7; slots (c = 2): held 5, 4, 4: sum/2 = 6.5,
+    # p(2) + p(3) = 8 (two of the three share a slot): 8.
+    assert ev.makespan_bound([200.0, 200.0, 200.0], [4.0, 3.0, 3.0], 100.0,
+                             setup=1.0, concurrency=2) == 8.0
+    # without a slot limit only the volume and longest VM bounds apply
+    assert ev.makespan_bound([200.0, 200.0, 200.0], [4.0, 3.0, 3.0], 100.0,
+                             setup=1.0) == 7.0
