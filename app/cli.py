@@ -8,7 +8,6 @@ input is bad. Only ``report`` imports Qt, and only when it runs.
 
 import argparse
 import csv
-import functools
 import glob
 import io
 import json
@@ -150,13 +149,20 @@ def build_parser():
     sweep.add_argument("file", help="scenario file with a [[sweeps]] table")
     sweep.add_argument("--sweep", dest="sweep_name", metavar="NAME",
                        help="which sweep (default: the first)")
-    sweep.add_argument("--format", choices=("csv", "jsonl"), default="csv",
-                       help="output format (default: csv)")
+    sweep.add_argument("--format", choices=("csv", "jsonl", "parquet"),
+                       default="csv", help="output format (default: csv; "
+                       "parquet: a folder of parts, needs -o)")
     sweep.add_argument("-o", "--output", help="write to this file instead "
                        "of standard output")
     sweep.add_argument("--processes", type=_positive_int, default=None,
                        help="worker processes (default: 1 below 5,000 "
                        "points, else one per core)")
+    sweep.add_argument("--engine", choices=("local", "dask"),
+                       default="local", help="where the chunks run: local "
+                       "processes (default) or a Dask cluster")
+    sweep.add_argument("--scheduler", metavar="ADDRESS",
+                       help="the Dask scheduler of --engine dask, e.g. "
+                       "tcp://10.0.0.5:8786")
 
     validate = add("validate", "Check scenario files without solving them.",
                    _VALIDATE_EXAMPLE)
@@ -427,26 +433,45 @@ def _sweep(args):
     except ValueError as err:
         print(f"linkplan sweep: {err}", file=sys.stderr)
         return EXIT_USAGE
+    if args.format == "parquet" and not args.output:
+        print("linkplan sweep: --format parquet writes a folder of parts: "
+              "give it with -o", file=sys.stderr)
+        return EXIT_USAGE
+    if (args.engine == "dask") != (args.scheduler is not None):
+        print("linkplan sweep: --engine dask needs --scheduler ADDRESS, "
+              "and --scheduler only goes with --engine dask",
+              file=sys.stderr)
+        return EXIT_USAGE
     processes = args.processes or sweep.default_processes(plan.total,
                                                           os.cpu_count())
-    writer = _SweepWriter(args, scenario, plan)
-    progress = _Progress(plan) if sys.stderr.isatty() else None
-    # each chunk is formatted where it is evaluated (on every core)
-    format_chunk = functools.partial(
-        format_sweep_rows, args.format, writer.prefix, plan.paths)
     try:
-        for chunk in sweep.run(scenario, plan, processes=processes,
-                               format_chunk=format_chunk):
+        # chunks evaluated elsewhere are written there, as part files
+        writer = _SweepWriter(args, scenario, plan, parts=processes > 1 or
+                              args.scheduler is not None)
+    except ValueError as err:
+        print(f"linkplan sweep: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    progress = _Progress(plan) if sys.stderr.isatty() else None
+    # each chunk is formatted (and with -o written) where it is evaluated
+    chunks = sweep.run(scenario, plan, processes=processes,
+                       format_chunk=writer.format_chunk,
+                       scheduler=args.scheduler)
+    try:
+        for chunk in chunks:
             writer.write(chunk)
             if progress:
                 progress.update(writer.points)
         writer.finish()
+    except sweep.EngineUnavailable as err:
+        print(f"linkplan sweep: {err}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         where = writer.interrupted()
         print(f"\nlinkplan sweep: interrupted after {writer.points:,} of "
               f"{plan.total:,} points; {where}", file=sys.stderr)
         return 130
     finally:
+        chunks.close()   # workers stop before their parts are removed
         writer.discard()
     if progress:
         progress.done()
@@ -454,46 +479,92 @@ def _sweep(args):
 
 
 class _SweepWriter:
-    """Streams sweep rows as CSV or JSON Lines; with -o into FILE.partial,
-    renamed to FILE once complete. Only whole rows are ever written."""
+    """Streams sweep rows as CSV or JSON Lines, or writes them as a folder
+    of Parquet parts. With -o and ``parts`` (chunks evaluated by workers)
+    each worker writes its chunks to part files in a hidden folder beside
+    the output, which this appends (or moves) in point order into an
+    unnamed file (or hidden folder), renamed to OUT once complete
+    (OUT.partial on Ctrl-C). Only whole rows are ever written; a process
+    killed outright leaves the hidden part folder behind."""
 
-    def __init__(self, args, scenario, plan):
+    def __init__(self, args, scenario, plan, *, parts):
+        import tempfile
+
         from app.scenario_io import AtomicFile
+        from app.sweep_format import ParquetFormat, PartWriter, SweepFormat
+        from solvers.metric_ids import info as metric_info
 
-        self.format, self.plan, self.points = args.format, plan, 0
+        self.kind, self.plan, self.points = args.format, plan, 0
         self.stamp = (__version__, scenario.sha256())
         self.scenario_name = scenario.meta.name
-        self.output = args.output
+        self.output = Path(args.output) if args.output else None
         self.partial = f"{args.output}.partial" if args.output else None
-        self.file = AtomicFile(args.output, text=True) if args.output \
-            else None
-        self.stream = self.file.stream if self.file else sys.stdout
-        self.metrics = None
-        self.prefix = f"{self.stamp[0]},{self.stamp[1]},"
+        self.metrics, self.file, self.folder, self.parts = (None,) * 4
+        self.metric_info = metric_info
+        if self.kind == "parquet":
+            if self.output.exists() and not self.output.is_dir():
+                raise ValueError(f"{self.output}: a Parquet sweep is a "
+                                 "folder of parts, and this is a file")
+            self.format = ParquetFormat(tuple(plan.paths), plan.values, {
+                "linkplan_version": self.stamp[0],
+                "scenario": self.scenario_name,
+                "scenario_sha256": self.stamp[1], "sweep": plan.name,
+                "mode": plan.mode, "points": str(plan.total)})
+        else:
+            self.format = SweepFormat.of(
+                self.kind, f"{self.stamp[0]},{self.stamp[1]},", plan)
+        self.format_chunk = self.format
+        if self.output is None:
+            self.stream = sys.stdout
+            return
+        beside = self.output.parent
+        if self.kind == "parquet":
+            self.folder = Path(tempfile.mkdtemp(
+                dir=beside, prefix=f".{self.output.name}."))
+        else:
+            self.file = AtomicFile(self.output)
+            self.stream = self.file.stream
+        if parts or self.kind == "parquet":
+            self.parts = tempfile.mkdtemp(
+                dir=beside, prefix=f".{self.output.name}.parts-")
+            self.format_chunk = PartWriter(self.format, self.parts)
 
     def write(self, chunk):
         if self.metrics is None:
             self._header(chunk)
-        if chunk.metric_ids == tuple(self.metrics):
-            text = chunk.text if chunk.text is not None else \
-                format_sweep_rows(self.format, self.prefix, self.plan.paths,
-                                  chunk)
-        else:   # map this chunk's metrics onto the fixed columns
+        output = chunk.text
+        if chunk.metric_ids != tuple(self.metrics):
+            # map this chunk's metrics onto the fixed columns
+            import dataclasses   # here: it costs --version 10 ms
+            import numpy as np
+
             extra = set(chunk.metric_ids) - self.known
             if extra:
                 self._drop(extra)
-            where = [chunk.metric_ids.index(m) if m in chunk.metric_ids
-                     else None for m in self.metrics]
-            import dataclasses   # here: it costs --version 10 ms
-            mapped = dataclasses.replace(
+            where = dict(zip(chunk.metric_ids, chunk.columns))
+            missing = np.full(len(chunk), np.nan)
+            if output is not None and self.parts:
+                os.unlink(output)
+            output = self.format_chunk(dataclasses.replace(
                 chunk, metric_ids=tuple(self.metrics),
-                values=[[None if i is None else row[i] for i in where]
-                        for row in chunk.values])
-            text = format_sweep_rows(self.format, self.prefix,
-                                     self.plan.paths, mapped)
-        self.points += len(chunk.combos)
-        self.stream.write(text)
-        self.stream.flush()
+                columns=tuple(where.get(m, missing) for m in self.metrics)))
+        elif output is None:
+            output = self.format_chunk(chunk)
+        if self.folder is not None:
+            os.replace(output, self.folder / f"part-{chunk.start:015d}"
+                       ".parquet")
+        elif self.parts:
+            import shutil
+
+            with open(output, "rb") as part:
+                shutil.copyfileobj(part, self.stream, 1 << 20)
+            os.unlink(output)
+        else:
+            self.stream.write(output.encode("utf-8") if self.file
+                              else output)
+        if self.folder is None:
+            self.stream.flush()
+        self.points += len(chunk)
 
     def _drop(self, extra):
         # a metric the first chunk did not have: the columns are fixed
@@ -502,73 +573,66 @@ class _SweepWriter:
               "later points and are left out", file=sys.stderr)
 
     def _header(self, chunk):
-        from solvers.metric_ids import info as metric_info
+        from app.sweep_format import quote
 
         self.metrics = list(chunk.metric_ids)
-        units = {m: metric_info(m)[0] for m in self.metrics}
+        units = {m: self.metric_info(m)[0] for m in self.metrics}
         self.known = set(self.metrics)
-        if self.format == "csv":
+        if self.kind == "parquet":   # units are in the parts' fields
+            return
+        if self.kind == "csv":
             header = ["linkplan_version", "scenario_sha256", "point",
                       *self.plan.paths,
                       *(f"{m}[{units[m]}]" for m in self.metrics)]
-            self.stream.write(",".join(_quote(h) for h in header) + "\n")
+            text = ",".join(quote(h) for h in header) + "\n"
         else:
-            self.stream.write(json.dumps(
+            text = json.dumps(
                 {"linkplan_version": self.stamp[0],
                  "scenario": self.scenario_name,
                  "scenario_sha256": self.stamp[1], "sweep": self.plan.name,
                  "mode": self.plan.mode, "axes": list(self.plan.paths),
                  "points": self.plan.total, "units": units},
-                ensure_ascii=False, separators=(",", ":")) + "\n")
+                ensure_ascii=False, separators=(",", ":")) + "\n"
+        self.stream.write(text.encode("utf-8") if self.file else text)
 
     def finish(self):
         if self.file:
             self.file.publish()
+        elif self.folder is not None:
+            self._publish_folder(self.output)
 
     def interrupted(self):
         if self.file:
             self.file.publish(self.partial)
-            return f"the rows so far are in {self.partial}"
-        return "the rows so far are complete"
+        elif self.folder is not None:
+            self._publish_folder(Path(self.partial))
+        else:
+            return "the rows so far are complete"
+        return f"the rows so far are in {self.partial}"
+
+    def _publish_folder(self, target):
+        """Rename the folder of parts over ``target`` (a folder replaced
+        whole: the old one is moved aside first, then removed)."""
+        import shutil
+
+        old = None
+        if target.exists():
+            old = target.with_name(f".{target.name}.old-{os.getpid()}")
+            os.replace(target, old)
+        os.replace(self.folder, target)
+        self.folder = None
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
 
     def discard(self):
+        import shutil
+
         if self.file:
             self.file.discard()
-
-
-def format_sweep_rows(kind, prefix, paths, chunk):
-    """The rows of a sweep chunk as CSV (``prefix`` then point, axis
-    values and metrics) or JSON Lines text, each line ending in a newline.
-    A plain function of plain data: sweep workers run it."""
-    lines = []
-    for point, (combo, values) in enumerate(zip(chunk.combos, chunk.values),
-                                            chunk.start):
-        if kind == "csv":
-            # numbers are repr()s (exact, never quoted); only the axis
-            # values can be text that needs escaping
-            lines.append(
-                f"{prefix}{point}," + ",".join(map(_axis_cell, combo)) + ","
-                + ",".join("" if v is None else repr(v) for v in values))
-        else:
-            lines.append(json.dumps(
-                {"point": point, "values": dict(zip(paths, combo)),
-                 "metrics": {m: v for m, v in zip(chunk.metric_ids, values)
-                             if v is not None}},
-                ensure_ascii=False, separators=(",", ":")))
-    return "\n".join(lines) + "\n"
-
-
-def _axis_cell(value):
-    from solvers.results import csv_cell
-
-    return _quote(csv_cell(repr(value) if isinstance(value, float)
-                           else value))
-
-
-def _quote(cell):
-    if any(ch in cell for ch in ',"\n\r'):
-        return '"' + cell.replace('"', '""') + '"'
-    return cell
+        for folder in (self.folder, self.parts):
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
+        self.folder = self.parts = None
 
 
 class _Working:

@@ -7,7 +7,7 @@ the changed scenario: the candidates are evaluated together as variants of
 the base, so the prediction is the model itself, not a rule of thumb.
 """
 
-import itertools
+import math
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -16,8 +16,8 @@ from models.scenario import GOALS, ScenarioError
 from solvers import __version__, metric_ids
 from solvers.analyses import registry
 from solvers.analysis import Candidate
-from solvers.grid import paused_gc, validate_values
-from solvers.evaluate import evaluate, evaluate_documents, evaluate_points
+from solvers.evaluate import evaluate, evaluate_documents, evaluate_grid
+from solvers.grid import paused_gc, product_indices, validate_values
 from solvers.results import Progress
 
 #: A change must move the goal metric by more than this to be advised [%].
@@ -27,7 +27,7 @@ MIN_GAIN_PCT = 0.5
 MAX_GRID = 1_000_000
 
 #: Points :func:`search` evaluates together between two callbacks.
-SEARCH_CHUNK_POINTS = 2048
+SEARCH_CHUNK_POINTS = 16_384
 
 #: Secondary metrics reported with each goal.
 GOAL_CONTEXT = {
@@ -350,11 +350,12 @@ class SearchResult:
         Parameter path -> value of the best configuration.
     best_value : float
         Its goal metric.
-    points : list of dict
-        Every configuration: ``values`` (path -> value) and ``metrics``.
-    pareto : list of int
-        Indices into ``points`` of the non-dominated configurations over
-        the goal metric and the ``tradeoffs``.
+    evaluated : int
+        Configurations evaluated.
+    pareto : list of dict
+        The non-dominated configurations over the goal metric and the
+        ``tradeoffs``, in grid order: ``point`` (its index in the grid),
+        ``values`` (path -> value) and ``metrics``.
     success, status, message
     """
 
@@ -362,7 +363,7 @@ class SearchResult:
     metric: str
     best: dict
     best_value: float
-    points: list
+    evaluated: int
     pareto: list
     success: bool
     status: int
@@ -371,8 +372,13 @@ class SearchResult:
 
 def search(scenario, grid, goal=None, *, tradeoffs=("host.cpu_pct",),
            callback=None):
-    """Evaluate every combination of the allowed changes at once and return
-    the best configuration and the Pareto front.
+    """Evaluate every combination of the allowed changes and return the
+    best configuration and the Pareto front.
+
+    The grid streams through in chunks of :data:`SEARCH_CHUNK_POINTS` on
+    the column path (:func:`solvers.evaluate.evaluate_grid`); only the
+    best point and the running front are kept, so memory does not grow
+    with the grid.
 
     Parameters
     ----------
@@ -396,7 +402,8 @@ def search(scenario, grid, goal=None, *, tradeoffs=("host.cpu_pct",),
     Raises
     ------
     ValueError
-        An empty grid or axis, or a path the scenario does not have.
+        An empty grid or axis, a path the scenario does not have, or more
+        than :data:`MAX_GRID` combinations (refused before any work).
     """
     goal = resolve_goal(scenario, goal)
     if not grid:
@@ -411,54 +418,109 @@ def search(scenario, grid, goal=None, *, tradeoffs=("host.cpu_pct",),
         except KeyError as err:
             raise ValueError(f"grid.{path}: {err.args[0]}") from None
     paths = list(grid)
-    combos = list(itertools.product(*(grid[p] for p in paths)))
-    if len(combos) > MAX_GRID:
-        raise ValueError(f"grid: {len(combos)} combinations, above the "
-                         f"limit of {MAX_GRID}")
+    values = [list(grid[p]) for p in paths]
+    total = math.prod(len(v) for v in values)
+    if total > MAX_GRID:
+        raise ValueError(f"grid: {total:,} combinations "
+                         f"({' x '.join(f'{len(v):,}' for v in values)}), "
+                         f"above the limit of {MAX_GRID:,}")
     # every value is validated once, the grid's corners as documents
-    converters = validate_values(base, paths, [sorted(set(grid[p]), key=repr)
-                                               for p in paths])
+    converters = validate_values(base, paths, [sorted(set(v), key=repr)
+                                               for v in values])
     sign = _better(goal)
     metric = _goal_metric(base, goal)
-    points, scores, costs = [], [], []
-    stopped = False
-    for start in range(0, len(combos), SEARCH_CHUNK_POINTS):
-        chunk = combos[start:start + SEARCH_CHUNK_POINTS]
+    front = _Front(paths, values, goal, tradeoffs)
+    done, stopped = 0, False
+    for start in range(0, total, SEARCH_CHUNK_POINTS):
+        stop = min(start + SEARCH_CHUNK_POINTS, total)
+        indices = product_indices([len(v) for v in values], start, stop)
         with paused_gc():
-            documents, numbers = evaluate_points(base, paths, chunk,
-                                                 converters)
-        for doc, combo, point in zip(documents, chunk, numbers):
-            goal_id, value = _goal_of(point, doc, goal)
-            value = float(value)
-            row = [float(len(doc.nics)) if t == "nic_count"
-                   else float(point.get(t, np.nan)) for t in tradeoffs]
-            points.append({"values": dict(zip(paths, combo)),
-                           "metrics": {goal_id: value,
-                                       **dict(zip(tradeoffs, row))}})
-            scores.append(sign * value if np.isfinite(value) else -np.inf)
-            costs.append(row)
-        if callback is not None and callback(
-                Progress(len(points), len(combos))):
+            numbers, groups = evaluate_grid(base, paths, values, converters,
+                                            indices, documents=True)
+        front.add(start, indices, numbers, groups, sign)
+        done = stop
+        if callback is not None and callback(Progress(done, total)):
             stopped = True
             break
-    scores = np.array(scores)
-    best = int(np.argmax(scores))
+    best = front.best
     try:
         # values were validated one by one; the winner is checked whole
-        base.with_values(points[best]["values"])
+        base.with_values(best["values"])
     except ScenarioError as err:
-        raise ValueError(f"grid: the best point {points[best]['values']} "
+        raise ValueError(f"grid: the best point {best['values']} "
                          f"breaks a rule that links parameters: {err}") \
             from None
+    best_value = best["metrics"][best["goal"]]
     return SearchResult(
-        goal=goal, metric=metric, best=points[best]["values"],
-        best_value=sign * scores[best] if np.isfinite(scores[best])
-        else np.nan,
-        points=points, pareto=pareto_front(scores, np.array(costs)),
-        success=bool(np.isfinite(scores[best])), status=int(stopped),
-        message=(f"stopped by the callback after {len(points)} of "
-                 f"{len(combos)} configurations" if stopped else
-                 f"{len(points)} configurations evaluated"))
+        goal=goal, metric=metric, best=best["values"],
+        best_value=best_value, evaluated=done,
+        pareto=[{k: p[k] for k in ("point", "values", "metrics")}
+                for p in front.points],
+        success=bool(np.isfinite(best_value)), status=int(stopped),
+        message=(f"stopped by the callback after {done} of {total} "
+                 "configurations" if stopped else
+                 f"{done} configurations evaluated"))
+
+
+class _Front:
+    """The best point and the Pareto front of the points seen so far: the
+    front of a union is the front of its parts' fronts, so each chunk's
+    points are merged with the front and the rest dropped."""
+
+    def __init__(self, paths, values, goal, tradeoffs):
+        self.paths, self.values = paths, values
+        self.goal, self.tradeoffs = goal, tradeoffs
+        self.points, self.best = [], None
+        self.scores = np.zeros(0)
+        self.costs = np.zeros((0, len(tradeoffs)))
+
+    def add(self, start, indices, numbers, groups, sign):
+        count = len(indices[0])
+        value = np.full(count, np.nan)
+        goal_id = np.empty(count, dtype=object)
+        costs = np.full((count, len(self.tradeoffs)), np.nan)
+        for members, doc in groups:
+            # the worst goal metric the point has (the largest value; on
+            # a tie the last id, as max() of (value, id) pairs)
+            ids = sorted((i for i in _goal_metrics(doc, self.goal)
+                          if i in numbers), reverse=True)
+            if ids:
+                stack = np.stack([numbers[i][members] for i in ids])
+                which = np.argmax(np.where(np.isnan(stack), -np.inf, stack),
+                                  axis=0)
+                value[members] = np.fmax.reduce(stack, axis=0)
+                goal_id[members] = np.array(ids, dtype=object)[which]
+            else:
+                goal_id[members] = _goal_metrics(doc, self.goal)[0]
+            for k, t in enumerate(self.tradeoffs):
+                if t == "nic_count":
+                    costs[members, k] = float(len(doc.nics))
+                elif t in numbers:
+                    costs[members, k] = numbers[t][members]
+        scores = np.where(np.isfinite(value), sign * value, -np.inf)
+        first = int(np.argmax(scores))
+        if self.best is None or scores[first] > self.best["score"]:
+            self.best = self._point(start, indices, first, value, goal_id,
+                                    costs, scores)
+        keep = pareto_front(np.concatenate([self.scores, scores]),
+                            np.concatenate([self.costs, costs]))
+        old = len(self.points)
+        self.points = [self.points[i] if i < old else self._point(
+            start, indices, i - old, value, goal_id, costs, scores)
+            for i in keep]
+        self.scores = np.array([p["score"] for p in self.points])
+        self.costs = np.array([p["costs"] for p in self.points]).reshape(
+            -1, len(self.tradeoffs))
+
+    def _point(self, start, indices, i, value, goal_id, costs, scores):
+        return {"point": start + i,
+                "values": {p: v[int(index[i])] for p, v, index in
+                           zip(self.paths, self.values, indices)},
+                "metrics": {goal_id[i]: float(value[i]),
+                            **dict(zip(self.tradeoffs,
+                                       costs[i].tolist()))},
+                "goal": goal_id[i], "score": scores[i],
+                "costs": costs[i]}
 
 
 def pareto_front(scores, costs):

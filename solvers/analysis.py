@@ -19,6 +19,13 @@ An analysis is a module of :mod:`solvers.analyses` that defines
   (:func:`solvers.evaluate.evaluate_columns`) runs such an analysis on
   the repeated, column-set families of many points at once, and one
   without ``FAMILIES`` once per template document;
+- optionally ``analyse_columns(inputs, upstream) -> ColumnResult``: the
+  metrics of the points of a :class:`solvers.inputs.TiledInputs` (one
+  template, column fields set per point) as one array per metric id,
+  without a dict per point; ``upstream`` maps each required name to its
+  :class:`ColumnResult`. Sweeps and searches call it; an analysis with
+  ``FAMILIES`` but without it is run per point and its dicts turned into
+  columns, so a new analysis works on the column path before it has one;
 - optionally ``candidates(doc, goal, base) -> iterable of Candidate``: the
   changes it proposes for a document whose evaluated result is ``base``
   (:mod:`solvers.advise` re-evaluates and ranks them).
@@ -67,6 +74,24 @@ class AnalysisResult:
     bottleneck: Bottleneck | None = None
     status: int = EVALUATED
     message: str = ""
+    provides: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ColumnResult:
+    """What one analysis found for every point of a column sweep.
+
+    Attributes
+    ----------
+    metrics : dict
+        Metric id -> numpy.ndarray with a value per point, in the order a
+        point with every metric lists them; NaN where a point has none.
+    provides : dict
+        Plain data for the analyses that require this one, by point
+        (arrays), e.g. transfer rates for migrations.
+    """
+
+    metrics: dict = field(default_factory=dict)
     provides: dict = field(default_factory=dict)
 
 

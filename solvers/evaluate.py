@@ -10,11 +10,12 @@ its binding limit is the one of the analysis with the lowest
 
 import functools
 
+import numpy as np
+
 from models.scenario import Scenario, ScenarioError
 from solvers import __version__
 from solvers.analyses import registry
-import numpy as np
-
+from solvers.analysis import ColumnResult
 from solvers.grid import convert, grid_documents
 from solvers.inputs import Inputs, TiledInputs, column_targets
 from solvers.metric_ids import info as metric_info
@@ -78,71 +79,107 @@ def _floating_point_errors_refused(function):
 
 
 @_floating_point_errors_refused
-def evaluate_points(base, paths, combos, converters):
-    """Numbers of the points of a grid: ``evaluate_documents(...,
-    numbers_only=True)`` of ``base`` with each combination of values.
+def evaluate_grid(base, paths, values, converters, indices, *,
+                  documents=False):
+    """Numbers of points of a grid, as columns: point ``p`` is ``base``
+    with axis ``a`` set to ``values[a][indices[a][p]]``.
 
-    Points are grouped by the values of their axes that are no column
+    Points are grouped by their values of the axes that are no column
     field (:func:`solvers.inputs.column_targets`): one document per group
     (the template), its column axes evaluated at once on columns
-    (:func:`evaluate_columns`). Without a column axis every point is a
-    document of its own.
+    (:func:`evaluate_columns`). Without a column axis, or with groups
+    of a point or two, every point is a document of its own
+    (``evaluate_documents(..., numbers_only=True)``).
 
     Parameters
     ----------
     base : Scenario
         Without variants.
     paths : sequence of str
-    combos : sequence of tuple
-        The raw values of each point.
+    values : sequence of list
+        The raw values of each axis.
     converters : list
-        :func:`solvers.grid.validate_values` of the axes.
+        :func:`solvers.grid.validate_values` of those values.
+    indices : sequence of numpy.ndarray
+        Per axis, the index into its values of every point.
+    documents : bool
+        Also return the groups.
 
     Returns
     -------
-    documents : list of Scenario
-        Per point, its document or its group's template (they differ only
-        in column fields).
-    numbers : list of dict
-        Per point, ``{metric id: value}``.
+    numbers : dict
+        Metric id -> numpy.ndarray of a value per point (NaN where a
+        point has none), ids in the order of the first group's points.
+    groups : list of (numpy.ndarray, Scenario)
+        With ``documents``: the points of each group and their document
+        (equal to each point's but in column fields).
     """
+    count = len(indices[0]) if indices else 0
     column_axes = [a for a, path in enumerate(paths) if column_targets(path)]
-    if not column_axes:
-        documents = grid_documents(base, list(paths), combos, converters)
-        return documents, evaluate_documents(
-            [(str(i), doc) for i, doc in enumerate(documents)],
-            scenario="", scenario_sha256="", numbers_only=True)
     other_axes = [a for a in range(len(paths)) if a not in column_axes]
-    groups = {}
-    for index, combo in enumerate(combos):
-        groups.setdefault(tuple(repr(combo[a]) for a in other_axes),
-                          []).append(index)
-    documents, numbers = [None] * len(combos), [None] * len(combos)
-    for members in groups.values():
-        first = combos[members[0]]
+    if other_axes:
+        shape = [len(values[a]) for a in other_axes]
+        flat, group_of = np.unique(np.ravel_multi_index(
+            [indices[a] for a in other_axes], shape), return_inverse=True)
+        keys = np.stack(np.unravel_index(flat, shape), axis=1)
+    else:
+        keys, group_of = np.zeros((1, 0), dtype=int), np.zeros(count, int)
+    if not column_axes or 4 * len(keys) > count:
+        combos = list(zip(*([values[a][i] for i in indices[a].tolist()]
+                            for a in range(len(paths)))))
+        each = grid_documents(base, list(paths), combos, converters)
+        numbers = points_to_columns(evaluate_documents(
+            [(str(i), doc) for i, doc in enumerate(each)],
+            scenario="", scenario_sha256="", numbers_only=True))
+        if documents:
+            return numbers, [(np.array([i]), doc)
+                             for i, doc in enumerate(each)]
+        return numbers
+    converted = {a: np.array([convert(converters[a], v) for v in values[a]])
+                 for a in column_axes}
+    parts = []
+    for group, key in enumerate(keys.tolist()):
+        members = np.flatnonzero(group_of == group)
         template = grid_documents(
             base, [paths[a] for a in other_axes],
-            [tuple(first[a] for a in other_axes)],
+            [tuple(values[a][k] for a, k in zip(other_axes, key))],
             [converters[a] for a in other_axes])[0] if other_axes else base
-        columns = {paths[a]: np.array([convert(converters[a], combos[i][a])
-                                       for i in members])
-                   for a in column_axes}
-        for index, point in zip(members, evaluate_columns(
-                template, columns, len(members))):
-            documents[index], numbers[index] = template, point
-    return documents, numbers
+        parts.append((members, template, evaluate_columns(
+            template, {paths[a]: converted[a][indices[a][members]]
+                       for a in column_axes}, members.size)))
+    if len(parts) == 1:
+        merged = parts[0][2]
+    else:
+        ids = dict.fromkeys(k for *_, metrics in parts for k in metrics)
+        merged = {k: np.full(count, np.nan) for k in ids}
+        for members, _, metrics in parts:
+            for k, column in metrics.items():
+                merged[k][members] = column
+    if documents:
+        return merged, [(members, doc) for members, doc, _ in parts]
+    return merged
+
+
+def points_to_columns(points):
+    """``{metric id: value}`` per point as ``{metric id: array}``, NaN
+    where a point has none; ids in first-seen order."""
+    ids = dict.fromkeys(k for point in points for k in point)
+    return {k: np.array([point.get(k, np.nan) for point in points],
+                        dtype=float) for k in ids}
 
 
 @_floating_point_errors_refused
 def evaluate_columns(template, columns, count):
     """``evaluate_documents(..., numbers_only=True)`` of ``count`` points
     that equal ``template`` but for the column fields
-    (:func:`solvers.inputs.column_targets`), without a document per point.
+    (:func:`solvers.inputs.column_targets`), as columns, without a
+    document or a dict per point.
 
-    Analyses with ``FAMILIES`` run once on the repeated, column-set
-    inputs (:class:`solvers.inputs.TiledInputs`); the others do not read
-    the column fields, so they run once on the template and every point
-    shares their numbers.
+    Each analysis with ``analyse_columns`` runs it once on the repeated,
+    column-set inputs (:class:`solvers.inputs.TiledInputs`); one with
+    ``FAMILIES`` but without it runs ``analyse`` on them and its dicts
+    become columns; the others do not read the column fields, so they
+    run once on the template and every point shares their numbers.
 
     Parameters
     ----------
@@ -154,8 +191,10 @@ def evaluate_columns(template, columns, count):
 
     Returns
     -------
-    list of dict
-        One ``{metric id: value}`` per point, as ``evaluate_documents``.
+    dict
+        Metric id -> numpy.ndarray of ``count`` values (NaN where a point
+        has none), in the order ``evaluate_documents`` gives a point with
+        every metric.
 
     Raises
     ------
@@ -164,28 +203,55 @@ def evaluate_columns(template, columns, count):
         numbers would differ per point).
     """
     tiled = TiledInputs(template, columns, count)
-    single = Inputs([("", template)])
-    done, shared = {}, {}
-    for analysis in registry():
-        if getattr(analysis, "FAMILIES", None) is not None:
-            done[analysis.NAME] = analysis.analyse(
-                tiled, {name: done[name] for name in analysis.REQUIRES},
+    analyses = {analysis.NAME: analysis for analysis in registry()}
+    done, per_point, once = {}, {}, {}
+
+    def point_results(name):
+        # per-point results of a column analysis, for one that reads them
+        if name not in per_point:
+            analysis = analyses[name]
+            per_point[name] = analysis.analyse(
+                tiled, {n: point_results(n) for n in analysis.REQUIRES},
                 details=False)
-            continue
-        if any(name in done for name in analysis.REQUIRES):
-            raise ValueError(f"analysis {analysis.NAME!r} reads documents "
-                             "but requires a column analysis")
-        shared[analysis.NAME] = analysis.analyse(
-            single, {name: shared[name] for name in analysis.REQUIRES},
-            details=False)[0].metrics
-    numbers = [{} for _ in range(count)]
-    for analysis in registry():
-        if analysis.NAME in shared:
-            for values in numbers:
-                values.update(shared[analysis.NAME])
+        return per_point[name]
+
+    def template_results(name):
+        if name not in once:
+            analysis = analyses[name]
+            once[name] = analysis.analyse(
+                tiled.template,
+                {n: template_results(n) for n in analysis.REQUIRES},
+                details=False)
+        return once[name]
+
+    for analysis in analyses.values():
+        name = analysis.NAME
+        families = getattr(analysis, "FAMILIES", None)
+        if families is None or not any(
+                getattr(getattr(tiled.template, family), "owners", True)
+                for family in families):
+            # the same for every point (no rows in its families: nothing
+            # it reads differs), so run once on the template
+            if families is None and any(
+                    getattr(analyses[n], "FAMILIES", None) is not None
+                    for n in analysis.REQUIRES):
+                raise ValueError(f"analysis {name!r} reads documents but "
+                                 "requires a column analysis")
+            done[name] = ColumnResult({
+                k: np.full(count, v, dtype=float)
+                for k, v in template_results(name)[0].metrics.items()})
+        elif hasattr(analysis, "analyse_columns"):
+            done[name] = analysis.analyse_columns(
+                tiled, {n: done[n] for n in analysis.REQUIRES})
         else:
-            for values, result in zip(numbers, done[analysis.NAME]):
-                values.update(result.metrics)
+            done[name] = ColumnResult(points_to_columns(
+                [r.metrics for r in point_results(name)]))
+    numbers = {}
+    for result in done.values():
+        # floats (NaN marks a missing value), the same array where an
+        # analysis gives one twice (a headline and its item)
+        numbers.update({k: np.asarray(v, dtype=float)
+                        for k, v in result.metrics.items()})
     return numbers
 
 

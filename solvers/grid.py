@@ -17,9 +17,11 @@ import numpy as np
 from models.scenario import ScenarioError, parse_path
 
 #: Axes with more distinct values than this have their extremes validated
-#: on the base, and the rest checked for the type of the extremes (a
-#: numeric field's constraints are intervals).
-VALIDATE_EACH_UP_TO = 256
+#: in a whole document, and every value on the model that holds the field
+#: (its type, bounds and allowed values; about 30 times cheaper): the
+#: rules that link fields are assumed to hold between the extremes, as
+#: they are intervals.
+VALIDATE_EACH_UP_TO = 16
 
 #: Most corner points validated as whole documents.
 MAX_CORNERS = 64
@@ -58,6 +60,18 @@ def axis_values(axis):
     # whole numbers stay whole, so that integer fields (MTU, counts)
     # accept a span; float fields accept them as they are
     return [int(v) if v.is_integer() else v for v in values]
+
+
+def product_indices(lengths, start, stop):
+    """Per axis of a product grid with ``lengths`` values per axis, the
+    index of the value of each point ``start`` to ``stop`` (numpy arrays;
+    the last axis varies fastest)."""
+    points = np.arange(start, stop)
+    digits = []
+    for length in reversed(lengths):
+        points, digit = np.divmod(points, length)
+        digits.append(digit)
+    return tuple(reversed(digits))
 
 
 def grid_documents(base, paths, combos, converters=None):
@@ -143,6 +157,7 @@ def validate_values(base, paths, values_per_axis):
             if kind is int and any(float(v) != int(v) for v in values):
                 raise ValueError(f"{path}: needs whole numbers, got "
                                  f"{next(v for v in values if v != int(v))!r}")
+            _validated_on_parent(base, path, values)
             converters.append(kind)
             extremes.append([low, high])
     for corner in itertools.islice(itertools.product(*extremes),
@@ -173,6 +188,25 @@ def _validated(base, path, value):
     for key in parse_path(path):
         node = node[key] if isinstance(key, int) else getattr(node, key)
     return node
+
+
+def _validated_on_parent(base, path, values):
+    """Check each value on the model that holds the field at ``path``."""
+    from pydantic import ValidationError
+
+    keys = parse_path(path)
+    parent = base
+    for key in keys[:-1]:
+        parent = parent[key] if isinstance(key, int) else \
+            getattr(parent, key)
+    data = parent.model_dump(mode="json")
+    for value in values:
+        data[keys[-1]] = value
+        try:
+            type(parent).model_validate(data)
+        except ValidationError as err:
+            raise ValueError(f"{path} = {value!r}: "
+                             f"{err.errors()[0]['msg']}") from None
 
 
 def _replace(node, changes):

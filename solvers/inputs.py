@@ -12,6 +12,7 @@ import functools
 import ipaddress
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
 import numpy as np
@@ -1009,8 +1010,14 @@ def column_targets(path):
 class TiledInputs(Inputs):
     """The inputs of ``count`` points that share one template document
     and differ only in :data:`COLUMN_FIELDS`: each family is built once
-    for the template, repeated per point (rows in the order
-    :class:`Inputs` gives them) and its columns set from the values.
+    for the template, repeated per point and its columns set from the
+    values.
+
+    Rows are template-row-major: the ``count`` points of the template's
+    row 0, then those of its row 1, and so on, so that the points of one
+    template row are the slice ``[j * count, (j + 1) * count)`` (what
+    ``analyse_columns`` reads) and the template's leading rows (a
+    family's own transfers) stay leading.
 
     Parameters
     ----------
@@ -1021,13 +1028,21 @@ class TiledInputs(Inputs):
         one validated value per point.
     count : int
         Points.
+
+    Attributes
+    ----------
+    template : Inputs
+        The template's own inputs (its owners and paths: plain data every
+        point shares).
+    count : int
     """
 
     def __init__(self, template, columns, count):
-        super().__init__([("", template)] * count)
-        self._template = Inputs([("", template)])
+        # (not Inputs.__init__: two lists of ``count`` items, built in C)
+        self.names, self.documents = [""] * count, [template] * count
+        self.template = Inputs([("", template)])
         self._columns = columns
-        self._count = count
+        self.count = count
 
     def _set(self, family, values, point_of_row, template_row):
         for path, column in self._columns.items():
@@ -1042,74 +1057,110 @@ class TiledInputs(Inputs):
                     values[key] = np.where(template_row == row, value,
                                            values[key])
 
-    def _rows(self, per_point, lead=None):
-        """Row and point index of the tiled rows: point-major, or with
-        the first ``lead`` rows of every point before the rest."""
-        count = self._count
-        if lead is None or lead == per_point:
-            return (np.tile(np.arange(per_point), count),
-                    np.repeat(np.arange(count), per_point))
-        first = np.arange(lead)
-        rest = np.arange(lead, per_point)
-        return (np.concatenate([np.tile(first, count),
-                                np.tile(rest, count)]),
-                np.concatenate([np.repeat(np.arange(count), lead),
-                                np.repeat(np.arange(count), rest.size)]))
+    def _rows(self, per_point):
+        """Template row and point of each tiled row."""
+        return (np.repeat(np.arange(per_point), self.count),
+                np.tile(np.arange(self.count), per_point))
 
     @functools.cached_property
     def wire(self):
-        one = self._template.wire
+        one = self.template.wire
         values = {field.name: np.repeat(getattr(one, field.name),
-                                        self._count)
+                                        self.count)
                   for field in fields(one)
                   if field.name != "limits"}
-        self._set("wire", values, np.arange(self._count),
-                  np.zeros(self._count, dtype=int))
+        self._set("wire", values, np.arange(self.count),
+                  np.zeros(self.count, dtype=int))
         return WireColumns(limits=one.limits, **values)
 
     @functools.cached_property
     def transfers(self):
-        one = self._template.transfers
+        one = self.template.transfers
         if not one.owners:
             return one
-        row, point = self._rows(len(one.owners), one.transfers)
+        row, point = self._rows(len(one.owners))
         columns = {k: v[row] for k, v in one.columns.items()}
         self._set("transfers", columns, point, row)
-        return TransferRows(
-            [(int(p), *one.owners[r][1:]) for r, p in zip(row, point)],
-            [one.paths[r] for r in row], columns, one.vrss_fallback[row])
+        return _TiledTransferRows(
+            _Tiled(one.owners, self.count, owned=True),
+            _Tiled(one.paths, self.count), columns, one.vrss_fallback[row],
+            own=one.transfers * self.count)
 
     @functools.cached_property
     def storage(self):
-        one = self._template.storage
+        one = self.template.storage
         if not one.owners:
             return one
         row, point = self._rows(len(one.owners))
         columns = {k: v[row] for k, v in one.columns.items()}
         self._set("storage", columns, point, row)
-        return StorageRows([(int(p), one.owners[r][1])
-                            for r, p in zip(row, point)], columns)
+        return StorageRows(_Tiled(one.owners, self.count, owned=True),
+                           columns)
 
     @functools.cached_property
     def evacuations(self):
-        one = self._template.evacuations
+        one = self.template.evacuations
         if not one.owners:
             return one
+        count = self.count
         # each evacuation's VM columns are read, never written: shared
         return EvacuationRows(
-            [(point, item) for point in range(self._count)
-             for _, item in one.owners],
-            one.columns * self._count, one.limits * self._count,
-            one.per_migration_cap * self._count,
-            one.aggregate_cap * self._count)
+            [(point, item) for _, item in one.owners
+             for point in range(count)],
+            [c for c in one.columns for _ in range(count)],
+            [x for x in one.limits for _ in range(count)],
+            [x for x in one.per_migration_cap for _ in range(count)],
+            [x for x in one.aggregate_cap for _ in range(count)])
 
     @functools.cached_property
     def migrations(self):
-        one = self._template.migrations
+        one = self.template.migrations
         if not one.owners:
             return one
-        row, point = self._rows(len(one.owners))
+        row, _ = self._rows(len(one.owners))
         return MigrationRows(
-            [(int(p), one.owners[r][1]) for r, p in zip(row, point)],
+            _Tiled(one.owners, self.count, owned=True),
             {k: v[row] for k, v in one.columns.items()},
             one.concurrency[row])
+
+
+class _Tiled(Sequence):
+    """The rows of a template repeated per point, template-row-major,
+    made on access (a sweep's chunk reads few of them): row ``j * count
+    + p`` is the template's row ``j``, with point ``p`` as its document
+    index when ``owned`` (an owner tuple, document index first)."""
+
+    def __init__(self, rows, count, *, owned=False):
+        self._rows, self._count, self._owned = rows, count, owned
+
+    def __len__(self):
+        return len(self._rows) * self._count
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        row, point = divmod(index, self._count)
+        if self._owned:
+            return (point, *self._rows[row][1:])
+        return self._rows[row]
+
+    def __iter__(self):
+        for row in self._rows:
+            for point in range(self._count):
+                yield (point, *row[1:]) if self._owned else row
+
+
+@dataclass(frozen=True)
+class _TiledTransferRows(TransferRows):
+    """:class:`TransferRows` of a tile, with its count of own transfers
+    known (not counted over every row)."""
+
+    own: int = 0
+
+    @property
+    def transfers(self):
+        return self.own

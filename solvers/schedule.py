@@ -85,6 +85,13 @@ class ScheduleResult:
     message: str
 
 
+#: Rows per call of the pre-copy model without traces: its round loop
+#: keeps about 40 arrays per row alive (330 B a row measured: 3.3 GB for
+#: 1e7 rows in one call), so long columns go through in chunks of this
+#: many rows and memory stays flat.
+PRECOPY_CHUNK_ROWS = 65_536
+
+
 def precopy(columns, rate, *, trace=False, first_rate=None):
     """:func:`models.migration.precopy` of pre-copy model columns
     (:func:`solvers.inputs.migration_row`) at ``rate`` [B/s], broadcast;
@@ -97,7 +104,31 @@ def precopy(columns, rate, *, trace=False, first_rate=None):
     0 (``register_s_per_byte``, on-demand) or precedes it (``setup_s``,
     pin-all). A post-copy ``switchover`` mode hands the migration to
     :func:`models.migration.postcopy` after its first pass or at its
-    time budget. The result's ``rate`` is the rate used [B/s]."""
+    time budget. The result's ``rate`` is the rate used [B/s]. Without
+    traces, rows are evaluated :data:`PRECOPY_CHUNK_ROWS` at a time."""
+    shape = np.broadcast_shapes(np.shape(rate), np.shape(first_rate),
+                                *(np.shape(v) for v in columns.values()))
+    if trace or len(shape) != 1 or shape[0] <= PRECOPY_CHUNK_ROWS:
+        return _precopy(columns, rate, trace, first_rate)
+    rows = shape[0]
+    rate = np.broadcast_to(rate, shape)
+    if first_rate is not None:
+        first_rate = np.broadcast_to(first_rate, shape)
+    columns = {k: np.broadcast_to(v, shape) for k, v in columns.items()}
+    results = {}
+    for start in range(0, rows, PRECOPY_CHUNK_ROWS):
+        part = slice(start, start + PRECOPY_CHUNK_ROWS)
+        done = _precopy({k: v[part] for k, v in columns.items()},
+                        rate[part], False,
+                        None if first_rate is None else first_rate[part])
+        for key, values in done.items():
+            if key not in results:
+                results[key] = np.empty(rows, dtype=np.asarray(values).dtype)
+            results[key][part] = values
+    return results
+
+
+def _precopy(columns, rate, trace, first_rate):
     p = columns
     capped = rate > p["max_bandwidth"]
     rate = np.minimum(rate, p["max_bandwidth"])

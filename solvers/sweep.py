@@ -12,14 +12,17 @@ from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
+import numpy as np
+
 from models.scenario import parse_scenario
-from solvers.evaluate import evaluate_points
-from solvers.grid import axis_values, paused_gc, validate_values
+from solvers.evaluate import evaluate_grid
+from solvers.grid import (axis_values, paused_gc, product_indices,
+                          validate_values)
 from solvers.results import Progress
 
 #: Points evaluated together: large enough to amortise the per-call cost
 #: of the vectorised chain, small enough to keep memory flat.
-CHUNK_POINTS = 2048
+CHUNK_POINTS = 16_384
 
 #: Most points a sweep may have: 1e8 points take hours on a desktop (about
 #: 30k points/s per core on the column path); a larger grid is a typo or
@@ -57,13 +60,15 @@ class SweepPlan:
 
     def point(self, index):
         """The values of point ``index``: the last axis varies fastest."""
+        return tuple(values[i[0]] for values, i in zip(
+            self.values, self.indices(index, index + 1)))
+
+    def indices(self, start, stop):
+        """Per axis, the index into its values of points ``start`` to
+        ``stop`` (numpy arrays): the last axis varies fastest."""
         if self.mode == "zip":
-            return tuple(v[index] for v in self.values)
-        combo = []
-        for values in reversed(self.values):
-            index, digit = divmod(index, len(values))
-            combo.append(values[digit])
-        return tuple(reversed(combo))
+            return tuple(np.arange(start, stop) for _ in self.values)
+        return product_indices([len(v) for v in self.values], start, stop)
 
 
 def plan(scenario, name=None):
@@ -122,8 +127,13 @@ def _base(scenario):
     return scenario.model_copy(update={"variants": [], "sweeps": []})
 
 
+class EngineUnavailable(RuntimeError):
+    """The engine a sweep was asked to run on cannot be used (a Dask
+    scheduler that does not answer)."""
+
+
 def run(scenario, sweep_plan, *, chunk_points=CHUNK_POINTS, processes=1,
-        callback=None, format_chunk=None):
+        callback=None, format_chunk=None, scheduler=None):
     """Evaluate every point, chunk by chunk, in order.
 
     Parameters
@@ -138,21 +148,36 @@ def run(scenario, sweep_plan, *, chunk_points=CHUNK_POINTS, processes=1,
         :class:`solvers.results.Progress`; returning True ends the sweep
         after that chunk (closing the generator does the same).
     format_chunk : callable, optional
-        ``format_chunk(chunk) -> str``, a picklable function of plain
-        data: run where the chunk is evaluated (in the worker), its text
-        is the chunk's ``text``, so that the output is formatted on every
-        core and the caller only writes it in order.
+        ``format_chunk(chunk)``, a picklable function of plain data: run
+        where the chunk is evaluated (in the worker), what it returns
+        (the chunk's text, or the name of the part file the face wrote)
+        is the chunk's ``text``, so that the output is formatted and
+        written on every core and the caller only orders it.
+
+    scheduler : str, optional
+        Address of a Dask scheduler (``tcp://host:8786``): the chunks run
+        on its cluster's workers instead of local processes, each a pure
+        function of plain data (:func:`evaluate_chunk`); ``processes``
+        then only bounds the chunks in flight per worker thread. Dask is
+        imported only then.
 
     Yields
     ------
     Chunk
         Consecutive points with their metric values (units:
         :func:`solvers.metric_ids.info`).
+
+    Raises
+    ------
+    EngineUnavailable
+        The scheduler does not answer.
     """
-    for chunk in _chunks(scenario, sweep_plan, chunk_points, processes,
-                         format_chunk):
+    chunks = _dask_chunks if scheduler is not None else _chunks
+    for chunk in chunks(scenario, sweep_plan, chunk_points,
+                        scheduler if scheduler is not None else processes,
+                        format_chunk):
         yield chunk
-        done = chunk.start + len(chunk.combos)
+        done = chunk.start + len(chunk)
         if callback is not None and callback(Progress(done,
                                                       sweep_plan.total)):
             return
@@ -186,47 +211,56 @@ def _chunks(scenario, sweep_plan, chunk_points, processes, format_chunk):
 
 @dataclass(frozen=True)
 class Chunk:
-    """Consecutive points of a sweep, compact enough to pass between
-    processes cheaply.
+    """Consecutive points of a sweep as columns, compact enough to pass
+    between processes cheaply.
 
     Attributes
     ----------
     start : int
         Index of the first point.
-    combos : list of tuple
-        The axis values of each point.
+    indices : tuple of numpy.ndarray
+        Per axis, the index into the plan's values of each point's value
+        (:meth:`SweepPlan.indices`).
     metric_ids : tuple of str
-        The metrics any point of the chunk has, in first-seen order.
-    values : list of list
-        Per point, its value of each metric, or None where it has none.
-    text : str or None
-        The points formatted by ``run``'s ``format_chunk``.
+        The metrics any point of the chunk has.
+    columns : tuple of numpy.ndarray
+        Per metric, its value at each point; NaN where a point has none.
+    text : object
+        What ``run``'s ``format_chunk`` returned for the chunk (None
+        without one).
     """
 
     start: int
-    combos: list
+    indices: tuple
     metric_ids: tuple
-    values: list
-    text: str | None = None
+    columns: tuple
+    text: object = None
+
+    def __len__(self):
+        return len(self.indices[0])
+
+    def values(self, index):
+        """``{metric id: value}`` of the chunk's point ``index``."""
+        return {k: float(c[index]) for k, c in zip(self.metric_ids,
+                                                   self.columns)
+                if not np.isnan(c[index])}
 
 
 def _evaluate_chunk(base, sweep_plan, start, stop):
-    combos = [sweep_plan.point(i) for i in range(start, stop)]
+    indices = sweep_plan.indices(start, stop)
     with paused_gc():
-        _, points = evaluate_points(base, sweep_plan.paths, combos,
-                                    sweep_plan.converters)
-    ids = tuple(dict.fromkeys(k for point in points for k in point))
-    values = [[None if (v := point.get(k)) is None else float(v)
-               for k in ids] for point in points]
-    for index, row in enumerate(values):
-        if not all(v is None or math.isfinite(v) for v in row):
-            bad = next(k for k, v in zip(ids, row)
-                       if v is not None and not math.isfinite(v))
-            raise ValueError(f"point {start + index} "
-                             f"{dict(zip(sweep_plan.paths, combos[index]))}"
-                             f": metric {bad} is not finite (a model "
-                             "produced NaN)")
-    return Chunk(start, combos, ids, values)
+        numbers = evaluate_grid(base, sweep_plan.paths, sweep_plan.values,
+                                sweep_plan.converters, indices)
+    for metric, column in numbers.items():
+        # NaN marks a metric a point does not have; an infinity is a
+        # model's failure
+        bad = np.flatnonzero(np.isinf(column))
+        if bad.size:
+            point = start + int(bad[0])
+            where = dict(zip(sweep_plan.paths, sweep_plan.point(point)))
+            raise ValueError(f"point {point} {where}: metric {metric} is "
+                             "not finite")
+    return Chunk(start, indices, tuple(numbers), tuple(numbers.values()))
 
 
 _WORKER = {}
@@ -245,6 +279,56 @@ def _init_worker(text, sweep_plan, format_chunk):
     _WORKER["base"] = parse_scenario(text, "json")
     _WORKER["plan"] = sweep_plan
     _WORKER["format"] = format_chunk
+
+
+def evaluate_chunk(text, sweep_plan, format_chunk, start, stop):
+    """Points ``start`` to ``stop`` of a sweep of the scenario whose base
+    (without variants or sweeps) is the JSON ``text``, formatted by
+    ``format_chunk``: a pure function of plain data, what a Dask worker
+    runs. The parsed base is kept per process, by its text."""
+    base = _BASES.get(text)
+    if base is None:
+        _BASES.clear()   # one sweep at a time per process
+        base = _BASES[text] = parse_scenario(text, "json")
+    return _formatted(_evaluate_chunk(base, sweep_plan, start, stop),
+                      format_chunk)
+
+
+_BASES = {}
+
+#: Seconds to wait for a Dask scheduler to answer.
+SCHEDULER_TIMEOUT_S = 10
+
+
+def _dask_chunks(scenario, sweep_plan, chunk_points, scheduler,
+                 format_chunk):
+    from distributed import Client
+
+    try:
+        client = Client(scheduler, timeout=SCHEDULER_TIMEOUT_S,
+                        set_as_default=False)
+    except (OSError, TimeoutError, ValueError, TypeError) as err:
+        raise EngineUnavailable(
+            f"cannot reach the Dask scheduler at {scheduler!r} within "
+            f"{SCHEDULER_TIMEOUT_S} s: {err}") from None
+    pending = deque()
+    try:
+        text = _base(scenario).model_dump_json()
+        threads = max(1, sum(client.nthreads().values()))
+        for start in range(0, sweep_plan.total, chunk_points):
+            stop = min(start + chunk_points, sweep_plan.total)
+            # pure=False: a chunk writes its own part where it runs
+            pending.append(client.submit(
+                evaluate_chunk, text, sweep_plan, format_chunk, start, stop,
+                pure=False))
+            if len(pending) >= 2 * threads:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        for future in pending:
+            future.cancel()
+        client.close()
 
 
 def _worker_chunk(bounds):

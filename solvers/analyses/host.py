@@ -9,12 +9,12 @@ rates are provided to the migration analysis.
 
 import numpy as np
 
-from models import compression, host, transport, wire
+from models import host, transport, wire
 from models.units import bytes_per_s_to_gbps, gbps_to_bytes_per_s
 from solvers import metric_ids
-from solvers.analysis import EMPTY, AnalysisResult, Candidate, metric_value
-from solvers.inputs import (RDMA_TRANSPORTS, compression_note, stack_preset,
-                            total_cores)
+from solvers.analysis import (EMPTY, AnalysisResult, Candidate,
+                              ColumnResult, metric_value)
+from solvers.inputs import RDMA_TRANSPORTS, compression_note, stack_preset
 from solvers.results import Bottleneck, Finding
 
 NAME = "host"
@@ -51,7 +51,47 @@ def analyse(inputs, upstream, *, details=True):
         for o in out]
 
 
-def _evaluate(inputs, rows, out, details):
+def analyse_columns(inputs, upstream):
+    """Transfer metrics of the points of a
+    :class:`solvers.inputs.TiledInputs`, as columns (see
+    :mod:`solvers.analysis`); ``provides["rates"]`` as in
+    :func:`analyse`, with arrays over the points."""
+    rows = inputs.transfers
+    if not rows.owners:
+        return ColumnResult()
+    count = inputs.count
+    now, jumbo = _chain_rows(rows)
+    one = inputs.template.transfers
+    metrics, rates = {}, {}
+    for j, ((_, item, carried), path) in enumerate(zip(one.owners,
+                                                       one.paths)):
+        part = slice(j * count, (j + 1) * count)
+        rate = (now["throughput"][part], now["spread_members"][part])
+        if carried is not None:
+            rates[carried] = rate
+            continue
+        rates[("transfer", item.name)] = rate
+        values = _transfer_values(rows, now, jumbo, part, path)
+        values["flows"] = np.full(count, values["flows"])
+        found = {metric_ids.transfer(item.name, k): v
+                 for k, v in values.items()}
+        if j == 0:   # the first transfer: headline
+            found.update({metric_ids.headline("host", key): values[key]
+                          for key in HEADLINE})
+        found.update({k: np.broadcast_to(v, (count,))
+                      for k, v in _uplinks(path, now, part).items()})
+        metrics.update(found)
+    return ColumnResult(metrics, {"rates": rates})
+
+
+#: Metrics of a document's first transfer that are also its headline.
+HEADLINE = ("throughput_gbps", "cpu_pct", "busiest_core_pct",
+            "jumbo_gain_pct")
+
+
+def _chain_rows(rows):
+    """The chain of every row at its MTU, and of the documents' own
+    transfers at 9000 B: (results by key, jumbo throughput)."""
     count, own = len(rows.owners), rows.transfers
     columns = dict(rows.columns)
     both = {k: np.concatenate([v, v[:own]]) for k, v in columns.items()}
@@ -61,7 +101,39 @@ def _evaluate(inputs, rows, out, details):
         columns["mtu_min"], columns["mtu_max"]))
     now = {k: v[:count] for k, v in chain.items()}
     now["flows_per_queue"] = columns["flows_per_queue"]
-    jumbo = chain["throughput"][count:]
+    return now, chain["throughput"][count:]
+
+
+def _transfer_values(rows, now, jumbo, r, path):
+    """Metrics of a transfer's row ``r`` (an index, or a slice of rows
+    that share one path) by key."""
+    values = {
+        "throughput_gbps": now["throughput"][r],
+        "cpu_pct": 100.0 * now["cores"][r] / rows.columns["cores"][r],
+        "busiest_core_pct": 100.0 * now["busiest_core"][r],
+        "flows": float(path.flows),
+        "jumbo_gain_pct":
+            100.0 * (jumbo[r] / now["throughput"][r] - 1.0),
+    }
+    if path.transport not in RDMA_TRANSPORTS:  # no per-core path
+        values["busy_cores"] = now["busy_queues"][r]
+        values["per_core_ceiling_gbps"] = now["core_ceiling"][r]
+    if path.transport == "compression":
+        columns = rows.columns
+        values["compressor_gbps_per_thread"] = columns["compressor"][r]
+        values["compression_ratio"] = columns["ratio"][r]
+        # an offload device compresses with no host core
+        values["compression_cores"] = np.logical_not(
+            columns["offload"][r]) * (now["throughput"][r]
+                                      / columns["compressor"][r])
+    if path.transport == "udp":  # datagram rates are the question
+        values["packets_per_s"] = gbps_to_bytes_per_s(
+            now["wire_payload"][r]) / now["payload"][r]
+    return values
+
+
+def _evaluate(inputs, rows, out, details):
+    now, jumbo = _chain_rows(rows)
     for r, ((index, item, carried), path) in enumerate(
             zip(rows.owners, rows.paths)):
         result = out[index]
@@ -72,31 +144,11 @@ def _evaluate(inputs, rows, out, details):
         result["rates"][("transfer", item.name)] = (
             now["throughput"][r], now["spread_members"][r])
         doc = inputs.documents[index]
-        values = {
-            "throughput_gbps": now["throughput"][r],
-            "cpu_pct": 100.0 * now["cores"][r] / total_cores(doc),
-            "busiest_core_pct": 100.0 * now["busiest_core"][r],
-            "flows": float(path.flows),
-            "jumbo_gain_pct":
-                100.0 * (jumbo[r] / now["throughput"][r] - 1.0),
-        }
-        if path.transport not in RDMA_TRANSPORTS:  # no per-core path
-            values["busy_cores"] = now["busy_queues"][r]
-            values["per_core_ceiling_gbps"] = now["core_ceiling"][r]
-        if path.transport == "compression":
-            values["compressor_gbps_per_thread"] = item.compressor_gbps
-            values["compression_ratio"] = item.compression_ratio
-            values["compression_cores"] = 0.0 if item.compressor in \
-                compression.OFFLOAD else now["throughput"][r] \
-                / item.compressor_gbps
-        if path.transport == "udp":  # datagram rates are the question
-            values["packets_per_s"] = gbps_to_bytes_per_s(
-                now["wire_payload"][r]) / now["payload"][r]
+        values = _transfer_values(rows, now, jumbo, r, path)
         metrics = {metric_ids.transfer(item.name, k): v
                    for k, v in values.items()}
         if result["bottleneck"] is None:  # the first transfer: headline
-            for key in ("throughput_gbps", "cpu_pct", "busiest_core_pct",
-                        "jumbo_gain_pct"):
+            for key in HEADLINE:
                 metrics[metric_ids.headline("host", key)] = values[key]
             limit = int(now["limit"][r])
             result["bottleneck"] = Bottleneck(

@@ -11,7 +11,8 @@ from models import compression, migration
 from models.units import (GIB, MIB, bytes_per_s_to_gbps,
                           gbps_to_bytes_per_s)
 from solvers import goalseek, metric_ids
-from solvers.analysis import EMPTY, AnalysisResult, Candidate, metric_value
+from solvers.analysis import (EMPTY, AnalysisResult, Candidate,
+                              ColumnResult, metric_value)
 from solvers.results import Finding
 from solvers.inputs import compression_note, migration_carrier
 from solvers.schedule import precopy
@@ -40,13 +41,61 @@ def analyse(inputs, upstream, *, details=True):
                            traces=o["traces"]) for o in out]
 
 
-def _evaluate(rows, rates, out, details, documents):
-    carried = [rates[index][("transfer", item.transfer)
-                            if item.transfer is not None
-                            else ("migration", item.name)]
-               for index, item in rows.owners]
-    throughput = np.array([c[0] for c in carried])
-    spread = np.array([c[1] for c in carried])
+def analyse_columns(inputs, upstream):
+    """Migration metrics of the points of a
+    :class:`solvers.inputs.TiledInputs`, as columns (see
+    :mod:`solvers.analysis`): a metric a point does not have (the times
+    of a migration that does not converge, a goal-seek answer that does
+    not exist) is NaN there."""
+    rows = inputs.migrations
+    if not rows.owners:
+        return ColumnResult()
+    count = inputs.count
+    rates = upstream["host"].provides["rates"]
+    one = inputs.template.migrations.owners
+    carried = [rates[_carrier(item)] for _, item in one]
+    result, rate, window_rate, answers = _solve(
+        rows, np.concatenate([c[0] for c in carried]),
+        np.concatenate([c[1] for c in carried]), False)
+    metrics = {}
+    for j, (_, item) in enumerate(one):
+        r = slice(j * count, (j + 1) * count)
+        converged = result["converged"][r].astype(bool)
+        values = {
+            "converged": converged.astype(float),
+            "rounds": result["rounds"][r],
+            "rate_gbps": bytes_per_s_to_gbps(rate[r]),
+            "throttle_pct": 100 * result["throttle"][r],
+            "guest_slowdown": result["slowdown"][r],
+            "rate_for_downtime_gbps": bytes_per_s_to_gbps(window_rate[r]),
+        }
+        batches = math.ceil(item.count / item.concurrency)
+        for key, value in (("total_s", result["total_time"][r]),
+                           ("downtime_s", result["downtime"][r]),
+                           ("bytes_sent_gib", result["bytes_sent"][r] / GIB),
+                           ("all_vms_s", batches * result["total_time"][r])):
+            values[key] = np.where(converged, value, np.nan)
+        values.update(_mode_values(item, result, rows.columns, r))
+        values.update({k: np.where(np.isfinite(v[r]), v[r], np.nan)
+                       for k, v in answers.items()})
+        if j == 0:   # the first migration: headline
+            metrics.update({metric_ids.headline("migration", k): v
+                            for k, v in values.items()})
+        metrics.update({metric_ids.migration(item.name, k): v
+                        for k, v in values.items()})
+    return ColumnResult(metrics)
+
+
+def _carrier(item):
+    """Key of the rate a migration rides in the host's ``rates``."""
+    return ("transfer", item.transfer) if item.transfer is not None \
+        else ("migration", item.name)
+
+
+def _solve(rows, throughput, spread, details):
+    """Pre-copy of every row at its carrier's ``throughput`` [Gbit/s]
+    shared by its concurrency, the rate that would converge within the
+    downtime budget and the goal-seek answers."""
     rate = gbps_to_bytes_per_s(throughput) / rows.concurrency  # each [B/s]
     p = rows.columns
     result = precopy(p, rate, trace=details)
@@ -57,7 +106,14 @@ def _evaluate(rows, rates, out, details, documents):
         np.maximum(p["downtime_limit"], 1e-3),
         p["memory"] * (1 - p["zero_fraction"]), cold_rate=p["cold_rate"],
         hot_set=p["hot_set"], hot_rate=p["hot_rate"]).x
-    answers = _goal_seek(p, rate, spread)
+    return result, rate, window_rate, _goal_seek(p, rate, spread)
+
+
+def _evaluate(rows, rates, out, details, documents):
+    carried = [rates[index][_carrier(item)] for index, item in rows.owners]
+    result, rate, window_rate, answers = _solve(
+        rows, np.array([c[0] for c in carried]),
+        np.array([c[1] for c in carried]), details)
 
     for r, (index, item) in enumerate(rows.owners):
         converged = bool(result["converged"][r])
@@ -77,11 +133,8 @@ def _evaluate(rows, rates, out, details, documents):
                 "bytes_sent_gib": result["bytes_sent"][r] / GIB,
                 "all_vms_s": batches * result["total_time"][r],
             })
-        if item.switchover != "precopy":
-            values["postcopy_s"] = result["postcopy_time"][r]
-            values["postcopy_gib"] = result["postcopy_bytes"][r] / GIB
-        if p["setup_s"][r] > 0:
-            values["registration_s"] = p["setup_s"][r]
+        values.update({k: float(v) for k, v in _mode_values(
+            item, result, rows.columns, r).items() if not np.isnan(v)})
         values.update({k: v[r] for k, v in answers.items()
                        if np.isfinite(v[r])})
         target = out[index]
@@ -116,6 +169,19 @@ def _evaluate(rows, rates, out, details, documents):
             target["assumptions"].append(
                 "SDPS modelled as an interpretation of the ESXi settings "
                 "(engages below transmit/dirty 1.3, aims at 5)")
+
+
+def _mode_values(item, result, columns, r):
+    """Post-copy and RDMA registration metrics of row(s) ``r`` (NaN where
+    a row has no registration)."""
+    values = {}
+    if item.switchover != "precopy":
+        values["postcopy_s"] = result["postcopy_time"][r]
+        values["postcopy_gib"] = result["postcopy_bytes"][r] / GIB
+    setup = columns["setup_s"][r]
+    if np.any(setup > 0):
+        values["registration_s"] = np.where(setup > 0, setup, np.nan)
+    return values
 
 
 def _mode_assumptions(doc, item):

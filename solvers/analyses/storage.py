@@ -10,7 +10,8 @@ import numpy as np
 
 from models import storage, wire
 from solvers import metric_ids
-from solvers.analysis import EMPTY, AnalysisResult, Candidate, metric_value
+from solvers.analysis import (EMPTY, AnalysisResult, Candidate,
+                              ColumnResult, metric_value)
 from solvers.results import Bottleneck, Finding
 
 NAME = "storage"
@@ -61,11 +62,36 @@ def _ids(name):
             tuple(metric_ids.storage(name, k) for k in KEYS))
 
 
+def analyse_columns(inputs, upstream):
+    """Storage metrics of the points of a
+    :class:`solvers.inputs.TiledInputs`, as columns (see
+    :mod:`solvers.analysis`)."""
+    rows = inputs.storage
+    if not rows.owners:
+        return ColumnResult()
+    count = inputs.count
+    result = evaluate_rows(rows.columns)
+    metrics = {}
+    for j, (_, item) in enumerate(inputs.template.storage.owners):
+        values = _values(result, slice(j * count, (j + 1) * count))
+        headline, own = _ids(item.name)
+        if j == 0:   # the first workload is the headline
+            metrics.update(zip(headline, values))
+        metrics.update(zip(own, values))
+    return ColumnResult(metrics)
+
+
+def _values(result, i):
+    """Metrics of row ``i`` (an index or a slice of rows) in
+    :data:`KEYS` order."""
+    return (result["iops"][i, 0], 1e3 * result["latency_s"][i, 0],
+            result["mbps"][i, 0], result["oio"][i], result["knee"][i, 0],
+            result["cpu_pct"][i, 0], result["iops_per_cpu_pct"][i, 0],
+            100 * (result["iops"][i, 1] / result["iops"][i, 0] - 1))
+
+
 def _collect(doc, item, result, i, out, details, ids):
-    values = (result["iops"][i, 0], 1e3 * result["latency_s"][i, 0],
-              result["mbps"][i, 0], result["oio"][i], result["knee"][i, 0],
-              result["cpu_pct"][i, 0], result["iops_per_cpu_pct"][i, 0],
-              100 * (result["iops"][i, 1] / result["iops"][i, 0] - 1))
+    values = _values(result, i)
     headline, own = ids
     if out["bottleneck"] is None:   # the first workload is the headline
         out["metrics"].update(zip(headline, values))

@@ -6,7 +6,8 @@ import numpy as np
 
 from models import transport, wire
 from models.units import bytes_per_s_to_gbps
-from solvers.analysis import AnalysisResult, Candidate, metric_value
+from solvers.analysis import (AnalysisResult, Candidate, ColumnResult,
+                              metric_value)
 from solvers.inputs import encapsulation_bytes
 from solvers.results import Bottleneck, Finding
 
@@ -18,13 +19,24 @@ REQUIRES = ()
 #: document field a column sweep varies): see :mod:`solvers.analysis`.
 FAMILIES = ("wire",)
 
+#: Metrics of the packet-rate question, only where it is asked.
+QUESTION_METRICS = ("wire.frame_rate_pps", "wire.udp_payload_gbps",
+                    "wire.frames_per_core_pps", "wire.cores_at_frame_rate")
+
 #: MTU grid of the goodput-versus-MTU trace [B].
 TRACE_MTU_STEP = 8
 
 
-def analyse(inputs, upstream, *, details=True):
-    """Wire metrics of every document (see :mod:`solvers.analysis`)."""
-    w = inputs.wire
+def analyse_columns(inputs, upstream):
+    """Wire metrics of the points of a :class:`solvers.inputs.TiledInputs`,
+    as columns (see :mod:`solvers.analysis`)."""
+    return ColumnResult(_metric_columns(inputs.wire)[0])
+
+
+def _metric_columns(w):
+    """Metric id -> array over the documents (the packet-rate question's
+    metrics NaN where it is not asked), and the framing efficiency and
+    goodput."""
     payload = wire.payload_bytes(w.mtu, w.ip_version, timestamps=w.timestamps,
                                  mtu_limits=w.limits)
     frame = wire.wire_bytes(w.mtu, w.ip_version, vlan_tags=w.vlan_tags,
@@ -32,6 +44,15 @@ def analyse(inputs, upstream, *, details=True):
     efficiency = payload / frame
     goodput = w.link_gbps * efficiency
     packets = wire.packet_rate(goodput, payload)
+    metrics = {
+        "wire.link_gbps": w.link_gbps,
+        "wire.efficiency_pct": 100.0 * efficiency,
+        "wire.goodput_gbps": goodput,
+        "wire.packets_per_s": packets,
+        "wire.ack_packets_per_s": packets / wire.SEGMENTS_PER_ACK,
+        "wire.payload_bytes": payload.astype(float),
+        "wire.frame_bytes": frame.astype(float),
+    }
     asked = ~np.isnan(w.frame_size)
     if asked.any():   # the packet-rate question at a given frame size
         frames = np.full(w.mtu.shape, np.nan)
@@ -46,24 +67,25 @@ def analyse(inputs, upstream, *, details=True):
         cycles = transport.UDP_DATAGRAM_CYCLES + w.c_wire \
             + w.c_byte_rx * datagram
         per_core = w.ghz * 1e9 / cycles
+        metrics["wire.frame_rate_pps"] = frames
+        metrics["wire.udp_payload_gbps"] = np.where(asked, udp, np.nan)
+        metrics["wire.frames_per_core_pps"] = np.where(asked, per_core,
+                                                       np.nan)
+        metrics["wire.cores_at_frame_rate"] = frames / per_core
+    return metrics, efficiency, goodput
+
+
+def analyse(inputs, upstream, *, details=True):
+    """Wire metrics of every document (see :mod:`solvers.analysis`)."""
+    w = inputs.wire
+    columns, efficiency, goodput = _metric_columns(w)
+    asked = ~np.isnan(w.frame_size)
     if details:
         trace_mtu, trace_goodput = _goodput_versus_mtu(w)
     results = []
     for i, doc in enumerate(inputs.documents):
-        metrics = {
-            "wire.link_gbps": w.link_gbps[i],
-            "wire.efficiency_pct": 100.0 * efficiency[i],
-            "wire.goodput_gbps": goodput[i],
-            "wire.packets_per_s": packets[i],
-            "wire.ack_packets_per_s": packets[i] / wire.SEGMENTS_PER_ACK,
-            "wire.payload_bytes": payload[i],
-            "wire.frame_bytes": frame[i],
-        }
-        if asked.any() and asked[i]:
-            metrics["wire.frame_rate_pps"] = frames[i]
-            metrics["wire.udp_payload_gbps"] = udp[i]
-            metrics["wire.frames_per_core_pps"] = per_core[i]
-            metrics["wire.cores_at_frame_rate"] = frames[i] / per_core[i]
+        metrics = {k: v[i] for k, v in columns.items()
+                   if asked[i] or k not in QUESTION_METRICS}
         if not details:
             results.append(AnalysisResult(metrics=metrics))
             continue

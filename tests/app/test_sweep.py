@@ -143,6 +143,55 @@ def test_ctrl_c_leaves_a_valid_partial_file(tmp_path):
     assert all(len(r) == len(rows[0]) for r in rows)
     assert [int(r[2]) for r in rows[1:]] == list(range(len(rows) - 1))
     assert 0 < len(rows) - 1 < 400 * 751
+    # the workers' part files are gone
+    assert sorted(p.name for p in tmp_path.iterdir()) == \
+        ["big.csv.partial", "sweep.json"]
+
+
+def test_parquet_parts_hold_the_csv_numbers(tmp_path):
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "points.parquet"
+    for processes in ("1", "2"):
+        assert run("sweep", EXAMPLE, "--format", "parquet", "-o", str(out),
+                   "--processes", processes).returncode == 0
+        table = pq.read_table(out)
+        rows = list(csv.DictReader(io.StringIO(run("sweep",
+                                                   EXAMPLE).stdout)))
+        assert table.num_rows == len(rows) == 80
+        field = table.schema.field("wire.goodput_gbps")
+        assert field.metadata[b"unit"] == b"Gbit/s"
+        assert table.schema.metadata[b"scenario_sha256"].decode() == \
+            rows[0]["scenario_sha256"]
+        for row, point in zip(rows, table.to_pylist()):
+            assert point["point"] == int(row["point"])
+            assert point["network.mtu"] == int(row["network.mtu"])
+            # both carry the same float64: repr() round-trips exactly
+            assert point["wire.goodput_gbps"] == \
+                float(row["wire.goodput_gbps[Gbit/s]"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["points.parquet"]
+
+
+def test_parquet_needs_an_output_folder(tmp_path):
+    process = run("sweep", EXAMPLE, "--format", "parquet")
+    assert process.returncode == 2 and "-o" in process.stderr
+    taken = tmp_path / "taken.parquet"
+    taken.write_text("a file")
+    process = run("sweep", EXAMPLE, "--format", "parquet", "-o", str(taken))
+    assert process.returncode == 2 and "is a file" in process.stderr
+    assert taken.read_text() == "a file"
+
+
+def test_worker_parts_make_the_same_bytes_as_one_process(tmp_path):
+    for kind in ("csv", "jsonl"):
+        one, two = tmp_path / f"one.{kind}", tmp_path / f"two.{kind}"
+        assert run("sweep", EXAMPLE, "--format", kind, "-o", str(one),
+                   "--processes", "1").returncode == 0
+        assert run("sweep", EXAMPLE, "--format", kind, "-o", str(two),
+                   "--processes", "2").returncode == 0
+        assert one.read_bytes() == two.read_bytes() == \
+            run("sweep", EXAMPLE, "--format", kind).stdout.encode()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
 
 
 def test_dump_keeps_sweeps():

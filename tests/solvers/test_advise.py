@@ -128,12 +128,12 @@ def test_search_finds_the_best_and_the_pareto_front():
     grid = {"workloads.storage[0].threads_per_disk": [1, 2, 4, 8],
             "network.mtu": [1500, 9000]}
     result = search(scenario, grid, tradeoffs=("storage.latency_ms",))
-    assert result.success and len(result.points) == 8
+    assert result.success and result.evaluated == 8
     assert result.best["workloads.storage[0].threads_per_disk"] == 8
     # more threads: more IOPS and more latency, so every thread count is on
     # the front for one MTU
-    threads = {result.points[i]["values"][
-        "workloads.storage[0].threads_per_disk"] for i in result.pareto}
+    threads = {p["values"]["workloads.storage[0].threads_per_disk"]
+               for p in result.pareto}
     assert threads == {1, 2, 4, 8}
 
 

@@ -195,14 +195,14 @@ def test_callbacks_stop_search_advise_and_sweep(monkeypatch):
     result = advise_module.search(
         scenario, {"workloads.storage[0].threads_per_disk": [1, 2, 4, 8]},
         callback=stop)
-    assert result.status == 1 and len(result.points) == 2
+    assert result.status == 1 and result.evaluated == 2
     assert seen == [(2, 4)]
     stopped = advise(scenario, callback=stop)
     assert stopped.status == 1 and stopped.recommendations == ()
     jumbo = example("jumbo_10gbe")
     plan = sweep.plan(jumbo)
     chunks = list(sweep.run(jumbo, plan, chunk_points=5, callback=stop))
-    assert len(chunks) == 1 and len(chunks[0].combos) == 5
+    assert len(chunks) == 1 and len(chunks[0]) == 5
 
 
 def storage_scenario(protocol, cores=16, rdma="none", **workload):

@@ -32,13 +32,21 @@ def _with_sweep(scenario, axes):
     return json.dumps(data)
 
 
+def _points(columns):
+    """Columns of metrics as one {id: value} per point, without the
+    metrics a point does not have (NaN)."""
+    count = len(next(iter(columns.values())))
+    return [{k: float(v[p]) for k, v in columns.items()
+             if not math.isnan(v[p])} for p in range(count)]
+
+
 def assert_point_equals_evaluate(scenario, sweep_plan, chunk, index):
     base = scenario.model_copy(update={"variants": [], "sweeps": []})
-    point = dict(zip(sweep_plan.paths, chunk.combos[index]))
+    point = dict(zip(sweep_plan.paths, sweep_plan.point(chunk.start
+                                                        + index)))
     expected = evaluate(base.with_values(point)).variants[0]
-    # a metric other points of the chunk have is None here
-    values = {k: v for k, v in zip(chunk.metric_ids, chunk.values[index])
-              if v is not None}
+    # a metric other points of the chunk have is absent here
+    values = chunk.values(index)
     assert set(values) == {m.id for m in expected.metrics}
     for metric in expected.metrics:
         assert values[metric.id] == pytest.approx(
@@ -87,7 +95,7 @@ def test_every_point_of_every_example_sweep_equals_evaluate(name):
     scenario = SCENARIOS[name]
     sweep_plan = sweep.plan(scenario)
     for chunk in sweep.run(scenario, sweep_plan, chunk_points=7):
-        for index in range(len(chunk.combos)):
+        for index in range(len(chunk)):
             assert_point_equals_evaluate(scenario, sweep_plan, chunk, index)
 
 
@@ -99,7 +107,7 @@ def test_columns_differ_from_the_template_only_in_their_fields(name):
     scenario = SCENARIOS[name]
     base = scenario.model_copy(update={"variants": [], "sweeps": []})
     mtus = np.array([1500, 4000, 9000])
-    numbers = evaluate_columns(base, {"network.mtu": mtus}, 3)
+    numbers = _points(evaluate_columns(base, {"network.mtu": mtus}, 3))
     for mtu, values in zip(mtus, numbers):
         expected = evaluate(base.with_value("network.mtu", int(mtu)))
         for metric in expected.variants[0].metrics:
@@ -117,10 +125,23 @@ def test_a_storage_item_column_sets_only_its_own_rows(field, values):
     scenario = SCENARIOS["seed004_jumbo_ip_storage"]
     base = scenario.model_copy(update={"variants": [], "sweeps": []})
     path = f"workloads.storage[3].{field}"
-    numbers = evaluate_columns(base, {path: np.array(values)}, len(values))
+    numbers = _points(evaluate_columns(base, {path: np.array(values)},
+                                       len(values)))
     for value, point in zip(values, numbers):
         expected = evaluate(base.with_value(path, value)).variants[0]
         assert set(point) == {m.id for m in expected.metrics}
         for metric in expected.metrics:
             assert math.isclose(point[metric.id], metric.value,
                                 rel_tol=AGREEMENT, abs_tol=0.0), metric.id
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_columns_list_metrics_in_the_order_of_evaluate(name):
+    # the CSV columns of a sweep are the first chunk's metric ids: the
+    # column path gives them in the order a document's result has them
+    base = SCENARIOS[name].model_copy(update={"variants": [], "sweeps": []})
+    columns = evaluate_columns(
+        base, {"network.mtu": np.array([base.network.mtu])}, 1)
+    expected = [m.id for m in evaluate(base).variants[0].metrics]
+    assert [k for k, v in columns.items() if not math.isnan(v[0])] \
+        == expected
