@@ -22,11 +22,12 @@ from solvers.inputs import column_targets
 from solvers.results import csv_cell, format_number
 
 #: Points per chunk on the column path: about 10 ms of work each on the
-#: examples, so a cancel takes effect well within 100 ms.
+#: built-in example, so the worker stops soon after a cancel.
 COLUMN_CHUNK_POINTS = 256
-#: Points per chunk when a path needs a document per point (about 1 ms
-#: each).
-DOCUMENT_CHUNK_POINTS = 16
+#: Points per chunk when a path needs a document per point (several ms
+#: to 100 ms each, with migrations); the window does not wait for the
+#: chunk: a cancelled run is dropped at once and its worker stops after it.
+DOCUMENT_CHUNK_POINTS = 2
 
 #: Points a sweep on screen may have: a 2-D heatmap of 200 x 200 is as
 #: fine as a screen shows.
@@ -107,8 +108,18 @@ class SweepData:
         return out.getvalue()
 
 
+def evaluation_order(axes):
+    """Axis indices in the order the sweep evaluates them: column fields
+    last, so they vary fastest and each template document is evaluated
+    once for all its column values (:func:`solvers.evaluate.
+    evaluate_points`)."""
+    return sorted(range(len(axes)),
+                  key=lambda i: column_targets(axes[i][0]) is not None)
+
+
 def sweep_documents(request):
-    """(series name, scenario with the sweep, plan) per series.
+    """(series name, scenario with the sweep, plan) per series, the axes
+    in :func:`evaluation_order`.
 
     Raises
     ------
@@ -116,7 +127,8 @@ def sweep_documents(request):
         A path or value the scenario does not accept (named).
     """
     screen = Sweep(name="screen", axes=[
-        Axis(path=path, values=values) for path, values in request.axes])
+        Axis(path=request.axes[i][0], values=request.axes[i][1])
+        for i in evaluation_order(request.axes)])
     out = []
     for name, document in request.series:
         swept = document.model_copy(update={"sweeps": [screen]})
@@ -135,8 +147,15 @@ def run_sweep(request, cancel, progress=None):
     except ValueError as err:
         data.error = str(err)
         return data
-    columnar = all(column_targets(a[0]) for a in request.axes)
-    chunk_points = COLUMN_CHUNK_POINTS if columnar else DOCUMENT_CHUNK_POINTS
+    order = evaluation_order(request.axes)
+    column_points = math.prod(len(a[1]) for a in request.axes
+                              if column_targets(a[0]))
+    if any(column_targets(a[0]) for a in request.axes):
+        # whole templates per chunk
+        chunk_points = column_points * max(
+            1, COLUMN_CHUNK_POINTS // column_points)
+    else:
+        chunk_points = DOCUMENT_CHUNK_POINTS
     for name, swept, plan in planned:
         metrics, combos = {}, []
         data.values[name], data.combos[name] = metrics, combos
@@ -165,7 +184,25 @@ def run_sweep(request, cancel, progress=None):
         if cancel.is_set():
             data.cancelled = True
             return data
+        _to_request_order(data, name, order)
     return data
+
+
+def _to_request_order(data, name, order):
+    """Points of a series from evaluation order back to the request's
+    axis order (last axis fastest)."""
+    if order == sorted(order):
+        return
+    shape = [len(data.request.axes[i][1]) for i in order]
+    back = np.argsort(order)
+    metrics = data.values[name]
+    for metric_id, values in metrics.items():
+        metrics[metric_id] = np.array(values).reshape(shape).transpose(
+            back).ravel().tolist()
+    combos = np.empty(len(data.combos[name]), dtype=object)
+    combos[:] = [tuple(c[j] for j in back) for c in data.combos[name]]
+    data.combos[name] = combos.reshape(shape).transpose(back).ravel() \
+        .tolist()
 
 
 def marks(data, name, metric_id):
@@ -265,8 +302,8 @@ def draw_sweep(plot_item, data, metric_id, heat_series=None):
 
 
 class _Signals(QtCore.QObject):
-    progressed = QtCore.Signal(int, int)
-    finished = QtCore.Signal(object)
+    progressed = QtCore.Signal(int, int, int)   # run, done, total
+    finished = QtCore.Signal(int, object)       # run, SweepData
 
 
 def numeric_paths(scenario):
@@ -346,6 +383,8 @@ class SweepPanel(QtWidgets.QWidget):
         self._signals.finished.connect(self._finished)
         self._cancel = threading.Event()
         self._worker = None
+        self._run = 0   # the run shown; older runs' reports are dropped
+        self._running = False
         layout = QtWidgets.QVBoxLayout(self)
         self.first = _AxisRow(layout, QtWidgets.QLabel("Axis 1"))
         self.two_axes = QtWidgets.QCheckBox("Axis 2")
@@ -421,11 +460,13 @@ class SweepPanel(QtWidgets.QWidget):
 
     @property
     def running(self):
-        return self._worker is not None and self._worker.is_alive()
+        """Whether a run is under way (a cancelled one is not, even while
+        its worker finishes its chunk)."""
+        return self._running
 
     def start(self):
         """Start the sweep of the current settings in a worker thread."""
-        if self.running or self.scenario is None:
+        if self._running or self.scenario is None:
             return
         request = self.request()
         if request.total > MAX_SCREEN_POINTS * len(request.series):
@@ -435,22 +476,35 @@ class SweepPanel(QtWidgets.QWidget):
                 "sweep' streams any number)")
             return
         self._cancel = threading.Event()
+        self._run += 1
+        self._running = True
         self.progress.setRange(0, request.total)
         self.progress.setValue(0)
         self.status.setText("Running…")
-        self.run_button.setEnabled(False)
-        self.cancel_button.setEnabled(True)
-        signals, cancel = self._signals, self._cancel
+        self._buttons()
+        signals, cancel, run = self._signals, self._cancel, self._run
         self._worker = threading.Thread(
-            target=lambda: signals.finished.emit(run_sweep(
-                request, cancel, signals.progressed.emit)),
+            target=lambda: signals.finished.emit(run, run_sweep(
+                request, cancel, lambda done, total:
+                signals.progressed.emit(run, done, total))),
             name="linkplan-sweep", daemon=True)
         self._worker.start()
 
     def cancel(self):
-        """Stop the running sweep after its current chunk."""
+        """Drop the running sweep at once; its worker stops after the
+        chunk it is on, and what it reports is ignored."""
+        if not self._running:
+            return
         self._cancel.set()
-        self.status.setText("Cancelling…")
+        self._run += 1
+        self._running = False
+        self._buttons()
+        self.status.setText(f"Cancelled after {self.progress.value():,} "
+                            f"of {self.progress.maximum():,} points")
+
+    def _buttons(self):
+        self.run_button.setEnabled(not self._running)
+        self.cancel_button.setEnabled(self._running)
 
     def wait(self, timeout=None):
         """Block until the worker ends (tests, benchmarks); True if it
@@ -460,19 +514,18 @@ class SweepPanel(QtWidgets.QWidget):
         self._worker.join(timeout)
         return not self._worker.is_alive()
 
-    def _progressed(self, done, total):
-        self.progress.setMaximum(total)
-        self.progress.setValue(done)
+    def _progressed(self, run, done, total):
+        if run == self._run:
+            self.progress.setMaximum(total)
+            self.progress.setValue(done)
 
-    def _finished(self, data):
-        self.run_button.setEnabled(True)
-        self.cancel_button.setEnabled(False)
+    def _finished(self, run, data):
+        if run != self._run:
+            return   # cancelled
+        self._running = False
+        self._buttons()
         if data.error:
             self.status.setText(data.error)
-            return
-        if data.cancelled:
-            self.status.setText(f"Cancelled after {data.done:,} of "
-                                f"{data.request.total:,} points")
             return
         self.data = data
         self.status.setText(f"{data.done:,} points")
