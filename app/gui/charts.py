@@ -262,6 +262,9 @@ def draw_policy_peaks(plot_item, variant):
 #: names would overlap).
 GANTT_LABELLED_ROWS = 60
 
+#: Gantt rows whose name is always shown: every this many.
+GANTT_MAJOR_EVERY = 5
+
 
 def evacuation_schedules(variant):
     """``(evacuation name, schedule trace)`` of each evacuation of a
@@ -291,8 +294,12 @@ def draw_evacuation_gantt(plot_item, name, trace):
     names = trace["vm"]
     axis = plot_item.getAxis("left")
     labelled = len(names) <= GANTT_LABELLED_ROWS
-    axis.setTicks([[(-row, vm) for row, vm in enumerate(names)]]
-                  if labelled else None)
+    # every fifth name always, the others where they fit (pyqtgraph drops
+    # a lower tick level whose text would crowd the axis)
+    axis.setTicks([[(-row, vm) for row, vm in enumerate(names)
+                    if row % GANTT_MAJOR_EVERY == 0],
+                   [(-row, vm) for row, vm in enumerate(names)
+                    if row % GANTT_MAJOR_EVERY]] if labelled else None)
     if labelled:
         metrics = QtGui.QFontMetrics(axis.style.get("tickFont") or
                                      QtWidgets.QApplication.font())
@@ -351,10 +358,12 @@ def draw_uplink_bars(plot_item, trace, state=0):
     metrics = QtGui.QFontMetrics(axis.style.get("tickFont") or
                                  QtWidgets.QApplication.font())
     axis.setWidth(12 + max(metrics.horizontalAdvance(n) for n in uplinks))
-    plot_item.setTitle(f"{trace['label']}: {shown['label']}", size="9pt")
+    # short texts: a title wider than the chart widens its scene past
+    # the view (the policy's name is in the picker and the report heading)
+    plot_item.setTitle(shown["label"], size="9pt")
     optimal = trace["optimal"]
-    plot_item.setLabel("bottom", "Peak uplink utilization [%]" + (
-        "; green: optimal placement" if optimal else ""))
+    plot_item.setLabel("bottom", "Peak utilization [%]" + (
+        "; green: optimum" if optimal else ""))
     widest = 100.0
     for row, (name, value) in enumerate(zip(uplinks, shown["peak_pct"])):
         lost = name in shown["failed"]

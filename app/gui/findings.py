@@ -4,6 +4,7 @@ with their evidence, the recommendations with their re-evaluated effect
 and an Apply button (to the base or as a new variant), and the
 assumptions."""
 
+import re
 from html import escape
 
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -14,6 +15,9 @@ from solvers.results import format_number
 #: Severities in the order they are listed, with their colour.
 SEVERITIES = (("critical", "#B00020"), ("warning", "#B35900"),
               ("info", "#1f5a8a"))
+
+#: A dot inside a parameter path or metric id (not a decimal point).
+_PATH_DOT = re.compile(r"\.(?=[A-Za-z_\[])")
 
 #: Most intermediate values listed under the binding limit: the headline
 #: numbers of its analysis, not every per-item repeat.
@@ -113,6 +117,9 @@ class FindingsPanel(QtWidgets.QWidget):
         layout.addLayout(picker)
         self.scroll = QtWidgets.QScrollArea()
         self.scroll.setWidgetResizable(True)
+        # the text wraps to the panel's width instead
+        self.scroll.setHorizontalScrollBarPolicy(
+            QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
         layout.addWidget(self.scroll, 1)
         self.apply_buttons = []     # (button, recommendation, as_variant)
@@ -162,7 +169,9 @@ class FindingsPanel(QtWidgets.QWidget):
 
     @staticmethod
     def _label(html, layout, indent=0):
-        label = QtWidgets.QLabel(html)
+        # parameter paths and metric ids have no spaces: a zero-width
+        # space after each dot lets them wrap to the panel's width
+        label = QtWidgets.QLabel(_PATH_DOT.sub(".\u200b", html))
         label.setWordWrap(True)
         label.setTextFormat(QtCore.Qt.TextFormat.RichText)
         label.setTextInteractionFlags(
@@ -176,13 +185,23 @@ class FindingsPanel(QtWidgets.QWidget):
         self._label(escape(variant.bottleneck.message), layout, 8)
         rows = calculation(variant)
         if rows:
-            table = "".join(
-                f"<tr><td>{escape(label)}</td><td align='right'>"
-                f"&nbsp;&nbsp;{escape(value)}</td><td>&nbsp;"
-                f"{escape('' if unit == '1' else unit)}</td></tr>"
-                for label, value, unit in rows)
-            self._label("<span style='color:gray'>Calculation</span>"
-                        f"<table cellspacing='0'>{table}</table>", layout, 8)
+            self._label("<span style='color:gray'>Calculation</span>",
+                        layout, 8)
+            grid = QtWidgets.QGridLayout()
+            grid.setContentsMargins(16, 0, 0, 0)
+            grid.setHorizontalSpacing(10)
+            grid.setVerticalSpacing(1)
+            for row, (label, value, unit) in enumerate(rows):
+                name = QtWidgets.QLabel(label)
+                name.setWordWrap(True)
+                number = QtWidgets.QLabel(
+                    f"{value} {'' if unit == '1' else unit}".rstrip())
+                number.setAlignment(QtCore.Qt.AlignmentFlag.AlignRight
+                                    | QtCore.Qt.AlignmentFlag.AlignTop)
+                grid.addWidget(name, row, 0)
+                grid.addWidget(number, row, 1)
+            grid.setColumnStretch(0, 1)
+            layout.addLayout(grid)
 
     def _findings_section(self, layout, variant):
         if not variant.findings:
@@ -263,5 +282,5 @@ class FindingsPanel(QtWidgets.QWidget):
         for label in self._content.findChildren(QtWidgets.QLabel):
             document = QtGui.QTextDocument()
             document.setHtml(label.text())
-            lines.append(document.toPlainText())
+            lines.append(document.toPlainText().replace("\u200b", ""))
         return "\n".join(lines)

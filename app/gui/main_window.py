@@ -75,6 +75,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._advice_asked = None   # document version the user asked about
         self._advice_dialog = None  # the open recommendations dialog
         self._closed = False
+        self.measured_checks = []
         self.recovery = persistence.RecoveryFiles(
             recovery_folder or persistence.recovery_folder())
         self.autosave_timer = QtCore.QTimer(self)
@@ -165,8 +166,8 @@ class MainWindow(QtWidgets.QMainWindow):
         bottom = self.bottom_splitter = QtWidgets.QSplitter()
         bottom.addWidget(self.table)
         bottom.addWidget(self.findings)
-        bottom.setStretchFactor(0, 3)
-        bottom.setStretchFactor(1, 2)
+        bottom.setStretchFactor(0, 1)
+        bottom.setStretchFactor(1, 1)
         right.addWidget(self.tabs)
         right.addWidget(bottom)
         right.setSizes([420, 380])
@@ -449,6 +450,8 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def set_document(self, scenario, path=None):
         """Show a scenario as a fresh, unmodified document."""
+        # an import's measured migrations, for the PDF; set by the import
+        self.measured_checks = []
         self.session.open(scenario, path)
 
     def open_example(self):
@@ -630,7 +633,8 @@ class MainWindow(QtWidgets.QMainWindow):
         try:
             write_report(self.scenario, results, path,
                          self.session.advice().advice,
-                         sweep_chart=self.sweep_panel.report_chart())
+                         sweep_chart=self.sweep_panel.report_chart(),
+                         checks=self.measured_checks)
         except (OSError, ReportTooLarge) as err:
             self._warn("Cannot write the PDF", str(err))
             return False

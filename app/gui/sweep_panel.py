@@ -243,6 +243,9 @@ def draw_sweep(plot_item, data, metric_id, heat_series=None):
     plot_item.clear()
     if plot_item.legend is not None:
         plot_item.legend.clear()
+    colour_bar = getattr(plot_item, "_linkplan_colour_bar", None)
+    if colour_bar is not None:
+        colour_bar.setVisible(len(data.request.axes) == 2)
     unit, label = metric_ids.info(metric_id)
     unit_text = "" if unit == "1" else f" [{unit}]"
     paths = [a[0] for a in data.request.axes]
@@ -264,14 +267,18 @@ def draw_sweep(plot_item, data, metric_id, heat_series=None):
             for at_x, at_y, text in marks(data, name, metric_id):
                 if (at_x, at_y, text) in shown:
                     continue
+                # each kind of mark labelled once: the series' marks of
+                # one kind sit close together and their labels would overlap
+                labelled = text not in {t for _, _, t in shown}
                 shown.add((at_x, at_y, text))
                 plot_item.addItem(pg.InfiniteLine(
                     pos=at_x if at_y is None else at_y,
                     angle=90 if at_y is None else 0,
                     pen=pg.mkPen(colour, width=1,
                                  style=QtCore.Qt.PenStyle.DashLine),
-                    label=text, labelOpts={"position": 0.9,
-                                           "color": "#333333"}))
+                    label=text if labelled else None,
+                    labelOpts={"position": 0.9, "color": "#333333",
+                               "anchors": [(0, 0), (0, 0)]}))
         plot_item.getViewBox().enableAutoRange()
         return
     name = heat_series or data.request.series[0][0]
@@ -280,11 +287,13 @@ def draw_sweep(plot_item, data, metric_id, heat_series=None):
     grid = data.grid(name, metric_id)
     x, y = data.axis_values(0), data.axis_values(1)
     finite = grid[np.isfinite(grid)]
-    image = pg.ImageItem(np.nan_to_num(grid, nan=np.nan))
+    image = pg.ImageItem(grid)
     low, high = (float(finite.min()), float(finite.max())) if finite.size \
         else (0.0, 1.0)
-    image.setLookupTable(pg.colormap.get("viridis").getLookupTable())
-    image.setLevels((low, high if high > low else low + 1))
+    high = high if high > low else low + 1
+    colour_map = pg.colormap.get("viridis")
+    image.setLookupTable(colour_map.getLookupTable())
+    image.setLevels((low, high))
     dx = (x[-1] - x[0]) / max(len(x) - 1, 1) or 1.0
     dy = (y[-1] - y[0]) / max(len(y) - 1, 1) or 1.0
     image.setRect(QtCore.QRectF(x[0] - dx / 2, y[0] - dy / 2,
@@ -296,8 +305,14 @@ def draw_sweep(plot_item, data, metric_id, heat_series=None):
         boundary = pg.IsocurveItem(np.nan_to_num(converged, nan=0), 0.5,
                                    pen=pg.mkPen("w", width=2))
         boundary.setParentItem(image)
-    bar_text = f"{format_number(low)} … {format_number(high)}{unit_text}"
-    plot_item.setLabel("top", f"colour: {bar_text}")
+    if colour_bar is None:
+        colour_bar = pg.ColorBarItem(colorMap=colour_map, interactive=False,
+                                     width=14)
+        colour_bar.setImageItem(image, insert_in=plot_item)
+        plot_item._linkplan_colour_bar = colour_bar
+    else:
+        colour_bar.setImageItem(image)
+    colour_bar.setLevels((low, high))
     plot_item.getViewBox().autoRange(padding=0)
 
 

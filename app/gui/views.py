@@ -293,7 +293,12 @@ class _TeamingTab:
         self.policy_plot = new_plot_widget()
         for widget in (self.bars_plot, self.flows, self.policy_plot):
             uplinks_page.addWidget(widget)
-        uplinks_page.setSizes([420, 200, 380])
+        self.flows.header().setStretchLastSection(False)
+        self.flows.header().setSectionResizeMode(
+            0, QtWidgets.QHeaderView.ResizeMode.Stretch)
+        self.flows.header().setSectionResizeMode(
+            1, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+        uplinks_page.setSizes([400, 240, 360])
         self.uplink_plot = new_plot_widget()
         self.pages.addTab(uplinks_page, "Uplinks, N-1 and policies")
         self.pages.addTab(self.uplink_plot, "Uplink loads over time")
@@ -360,7 +365,6 @@ class _TeamingTab:
                     [flow, best.get(flow, "")]))
             self.flows.addTopLevelItem(item)
             item.setExpanded(True)
-        self.flows.resizeColumnToContents(0)
 
     def _draw_policy(self):
         traces, _ = teaming_traces(self._shown_variant())

@@ -61,6 +61,11 @@ def _sweep(window, two):
 
 def main():
     app = application()
+    from PySide6 import QtCore
+    # the default layout, not the one of whoever runs this
+    QtCore.QSettings.setPath(QtCore.QSettings.Format.IniFormat,
+                             QtCore.QSettings.Scope.UserScope,
+                             tempfile.mkdtemp())
     from app.gui.main_window import MainWindow
     for width, height in ((1280, 800), (1920, 1080)):
         window = MainWindow(recovery_folder=Path(tempfile.mkdtemp()))
