@@ -59,11 +59,14 @@ it saves)."""
 _ACCURACY_EXAMPLE = """example:
   linkplan accuracy
   linkplan accuracy --format csv -o accuracy.csv
+  linkplan accuracy --backing transfer.lm.throughput_gbps
 
 Solves every published case of resources/validation/ and prints model vs
 measured, the error and the verdict per check, the cases the schema cannot
 express yet, and per area the cases held and the median and 90th-percentile
-absolute error. Exit code 1 when a case misses that is not a known miss."""
+absolute error. Exit code 1 when a case misses that is not a known miss.
+--backing names the cases that back one metric id (as the app's tooltips
+do) and solves nothing."""
 _IMPORT_EXAMPLE = """example:
   linkplan import rvtools RVTools_export.xlsx -o estate.toml
   linkplan import esxtop esxtop-batch.csv -o esx01.toml
@@ -171,6 +174,8 @@ def build_parser():
                           "validation files (default: the bundled set)")
     accuracy.add_argument("-o", "--output", help="write to this file "
                           "instead of standard output")
+    accuracy.add_argument("--backing", metavar="METRIC", help="only say "
+                          "which validated cases back this metric id")
 
     importer = add("import", "Turn exported inventories and measurements "
                    "into scenarios.", _IMPORT_EXAMPLE)
@@ -639,6 +644,8 @@ def _accuracy(args):
     except ValidationDataError as err:
         print(f"linkplan: invalid validation data\n{err}", file=sys.stderr)
         return EXIT_USAGE
+    if args.backing is not None:
+        return _backing(args, cases)
     report = assess(cases)
     text = {"table": report.to_table, "json": report.to_json,
             "csv": report.to_csv}[args.format]()
@@ -648,6 +655,18 @@ def _accuracy(args):
         print(f"linkplan: {len(unexpected)} case(s) miss: "
               f"{', '.join(unexpected)}", file=sys.stderr)
         return EXIT_FAILED
+    return EXIT_OK
+
+
+def _backing(args, cases):
+    from solvers.provenance import ProvenanceIndex, quantity
+    if quantity(args.backing) is None:
+        print(f"linkplan: --backing: not a metric id: {args.backing!r} "
+              "(e.g. host.throughput_gbps, transfer.lm.throughput_gbps)",
+              file=sys.stderr)
+        return EXIT_USAGE
+    _emit(args, f"{args.backing}\n"
+          f"{ProvenanceIndex(cases)(args.backing).text()}\n")
     return EXIT_OK
 
 

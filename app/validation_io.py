@@ -9,6 +9,7 @@ validation file that stays under that directory's parent, i.e.
 ``solvers.accuracy``; this module only reads and checks the files.
 """
 
+import functools
 import tomllib
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from app.paths import resource_path
 from app.scenario_io import load_scenario
 from models.scenario import ScenarioError, scenario_from_dict
 from solvers.accuracy import AREAS, STATUSES, Case, Check
+from solvers.provenance import ProvenanceIndex
 
 _CASE_KEYS = {"id", "title", "area", "model", "scenario", "status",
               "reason", "checks", "source", "url", "setup"}
@@ -199,3 +201,10 @@ def load_cases(directory=None):
             seen[case.id] = path.name
             cases.append(case)
     return cases
+
+
+@functools.lru_cache(maxsize=1)
+def provenance_index():
+    """The bundled validation set as a :class:`solvers.provenance.
+    ProvenanceIndex`, read once per process (faces ask it per metric)."""
+    return ProvenanceIndex(load_cases())

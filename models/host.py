@@ -4,7 +4,11 @@ Pure numpy functions that broadcast over scenarios. The cost structure is
 that of ``shared/reference/protocol-overheads.md`` section 8.2: cycles per
 payload byte (copies, software checksum), per stack traversal (once per
 TSO/LRO aggregate when offloaded, else per packet), per wire frame (driver,
-interrupts) and per IO or RDMA message.
+interrupts) and per IO or RDMA message. One preset per platform class
+(Windows, the ESXi VMkernel, an ESXi VM's vNIC path, Linux) is fitted on that
+platform's own published figures; an OS that aggregates in software (Linux
+GRO/GSO, the VMkernel's software LRO/TSO) keeps one traversal per aggregate
+when the NIC does not.
 """
 
 from dataclasses import dataclass
@@ -21,9 +25,17 @@ AGGREGATE_BYTES = 65536
 #: queue per connection hash), ``vmq`` (behind a virtual switch, one queue
 #: per vNIC: Hyper-V VMQ, vSphere NetQueue), ``vrss`` (VMQ plus virtual
 #: RSS spreading each vNIC over the VM's vCPUs) and ``vmmq`` (several
-#: hardware queues per vNIC). See :func:`receive_queues`.
-QUEUE_MODES = ("rss", "vmq", "vrss", "vmmq")
-RSS, VMQ, VRSS, VMMQ = range(4)
+#: hardware queues per vNIC), all Hyper-V's; and ``multiqueue`` (vSphere
+#: 6.0+ vmxnet3 fed by several NetQueue RSS queues, KVM virtio-net
+#: multiqueue). See :func:`receive_queues`.
+QUEUE_MODES = ("rss", "vmq", "vrss", "vmmq", "multiqueue")
+RSS, VMQ, VRSS, VMMQ, MULTIQUEUE = range(5)
+
+#: Hypervisors each queue mode exists on (``rss``: any host stack).
+QUEUE_MODE_HYPERVISORS = {
+    "rss": ("vsphere", "hyperv", "kvm", "xen"), "vmq": ("hyperv",),
+    "vrss": ("hyperv",), "vmmq": ("hyperv",),
+    "multiqueue": ("vsphere", "kvm")}
 
 #: vRSS needs adapters of at least 10 Gbit/s and VMs with at least 2
 #: logical processors; below that a vNIC stays on its VMQ's core
@@ -36,6 +48,12 @@ VRSS_MIN_VCPUS = 2
 #: ``Msvm_EthernetSwitchHardwareOffloadSettingData``; protocol-overheads.md
 #: section 8.4).
 VMMQ_QUEUE_PAIRS = 16
+
+#: Receive queues one multi-queue vNIC gets at most: the vmxnet3 driver
+#: opens one per vCPU, up to 8 (VMware KB 2020567, "RSS and multiqueue
+#: support in Linux driver for VMXNET3"); vSphere 6.0 lets several hardware
+#: queues push to one vNIC (VROOM! blog, Mehta 2015).
+VNIC_QUEUES = 8
 
 
 @dataclass(frozen=True)
@@ -61,6 +79,13 @@ class StackCosts:
     untuned_rss_factor : float
         Cost multiplier when RSS queues are left at their defaults (shared
         cores, hyperthread siblings, the remote NUMA node). [unitless]
+    soft_aggregation : bool
+        The OS aggregates in software when the NIC does not: Linux GRO and
+        GSO, the VMkernel's software LRO and TSO. Windows' RSC and LSO need
+        the NIC, so without them every packet traverses the stack.
+    c_soft_agg : float
+        Extra cycles per wire frame to merge (GRO, software LRO) or split
+        (GSO) it in software instead of in the NIC. [cycles]
     source : str
         Where the numbers come from.
     """
@@ -74,16 +99,22 @@ class StackCosts:
     c_team: float
     c_io: float
     untuned_rss_factor: float
+    soft_aggregation: bool
+    c_soft_agg: float
     source: str
 
 
+#: Clock assumed where a source does not publish one [GHz]: the V5 fit's.
+ASSUMED_GHZ = 3.0
+
 #: Cost coefficients by platform class. Each was fitted once, on the cases
-#: its source names, and is never re-fitted per case.
+#: its source names (all of that platform's, none of another's), and is
+#: never re-fitted per case.
 STACK_PRESETS = {
     "windows_host": StackCosts(
         c_byte_tx=0.55, c_byte_rx=0.65, c_pkt=10_000.0, c_wire=500.0,
         c_checksum=1.0, c_encap=5_000.0, c_team=1_000.0, c_io=20_000.0,
-        untuned_rss_factor=2.3,
+        untuned_rss_factor=2.3, soft_aggregation=False, c_soft_agg=0.0,
         source=(
             "Fitted once on seed 001 (workinghardinit 2015, Hyper-V live "
             "migration on 2 x 10 GbE; validation cases S-HV-a..i): c_byte_rx "
@@ -94,42 +125,86 @@ STACK_PRESETS = {
             "stack costs (Clark et al. 1988: < 200 instructions per packet "
             "fast path, plus interrupt and buffer handling); c_checksum ~1 "
             "cycle/B (software Internet checksum); c_io keeps RDMA CPU near "
-            "zero (S-HV-i)")),
+            "zero (S-HV-i). Windows has no software receive coalescing for "
+            "its own stack (RSC and LSO are NIC features), so without them "
+            "every packet traverses the stack")),
     "vmkernel": StackCosts(
-        c_byte_tx=0.55, c_byte_rx=0.65, c_pkt=10_000.0, c_wire=500.0,
+        c_byte_tx=0.315, c_byte_rx=0.315, c_pkt=900.0, c_wire=1_200.0,
         c_checksum=1.0, c_encap=5_000.0, c_team=0.0, c_io=20_000.0,
-        untuned_rss_factor=1.0,
+        untuned_rss_factor=1.0, soft_aggregation=True, c_soft_agg=0.0,
         source=(
-            "ESXi VMkernel (vMotion, IP storage): byte and packet costs "
-            "borrowed from windows_host (no separate measurement); ESXi "
-            "teams add no driver cost and RSS is not user-tuned")),
+            "ESXi VMkernel (vMotion, IP storage), anchored on ESXi's own "
+            "single-core figure: one vMotion worker thread is CPU-saturated "
+            "at 18 Gbit/s on 40 GbE (Broadcom KB 323379; MTU 1500 and the "
+            "default 2.6 GHz taken, neither is published), so one core "
+            "moves 18 Gbit/s at MTU 1500 (1.16 cycles/B). No ESXi "
+            "single-stream measurement at two MTUs was found: the split "
+            "between per-byte, per-traversal and per-frame work is the one "
+            "measured on Linux (linux_host, 27 %/1 %/72 % at MTU 1500), "
+            "scaled to that total. The VMkernel aggregates in software "
+            "(software LRO and TSO are on by default, vSphere Performance "
+            "Best Practices); ESXi teams add no driver cost and RSS is not "
+            "user-tuned")),
     "linux_host": StackCosts(
-        c_byte_tx=0.55, c_byte_rx=0.65, c_pkt=10_000.0, c_wire=500.0,
+        c_byte_tx=0.65, c_byte_rx=0.65, c_pkt=1_870.0, c_wire=2_490.0,
         c_checksum=1.0, c_encap=20_000.0, c_team=0.0, c_io=20_000.0,
-        untuned_rss_factor=1.0,
+        untuned_rss_factor=1.0, soft_aggregation=True, c_soft_agg=0.0,
         source=(
-            "Linux/KVM host: byte and packet costs borrowed from "
-            "windows_host; c_encap (Open vSwitch VXLAN in software) set so "
+            "Linux/KVM host, fitted once on Linux measurements at an "
+            "assumed 3.0 GHz (no source publishes its clock): one TCP "
+            "stream on 40 GbE reaches 10 Gbit/s at MTU 1500 and 25 at 9000 "
+            "(ESnet fasterdata, \"MTU issues\"; cases FASTERDATA-40G-*), "
+            "which gives c_wire (per frame, with GRO) and c_byte + "
+            "c_pkt/64 KiB; one stream with GRO off reaches 6.55 Gbit/s on "
+            "10 GbE (E. Cree, Linux netdev 2019, \"net: batched receive in "
+            "GRO path\"; LINUX-GRO-OFF-1S), which splits c_pkt from c_byte. "
+            "Transmit taken equal to receive (no separate figure). The "
+            "Linux figures are GRO's: c_wire includes GRO's per-segment "
+            "merge and c_soft_agg = 0 (hardware LRO is not separately "
+            "measured). c_encap (Open vSwitch VXLAN in software) set so "
             "that jumbo frames triple tenant throughput without inner "
             "offloads, as Red Hat OSP 7 reports (validation case V10)")),
     "vm_guest": StackCosts(
         c_byte_tx=2.28, c_byte_rx=3.87, c_pkt=1_940.0, c_wire=1_000.0,
         c_checksum=1.0, c_encap=5_000.0, c_team=0.0, c_io=20_000.0,
-        untuned_rss_factor=1.0,
+        untuned_rss_factor=1.0, soft_aggregation=False, c_soft_agg=0.0,
         source=(
-            "A VM's virtual NIC path, fitted once on VMware's ESX 3.5 U1 "
-            "10 GbE paper (validation case V5: one vCPU transmits ~8 Gbit/s "
-            "at MTU 1500 and fills 10 GbE with jumbo frames; receive gains "
-            "+40 % to 5.7 Gbit/s) at an assumed 3.0 GHz: c_wire is the "
-            "smallest value that lets jumbo transmit reach line rate")),
+            "A VM's virtual NIC path on ESXi, fitted once on VMware's ESX "
+            "3.5 U1 10 GbE paper (validation case V5: one vCPU transmits ~8 "
+            "Gbit/s at MTU 1500 and fills 10 GbE with jumbo frames; "
+            "receive gains +40 % to 5.7 Gbit/s) at an assumed 3.0 GHz: "
+            "c_wire is the smallest value that lets jumbo transmit reach "
+            "line rate. ESX 3.5 had no software LRO for VMs. For vSphere "
+            "6.0 and later see esxi_vnic")),
+    "esxi_vnic": StackCosts(
+        c_byte_tx=0.82, c_byte_rx=1.39, c_pkt=698.0, c_wire=360.0,
+        c_checksum=1.0, c_encap=5_000.0, c_team=0.0, c_io=20_000.0,
+        untuned_rss_factor=1.0, soft_aggregation=True, c_soft_agg=0.0,
+        source=(
+            "A VM's vmxnet3 path on vSphere 6.0 and later (one receive "
+            "queue per vCPU, several hardware queues per vNIC: "
+            "receive_queues = 'multiqueue'): vm_guest's ESX cost structure "
+            "scaled by 0.36, the largest factor at which 4 TCP streams "
+            "hashed onto a 4-vCPU VM's 4 queues fill 40 GbE at 2.9 GHz, as "
+            "VMware reports (\"a single vNIC to achieve line-rate "
+            "performance with 40GbE\", > 35 Gbit/s; R. Mehta, VROOM! blog "
+            "2015; case VROOM-40G-1VM). The VMkernel gives vmxnet3 software "
+            "LRO and TSO when the NIC lacks them (vSphere Performance Best "
+            "Practices)")),
 }
+
+#: Hypervisors each platform class exists on.
+STACK_HYPERVISORS = {"windows_host": ("hyperv",),
+                     "vmkernel": ("vsphere",), "vm_guest": ("vsphere",),
+                     "esxi_vnic": ("vsphere",),
+                     "linux_host": ("kvm", "xen")}
 
 #: Platform class used when the scenario does not name one.
 DEFAULT_STACK = {"hyperv": "windows_host", "vsphere": "vmkernel",
                  "kvm": "linux_host", "xen": "linux_host"}
 
 
-def stack_traversal_bytes(payload, offload, *,
+def stack_traversal_bytes(payload, offload, *, software=False,
                           aggregate_bytes=AGGREGATE_BYTES):
     """Bytes handled per pass through the stack.
 
@@ -138,21 +213,37 @@ def stack_traversal_bytes(payload, offload, *,
     payload : numeric
         Payload per wire packet. [B]
     offload : bool or array-like of bool
-        TSO/LSO (send side) or LRO/GRO (receive side) in effect.
+        TSO/LSO (send side) or LRO/RSC (receive side) in the NIC.
+    software : bool or array-like of bool, default False
+        The OS aggregates in software instead (GSO on the send side; GRO
+        or a software LRO on the receive side).
     aggregate_bytes : numeric, default 65536
-        Aggregate size with the offload on. [B]
+        Aggregate size with either. [B]
 
     Returns
     -------
     numeric
-        ``aggregate_bytes`` with the offload, else ``payload``. [B]
+        ``aggregate_bytes`` with either aggregation, else ``payload``. [B]
+
+    Notes
+    -----
+    Software aggregation saves the stack traversals as the NIC's does; what
+    it still costs per frame is :func:`cycles_per_byte`'s ``c_soft_agg``.
+
+    References
+    ----------
+    J. Corbet, "JLS2009: Generic receive offload", LWN (2009); kernel.org
+    ``Documentation/networking/segmentation-offloads.rst``.
     """
-    return pick(offload, aggregate_bytes, payload)
+    aggregated = np.asarray(offload, dtype=bool) | np.asarray(software,
+                                                             dtype=bool)
+    return pick(aggregated, aggregate_bytes, payload)
 
 
 def cycles_per_byte(payload, traversal_bytes, c_byte, c_pkt, c_wire, *,
                     checksum_offload=True, c_checksum=1.0, c_encap=0.0,
-                    c_team=0.0, rss_factor=1.0):
+                    c_team=0.0, rss_factor=1.0, soft_aggregated=False,
+                    c_soft_agg=0.0):
     """CPU cycles spent per payload byte by one side of a TCP stream.
 
     Parameters
@@ -173,6 +264,11 @@ def cycles_per_byte(payload, traversal_bytes, c_byte, c_pkt, c_wire, *,
         Extra per-frame cost of a team driver. [cycles]
     rss_factor : numeric, default 1.0
         Multiplier for untuned RSS placement. [unitless]
+    soft_aggregated : bool or array-like of bool, default False
+        Frames are merged or split in software (GRO/GSO, software LRO)
+        because the NIC does not.
+    c_soft_agg : numeric, default 0.0
+        Extra per-frame cost of that software aggregation. [cycles]
 
     Returns
     -------
@@ -184,15 +280,22 @@ def cycles_per_byte(payload, traversal_bytes, c_byte, c_pkt, c_wire, *,
     .. math::
 
         c = k_{rss} \\left(c_{byte} + c_{cs}[\\neg cs] + \\frac{c_{pkt}}{S}
-            + \\frac{c_{wire} + c_{encap} + c_{team}}{p}\\right)
+            + \\frac{c_{wire} + c_{encap} + c_{team}
+            + c_{soft}[soft]}{p}\\right)
+
+    One flow is served by one core, so its ceiling is :math:`8 f / c`: at
+    40 GbE and above a single stream is bound by the per-frame term, and
+    the jumbo-frame gain of one stream is the ratio of :math:`c` at the two
+    payloads, far above the framing gain (ESnet: 10 -> 25 Gbit/s on 40 GbE).
 
     References
     ----------
     protocol-overheads.md section 8.2; Menon and Zwaenepoel (2008): per-byte
-    and per-packet costs.
+    and per-packet costs; ESnet fasterdata, "MTU issues".
     """
     checksum = c_checksum * ~np.asarray(checksum_offload, dtype=bool)
-    per_frame = np.asarray(c_wire) + c_encap + c_team
+    per_frame = np.asarray(c_wire) + c_encap + c_team \
+        + c_soft_agg * np.asarray(soft_aggregated, dtype=bool)
     return rss_factor * (c_byte + checksum + c_pkt / traversal_bytes
                          + per_frame / payload)
 
@@ -283,7 +386,7 @@ def expected_distinct(bins, items):
 
 
 def receive_queues(mode, nic_queues, vnics, flows, link_speed, vcpus, *,
-                   vmmq_queue_pairs=VMMQ_QUEUE_PAIRS,
+                   vmmq_queue_pairs=VMMQ_QUEUE_PAIRS, vnic_queues=VNIC_QUEUES,
                    vrss_min_link=VRSS_MIN_LINK_GBPS,
                    vrss_min_vcpus=VRSS_MIN_VCPUS):
     """Queues a transfer's connections hash onto, and how many share one.
@@ -304,6 +407,8 @@ def receive_queues(mode, nic_queues, vnics, flows, link_speed, vcpus, *,
         Logical processors of each receiving VM.
     vmmq_queue_pairs : numeric, default 16
         Queue pairs per vNIC with VMMQ.
+    vnic_queues : numeric, default 8
+        Receive queues per vNIC with ``multiqueue``.
     vrss_min_link : numeric, default 10
         Slowest adapter vRSS works on. [Gbit/s]
     vrss_min_vcpus : numeric, default 2
@@ -329,7 +434,9 @@ def receive_queues(mode, nic_queues, vnics, flows, link_speed, vcpus, *,
     vNIC over up to its VM's processors in software
     (:math:`Q = n_{vnic} v`); VMMQ gives each vNIC up to
     :math:`\\min(v, p)` hardware queues, within the NIC's
-    (:math:`Q = \\min(q_{nic}, n_{vnic} \\min(v, p))`). Connections then
+    (:math:`Q = \\min(q_{nic}, n_{vnic} \\min(v, p))`); ``multiqueue`` does
+    the same with :math:`p` the vNIC's queues (vmxnet3, virtio-net).
+    Connections then
     hash uniformly over :math:`Q` (expected values, see
     :func:`expected_distinct`).
 
@@ -338,7 +445,8 @@ def receive_queues(mode, nic_queues, vnics, flows, link_speed, vcpus, *,
     protocol-overheads.md section 8.4 ("before vRSS, a VM's network
     processing was confined to one virtual processor"); teaming.md 5.4
     ("per-vNIC rate with VMQ only <= one core"); MSDOCS ``vrss-top.md``,
-    ``vrss-faq.md``.
+    ``vrss-faq.md``; VMware KB 2020567; R. Mehta, "Network Improvements in
+    vSphere 6 Boost Performance for 40G NICs", VROOM! blog (2015).
     """
     code = as_codes("mode", mode, QUEUE_MODES)
     nic_queues = require_positive("nic_queues", nic_queues)
@@ -353,10 +461,11 @@ def receive_queues(mode, nic_queues, vnics, flows, link_speed, vcpus, *,
                                       | (vcpus < vrss_min_vcpus))
     one_per_vnic = (code == VMQ) | vrss_fallback
     spread_by_vrss = (code == VRSS) & ~vrss_fallback
+    per_vnic = np.where(code == VMMQ, vmmq_queue_pairs, vnic_queues)
     queues = np.select(
-        [spread_by_vrss, code == VMMQ],
+        [spread_by_vrss, (code == VMMQ) | (code == MULTIQUEUE)],
         [vnics * vcpus,
-         np.minimum(nic_queues, vnics * np.minimum(vcpus, vmmq_queue_pairs))],
+         np.minimum(nic_queues, vnics * np.minimum(vcpus, per_vnic))],
         default=nic_queues)
     flows_per_queue = np.where(one_per_vnic, flows / vnics, 1.0)
     return queues, flows_per_queue, vrss_fallback

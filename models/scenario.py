@@ -27,7 +27,9 @@ from pydantic import (BaseModel, ConfigDict, Field, ValidationError,
 
 from models.evacuation import ORDERS as EVACUATION_ORDERS
 from models.evacuation import PLATFORMS as EVACUATION_PLATFORMS
-from models.host import QUEUE_MODES, STACK_PRESETS, VMMQ_QUEUE_PAIRS
+from models.host import (QUEUE_MODE_HYPERVISORS, QUEUE_MODES,
+                         STACK_HYPERVISORS, STACK_PRESETS, VMMQ_QUEUE_PAIRS,
+                         VNIC_QUEUES)
 from models.migration import STOP_RULES
 from models.pcie import DEFAULT_MAX_PAYLOAD_BYTES
 from models.pcie import GENERATIONS as PCIE_GENERATIONS
@@ -35,11 +37,14 @@ from models.pcie import LANES as PCIE_LANES
 from models.storage import SPINDLE_15K_IOPS, SPINDLE_15K_MBPS, WRITE_PENALTY
 from models.teaming import (IP_HASH_VARIANTS, KERNEL_HASH_VARIANTS,
                             LBT_TARGET_RULES, LINUX_HASHES, STEADY_PERIODS,
-                            UNIFORM_HASH_FIELDS, required_flow_fields,
-                            steady_horizon_s)
+                            SWITCH_HASH_FIELDS, UNIFORM_HASH_FIELDS,
+                            required_flow_fields, steady_horizon_s,
+                            switch_hash_fields)
 from models.transport import TRANSPORTS
-from models.wire import (IPV6_MIN_MTU, L2_OVERHEAD_BYTES, MIN_FRAME_BYTES,
-                         MTU_CEILING, MTU_LIMITS, VLAN_TAG_BYTES)
+from models.wire import (IP_HEADER_BYTES, IPV6_MIN_MTU, L2_OVERHEAD_BYTES,
+                         MIN_FRAME_BYTES, MTU_CEILING, MTU_LIMITS,
+                         UDP_HEADER_BYTES, VLAN_TAG_BYTES,
+                         encapsulation_bytes)
 
 #: The schema version this build writes and reads natively.
 SCHEMA_VERSION = 1
@@ -225,7 +230,8 @@ class Host(_Strict):
     sockets: int = Field(default=2, ge=1, le=16)
     cores_per_socket: int = Field(default=16, ge=1, le=512)
     ghz: float = Field(default=2.6, gt=0, le=10)
-    #: CPU cost preset (models.host.STACK_PRESETS); None: by hypervisor
+    #: CPU cost preset (models.host.STACK_PRESETS), one of the hypervisor's
+    #: (models.host.STACK_HYPERVISORS); None: the hypervisor's default
     stack: Literal[tuple(STACK_PRESETS)] | None = None
     vmotion_auto_streams: bool = Field(
         default=False, description="vSphere 7.0 U2 and later: vMotion adds "
@@ -237,8 +243,17 @@ class OffloadSet(_Strict):
     """Stateless offloads a NIC performs for one IP version."""
 
     checksum: bool = True
+    #: segmentation (send) and receive coalescing (LRO/RSC) in the NIC
     tso: bool = True
     lro: bool = True
+    gso: bool = Field(
+        default=True, description="Software segmentation when tso is off "
+        "(Linux GSO, the VMkernel's software TSO); no effect on a stack "
+        "without it (Windows)")
+    gro: bool = Field(
+        default=True, description="Software receive coalescing when lro is "
+        "off (Linux GRO, the VMkernel's software LRO); no effect on a stack "
+        "without it (Windows)")
     #: the same offloads also for VXLAN/Geneve-encapsulated traffic
     tunnel: bool = False
 
@@ -344,6 +359,12 @@ class Team(_Strict):
     switch_mode: Literal["independent", "static", "lacp"] = "independent"
     policy: Literal[tuple(TEAMING_POLICIES)] = "port_id"
     hash: Literal[HASH_POLICIES] | None = None
+    switch_hash: Literal[tuple(SWITCH_HASH_FIELDS)] | None = Field(
+        default=None, description="The peer switch's port-channel hash "
+        "for traffic it sends to this host (Cisco/Arista 'port-channel "
+        "load-balance', Juniper 'hash-key'): it, not the host's policy, "
+        "decides the receive member of a static or LACP team. None: the "
+        "switch assumed to hash like the host")
     kernel_hash: Literal[tuple(KERNEL_HASH_VARIANTS)] = "current"
     #: vSphere IP hash: XOR of the last octets (VMware's KB wording) or of
     #: the whole 32-bit addresses; they differ only for 3, 5, 6, 7 uplinks
@@ -369,6 +390,13 @@ class Team(_Strict):
             raise ValueError(
                 f"policy {self.policy!r} ({label}) needs switch_mode "
                 f"{' or '.join(map(repr, modes))}, got {self.switch_mode!r}")
+        if self.switch_hash is not None and self.switch_mode \
+                == "independent":
+            raise ValueError(
+                f"switch_hash {self.switch_hash!r} needs switch_mode "
+                "'static' or 'lacp': a switch-independent team has no "
+                "port-channel on the switch (it learns MACs), got "
+                "switch_mode 'independent'")
         if self.hash is not None:
             if self.policy in LINUX_HASH_POLICIES \
                     and self.hash not in LINUX_HASHES:
@@ -564,6 +592,17 @@ class Migration(_Strict):
     management: Literal["qemu", "libvirt", "unlimited"] = "qemu"
     max_bandwidth_mib_s: float | None = Field(default=None, gt=0)
 
+    @field_validator("transport")
+    @classmethod
+    def _migrates_over_tcp(cls, value):
+        if value == "udp":
+            raise ValueError(
+                "live migration runs over TCP or RDMA (vMotion, Hyper-V "
+                "over TCP or SMB, QEMU), not UDP: give one of "
+                + ", ".join(repr(t) for t in TRANSPORTS if t != "udp")
+                + f", got {value!r}")
+        return value
+
 
 class Backend(_Strict):
     """The storage system's own limits."""
@@ -640,6 +679,11 @@ class Transfer(_Strict):
     #: ceiling of one stream; None: the hypervisor's live-migration
     #: preset for purpose "live_migration", else none
     stream_cap_gbps: float | None = Field(default=None, gt=0)
+    stream_cap_pps: float | None = Field(
+        default=None, gt=0, le=1e9, description="Packets per second one "
+        "stream's thread sends: a single-threaded traffic generator's "
+        "published rate (Ostinato over libpcap: about 750,000) [1/s]; "
+        "transport 'udp' only; None: no such cap")
     compression_ratio: float = Field(default=2.0, ge=1, le=1000)
     compressor_gbps: float = Field(default=1.0, gt=0)
     compression_threads: int = Field(default=4, ge=1, le=1024)
@@ -652,9 +696,22 @@ class Transfer(_Strict):
     vm_vcpus: int = Field(default=4, ge=1, le=1024)
     #: hardware queue pairs per vNIC with vmmq (Hyper-V default 16)
     vmmq_queue_pairs: int = Field(default=VMMQ_QUEUE_PAIRS, ge=1, le=64)
+    vnic_queues: int = Field(
+        default=VNIC_QUEUES, ge=1, le=64, description="Receive queues of "
+        "one vNIC with receive_queues 'multiqueue' (vSphere 6.0+ vmxnet3, "
+        "one per vCPU up to 8 by default; KVM virtio-net multiqueue)")
 
     @model_validator(mode="after")
     def _connections_in_range(self):
+        if self.transport == "udp" and self.purpose == "live_migration":
+            raise ValueError("transport 'udp' cannot carry purpose "
+                             "'live_migration': vMotion, Hyper-V and QEMU "
+                             "migrate over TCP (or RDMA)")
+        if self.stream_cap_pps is not None and self.transport != "udp":
+            raise ValueError(
+                f"stream_cap_pps ({self.stream_cap_pps:g}) is the packet "
+                "rate of a datagram sender and needs transport 'udp', got "
+                f"transport {self.transport!r}")
         if self.sessions * self.streams > MAX_CONNECTIONS:
             raise ValueError(f"sessions x streams = "
                              f"{self.sessions * self.streams:,} "
@@ -920,6 +977,13 @@ class Scenario(_Strict):
 
     @model_validator(mode="after")
     def _cross_references(self):
+        stack = self.host.stack
+        if stack is not None and \
+                self.host.hypervisor not in STACK_HYPERVISORS[stack]:
+            raise ValueError(
+                f"host.stack {stack!r} is a preset of "
+                f"{' or '.join(STACK_HYPERVISORS[stack])} hosts, not of "
+                f"host.hypervisor {self.host.hypervisor!r}")
         _check_unique("nics", [n.id for n in self.nics], "id")
         _check_unique("teams", [t.name for t in self.teams], "name")
         _check_unique("variants", [v.name for v in self.variants], "name")
@@ -939,6 +1003,13 @@ class Scenario(_Strict):
                       [t.name for t in self.workloads.transfers], "name")
         for i, transfer in enumerate(self.workloads.transfers):
             where = f"workloads.transfers[{i}]"
+            allowed = QUEUE_MODE_HYPERVISORS[transfer.receive_queues]
+            if self.host.hypervisor not in allowed:
+                raise ValueError(
+                    f"{where}.receive_queues {transfer.receive_queues!r} "
+                    f"does not exist on host.hypervisor "
+                    f"{self.host.hypervisor!r} (only on "
+                    f"{', '.join(allowed)})")
             if transfer.via is not None and transfer.via not in teams:
                 raise ValueError(f"{where}.via names team {transfer.via!r}, "
                                  "which is not in teams")
@@ -959,11 +1030,18 @@ class Scenario(_Strict):
                                  "workloads.transfers")
         _check_unique("workloads.evacuations",
                       [e.name for e in self.workloads.evacuations], "name")
+        by_name = {t.name: t for t in self.workloads.transfers}
         for i, item in enumerate(self.workloads.evacuations):
             if item.transfer not in transfers:
                 raise ValueError(f"workloads.evacuations[{i}].transfer names "
                                  f"{item.transfer!r}, which is not in "
                                  "workloads.transfers")
+            if by_name[item.transfer].transport == "udp":
+                raise ValueError(
+                    f"workloads.evacuations[{i}].transfer names "
+                    f"{item.transfer!r}, whose transport is 'udp': "
+                    "migrations run over TCP or RDMA")
+        self._check_datagrams()
         _check_unique("workloads.storage",
                       [w.name for w in self.workloads.storage], "name")
         for i, item in enumerate(self.workloads.storage):
@@ -981,6 +1059,27 @@ class Scenario(_Strict):
             raise ValueError(f"a variant may not be called {BASE_NAME!r}: "
                              "that name is the base scenario")
         return self
+
+    def _check_datagrams(self):
+        """UDP transfers in frames of ``network.frame_size_bytes`` need a
+        frame that holds the headers and at least one byte of data."""
+        size = self.network.frame_size_bytes
+        if size is None:
+            return
+        net = self.network
+        headers = (L2_OVERHEAD_BYTES + VLAN_TAG_BYTES * net.vlan_tags
+                   + IP_HEADER_BYTES[net.ip_version] + UDP_HEADER_BYTES
+                   + int(encapsulation_bytes(
+                       net.encapsulation, net.underlay_ip_version,
+                       geneve_option_bytes=net.geneve_option_bytes)))
+        for i, item in enumerate(self.workloads.transfers):
+            if item.transport == "udp" and size <= headers:
+                raise ValueError(
+                    f"network.frame_size_bytes {size} leaves no UDP "
+                    f"payload for workloads.transfers[{i}] "
+                    f"({item.name!r}): MAC header, FCS, tags, IPv"
+                    f"{net.ip_version}, UDP (and overlay) headers take "
+                    f"{headers} B; give at least {headers + 1}")
 
     def _check_pcie_slots(self):
         links = {}
@@ -1025,6 +1124,13 @@ class Scenario(_Strict):
                             f"{team.name!r} uses policy {team.policy!r}"
                             + (f" with hash {team.hash!r}" if team.hash
                                else ""))
+                for field in switch_hash_fields(team.switch_hash) \
+                        if team.switch_hash else ():
+                    if getattr(flow, field) is None:
+                        raise ValueError(
+                            f"{where}.{field} is required: team "
+                            f"{team.name!r}'s switch_hash "
+                            f"{team.switch_hash!r} reads it")
             for nic in flow.pin:
                 if nic not in uplinks:
                     raise ValueError(f"{where}.pin names {nic!r}, which is "

@@ -613,6 +613,93 @@ def required_flow_fields(policy, hash_name=None, hypervisor="vsphere"):
                  if _HASH_FIELD_ATTRIBUTES[f])
 
 
+#: Peer-switch port-channel hashes (Cisco NX-OS/IOS ``port-channel
+#: load-balance``, Arista ``port-channel load-balance ... fields``,
+#: Juniper ``forwarding-options hash-key``), by the fields of a flow (in
+#: its transmit orientation, this host's end first) they read. The switch
+#: hashes the packets it sends *to* this host, whose source is the flow's
+#: destination: ``src_ip`` reads the flow's ``dip``. Pairs are combined by
+#: XOR, as the vendors document ("SIP XOR DIP"), so a hash of both ends
+#: does not depend on the direction.
+SWITCH_HASH_FIELDS = {
+    "src_mac": ("dmac",), "dst_mac": ("smac",),
+    "src_dst_mac": ("smac", "dmac"),
+    "src_ip": ("dip",), "dst_ip": ("sip",), "src_dst_ip": ("sip", "dip"),
+    "src_port": ("dport",), "dst_port": ("sport",),
+    "src_dst_port": ("sport", "dport"),
+    "src_dst_ip_port": ("sip", "dip", "sport", "dport"),
+}
+
+#: Basis of the switch's hash: a function other than the host's, so the
+#: receive member is not the transmit member by construction [Model].
+SWITCH_HASH_BASIS = 0x5A17C4
+
+
+def switch_hash_fields(switch_hash):
+    """Flow attributes (``Flow`` field names) a peer-switch hash reads."""
+    return tuple(_HASH_FIELD_ATTRIBUTES[f]
+                 for f in SWITCH_HASH_FIELDS[switch_hash])
+
+
+def switch_hash_separates_connections(switch_hash):
+    """True when the switch hash reads TCP/UDP ports, so connections
+    between the same two hosts can land on different members; MAC and IP
+    hashes put all of them on one member."""
+    return any(f in ("sport", "dport")
+               for f in SWITCH_HASH_FIELDS[switch_hash])
+
+
+def switch_hash_member(switch_hash, fields, members, *,
+                       basis=SWITCH_HASH_BASIS):
+    """Member the peer switch sends each flow's receive traffic on.
+
+    Parameters
+    ----------
+    switch_hash : str
+        A key of :data:`SWITCH_HASH_FIELDS`.
+    fields : dict of numpy.ndarray
+        The flows' header columns by name (``smac``, ``dmac``, ``sip``,
+        ``dip``, ``sport``, ``dport``), transmit orientation.
+    members : int
+        Members of the port-channel that carry traffic.
+    basis : int, default :data:`SWITCH_HASH_BASIS`
+        Hash basis.
+
+    Returns
+    -------
+    numpy.ndarray of int
+        Index into the usable members, one per flow.
+
+    Notes
+    -----
+    The switch vendors do not publish their hash functions; the named
+    fields are hashed uniformly [Model], pairs combined by XOR. Which
+    fields the switch reads decides the receive spread: every connection
+    between two hosts has the same MACs and IPs, so MAC and IP hashes put
+    them all on one member whatever the host's own transmit hash does.
+
+    References
+    ----------
+    Cisco Nexus 3548 NX-OS Interfaces Configuration Guide 9.2(x),
+    "Load Balancing Using Port Channels"; Edgecore KB 900002148086
+    ("src-dst-ip ... (SIP XOR DIP)"); Arista EOS User Manual,
+    "port-channel load-balance"; Juniper "Configuring Load Balancing
+    Based on MAC Addresses / hash-key".
+    """
+    names = SWITCH_HASH_FIELDS[switch_hash]
+    keys = []
+    for first, second in (("smac", "dmac"), ("sip", "dip"),
+                          ("sport", "dport")):
+        used = [f for f in (first, second) if f in names]
+        if len(used) == 2:
+            keys.append(np.asarray(fields[first]).astype(U64)
+                        ^ np.asarray(fields[second]).astype(U64))
+        elif used:
+            keys.append(fields[used[0]])
+    h = uniform_hash(keys, seed=basis)
+    return ((h >> U64(1)) % U64(members)).astype(np.int64)
+
+
 #: Policies whose receive traffic arrives on the transmit member: MAC
 #: learning on the switch, or a switch hash assumed to be the same
 #: function (teaming.md sections 2-5); balance-rr receives as the switch

@@ -1,5 +1,6 @@
 """Bulk transfers (live migration, file copy, storage streams) over a host's
-links: plain TCP, compression, SMB Multichannel and SMB Direct (RDMA).
+links: plain TCP, compression, SMB Multichannel, SMB Direct (RDMA) and UDP
+(datagram senders such as iperf3 -u and traffic generators).
 
 One vectorised function evaluates any mix of transports, one element per
 scenario; it gives the receive-side throughput, the CPU it costs and the
@@ -12,8 +13,23 @@ import numpy as np
 from models._checks import as_codes, pick, require_choice, require_positive
 from models.host import core_ceiling, cores_busy, expected_distinct
 
-TRANSPORTS = ("tcp", "compression", "smb", "smb_direct")
-TCP, COMPRESSION, SMB, SMB_DIRECT = range(4)
+TRANSPORTS = ("tcp", "compression", "smb", "smb_direct", "udp")
+TCP, COMPRESSION, SMB, SMB_DIRECT, UDP = range(5)
+
+#: Cycles one UDP datagram costs its sending (or receiving) thread besides
+#: the host preset's per-frame driver cost and per-byte copy: one
+#: ``sendmsg``/``recvmsg`` system call and one pass through the UDP/IP
+#: path, with no TSO/GSO or GRO aggregation (iperf3 and most datagram
+#: senders use neither). Fitted once on two published single-sender runs
+#: with the ``linux_host`` preset's ``c_wire`` (2490) and ``c_byte_tx``
+#: (0.65): ESnet's 22 Gbit/s of 8972-byte datagrams on one 2.9 GHz core
+#: (fasterdata "UDP tuning", case ESNET-UDP-40G) and 5.8 Gbit/s of
+#: 1472-byte datagrams at MTU 1500 (Super User 1757563, case
+#: UDP-IPERF3-10G-1500, clock not stated: 2.6 GHz assumed): 1140 and 1832
+#: cycles reproduce each exactly, the minimax value between them is within
+#: 4.6 % of both. Refit it with the preset when ``linux_host``'s
+#: ``c_wire`` or ``c_byte_tx`` change. [cycles]
+UDP_DATAGRAM_CYCLES = 1_600.0
 
 #: How receive traffic spreads over the links a transfer may use:
 #: ``one`` member only (switch-independent team, a single route), ``hash``
@@ -173,7 +189,7 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
                   stream_cap=np.inf, streams=1, compression_ratio=1.0,
                   compressor_speed=np.inf, compression_threads=1,
                   flows_per_queue=1.0, c_io=20_000.0,
-                  message_bytes=SMB_DIRECT_MESSAGE_BYTES):
+                  message_bytes=SMB_DIRECT_MESSAGE_BYTES, own_thread=False):
     """Receive-side throughput, CPU and binding limit of a bulk transfer.
 
     Parameters
@@ -202,8 +218,9 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
     efficiency : numeric
         Payload share of the wire for the transport's framing. [unitless]
     stream_cap : numeric, default inf
-        Ceiling of one application stream (e.g. a vMotion stream helper or
-        a migration worker on one core). [Gbit/s]
+        Ceiling of one application stream (e.g. a vMotion stream helper, a
+        migration worker on one core, or a single-threaded traffic
+        generator's packet rate times its payload). [Gbit/s]
     streams : numeric, default 1
         Application streams (sessions x threads).
     compression_ratio : numeric, default 1.0
@@ -220,6 +237,10 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
         Host cycles per RDMA message. [cycles]
     message_bytes : numeric, default 1 MiB
         Payload per RDMA message. [B]
+    own_thread : bool or array-like of bool, default False
+        Each stream is a sending thread whose rate ``stream_cap`` already
+        is (a traffic generator with a published packet rate per thread):
+        the host stack's per-core ceiling does not bound it a second time.
 
     Returns
     -------
@@ -241,6 +262,9 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
 
     where :math:`E` is :func:`models.host.expected_distinct`, one flow never
     exceeds one member nor one core, and RDMA has no per-core ceiling.
+    UDP is costed per datagram by the caller (no aggregation; see
+    :data:`UDP_DATAGRAM_CYCLES`) and otherwise bounded like TCP; it sends
+    no ACKs.
     Queues are taken by groups of :math:`F_q` flows (``flows_per_queue``):
 
     .. math::
@@ -279,12 +303,14 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
     scaled = member_goodput * ratio
     per_core = core_ceiling(ghz, cycles_per_byte)
     not_for_rdma = np.where(rdma, np.inf, 0.0)  # +inf removes a bound
+    no_core_bound = np.where(rdma | np.asarray(own_thread, dtype=bool),
+                             np.inf, 0.0)
     bounds = (  # in the order of LIMITS
         members * scaled,
         spread_members * scaled,
         flows * scaled + not_for_rdma,
         busy_queues * per_core * ratio
-        + not_for_rdma,
+        + no_core_bound,
         streams * np.asarray(stream_cap, dtype=float),
         compression_threads * compressor_speed
         + np.where(compressed, 0.0, np.inf))

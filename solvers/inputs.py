@@ -62,6 +62,10 @@ class WireColumns:
         Frame size of the packet-rate question [B]; NaN where not asked.
     limits : tuple of int
         MTU range covering every document's accepted range [B].
+    ghz, c_wire, c_byte_rx : numpy.ndarray
+        Core clock [GHz] and the host preset's per-frame [cycles] and
+        per-byte receive [1/B] costs, for the per-packet cost of frames
+        of ``frame_size``.
     """
 
     mtu: np.ndarray
@@ -72,11 +76,18 @@ class WireColumns:
     link_gbps: np.ndarray
     frame_size: np.ndarray
     limits: tuple
+    ghz: np.ndarray
+    c_wire: np.ndarray
+    c_byte_rx: np.ndarray
 
 
 def wire_columns(documents):
     networks = [doc.network for doc in documents]
+    costs = [stack_costs(doc) for doc in documents]
     return WireColumns(
+        ghz=np.array([doc.host.ghz for doc in documents]),
+        c_wire=np.array([c.c_wire for c in costs]),
+        c_byte_rx=np.array([c.c_byte_rx for c in costs]),
         mtu=np.array([n.mtu for n in networks]),
         ip_version=np.array([n.ip_version for n in networks]),
         vlan_tags=np.array([n.vlan_tags for n in networks]),
@@ -106,6 +117,9 @@ class TransferPath:
     flows: int
     team_mode: str         # 'none', 'independent', 'static', 'lacp'
     notes: tuple           # findings about the path
+    #: the peer switch's hash when it keeps the received connections
+    #: together (MAC or IP fields only), else None
+    switch_hash: str | None = None
 
 
 def _smb_interfaces(nics, rdma):
@@ -168,7 +182,26 @@ def transfer_path(doc, item):
             nics = nics[:flows]  # a session per NIC, round robin
         elif mode == "none":
             nics = nics[:1]  # one route: TCP uses a single interface
-    return TransferPath(tuple(nics), kind, spread, flows, mode, tuple(notes))
+    together = _switch_keeps_together(doc, item)
+    if together is not None and spread == "hash":
+        spread = "one"   # one peer: every connection on one member
+    else:
+        together = None
+    return TransferPath(tuple(nics), kind, spread, flows, mode, tuple(notes),
+                        together)
+
+
+def _switch_keeps_together(doc, item):
+    """The team's peer-switch hash when this host receives the transfer
+    and the hash reads no ports: every connection from the one peer then
+    arrives on one member (None otherwise)."""
+    if item.via is None or item.direction != "receive":
+        return None
+    team = next(t for t in doc.teams if t.name == item.via)
+    if team.switch_hash is None or team.switch_mode == "independent" \
+            or teaming.switch_hash_separates_connections(team.switch_hash):
+        return None
+    return team.switch_hash
 
 
 def stream_cap(doc, item, path):
@@ -271,7 +304,8 @@ def transfer_columns(rows):
         "c_pkt", "c_wire", "c_checksum", "c_encap", "c_team", "c_io",
         "rss_factor", "stream_cap", "streams", "ratio", "compressor",
         "threads", "queue_mode", "vnics", "vcpus", "vmmq_queue_pairs",
-        "mtu_min", "mtu_max")}
+        "vnic_queues", "mtu_min", "mtu_max", "soft_agg", "c_soft_agg",
+        "frame", "stream_pps", "own_thread")}
     for doc, item, path in rows:
         network = doc.network
         costs = stack_costs(doc)
@@ -282,6 +316,8 @@ def transfer_columns(rows):
         software_tunnel = network.encapsulation != "none" and \
             not all(o.tunnel for o in offloads)
         rdma_kinds = {n.rdma for n in path.nics} - {"none"}
+        udp = path.transport == "udp"
+        stream_pps = item.stream_cap_pps or np.inf
         add = {
             "transport": transport.TRANSPORTS.index(path.transport),
             "member_speed": min(n.speed_gbps for n in path.nics),
@@ -302,16 +338,34 @@ def transfer_columns(rows):
             "geneve_option_bytes": network.geneve_option_bytes,
             "protocol": wire.PROTOCOLS.index(
                 sorted(rdma_kinds)[0] if path.transport == "smb_direct"
-                else "tcp"),
-            # TSO aggregates on the sending side, LRO on the receiving side
-            "lro": not software_tunnel and all(
+                else "udp" if udp else "tcp"),
+            # TSO aggregates on the sending side, LRO on the receiving
+            # side; datagram senders use neither (one pass per datagram)
+            "lro": not udp and not software_tunnel and all(
                 o.lro if item.direction == "receive" else o.tso
                 for o in offloads),
+            # GSO/GRO (or the VMkernel's software TSO/LRO) where the NIC
+            # does not aggregate; not modelled for software tunnels (V10)
+            # nor for datagrams (one pass each)
+            "soft_agg": costs.soft_aggregation and not udp
+            and not software_tunnel
+            and all(o.gro if item.direction == "receive" else o.gso
+                    for o in offloads),
+            "c_soft_agg": costs.c_soft_agg,
+            # datagrams fill frames of network.frame_size_bytes when asked,
+            # else the MTU; TCP always sends full-size segments
+            "frame": network.frame_size_bytes
+            if udp and network.frame_size_bytes is not None else np.nan,
+            "stream_pps": stream_pps,
+            # this host's sending thread is the generator whose packet
+            # rate is given: its own core, not the stack model, binds it
+            "own_thread": bool(np.isfinite(stream_pps))
+            and item.direction == "send",
             "checksum": not software_tunnel and
             all(o.checksum for o in offloads),
             "c_byte": costs.c_byte_rx if item.direction == "receive"
             else costs.c_byte_tx,
-            "c_pkt": costs.c_pkt,
+            "c_pkt": transport.UDP_DATAGRAM_CYCLES if udp else costs.c_pkt,
             "c_wire": costs.c_wire,
             "c_checksum": costs.c_checksum,
             "c_encap": costs.c_encap if software_tunnel else 0.0,
@@ -331,6 +385,7 @@ def transfer_columns(rows):
             "vnics": min(item.sessions, path.flows),
             "vcpus": item.vm_vcpus,
             "vmmq_queue_pairs": item.vmmq_queue_pairs,
+            "vnic_queues": item.vnic_queues,
         }
         for key, value in add.items():
             columns[key].append(value)
@@ -340,7 +395,8 @@ def transfer_columns(rows):
             inputs.pop("queue_mode"), inputs["rss_queues"],
             inputs.pop("vnics"), inputs["flows"], inputs["member_speed"],
             inputs.pop("vcpus"),
-            vmmq_queue_pairs=inputs.pop("vmmq_queue_pairs"))
+            vmmq_queue_pairs=inputs.pop("vmmq_queue_pairs"),
+            vnic_queues=inputs.pop("vnic_queues"))
     _encapsulation_column(inputs)
     return inputs
 

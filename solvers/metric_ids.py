@@ -36,6 +36,11 @@ METRICS = {
                             "network.frame_size_bytes"),
     "wire.udp_payload_gbps": ("Gbit/s", "UDP payload at line rate in "
                               "frames of network.frame_size_bytes"),
+    "wire.frames_per_core_pps": ("1/s", "Frames of network.frame_size_bytes "
+                                 "one core of the host preset receives "
+                                 "through the kernel stack"),
+    "wire.cores_at_frame_rate": ("cores", "Cores the kernel stack needs "
+                                 "for line rate at network.frame_size_bytes"),
     "host.throughput_gbps": ("Gbit/s", "Host: transfer throughput"),
     "host.cpu_pct": ("%", "Host: CPU"),
     "host.busiest_core_pct": ("%", "Host: busiest core"),
@@ -59,6 +64,7 @@ METRIC_SUFFIXES = {
     "flows": ("1", "TCP flows"),
     "busy_cores": ("cores", "busy receive cores (RSS/VMQ)"),
     "per_core_ceiling_gbps": ("Gbit/s", "per-core ceiling"),
+    "packets_per_s": ("1/s", "datagrams per second"),
     "rx_util_pct": ("%", "receive utilization"),
     "tx_util_pct": ("%", "transmit utilization"),
     "converged": ("1", "converged (1 yes, 0 no)"),

@@ -3,6 +3,7 @@
 from PySide6 import QtCore, QtGui
 
 from app.gui.charts import variant_colour
+from app.validation_io import ValidationDataError, provenance_index
 from solvers.results import format_number
 
 _Qt = QtCore.Qt
@@ -132,7 +133,7 @@ class ComparisonModel(QtCore.QAbstractTableModel):
             delta = delta_text(metric, self._cells[index.row()][0])
             against = f"\nagainst the base: {delta}" if delta else ""
             return f"{row_label(metric)}: {shown_value(metric)}{against}" \
-                   f"\nid: {metric.id}"
+                   f"\nid: {metric.id}\n{backing_text(metric.id)}"
         return None
 
     def headerData(self, section, orientation, role=_Qt.DisplayRole):
@@ -147,5 +148,15 @@ class ComparisonModel(QtCore.QAbstractTableModel):
         if role == _Qt.DisplayRole:
             return self._labels[section]
         if role == _Qt.ToolTipRole:
-            return self._metric_ids[section]
+            metric_id = self._metric_ids[section]
+            return f"{metric_id}\n{backing_text(metric_id)}"
         return None
+
+
+def backing_text(metric_id):
+    """Which validated cases back the model a metric comes from (the
+    validation set is read once, on the first tooltip)."""
+    try:
+        return provenance_index()(metric_id).text()
+    except ValidationDataError as err:
+        return f"Validation set unreadable: {err}"

@@ -75,7 +75,9 @@ class Draft:
 
     def measured(self, path, value, file, column):
         """Record that ``path`` holds a value read from ``file``/``column``
-        and return the value."""
+        and return the value; a later reading of the same path (a port
+        group overriding its switch) replaces the earlier one."""
+        self.provenance = [p for p in self.provenance if p.path != path]
         self.provenance.append(Provenance(path, value, str(file), column))
         return value
 

@@ -4,8 +4,9 @@ Tabs read (RVTools documentation, "RVTools tabs"): vHost (sockets, cores,
 clock), vNIC (the host's physical NICs: device, speed in Mbit/s, the switch
 each is an uplink of), vSwitch (standard switches: teaming policy, MTU),
 dvSwitch (distributed switches: host members, LACP mode and algorithm,
-max MTU), dvPort (port groups: teaming policy, active and standby
-uplinks), vSC_VMK (VMkernel adapters: port group, MTU, services when the
+max MTU), vPort (standard-switch port groups: a teaming policy that
+overrides the vSwitch's), dvPort (distributed port groups: teaming
+policy, active and standby uplinks), vSC_VMK (VMkernel adapters: port group, MTU, services when the
 export has them), vInfo (VMs: host, power state, memory) and vMetaData
 (the RVTools version). Headers drift between RVTools versions: each
 column is found by any of its known spellings (e.g. "Memory", "Memory
@@ -42,6 +43,10 @@ COLUMNS = {
                  "lacp_alg": ("LACP Load Balance Alg.",
                               "LACP Load Balance Algorithm"),
                  "mtu": ("Max MTU", "MTU")},
+    "vPort": {"host": ("Host",), "port_group": ("Port Group", "Portgroup",
+                                                 "Name"),
+              "switch": ("Switch", "vSwitch"),
+              "policy": ("Policy", "Load Balancing")},
     "dvPort": {"switch": ("Switch",), "port": ("Port", "Port Group"),
                "policy": ("Policy", "Load Balancing"),
                "active": ("Active Uplink", "Active Uplinks"),
@@ -261,6 +266,7 @@ class _Context:
             if switch in standard:
                 row_number, row, sheet = standard[switch]
                 self._policy(draft, team, where, sheet, row_number, row)
+                self._standard_port_groups(draft, team, where, host, switch)
             elif switch in distributed:
                 row_number, row, sheet = distributed[switch]
                 self._distributed_policy(draft, team, where, switch,
@@ -351,10 +357,26 @@ class _Context:
         ports = self.sheets.get("dvPort")
         if ports is None:
             return
-        rows = [(n, r) for n, r in ports.rows
-                if str(ports.get(r, "switch")) == switch
-                and str(ports.get(r, "uplink") or "").lower() != "true"
-                and ports.get(r, "policy")]
+        self._port_group_policy(
+            draft, team, where, switch, ports,
+            [(n, r) for n, r in ports.rows
+             if str(ports.get(r, "switch")) == switch
+             and str(ports.get(r, "uplink") or "").lower() != "true"])
+
+    def _standard_port_groups(self, draft, team, where, host, switch):
+        """A standard switch's port groups may override its policy (vPort
+        tab): the team follows what its port groups use."""
+        ports = self.sheets.get("vPort")
+        if ports is None:
+            return
+        self._port_group_policy(
+            draft, team, where, switch, ports,
+            [(n, r) for n, r in ports.rows
+             if str(ports.get(r, "host")) == host
+             and str(ports.get(r, "switch")) == switch])
+
+    def _port_group_policy(self, draft, team, where, switch, ports, rows):
+        rows = [(n, r) for n, r in rows if ports.get(r, "policy")]
         if not rows:
             return
         # port groups of one switch may differ: the most common policy

@@ -82,6 +82,9 @@ def _evaluate(inputs, rows, out, details):
         if path.transport != "smb_direct":  # RDMA has no per-core path
             values["busy_cores"] = now["busy_queues"][r]
             values["per_core_ceiling_gbps"] = now["core_ceiling"][r]
+        if path.transport == "udp":  # datagram rates are the question
+            values["packets_per_s"] = gbps_to_bytes_per_s(
+                now["wire_payload"][r]) / now["payload"][r]
         metrics = {metric_ids.transfer(item.name, k): v
                    for k, v in values.items()}
         if result["bottleneck"] is None:  # the first transfer: headline
@@ -100,7 +103,7 @@ def _evaluate(inputs, rows, out, details):
         result["findings"].extend(path.notes)
         if rows.vrss_fallback[r]:
             result["findings"].append(_vrss_fallback_finding(item, path))
-        result["assumptions"].extend(_assumptions(doc, item))
+        result["assumptions"].extend(_assumptions(doc, item, path))
 
 
 def transfer_chain(inputs, *, mtu_limits=wire.MTU_LIMITS):
@@ -121,32 +124,50 @@ def transfer_chain(inputs, *, mtu_limits=wire.MTU_LIMITS):
 
 
 def _chain_chunk(inputs, mtu_limits):
-    # RDMA framing only where the transport is SMB Direct
-    protocol = np.where(inputs["transport"] == transport.SMB_DIRECT,
-                        inputs["protocol"], wire.TCP)
+    # RDMA framing only where the transport is SMB Direct, UDP's where UDP
+    own_framing = (inputs["transport"] == transport.SMB_DIRECT) \
+        | (inputs["transport"] == transport.UDP)
+    protocol = np.where(own_framing, inputs["protocol"], wire.TCP)
     payload = wire.payload_bytes(inputs["mtu"], inputs["ip_version"],
                                  protocol=protocol,
                                  timestamps=inputs["timestamps"],
                                  mtu_limits=mtu_limits)
-    efficiency = payload / wire.wire_bytes(
+    frame = wire.wire_bytes(
         inputs["mtu"], inputs["ip_version"], protocol=protocol,
         vlan_tags=inputs["vlan_tags"], encapsulation_bytes=inputs["encap"],
         mtu_limits=mtu_limits)
+    payload, frame = _datagram_frames(inputs, payload, frame)
+    efficiency = payload / frame
+    soft = inputs["soft_agg"] & ~inputs["lro"]  # the NIC's comes first
     cycles = host.cycles_per_byte(
-        payload, host.stack_traversal_bytes(payload, inputs["lro"]),
+        payload, host.stack_traversal_bytes(payload, inputs["lro"],
+                                            software=soft),
         inputs["c_byte"], inputs["c_pkt"], inputs["c_wire"],
         checksum_offload=inputs["checksum"], c_checksum=inputs["c_checksum"],
         c_encap=inputs["c_encap"], c_team=inputs["c_team"],
-        rss_factor=inputs["rss_factor"])
+        rss_factor=inputs["rss_factor"], soft_aggregated=soft,
+        c_soft_agg=inputs["c_soft_agg"])
+    stream_cap = inputs["stream_cap"]
+    own_thread = inputs.get("own_thread", False)
+    stream_pps = inputs.get("stream_pps")
+    if stream_pps is not None and np.isfinite(stream_pps).any():
+        # a packet rate per stream is a bit rate at this payload; a
+        # generator thread on this host spends its core on each packet
+        generator_gbps = bytes_per_s_to_gbps(stream_pps * payload)
+        stream_cap = np.minimum(stream_cap, generator_gbps)
+        cycles = np.where(own_thread, 8.0 * inputs["ghz"]
+                           / np.where(own_thread, generator_gbps, 1.0),
+                           cycles)
     result = transport.bulk_transfer(
         inputs["transport"], inputs["member_speed"], inputs["members"],
         inputs["spread"], inputs["flows"], inputs["rss_queues"],
         inputs["cores"], inputs["ghz"], cycles, efficiency,
-        stream_cap=inputs["stream_cap"], streams=inputs["streams"],
+        stream_cap=stream_cap, streams=inputs["streams"],
         compression_ratio=inputs["ratio"],
         compressor_speed=inputs["compressor"],
         compression_threads=inputs["threads"],
-        flows_per_queue=inputs["flows_per_queue"], c_io=inputs["c_io"])
+        flows_per_queue=inputs["flows_per_queue"], c_io=inputs["c_io"],
+        own_thread=own_thread)
     result["ack_bytes"] = wire.ack_wire_bytes(
         inputs["ip_version"], timestamps=inputs["timestamps"],
         vlan_tags=inputs["vlan_tags"])
@@ -155,8 +176,25 @@ def _chain_chunk(inputs, mtu_limits):
     return result
 
 
+def _datagram_frames(inputs, payload, frame):
+    """Payload and wire bytes of rows whose datagrams fill frames of a
+    given size (``frame`` column, MAC header to FCS; NaN: the MTU's full
+    frames) [B]."""
+    sized = inputs.get("frame")
+    if sized is None or np.isnan(sized).all():
+        return payload, frame
+    asked = ~np.isnan(sized)
+    size = np.where(asked, sized, wire.MIN_FRAME_BYTES)
+    inner = wire.udp_payload_bytes(size, inputs["ip_version"],
+                                   vlan_tags=inputs["vlan_tags"]) \
+        - inputs["encap"]
+    return (np.where(asked, inner, payload),
+            np.where(asked, np.maximum(size, wire.MIN_FRAME_BYTES)
+                     + wire.L1_OVERHEAD_BYTES, frame))
+
+
 _QUEUE_NAMES = {"rss": "RSS", "vmq": "VMQ", "vrss": "vRSS",
-                "vmmq": "VMMQ"}
+                "vmmq": "VMMQ", "multiqueue": "vNIC multi-queue"}
 
 
 def _limit_message(limit, path, item, now, r):
@@ -167,6 +205,10 @@ def _limit_message(limit, path, item, now, r):
         return (f"line rate of {members} × {speed:g} Gbit/s at "
                 f"{100 * now['efficiency'][r]:.1f} % framing efficiency")
     if name == "member_spread":
+        if path.switch_hash is not None:
+            return (f"the peer switch's {path.switch_hash.replace('_', '-')}"
+                    f" hash sends every connection from one peer on one "
+                    f"member ({speed:g} Gbit/s) of {members}")
         if path.spread == "one":
             return (f"a switch-independent team receives on one member "
                     f"({speed:g} Gbit/s) of {members}")
@@ -189,6 +231,10 @@ def _limit_message(limit, path, item, now, r):
                 f"{now['core_ceiling'][r]:.2f} Gbit/s per core")
     if name == "stream_cap":
         cap = now["throughput"][r] / (item.sessions * item.streams)
+        if item.stream_cap_pps is not None:
+            return (f"{item.sessions * item.streams} sending thread(s) × "
+                    f"{item.stream_cap_pps:,.0f} packets/s each "
+                    f"({cap:.2f} Gbit/s of payload)")
         return (f"{item.sessions * item.streams} application stream(s) × "
                 f"{cap:.2f} Gbit/s each (one core per stream)")
     return (f"{item.compression_threads} compression thread(s) × "
@@ -203,7 +249,7 @@ def _uplinks(path, now, r):
     shares = ([1.0] + [0.0] * (members - 1)) if path.spread == "one" \
         else [1.0 / members] * members
     ack_rate = 0.0
-    if path.transport != "smb_direct":
+    if path.transport not in ("smb_direct", "udp"):  # UDP sends no ACKs
         packets = gbps_to_bytes_per_s(now["wire_payload"][r]) \
             / now["payload"][r]
         ack_rate = bytes_per_s_to_gbps(
@@ -230,7 +276,7 @@ def _vrss_fallback_finding(item, path):
                   "value": item.receive_queues, "threshold": "vmq"})
 
 
-def _assumptions(doc, item):
+def _assumptions(doc, item, path):
     preset = stack_preset(doc)
     side = "receiver" if item.direction == "receive" else "sender"
     notes = [
@@ -243,6 +289,18 @@ def _assumptions(doc, item):
         f"Jumbo-frame gain: the same transfer re-evaluated at MTU "
         f"{wire.JUMBO_MTU} B",
     ]
+    if item.transport == "udp":
+        size = doc.network.frame_size_bytes
+        notes.append(
+            f"Transfer {item.name!r}: UDP datagrams "
+            + (f"in {size} B frames (network.frame_size_bytes)" if size
+               else "filling the MTU")
+            + f", 8 B UDP header, no ACKs; each datagram costs its "
+            f"thread one system call and stack pass "
+            f"({transport.UDP_DATAGRAM_CYCLES:,.0f} cycles) plus the "
+            "preset's per-frame and per-byte costs (no GSO/GRO)")
+    else:
+        notes.extend(_aggregation_notes(doc, item, path, preset))
     if item.transport in ("smb", "smb_direct"):
         notes.append("SMB Multichannel with Windows client defaults: 1 "
                      "connection per plain NIC, 4 per RSS NIC, 2 per RDMA "
@@ -260,7 +318,12 @@ def _assumptions(doc, item):
                "vmmq": f"VMMQ gives each vNIC up to "
                        f"min({item.vm_vcpus} vCPUs, "
                        f"{item.vmmq_queue_pairs} queue pairs) hardware "
-                       "queues within the NIC's"}[item.receive_queues])
+                       "queues within the NIC's",
+               "multiqueue": f"each multi-queue vNIC (vmxnet3 on vSphere "
+                             f"6.0+, virtio-net) gets up to "
+                             f"min({item.vm_vcpus} vCPUs, "
+                             f"{item.vnic_queues} queues) hardware queues "
+                             "within the NIC's"}[item.receive_queues])
     if item.purpose == "live_migration" and doc.host.hypervisor == "vsphere":
         notes.append(
             "vMotion streams: automatic (vSphere 7.0 U2 and later), no "
@@ -275,6 +338,33 @@ def _assumptions(doc, item):
                      f"{item.compressor_gbps:g} Gbit/s per thread are "
                      "inputs, not modelled")
     return notes
+
+
+def _aggregation_notes(doc, item, path, preset):
+    """What aggregates frames when the NIC's TSO/LRO is off (one note)."""
+    receive = item.direction == "receive"
+    offloads = [getattr(n.offloads, f"ipv{doc.network.ip_version}")
+                for n in path.nics]
+    nic, software = ("LRO", "GRO") if receive else ("TSO", "GSO")
+    if doc.network.encapsulation != "none" and \
+            not all(o.tunnel for o in offloads):
+        return [f"Transfer {item.name!r}: encapsulated in software, so "
+                "neither the NIC nor the OS aggregates: every packet "
+                "traverses the stack"]
+    if all(o.lro if receive else o.tso for o in offloads):
+        return []
+    if not host.STACK_PRESETS[preset].soft_aggregation:
+        return [f"Transfer {item.name!r}: {nic} off and the '{preset}' "
+                "stack has no software aggregation, so every packet "
+                "traverses the stack"]
+    if all(o.gro if receive else o.gso for o in offloads):
+        if preset != "linux_host":
+            software = f"the VMkernel's software {nic}"
+        return [f"Transfer {item.name!r}: {nic} off; {software} aggregates "
+                "in software: one stack traversal per 64 KiB, the per-frame "
+                "cost stays"]
+    return [f"Transfer {item.name!r}: {nic} and {software} off, so every "
+            "packet traverses the stack"]
 
 
 def candidates(doc, goal, base):

@@ -150,7 +150,8 @@ def _analyse_team(doc, team, flows, team_id, out):
         tx_member, rx_member, moves = _place(policy, columns, active, speed,
                                              team, hypervisor)
         results[policy] = _loads(policy, columns, tx_member, rx_member,
-                                 speed, active)
+                                 speed, active,
+                                 switch_hashed=_switch_hashes(policy, team))
         results[policy]["moves"] = [
             {"t_s": float(columns.t[min(step, columns.t.size - 1)]),
              "port": columns.owners[unit], "from": uplinks[source],
@@ -295,9 +296,23 @@ def _place(policy, columns, usable, speed, team, hypervisor):
             c.tx, n, step_s=c.step, epoch_s=team.dynamic_epoch_s)]
     else:   # pragma: no cover - the schema admits only known policies
         raise ValueError(f"unknown teaming policy {policy!r}")
-    rx = teaming.receive_member(policy, tx, c.dip, usable, speed,
-                                switch_mode=team.switch_mode)
+    if _switch_hashes(policy, team):
+        # the peer switch, not this host, picks the receive member
+        rx = usable[teaming.switch_hash_member(
+            team.switch_hash, {"smac": c.smac, "dmac": c.dmac, "sip": c.sip,
+                               "dip": c.dip, "sport": c.sport,
+                               "dport": c.dport}, n)]
+    else:
+        rx = teaming.receive_member(policy, tx, c.dip, usable, speed,
+                                    switch_mode=team.switch_mode)
     return tx, rx, moves
+
+
+def _switch_hashes(policy, team):
+    """The team's peer-switch hash decides where ``policy`` receives: it
+    is given and the policy runs on a static or LACP port-channel."""
+    return team.switch_hash is not None \
+        and _switch_mode(policy, team) in ("static", "lacp")
 
 
 def _ovs_5tuple_hash(c, basis):
@@ -348,19 +363,20 @@ def _byte_xor(ip):
     return (ip ^ (ip >> 8) ^ (ip >> 16) ^ (ip >> 24)) & 0xFF
 
 
-def _loads(policy, columns, tx_member, rx_member, speed, usable):
+def _loads(policy, columns, tx_member, rx_member, speed, usable, *,
+           switch_hashed=False):
     members = speed.size
     steps = columns.t.size
 
-    def spread(member, rate):
-        if policy == "balance_rr":
+    def spread(member, rate, received=False):
+        if policy == "balance_rr" and not (received and switch_hashed):
             share = np.zeros((steps, members))
             share[:, usable] = rate.sum(axis=1, keepdims=True) / len(usable)
             return share
         return teaming.member_loads(member, rate, members)
 
     tx_load = spread(tx_member, columns.tx)
-    rx_load = spread(rx_member, columns.rx)
+    rx_load = spread(rx_member, columns.rx, received=True)
     util = np.maximum(tx_load, rx_load) / speed
     peak = float(util.max())
     # Spread is judged at the busiest demand, at its last occurrence, so
@@ -476,7 +492,8 @@ def _failure_peak(policy, columns, speed, team, hypervisor, failures,
             continue
         tx, rx, _ = _place(policy, columns, usable, speed, team,
                            hypervisor)
-        result = _loads(policy, columns, tx, rx, speed, usable)
+        result = _loads(policy, columns, tx, rx, speed, usable,
+                        switch_hashed=_switch_hashes(policy, team))
         if worst is None or result["peak"] > worst:
             moved = int((result["member_at_peak"]
                          != healthy["member_at_peak"]).sum())
@@ -683,6 +700,17 @@ def _assumptions(team, compare, skipped, columns, hypervisor, optimal):
     if columns.connect_order:
         notes.append("Ports without a port_id are numbered in connect "
                      "(list) order")
+    if team.switch_hash is not None:
+        notes.append(
+            f"Receive side of static/LACP policies: the peer switch's "
+            f"{team.switch_hash.replace('_', '-')} hash (uniform hash of "
+            "those fields, pairs XORed; the vendors do not publish the "
+            "function), not the host's")
+    elif any(_switch_mode(p, team) in ("static", "lacp") for p in compare):
+        notes.append("Receive side of static/LACP policies: the peer "
+                     "switch assumed to hash like the host (set "
+                     "switch_hash to the switch's port-channel "
+                     "load-balance)")
     if team.hash is None and "lacp" in compare and hypervisor == "vsphere":
         notes.append("vDS LACP hash not set: srcDestIpTcpUdpPort assumed; "
                      "set it to match the physical switch")

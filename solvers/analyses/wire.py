@@ -4,7 +4,7 @@ findings. Its line-rate limit binds when no other analysis names one."""
 
 import numpy as np
 
-from models import wire
+from models import transport, wire
 from models.units import bytes_per_s_to_gbps
 from solvers.analysis import AnalysisResult, Candidate, metric_value
 from solvers.inputs import encapsulation_bytes
@@ -37,9 +37,15 @@ def analyse(inputs, upstream, *, details=True):
         frames = np.full(w.mtu.shape, np.nan)
         frames[asked] = wire.frame_rate(w.link_gbps[asked],
                                         w.frame_size[asked])
-        udp = bytes_per_s_to_gbps(frames * wire.udp_payload_bytes(
-            np.nan_to_num(w.frame_size), w.ip_version,
-            vlan_tags=w.vlan_tags))
+        datagram = wire.udp_payload_bytes(np.nan_to_num(w.frame_size),
+                                          w.ip_version, vlan_tags=w.vlan_tags)
+        udp = bytes_per_s_to_gbps(frames * datagram)
+        # one stack pass and system call (UDP's), the preset's driver
+        # cost and copy per frame, no GRO: what a kernel receiver spends
+        # on each of these frames [cycles]
+        cycles = transport.UDP_DATAGRAM_CYCLES + w.c_wire \
+            + w.c_byte_rx * datagram
+        per_core = w.ghz * 1e9 / cycles
     if details:
         trace_mtu, trace_goodput = _goodput_versus_mtu(w)
     results = []
@@ -56,6 +62,8 @@ def analyse(inputs, upstream, *, details=True):
         if asked.any() and asked[i]:
             metrics["wire.frame_rate_pps"] = frames[i]
             metrics["wire.udp_payload_gbps"] = udp[i]
+            metrics["wire.frames_per_core_pps"] = per_core[i]
+            metrics["wire.cores_at_frame_rate"] = frames[i] / per_core[i]
         if not details:
             results.append(AnalysisResult(metrics=metrics))
             continue
@@ -148,6 +156,12 @@ def _assumptions(doc, encap_bytes):
         f"Delayed ACK: one ACK per {wire.SEGMENTS_PER_ACK} segments in the "
         "reverse direction",
     ]
+    if network.frame_size_bytes is not None:
+        notes.append(
+            "Frames per core at network.frame_size_bytes: each frame costs "
+            "a kernel receiver one UDP system call and stack pass "
+            f"({transport.UDP_DATAGRAM_CYCLES:,.0f} cycles), the host "
+            "preset's per-frame driver cost and its copy; no GRO")
     if encap_bytes:
         notes.append(
             f"{network.encapsulation.upper()} over IPv"

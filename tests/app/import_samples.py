@@ -3,7 +3,7 @@ the committed samples in tests/data/import (``python -m
 tests.app.import_samples`` rewrites those).
 
 RVTools layout: the RVTools documentation's tab and column names (vHost,
-vNIC, vSwitch, dvSwitch, dvPort, vSC_VMK, vInfo, vMetaData). esxtop layout:
+vNIC, vSwitch, vPort, dvSwitch, dvPort, vSC_VMK, vInfo, vMetaData). esxtop layout:
 the batch-mode PDH-CSV 4.0 of ``esxtop -b`` (VMware, "Using esxtop in
 batch mode"): a first cell ``(PDH-CSV 4.0) (UTC)(0)``, then one quoted
 column per counter, ``\\\\host\\Object(instance)\\Counter``.
@@ -25,6 +25,10 @@ RVTOOLS_HEADERS = {
     "vSwitch": ["Host", "Datacenter", "Cluster", "Switch", "# Ports",
                 "Free Ports", "Policy", "Reverse Policy", "Notify Switch",
                 "Rolling Order", "MTU"],
+    "vPort": ["Host", "Datacenter", "Cluster", "Port Group", "Switch",
+              "VLAN", "Promiscuous Mode", "Mac Changes", "Forged Transmits",
+              "Traffic Shaping", "Policy", "Reverse Policy",
+              "Notify Switch", "Rolling Order"],
     "dvSwitch": ["Switch", "Datacenter", "Name", "Vendor", "Version",
                  "Host members", "Max Ports", "# Ports", "LACP Name",
                  "LACP Mode", "LACP Load Balance Alg.", "Max MTU"],
@@ -41,6 +45,7 @@ RVTOOLS_HEADERS = {
 RENAMED = {("vHost", "# CPU"): "CPUs", ("vNIC", "Network Device"): "Device",
            ("vNIC", "Speed"): "Speed (Mbps)",
            ("vInfo", "Memory"): "Memory MiB",
+           ("vPort", "Port Group"): "Portgroup",
            ("vInfo", "Powerstate"): "Power State",
            ("dvSwitch", "LACP Load Balance Alg."):
                "LACP Load Balance Algorithm"}
@@ -60,6 +65,18 @@ def rvtools_rows(hosts=2, vms_per_host=3, version="4.1.4.0"):
         rows["vSwitch"].append([host, "DC1", "Prod", "vSwitch0", 128, 120,
                                 "loadbalance_srcid", "True", "True",
                                 "False", 1500])
+        # esx02's port groups override vSwitch0's port ID with
+        # explicit failover (two of three), as a vMotion/management
+        # design often does
+        override = "failover_explicit" if h % 2 == 0 else \
+            "loadbalance_srcid"
+        for name, vlan, policy in (("Management Network", 0, override),
+                                   ("vMotion", 20, override),
+                                   ("VM Network", 100,
+                                    "loadbalance_srcid")):
+            rows["vPort"].append([host, "DC1", "Prod", name, "vSwitch0",
+                                  vlan, "False", "False", "False", "False",
+                                  policy, "True", "True", "False"])
         rows["vNIC"].append([host, "DC1", "Prod", "vmnic0", "ixgben",
                              10000, "True", "00:00:00:00:00:01",
                              "vSwitch0", ""])

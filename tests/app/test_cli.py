@@ -160,8 +160,8 @@ def test_schema_is_json():
 
 @pytest.mark.parametrize("field, value, fragment", [
     ("transport", '"nfs"', "workloads.transfers[0].transport: must be "
-                           "'tcp', 'compression', 'smb' or 'smb_direct', "
-                           "got 'nfs'"),
+                           "'tcp', 'compression', 'smb', 'smb_direct' or "
+                           "'udp', got 'nfs'"),
     ("via", '"no-such-team"', "via names team 'no-such-team'"),
     ("sessions", "0", "workloads.transfers[0].sessions: must be >= 1, "
                       "got 0"),

@@ -4,12 +4,13 @@ Layout: the RVTools documentation's tabs and columns (vHost "# CPU",
 "Cores per CPU", "Speed" [MHz]; vNIC "Network Device", "Speed" [Mbit/s],
 "Switch"; vSwitch "Policy" (vSphere API names such as
 loadbalance_srcid), "MTU"; dvSwitch "Host members", "LACP Mode", "LACP
-Load Balance Alg.", "Max MTU"; dvPort "Policy"; vSC_VMK; vInfo "Memory"
+Load Balance Alg.", "Max MTU"; vPort "Port Group", "Switch", "Policy"
+(a standard port group's override); dvPort "Policy"; vSC_VMK; vInfo "Memory"
 [MiB]; vMetaData "RVTools version"). The samples are written by
 tests/app/import_samples.py: esx01 has vmnic0-1 (10 GbE) on vSwitch0
-(port ID), vmnic2-3 (25 GbE) on an LACP dvSwitch (srcDestIpTcpUdpPort),
+(port ID, as its port groups), vmnic2-3 (25 GbE) on an LACP dvSwitch (srcDestIpTcpUdpPort),
 vmnic4 with the link down; esx02 the same but 100 GbE on an LBT
-dvSwitch; two powered-on VMs of 4 and 8 GiB per host, one powered off,
+dvSwitch and two of vSwitch0's three port groups on explicit failover; two powered-on VMs of 4 and 8 GiB per host, one powered off,
 one template.
 """
 
@@ -41,8 +42,15 @@ def test_hosts_nics_teams_mtu_and_vms(sample):
         ("vSwitch0", "port_id", "independent", None, ["vmnic0", "vmnic1"]),
         ("DSwitch-LACP", "lacp", "lacp", "srcDestIpTcpUdpPort",
          ["vmnic2", "vmnic3"])]
+    # esx02's vPort tab: two of vSwitch0's three port groups override
+    # port ID with explicit failover; the team follows its port groups
     assert [(t.name, t.policy) for t in esx02.teams] == [
-        ("vSwitch0", "port_id"), ("DSwitch-LBT", "lbt")]
+        ("vSwitch0", "failover"), ("DSwitch-LBT", "lbt")]
+    assert any("Port groups of vSwitch0 use different teaming policies "
+               "(failover_explicit, loadbalance_srcid)" in a
+               for a in esx02.meta.assumptions)
+    assert "teams[0].policy = failover from" in esx02.meta.notes
+    assert "vSwitch0 use different" not in " ".join(esx01.meta.assumptions)
     assert [n.speed_gbps for n in esx02.nics] == [10.0, 10.0, 100.0, 100.0]
     # switches at 1500 and 9000: the largest, said in the assumptions
     assert esx01.network.mtu == 9000

@@ -35,6 +35,8 @@ def random_inputs(n, seed=7):
         "protocol": np.where(rng.random(n) < 0.5, wire.ROCE,
                              wire.TCP).astype(np.int8),
         "lro": rng.random(n) < 0.8,
+        "soft_agg": rng.random(n) < 0.5,
+        "c_soft_agg": rng.choice([0.0, 500.0], n),
         "checksum": rng.random(n) < 0.9,
         "c_byte": rng.uniform(0.4, 4.0, n),
         "c_pkt": rng.uniform(2_000, 20_000, n),
@@ -103,11 +105,13 @@ def scalar_chain(row):
         payload = mtu - ip - 20 - options
         frame = mtu + frame_extra
     efficiency = payload / frame
-    traversal = 65536 if row["lro"] else payload
+    soft = row["soft_agg"] and not row["lro"]
+    traversal = 65536 if row["lro"] or soft else payload
     cycles = _positive("cycles_per_byte", row["rss_factor"] * (
         row["c_byte"] + (0.0 if row["checksum"] else row["c_checksum"])
         + row["c_pkt"] / traversal
-        + (row["c_wire"] + row["c_encap"] + row["c_team"]) / payload))
+        + (row["c_wire"] + row["c_encap"] + row["c_team"]
+           + (row["c_soft_agg"] if soft else 0.0)) / payload))
 
     member = member_speed * efficiency
     if spread_code == transport.ONE:

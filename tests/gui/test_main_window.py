@@ -425,3 +425,16 @@ def test_evacuation_tab_draws_the_schedule_of_the_chosen_variant(window):
     tab.variant.setCurrentIndex(1)   # concurrency 2
     assert bar_ends() == window.results.variants[1].metric(
         "evacuation.total_s").value != base
+
+
+def test_results_say_which_validated_cases_back_them(window):
+    # the goodput row: V1 and V2 (fasterdata, MTU 9000 and 1500 on
+    # 10 GbE) check wire.goodput_gbps and are held
+    model = window.table_model
+    row = model._metric_ids.index("wire.goodput_gbps")
+    cell = model.data(model.index(row, 0), QtCore.Qt.ItemDataRole.ToolTipRole)
+    header = model.headerData(row, QtCore.Qt.Orientation.Vertical,
+                              QtCore.Qt.ItemDataRole.ToolTipRole)
+    for text in (cell, header):
+        assert "Backed by V1 (+-1 %), V2" in text
+        assert text.rstrip().endswith(": held")

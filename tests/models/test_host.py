@@ -23,6 +23,42 @@ def test_offloads_set_the_traversal_size():
         [65536, 8948])
 
 
+def test_software_aggregation_saves_traversals_and_costs_per_frame():
+    # GRO/GSO (or a software LRO) aggregate like the NIC: one traversal per
+    # 64 KiB, plus c_soft_agg per frame (kernel segmentation-offloads.rst)
+    np.testing.assert_array_equal(
+        host.stack_traversal_bytes(1448, [True, False, False],
+                                   software=[False, True, False]),
+        [65536, 65536, 1448])
+    hardware = host.cycles_per_byte(1448, 65536, 0.5, 2_000, 1_000)
+    software = host.cycles_per_byte(1448, 65536, 0.5, 2_000, 1_000,
+                                    soft_aggregated=True, c_soft_agg=300)
+    assert software - hardware == pytest.approx(300 / 1448, rel=1e-12)
+
+
+def test_linux_preset_reproduces_its_three_fitted_figures():
+    # linux_host at 3.0 GHz: ESnet 40 GbE single stream 10 Gbit/s at MTU
+    # 1500 and 25 at 9000 (GRO on), Cree 2019 6.553 Gbit/s with GRO off;
+    # three figures, three constants, so each is met to rounding (0.5 %)
+    costs = host.STACK_PRESETS["linux_host"]
+    payload = np.array([1448, 8948, 1448])
+    traversal = np.array([65536, 65536, 1448])
+    cycles = host.cycles_per_byte(payload, traversal, costs.c_byte_rx,
+                                  costs.c_pkt, costs.c_wire)
+    np.testing.assert_allclose(host.core_ceiling(host.ASSUMED_GHZ, cycles),
+                               [10.0, 25.0, 6.553], rtol=0.005)
+
+
+def test_single_stream_jumbo_gain_is_far_above_framing_on_linux():
+    # ESnet: one stream on 40 GbE gains 150 % with jumbo frames; framing
+    # alone would give 1 - 1448/1538 vs 8948/9038, about 5 %
+    costs = host.STACK_PRESETS["linux_host"]
+    at = [host.core_ceiling(3.0, host.cycles_per_byte(
+        p, 65536, costs.c_byte_rx, costs.c_pkt, costs.c_wire))
+        for p in (1448, 8948)]
+    assert at[1] / at[0] == pytest.approx(2.5, abs=0.25)
+
+
 def test_core_ceiling_and_cores_busy_are_inverse():
     ceiling = host.core_ceiling(2.6, 1.5)
     assert ceiling == pytest.approx(8 * 2.6 / 1.5)
@@ -84,6 +120,17 @@ def test_receive_queues_by_mode():
     np.testing.assert_array_equal(queues, [8, 8, 12, 8, 8, 8, 16])
     np.testing.assert_array_equal(per_queue, [1, 4, 1, 4, 4, 1, 1])
     np.testing.assert_array_equal(fallback, [0, 0, 0, 1, 1, 0, 0])
+
+
+def test_multiqueue_vnic_gets_its_vcpus_queues_within_the_nics():
+    # vmxnet3 (KB 2020567): one receive queue per vCPU up to vnic_queues,
+    # within the NIC's; a vNIC's flows then hash over them
+    queues, per_queue, fallback = host.receive_queues(
+        "multiqueue", nic_queues=[8, 8, 2], vnics=1, flows=4,
+        link_speed=40, vcpus=[4, 16, 4], vnic_queues=8)
+    np.testing.assert_array_equal(queues, [4, 8, 2])
+    np.testing.assert_array_equal(per_queue, [1, 1, 1])
+    assert not fallback.any()
 
 
 @pytest.mark.parametrize("arguments, name", [

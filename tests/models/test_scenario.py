@@ -246,8 +246,37 @@ def test_schema_is_json_schema():
     assert "network" in schema["properties"]
 
 
+def test_queue_mode_of_another_hypervisor_is_refused():
+    # vRSS/VMMQ are Hyper-V's, multi-queue vNICs vSphere's and KVM's
+    message = problems_of(minimal_document(
+        host={"hypervisor": "vsphere"},
+        workloads={"transfers": [{"name": "t", "receive_queues": "vrss"}]}))
+    assert "workloads.transfers[0].receive_queues 'vrss' does not exist " \
+        "on host.hypervisor 'vsphere' (only on hyperv)" in message
+    message = problems_of(minimal_document(
+        host={"hypervisor": "hyperv"}, workloads={"transfers": [
+            {"name": "t", "receive_queues": "multiqueue"}]}))
+    assert "'multiqueue' does not exist on host.hypervisor 'hyperv' " \
+        "(only on vsphere, kvm)" in message
+
+
+def test_stack_preset_of_another_hypervisor_is_refused():
+    message = problems_of(minimal_document(
+        host={"hypervisor": "kvm", "stack": "windows_host"}))
+    assert "host.stack 'windows_host' is a preset of hyperv hosts, not of " \
+        "host.hypervisor 'kvm'" in message
+
+
+def test_software_offload_flags_are_booleans():
+    message = problems_of(minimal_document(nics=[
+        {"id": "n", "speed_gbps": 10.0,
+         "offloads": {"ipv4": {"gro": "yes"}}}]))
+    assert "nics[0].offloads.ipv4.gro" in message and "'yes'" in message
+
+
 def test_unknown_receive_queue_mode_is_named():
     message = problems_of(minimal_document(workloads={"transfers": [
         {"name": "t", "receive_queues": "netqueue"}]}))
     assert message == ("workloads.transfers[0].receive_queues: must be "
-                       "'rss', 'vmq', 'vrss' or 'vmmq', got 'netqueue' (str)")
+                       "'rss', 'vmq', 'vrss', 'vmmq' or 'multiqueue', got "
+                       "'netqueue' (str)")
