@@ -63,10 +63,17 @@ def evidence_text(evidence):
     except (KeyError, ValueError):
         unit, label = "", metric_id
     unit = "" if unit in ("1", "") else f" {unit}"
-    text = f"{label}: {format_number(float(value))}{unit}"
+    text = f"{label}: {_shown(value, unit)}"
     if threshold is not None:
-        text += f" against {format_number(float(threshold))}{unit}"
+        text += f" against {_shown(threshold, unit)}"
     return text
+
+
+def _shown(value, unit):
+    """A number with its unit; a setting (``'vrss'``, a flag) as it is."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return f"{format_number(float(value))}{unit}"
+    return str(value)
 
 
 def effect_text(recommendation):

@@ -209,3 +209,12 @@ def test_two_axis_sweep_points_equal_one_by_one_evaluate():
     for metric_id in ("wire.goodput_gbps", "host.throughput_gbps"):
         assert data.grid(name, metric_id)[4, 3] == \
             expected.metric(metric_id).value
+
+
+def test_evidence_of_a_setting_is_shown_as_it_is():
+    # a receive-queue finding's evidence is the setting ('vrss'), not a
+    # number (explain_vmq_one_core, found by the report fuzzer)
+    from app.gui.findings import evidence_text
+    text = evidence_text({"metric": "host.throughput_gbps", "value": "vrss",
+                          "threshold": 9.5})
+    assert text.endswith(": vrss against 9.500 Gbit/s")
