@@ -7,7 +7,7 @@ assumptions."""
 import re
 from html import escape
 
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from solvers import metric_ids
 from solvers.results import format_number
@@ -99,8 +99,9 @@ def change_text(recommendation):
 
 class FindingsPanel(QtWidgets.QWidget):
     """Shows one variant's verdict (picked) and the base's
-    recommendations; ``apply_requested(recommendation, as_variant)`` asks
-    the window to apply one."""
+    recommendations as one rich text (redrawn in a few milliseconds on
+    every edit); each recommendation's Apply and As variant links emit
+    ``apply_requested(recommendation, as_variant)``."""
 
     apply_requested = QtCore.Signal(object, bool)
 
@@ -122,15 +123,13 @@ class FindingsPanel(QtWidgets.QWidget):
         picker.addWidget(self.variant)
         picker.addStretch(1)
         layout.addLayout(picker)
-        self.scroll = QtWidgets.QScrollArea()
-        self.scroll.setWidgetResizable(True)
-        # the text wraps to the panel's width instead
-        self.scroll.setHorizontalScrollBarPolicy(
-            QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
-        layout.addWidget(self.scroll, 1)
-        self.apply_buttons = []     # (button, recommendation, as_variant)
-        self._content = None
+        self.browser = QtWidgets.QTextBrowser()
+        self.browser.setOpenLinks(False)
+        self.browser.anchorClicked.connect(lambda url: self.follow(
+            url.toString()))
+        layout.addWidget(self.browser, 1)
+        #: link -> (recommendation, as_variant) of the text shown
+        self.links = {}
 
     # -- input -------------------------------------------------------------
 
@@ -151,6 +150,11 @@ class FindingsPanel(QtWidgets.QWidget):
         self.advice, self.advice_note = advice, note
         self._redraw()
 
+    def follow(self, link):
+        """Apply the recommendation behind an Apply / As variant link."""
+        if link in self.links:
+            self.apply_requested.emit(*self.links[link])
+
     # -- drawing -----------------------------------------------------------
 
     def selected_variant(self):
@@ -162,132 +166,84 @@ class FindingsPanel(QtWidgets.QWidget):
         variant = self.selected_variant()
         if variant is None:
             return
-        content = QtWidgets.QWidget()
-        layout = QtWidgets.QVBoxLayout(content)
-        layout.setContentsMargins(6, 4, 6, 4)
-        self.apply_buttons = []
-        self._limit_section(layout, variant)
-        self._findings_section(layout, variant)
-        self._advice_section(layout)
-        self._assumptions_section(layout)
-        layout.addStretch(1)
-        self.scroll.setWidget(content)   # deletes the previous content
-        self._content = content
-
-    @staticmethod
-    def _label(html, layout, indent=0):
+        self.links = {}
+        html = (self._limit_section(variant)
+                + self._findings_section(variant)
+                + self._advice_section() + self._assumptions_section())
         # parameter paths and metric ids have no spaces: a zero-width
         # space after each dot lets them wrap to the panel's width
-        label = QtWidgets.QLabel(_PATH_DOT.sub(".\u200b", html))
-        label.setWordWrap(True)
-        label.setTextFormat(QtCore.Qt.TextFormat.RichText)
-        label.setTextInteractionFlags(
-            QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
-        label.setContentsMargins(indent, 0, 0, 0)
-        layout.addWidget(label)
-        return label
+        scroll = self.browser.verticalScrollBar().value()
+        self.browser.setHtml(_PATH_DOT.sub(".\u200b", html))
+        self.browser.verticalScrollBar().setValue(scroll)
 
-    def _limit_section(self, layout, variant):
-        self._label("<b>Binding limit</b>", layout)
-        self._label(escape(variant.bottleneck.message), layout, 8)
+    @staticmethod
+    def _limit_section(variant):
+        html = (f"<b>Binding limit</b><p style='margin-left:8px'>"
+                f"{escape(variant.bottleneck.message)}</p>")
         rows = calculation(variant)
         if rows:
-            self._label("<span style='color:gray'>Calculation</span>",
-                        layout, 8)
-            grid = QtWidgets.QGridLayout()
-            grid.setContentsMargins(16, 0, 0, 0)
-            grid.setHorizontalSpacing(10)
-            grid.setVerticalSpacing(1)
-            for row, (label, value, unit) in enumerate(rows):
-                name = QtWidgets.QLabel(label)
-                name.setWordWrap(True)
-                number = QtWidgets.QLabel(
-                    f"{value} {'' if unit == '1' else unit}".rstrip())
-                number.setAlignment(QtCore.Qt.AlignmentFlag.AlignRight
-                                    | QtCore.Qt.AlignmentFlag.AlignTop)
-                grid.addWidget(name, row, 0)
-                grid.addWidget(number, row, 1)
-            grid.setColumnStretch(0, 1)
-            layout.addLayout(grid)
+            html += ("<p style='margin-left:8px; color:gray'>Calculation"
+                     "</p><table style='margin-left:16px' cellspacing='0' "
+                     "cellpadding='1'>" + "".join(
+                         f"<tr><td>{escape(label)}</td><td align='right'>"
+                         f"&nbsp;&nbsp;{escape(value)}&nbsp;"
+                         f"{escape('' if unit == '1' else unit)}</td></tr>"
+                         for label, value, unit in rows) + "</table>")
+        return html
 
-    def _findings_section(self, layout, variant):
+    @staticmethod
+    def _findings_section(variant):
         if not variant.findings:
-            self._label("<b>Findings</b>: none", layout)
-            return
-        self._label("<b>Findings</b>", layout)
+            return "<p><b>Findings</b>: none</p>"
+        html = "<p><b>Findings</b></p>"
         for severity, colour in SEVERITIES:
             found = [f for f in variant.findings if f.severity == severity]
             if not found:
                 continue
-            self._label(f"<span style='color:{colour}'><b>"
-                        f"{severity.capitalize()} ({len(found)})</b></span>",
-                        layout, 8)
+            html += (f"<p style='margin-left:8px; color:{colour}'><b>"
+                     f"{severity.capitalize()} ({len(found)})</b></p>")
             for finding in found:
                 evidence = evidence_text(finding.evidence)
-                self._label(
-                    f"{escape(finding.message)}" + (
-                        f"<br><span style='color:gray'>Evidence: "
-                        f"{escape(evidence)}</span>" if evidence else ""),
-                    layout, 16)
+                html += (f"<p style='margin-left:16px'>"
+                         f"{escape(finding.message)}" + (
+                             "<br><span style='color:gray'>Evidence: "
+                             f"{escape(evidence)}</span>" if evidence
+                             else "") + "</p>")
+        return html
 
-    def _advice_section(self, layout):
+    def _advice_section(self):
         advice = self.advice
         if advice is None:
-            self._label("<b>Recommendations (base)</b>: "
-                        + escape(self.advice_note or "none"), layout)
-            return
-        self._label(
-            f"<b>Recommendations (base)</b> — goal {escape(advice.goal)}: "
-            f"{escape(advice.metric)} = {format_number(advice.base_value)} "
-            "now; each effect is the model re-solved with the change",
-            layout)
+            return ("<p><b>Recommendations (base)</b>: "
+                    f"{escape(self.advice_note or 'none')}</p>")
+        html = (f"<p><b>Recommendations (base)</b> — goal "
+                f"{escape(advice.goal)}: {escape(advice.metric)} = "
+                f"{format_number(advice.base_value)} now; each effect is "
+                "the model re-solved with the change</p>")
         if not advice.recommendations:
-            self._label("No change improves the goal.", layout, 8)
+            return html + "<p style='margin-left:8px'>No change improves " \
+                "the goal.</p>"
         for rank, recommendation in enumerate(advice.recommendations, 1):
-            box = QtWidgets.QFrame()
-            box.setFrameShape(QtWidgets.QFrame.Shape.StyledPanel)
-            row = QtWidgets.QHBoxLayout(box)
-            row.setContentsMargins(6, 4, 6, 4)
-            text = QtWidgets.QVBoxLayout()
-            self._label(f"<b>{rank}. {recommendation.gain_pct:+.1f} %</b> "
-                        f"{escape(change_text(recommendation))}", text)
-            effects = effect_text(recommendation)
-            if effects:
-                self._label("<br>".join(escape(e) for e in effects), text, 8)
-            row.addLayout(text, 1)
-            buttons = QtWidgets.QVBoxLayout()
-            for caption, as_variant, tip in (
-                    ("Apply", False, "Change the base (undoable)"),
-                    ("As variant", True, "Add a variant with this change "
-                     "(undoable)")):
-                button = QtWidgets.QPushButton(caption)
-                button.setToolTip(tip)
-                button.clicked.connect(
-                    lambda _=False, r=recommendation, v=as_variant:
-                    self.apply_requested.emit(r, v))
-                buttons.addWidget(button)
-                self.apply_buttons.append((button, recommendation,
-                                           as_variant))
-            buttons.addStretch(1)
-            row.addLayout(buttons)
-            layout.addWidget(box)
+            for kind, as_variant in (("apply", False), ("variant", True)):
+                self.links[f"{kind}:{rank}"] = (recommendation, as_variant)
+            effects = "".join(f"<br>&nbsp;&nbsp;{escape(e)}"
+                              for e in effect_text(recommendation))
+            html += (f"<p style='margin-left:8px'><b>{rank}. "
+                     f"{recommendation.gain_pct:+.1f} %</b> "
+                     f"{escape(change_text(recommendation))}{effects}<br>"
+                     f"<a href='apply:{rank}'>Apply</a> (to the base) · "
+                     f"<a href='variant:{rank}'>As variant</a> "
+                     "<span style='color:gray'>(both undoable)</span></p>")
+        return html
 
-    def _assumptions_section(self, layout):
+    def _assumptions_section(self):
         shared, specific = self.results.assumptions_by_scope()
         items = [escape(a) for a in shared] + [
             f"<i>{escape(', '.join(names))}</i>: {escape(a)}"
             for names, a in specific]
-        self._label("<b>Assumptions</b><ul style='margin-left:-20px'>"
-                    + "".join(f"<li>{i}</li>" for i in items) + "</ul>",
-                    layout)
+        return ("<p><b>Assumptions</b></p><ul style='margin-left:-20px'>"
+                + "".join(f"<li>{i}</li>" for i in items) + "</ul>")
 
     def plain_text(self):
         """Everything the panel shows, as plain text (tests, copy)."""
-        if self._content is None:
-            return ""
-        lines = []
-        for label in self._content.findChildren(QtWidgets.QLabel):
-            document = QtGui.QTextDocument()
-            document.setHtml(label.text())
-            lines.append(document.toPlainText().replace("\u200b", ""))
-        return "\n".join(lines)
+        return self.browser.toPlainText().replace("\u200b", "")

@@ -45,11 +45,11 @@ def test_apply_changes_the_base_and_undo_restores_it(qtbot, window):
     # recommendation is 2 threads per disk
     open_example(window, "seed002_hcibench.toml")
     advice_shown(qtbot, window)
-    button, recommendation, as_variant = next(
-        b for b in window.findings.apply_buttons if not b[2])
+    recommendation, as_variant = window.findings.links["apply:1"]
+    assert not as_variant
     path = next(iter(recommendation.change))
     before = window.scenario.value_at(path)
-    button.click()
+    window.findings.follow("apply:1")   # the link's click
     window.wait_for_results()
     assert window.scenario.value_at(path) == \
         recommendation.change[path]["new"]
@@ -63,9 +63,9 @@ def test_apply_as_variant_keeps_the_base_and_undoes(qtbot, window):
     advice_shown(qtbot, window)
     variants = len(window.scenario.variants)
     base = window.scenario.model_copy(update={"variants": []})
-    button, recommendation, _ = next(
-        b for b in window.findings.apply_buttons if b[2])
-    button.click()
+    recommendation, as_variant = window.findings.links["variant:1"]
+    assert as_variant
+    window.findings.follow("variant:1")
     window.wait_for_results()
     added = window.scenario.variants[-1]
     assert len(window.scenario.variants) == variants + 1
