@@ -6,6 +6,14 @@ from pathlib import Path
 #: The example scenario the app opens when started without a file.
 DEFAULT_EXAMPLE = "examples/jumbo_10gbe.toml"
 
+#: File > New from a template: (file under resources/templates, menu
+#: text), one per question the app answers.
+TEMPLATES = (("teaming.toml", "&Teaming policy"),
+             ("transport.toml", "T&ransport (TCP, SMB, RDMA)"),
+             ("jumbo.toml", "&Jumbo frames"),
+             ("migration.toml", "&Live migration"),
+             ("storage.toml", "&Storage IO"))
+
 
 def resource_path(*parts):
     """Path of a file under ``resources/``; PyInstaller unpacks them under

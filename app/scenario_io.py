@@ -10,7 +10,8 @@ import secrets
 import tempfile
 from pathlib import Path
 
-from models.scenario import ScenarioError, dump_scenario, parse_scenario
+from models.scenario import (ScenarioError, dump_scenario, parse_scenario,
+                             scenario_data)
 
 #: Largest scenario file accepted [B]. Real scenarios are kilobytes; the
 #: limit keeps a wrong file (a disk image, a log) from eating memory.
@@ -64,9 +65,70 @@ def load_scenario(path):
 
 
 def save_scenario(scenario, path):
-    """Write a scenario in the format its extension names, atomically."""
-    atomic_write(path, dump_scenario(scenario, scenario_format(path))
-                 .encode("utf-8"))
+    """Write a scenario in the format its extension names, atomically.
+
+    Only what differs from the schema's defaults is written. Saving over a
+    TOML file keeps its comments and layout: the values that changed are
+    replaced where they stand, new ones added, removed ones dropped.
+    """
+    fmt = scenario_format(path)
+    text = dump_scenario(scenario, fmt, minimal=True)
+    if fmt == "toml":
+        text = _keep_layout(Path(path), scenario, text)
+    atomic_write(path, text.encode("utf-8"))
+
+
+def _keep_layout(path, scenario, fresh):
+    """The TOML text for ``scenario`` written into the layout of the file
+    at ``path``; ``fresh`` when there is no such file or its layout cannot
+    hold the document exactly."""
+    import tomlkit
+    try:
+        old = path.read_text(encoding="utf-8") if path.is_file() else None
+        if old is None or len(old) > MAX_SCENARIO_BYTES:
+            return fresh
+        document = tomlkit.parse(old)
+        _merge_table(document, scenario_data(scenario),
+                     scenario_data(scenario, minimal=True))
+        text = tomlkit.dumps(document)
+        if parse_scenario(text, "toml") == scenario:
+            return text
+    except Exception:  # a layout tomlkit cannot edit: a fresh file instead
+        pass
+    return fresh
+
+
+def _merge_table(table, full, minimal):
+    """Make a tomlkit table hold the document's ``full`` data, keeping its
+    comments, the formatting of values that stay and the defaults the
+    user wrote; a key it lacks is added only when ``minimal`` (the data
+    without defaults) has it."""
+    import tomlkit
+    from tomlkit.items import AoT
+    for key in [k for k in table if k not in full]:
+        del table[key]
+    for key, value in full.items():
+        old = table.get(key)
+        if old is None:
+            if key in minimal:
+                table[key] = minimal[key]
+        elif isinstance(value, dict) and isinstance(old, dict):
+            _merge_table(old, value, minimal.get(key, {}))
+        elif isinstance(value, list) and isinstance(old, AoT) and value \
+                and all(isinstance(v, dict) for v in value):
+            short = minimal.get(key, [{}] * len(value))
+            for entry, new, new_short in zip(old, value, short):
+                _merge_table(entry, new, new_short)
+            while len(old) > len(value):
+                del old[len(old) - 1]
+            for new in short[len(old):]:
+                old.append(tomlkit.item(new))
+        elif _plain(old) != value:
+            table[key] = value
+
+
+def _plain(item):
+    return item.unwrap() if hasattr(item, "unwrap") else item
 
 
 def atomic_write(path, data):

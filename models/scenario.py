@@ -34,7 +34,9 @@ from models.migration import STOP_RULES
 from models.pcie import DEFAULT_MAX_PAYLOAD_BYTES
 from models.pcie import GENERATIONS as PCIE_GENERATIONS
 from models.pcie import LANES as PCIE_LANES
-from models.storage import SPINDLE_15K_IOPS, SPINDLE_15K_MBPS, WRITE_PENALTY
+from models.storage import (BACKEND_KINDS, PROTOCOLS as STORAGE_PROTOCOLS,
+                            SPINDLE_15K_IOPS, SPINDLE_15K_MBPS,
+                            STORAGE_TRANSPORTS, WRITE_PENALTY)
 from models.teaming import (IP_HASH_VARIANTS, KERNEL_HASH_VARIANTS,
                             LBT_TARGET_RULES, LINUX_HASHES, STEADY_PERIODS,
                             SWITCH_HASH_FIELDS, UNIFORM_HASH_FIELDS,
@@ -614,6 +616,16 @@ class Backend(_Strict):
     device_mbps: float = Field(default=SPINDLE_15K_MBPS, gt=0)
     raid: Literal[tuple(WRITE_PENALTY)] = "none"
     service_time_ms: float | None = Field(default=None, gt=0)
+    kind: Literal[BACKEND_KINDS] = Field(
+        default="array", description="array: known by its ceiling (one "
+        "server at that rate); nvme: a multi-queue device serving "
+        "`channels` IOs at once, each in service_time_ms, up to iops_max "
+        "(its rating); cloud_volume: a block volume with a documented IOPS "
+        "cap, every IO in flight served in service_time_ms up to the cap")
+    channels: int | None = Field(
+        default=None, ge=1, le=4096, description="kind nvme: IOs the "
+        "device serves at once (channels x dies); None: iops_max x "
+        "service_time_ms, what Little's law needs to reach the rating")
 
     @model_validator(mode="after")
     def _some_limit(self):
@@ -622,6 +634,16 @@ class Backend(_Strict):
             raise ValueError("give at least one of iops_max, mbps_max or "
                              "devices: without a back-end limit IOPS are "
                              "unbounded")
+        if self.kind != "array":
+            missing = [name for name in ("iops_max", "service_time_ms")
+                       if getattr(self, name) is None]
+            if missing:
+                raise ValueError(f"kind {self.kind!r} needs "
+                                 f"{' and '.join(missing)} (the published "
+                                 "rating or cap and the device's latency)")
+        if self.channels is not None and self.kind != "nvme":
+            raise ValueError(f"channels ({self.channels}) applies to kind "
+                             f"'nvme' only, got kind {self.kind!r}")
         return self
 
 
@@ -629,7 +651,12 @@ class StorageWorkload(_Strict):
     """A storage IO workload (benchmark or application)."""
 
     name: str = Identifier
-    protocol: Literal["nfs3", "iscsi", "smb3", "vsan", "local"] = "iscsi"
+    protocol: Literal[STORAGE_PROTOCOLS] = "iscsi"
+    transport: Literal[STORAGE_TRANSPORTS] | None = Field(
+        default=None, description="tcp or rdma (SMB Direct, iSER, "
+        "NVMe-oF/RDMA, NFS over RDMA, vSAN over RDMA); None: the "
+        "protocol's default (SMB3 and S2D use RDMA when every NIC of the "
+        "workload is RDMA-capable, the others TCP)")
     block_kib: float = Field(default=4.0, gt=0, le=16384)
     read_pct: float = Field(default=70.0, ge=0, le=100)
     random_pct: float = Field(default=100.0, ge=0, le=100)
@@ -643,7 +670,8 @@ class StorageWorkload(_Strict):
         default=None, ge=1, le=64, description="Connections per path, each "
         "served by one core (iSCSI sessions, NFS nconnect, SMB "
         "Multichannel connections); None: the protocol's default (1; SMB3 "
-        "4 per RSS NIC and 2 per RDMA NIC; local IO every core)")
+        "and S2D 4 per RSS NIC and 2 per RDMA NIC; local IO and NVMe-oF "
+        "every core)")
     backend: Backend
 
     @model_validator(mode="after")
@@ -1049,6 +1077,7 @@ class Scenario(_Strict):
                 if nic not in nic_ids:
                     raise ValueError(f"workloads.storage[{i}].nics names "
                                      f"NIC {nic!r}, which is not in nics")
+            self._check_storage_transport(i, item)
         self._check_flows({t.name: t for t in self.teams})
         self._check_pcie_slots()
         for i, team in enumerate(self.teams):
@@ -1059,6 +1088,22 @@ class Scenario(_Strict):
             raise ValueError(f"a variant may not be called {BASE_NAME!r}: "
                              "that name is the base scenario")
         return self
+
+    def _check_storage_transport(self, i, item):
+        where = f"workloads.storage[{i}].transport"
+        if item.transport is None:
+            return
+        if item.protocol == "local":
+            raise ValueError(f"{where}: local IO crosses no network, so it "
+                             f"has no transport, got {item.transport!r}")
+        if item.transport != "rdma":
+            return
+        used = [n for n in self.nics if n.id in item.nics] or self.nics[:1]
+        plain = [n.id for n in used if n.rdma == "none"]
+        if plain:
+            raise ValueError(f"{where} 'rdma' needs RDMA NICs, but NIC(s) "
+                             f"{', '.join(map(repr, plain))} have rdma = "
+                             "'none'")
 
     def _check_datagrams(self):
         """UDP transfers in frames of ``network.frame_size_bytes`` need a
@@ -1465,15 +1510,23 @@ def parse_scenario(text, fmt, *, source=None):
     return scenario_from_dict(data, source=source)
 
 
-def dump_scenario(scenario, fmt):
+def dump_scenario(scenario, fmt, *, minimal=False):
     """Serialise a scenario to TOML or JSON text (fields left at None are
-    omitted: TOML has no null)."""
-    data = scenario.model_dump(mode="json", exclude_none=True)
+    omitted: TOML has no null; with ``minimal``, so are fields at their
+    default)."""
+    data = scenario_data(scenario, minimal=minimal)
     if fmt == "toml":
         return tomli_w.dumps(data)
     if fmt == "json":
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     raise ValueError(f"fmt must be 'toml' or 'json', got {fmt!r}")
+
+
+def scenario_data(scenario, *, minimal=False):
+    """The document as plain data for a file: no None (TOML has no null);
+    with ``minimal``, no field at its default either."""
+    return scenario.model_dump(mode="json", exclude_none=True,
+                               exclude_defaults=minimal)
 
 
 def canonical_json(scenario):
@@ -1554,3 +1607,275 @@ def new_scenario():
         "meta": {"name": "Untitled scenario"},
         "nics": [{"id": "nic0", "speed_gbps": 10.0}],
     })
+
+
+# --------------------------------------------------------------------------
+# Field descriptions
+# --------------------------------------------------------------------------
+
+#: What each field means, with its unit and where its default comes from,
+#: for fields declared without one (the editor's tooltips and the JSON
+#: Schema show them). Kept in one table so the declarations above stay
+#: short; a field declared with its own description keeps it.
+_DESCRIPTIONS = {
+    Meta: {
+        "name": "Title of the scenario, shown in the window and reports",
+        "description": "What the scenario describes: hosts, network, test",
+        "objectives": "The questions the scenario answers",
+        "assumptions": "Inputs not taken from a measurement, stated so a "
+                       "reader can judge the answer",
+        "notes": "Free text kept with the file",
+    },
+    Goal: {
+        "kind": "What recommendations optimise; default maximum throughput",
+        "latency_target_ms": "Storage latency to stay under for the "
+                             "latency_target goal [ms]",
+    },
+    Host: {
+        "hypervisor": "Hypervisor of the host; picks the default CPU cost "
+                      "preset and live-migration stop rule",
+        "sockets": "CPU sockets of the host; default 2, the usual "
+                   "two-socket virtualization server",
+        "cores_per_socket": "Physical cores per socket; default 16",
+        "ghz": "Core clock [GHz]; default 2.6, a typical server part",
+        "stack": "CPU cost per packet and byte (models.host.STACK_PRESETS); "
+                 "none: the hypervisor's own",
+    },
+    OffloadSet: {
+        "checksum": "The NIC computes TCP/UDP checksums",
+        "tso": "TCP segmentation offload on send",
+        "lro": "Large receive offload (LRO/GRO in hardware)",
+        "tunnel": "The same offloads also for VXLAN/Geneve-encapsulated "
+                  "traffic",
+    },
+    Offloads: {
+        "ipv4": "Offloads for IPv4 traffic",
+        "ipv6": "Offloads for IPv6 traffic (often fewer than for IPv4)",
+    },
+    Nic: {
+        "id": "Name of the port (vmnic0, eth0, NIC1); teams and workloads "
+              "refer to it",
+        "speed_gbps": "Link speed [Gbit/s]",
+        "rss_queues": "Receive-side scaling queues; default 8, the "
+                      "common driver default",
+        "rss_tuned": "RSS queues pinned to distinct physical cores of the "
+                     "NIC's own NUMA node (off: the OS defaults)",
+        "rdma": "RDMA the NIC offers (RoCE v2, iWARP), used by SMB Direct",
+        "offloads": "Stateless offloads per IP version",
+    },
+    NiocClass: {
+        "traffic_class": "Traffic type (vm, vmotion, nfs, iscsi, vsan...)",
+        "shares": "NIOC shares of the class; default 50 (Normal)",
+        "reservation_gbps": "Bandwidth reserved for the class on each "
+                            "uplink [Gbit/s]",
+        "limit_gbps": "Bandwidth cap of the class; none: no limit "
+                      "[Gbit/s]",
+    },
+    Team: {
+        "name": "Name of the team (vSwitch, bond, LBFO/SET team)",
+        "members": "Active uplinks (NIC ids), comma-separated",
+        "standby": "Standby uplinks that take over on a failure",
+        "switch_mode": "How the physical switch sees the team; the policy "
+                       "decides which modes work",
+        "policy": "Load-balancing policy, in the vendor's words",
+        "hash": "Hash inputs of a hash-based policy (Linux "
+                "xmit_hash_policy, vDS LACP algorithm, LBFO address hash); "
+                "none: the policy's default",
+        "kernel_hash": "Linux kernel release range whose bonding hash is "
+                       "modelled; default the current one",
+        "ip_hash_variant": "vSphere IP hash: XOR of the last octets "
+                           "(VMware KB) or of the whole addresses",
+        "lbt_threshold_pct": "LBT moves ports off an uplink above this "
+                             "load; default 75 % (VMware) [%]",
+        "lbt_period_s": "LBT's wake-up period; default 30 s (VMware) [s]",
+        "lbt_target_rule": "Which uplink LBT moves a port to",
+        "lbt_max_moves_per_uplink": "Ports LBT moves off one uplink per "
+                                    "period",
+        "ovs_rebalance_interval_ms": "Open vSwitch bond rebalance "
+                                     "interval; default 10 s (ovs-vswitchd)"
+                                     " [ms]",
+        "ovs_hash_basis": "Open vSwitch bond hash basis",
+        "tlb_order": "Order in which balance-tlb assigns flows",
+        "dynamic_epoch_s": "Rebalancing epoch of LBFO/SET Dynamic [s]",
+        "compare": "Policies to compare this team against; none: every "
+                   "policy the switch mode allows",
+        "failures": "Uplinks failing at once in the N-k view; default 1",
+        "nioc": "Network I/O Control classes of the team",
+        "nioc_reservation": "Reservations as a floor within the shares "
+                            "(vSphere) or on top of them",
+    },
+    Network: {
+        "ip_version": "IP version of the analysed traffic",
+        "mtu_min": "Smallest MTU the gear accepts; default 576 (RFC 791) "
+                   "[B]",
+        "mtu_max": "Largest MTU the gear accepts; default 9216, common "
+                   "switch maximum [B]",
+        "mtu": "IP MTU: the largest IP packet, header included; default "
+               "1500 (Ethernet) [B]",
+        "vlan_tags": "802.1Q tags per frame (2: QinQ)",
+        "tcp_timestamps": "TCP timestamps option (12 B per segment); on by "
+                          "default in Linux, ESXi and Windows",
+        "encapsulation": "Overlay encapsulation of the traffic",
+        "underlay_ip_version": "IP version of the overlay's underlay",
+        "geneve_option_bytes": "Geneve option bytes per packet [B]",
+        "packet_loss_pct": "Packet loss on the path (TCP throughput "
+                           "falls with it, Mathis et al.) [%]",
+    },
+    TimeProfile: {
+        "name": "Name flows refer to",
+        "t_s": "Times of the points, increasing [s]",
+        "scale": "Demand multiplier at each time (1: the flow's rate)",
+    },
+    Flow: {
+        "id": "Name of the port or flow",
+        "vm": "VM the port belongs to (flows of one VM may share its "
+              "port and MAC)",
+        "port_id": "Virtual switch port ID (hashed by 'originating port')",
+        "mac": "Source MAC address (hashed by MAC-based policies)",
+        "dst_mac": "Destination MAC address",
+        "src_ip": "Source IP address (hashed by IP-based policies)",
+        "dst_ip": "Destination IP address",
+        "protocol": "Transport protocol of the flow",
+        "src_port": "Source TCP/UDP port (hashed by layer 4 policies)",
+        "dst_port": "Destination TCP/UDP port",
+        "vlan": "VLAN ID of the flow",
+        "vlan_pcp": "802.1p priority in the VLAN tag",
+        "traffic_class": "NIOC traffic class of the flow",
+        "tx_gbps": "Demand sent by the VM [Gbit/s]",
+        "rx_gbps": "Demand received by the VM [Gbit/s]",
+        "profile": "Load profile scaling the demand over time; none: "
+                   "steady",
+        "team": "Team carrying the flow; needed with several teams",
+        "pin": "Uplinks the flow is pinned to (explicit failover order)",
+        "anti_affinity": "Group whose flows should use different uplinks",
+    },
+    DirtyModel: {
+        "kind": "How the guest dirties memory: uniformly, or a hot set "
+                "plus a cold rate",
+        "rate_mib_s": "Dirtying rate (hot set's initial rate for "
+                      "hot_cold) [MiB/s]",
+        "hot_set_gib": "Size of the hot working set [GiB]",
+        "cold_rate_mib_s": "Dirtying rate outside the hot set [MiB/s]",
+    },
+    Migration: {
+        "name": "Name of the migration or batch",
+        "memory_gib": "Guest memory of each VM [GiB]",
+        "count": "VMs migrated (identical)",
+        "concurrency": "Migrations at once",
+        "zero_page_pct": "Share of zero pages, sent as a header only [%]",
+        "dirty": "How the guest dirties memory during pre-copy",
+        "first_round_rate_cap_mib_s": "Ceiling of the first pass (e.g. "
+                                      "destination page allocation); "
+                                      "none: the path's rate [MiB/s]",
+        "transfer": "The workloads.transfers entry that carries it; none: "
+                    "one built from the fields below over all NICs",
+        "transport": "Transport of the migration traffic",
+        "streams": "Parallel streams (vMotion streams, multifd channels)",
+        "compression_ratio": "Memory compression ratio (1: none)",
+        "compressor_gbps": "Compression speed of one thread [Gbit/s]",
+        "compression_threads": "Compression threads",
+        "stop_rule": "When pre-copy stops and the VM switches over, as the "
+                     "hypervisor decides it (models.migration.STOP_RULES)",
+        "downtime_budget_ms": "Switchover budget; none: the stop rule's "
+                              "(QEMU 300 ms, vMotion 500 ms goal) [ms]",
+        "max_switchover_s": "Longest switchover before the migration "
+                            "fails; none: the stop rule's [s]",
+        "fraction_left_pct": "Stop when this share of memory is left "
+                             "(stop rule fraction_left) [%]",
+        "throttling": "Guest throttling to converge; none: the stop rule's "
+                      "(SDPS for vMotion)",
+        "time_budget_s": "Abort when pre-copy runs longer [s]",
+        "qemu_version": "QEMU release (major.minor): sets the default "
+                        "max-bandwidth and auto-converge timing",
+        "management": "Who sets QEMU's max-bandwidth: QEMU's default, "
+                      "libvirt (no cap) or unlimited",
+        "max_bandwidth_mib_s": "Bandwidth cap of one migration (virsh "
+                               "--bandwidth, Proxmox bwlimit) [MiB/s]",
+    },
+    Backend: {
+        "iops_max": "IOPS the back end delivers at most [IO/s]",
+        "mbps_max": "Throughput the back end delivers at most [MB/s]",
+        "devices": "Disks behind the workload",
+        "device_iops": "IOPS of one disk; default a 15K RPM spindle "
+                       "[IO/s]",
+        "device_mbps": "Throughput of one disk; default a 15K RPM spindle "
+                       "[MB/s]",
+        "raid": "RAID level (its write penalty applies)",
+        "service_time_ms": "Unloaded latency of one IO at the back end "
+                           "[ms]",
+    },
+    StorageWorkload: {
+        "name": "Name of the workload",
+        "protocol": "Storage protocol",
+        "block_kib": "IO size [KiB]",
+        "read_pct": "Share of reads [%]",
+        "random_pct": "Share of random IO [%]",
+        "vms": "Benchmark VMs (HCIBench VMs)",
+        "disks_per_vm": "Data disks per VM",
+        "threads_per_disk": "Outstanding IO per disk (HCIBench threads, "
+                            "fio iodepth, diskspd -t x -o)",
+        "working_set_pct": "Share of each disk the test touches [%]",
+        "nics": "NICs carrying the IO; none: all",
+        "smb_encryption": "SMB 3 encryption on",
+        "backend": "The storage system's own limits",
+    },
+    Transfer: {
+        "name": "Name of the transfer; migrations refer to it",
+        "transport": "TCP, TCP with compression, SMB Multichannel or SMB "
+                     "Direct (RDMA)",
+        "purpose": "Bulk copy, or live-migration traffic (uses the "
+                   "hypervisor's migration preset)",
+        "via": "Team carrying it; none: the NICs listed below (all if "
+               "empty)",
+        "nics": "NICs carrying it without a team",
+        "direction": "This host receives the data (the usual binding side)"
+                     " or sends it",
+        "multipath": "Without a team, spread sessions over all NICs "
+                     "(multi-NIC vMotion, iSCSI port binding)",
+        "sessions": "Independent senders at once (VMs migrating, netperf "
+                    "pairs)",
+        "streams": "Streams per session, each one TCP connection for TCP",
+        "stream_cap_gbps": "Ceiling of one stream; none: the hypervisor's "
+                           "live-migration preset, else none [Gbit/s]",
+        "compression_ratio": "Compression ratio with transport "
+                             "compression; default 2",
+        "compressor_gbps": "Compression speed of one thread [Gbit/s]",
+        "compression_threads": "Compression threads; default 4",
+        "receive_queues": "How the receiver spreads connections over cores",
+        "vm_vcpus": "Logical processors of each receiving VM (vRSS, VMMQ)",
+        "vmmq_queue_pairs": "Hardware queue pairs per vNIC with VMMQ; "
+                            "default 16 (Hyper-V)",
+    },
+    EvacuationVm: {"name": "Name of the VM"},
+    Destination: {"name": "Name of the receiving host"},
+    Evacuation: {"name": "Name of the evacuation"},
+    Workloads: {
+        "profiles": "Load profiles: demand over time",
+        "time_step_s": "Time step of the teaming simulation [s]",
+        "flows": "VM ports and flows on the teams",
+        "transfers": "Bulk transfers (live-migration networks, copies)",
+        "migrations": "Live migrations",
+        "storage": "Storage IO workloads",
+        "evacuations": "Host evacuations (maintenance mode)",
+    },
+    Variant: {
+        "name": "Name of the variant (a column of the comparison)",
+        "description": "What the variant changes and why",
+        "set": "The parameters it changes: path = value",
+    },
+}
+
+
+def _describe_fields():
+    for model, texts in _DESCRIPTIONS.items():
+        for name, text in texts.items():
+            info = model.model_fields[name]
+            if not info.description:
+                info.description = text
+    # contained models before their containers: each schema embeds the
+    # rebuilt ones (the table lists them in that order)
+    for model in (*_DESCRIPTIONS, Scenario):
+        model.model_rebuild(force=True)
+
+
+_describe_fields()

@@ -1,6 +1,9 @@
 """Storage IO: outstanding IO, IOPS against outstanding IO (Little's law and
-the closed-queue curve), protocol bytes per IO for iSCSI, NFSv3 and SMB3,
-and the backend, network and CPU ceilings on IOPS.
+the closed-queue curve, with a single-server array, a multi-channel NVMe
+device or a capped cloud volume at the bottleneck), protocol bytes per IO
+for iSCSI, NFSv3, SMB3 (and the S2D storage bus) and NVMe/TCP, per-IO
+latency and CPU over TCP or RDMA, and the backend, network and CPU
+ceilings on IOPS.
 
 Every function broadcasts over arrays of scenarios. References:
 shared/reference/storage-io.md (sections 1-3 and 7) and
@@ -14,8 +17,18 @@ from models.host import AGGREGATE_BYTES
 from models.units import MB
 from models._checks import as_codes, require_positive, require_range
 
-PROTOCOLS = ("nfs3", "iscsi", "smb3", "vsan", "local")
-NFS3, ISCSI, SMB3, VSAN, LOCAL = range(5)
+PROTOCOLS = ("nfs3", "iscsi", "smb3", "vsan", "local", "nvmeof", "s2d")
+NFS3, ISCSI, SMB3, VSAN, LOCAL, NVMEOF, S2D = range(7)
+
+#: Transports under a storage protocol: TCP, or RDMA (SMB Direct, iSER,
+#: NVMe-oF/RDMA, NFS over RDMA, vSAN over RDMA, the S2D storage bus over
+#: SMB Direct).
+STORAGE_TRANSPORTS = ("tcp", "rdma")
+
+#: Kinds of back end: an ``array`` known by its ceiling, an ``nvme``
+#: multi-queue device with internal parallelism, a ``cloud_volume`` with a
+#: documented IOPS cap (see :func:`storage_chain`, ``device_servers``).
+BACKEND_KINDS = ("array", "nvme", "cloud_volume")
 
 #: What set the IOPS ceiling, in the order of the codes returned by
 #: :func:`iops_ceiling`.
@@ -39,22 +52,66 @@ SPINDLE_15K_MBPS = 100.0
 #: iSCSI basic header segment 48; NFSv3 over RPC with AUTH_SYS; SMB2/3
 #: NetBIOS 4 + SMB2 header 64 + command body.
 ISCSI_BHS = 48
+#: NVMe/TCP PDUs (NVMe/TCP transport specification 1.0, section 3.6): a
+#: command capsule is an 8 B common header and a 64 B submission queue
+#: entry; data travels in C2HData/H2CData PDUs with a 24 B header; the
+#: response capsule is 8 B + a 16 B completion queue entry.
+NVME_TCP_COMMAND = 8 + 64
+NVME_TCP_DATA_HEADER = 24
+NVME_TCP_RESPONSE = 8 + 16
 NFS_AUTH_SYS_BODY = 32       # AUTH_SYS with a short host name, one gid
 NFS_FILE_HANDLE = 32         # bytes; servers use 32-64
 SMB_ENCRYPTION = 52          # SMB3 transform header
 
 #: Host CPU per IO relative to iSCSI, by protocol: NFS costs about twice
 #: iSCSI's CPU in TPC-C/TPC-H runs (Radkov et al., FAST 2004; a shape
-#: check in storage-io.md section 8, applied to c_io); SMB3 and vSAN are
-#: taken equal to iSCSI for want of a measurement; local IO skips the
-#: network stack but keeps the block layer.
+#: check in storage-io.md section 8, applied to c_io); SMB3, vSAN and
+#: NVMe-oF are taken equal to iSCSI for want of a measurement; local IO
+#: skips the network stack but keeps the block layer. Storage Spaces
+#: Direct runs a heavier stack per host IO (CSVFS, ReFS, Spaces, and a
+#: mirror that writes every block to three nodes): 3.5 x, fitted once on
+#: the RDMA run of Microsoft's S2D comparison (16,300 IOPS per % kernel
+#: CPU of 44 cores at 2.8 GHz: 75,600 cycles per IO, less two RDMA
+#: messages; validation case S2D-RDMA-IOPS-PER-CPU, whose TCP run the
+#: model then predicts).
 PROTOCOL_CPU_FACTOR = {"nfs3": 2.0, "iscsi": 1.0, "smb3": 1.0, "vsan": 1.0,
-                       "local": 1.0}
+                       "local": 1.0, "nvmeof": 1.0, "s2d": 3.5}
 
-#: Network round trip and stack latency added to the device service time
-#: in the unloaded latency R0 [s]: a switched LAN round trip with
-#: interrupt moderation is tens of microseconds [Model default].
+#: Protocols served by every core of the host by default: blk-mq gives
+#: each core its own submission queue, the Linux NVMe-oF host driver
+#: opens one IO queue per online CPU (nvme-cli ``connect``,
+#: ``--nr-io-queues`` defaults to the CPU count), and the S2D stack runs
+#: on the core that issues the IO, its storage bus over SMB Multichannel
+#: on every RSS/RDMA queue.
+EVERY_CORE_PROTOCOLS = ("local", "nvmeof", "s2d")
+
+#: Network round trip added to the device service time in the unloaded
+#: latency R0 over TCP [s]: a switched LAN round trip with interrupt
+#: moderation is tens of microseconds [Model default]; the TCP stack's own
+#: CPU time per IO is added to it by :func:`storage_chain`. With RDMA's
+#: constants below it reproduces the RDMA/TCP IOPS ratio of Microsoft's
+#: S2D comparison (validation case S2D-RDMA-IOPS, not fitted on it).
 NETWORK_ROUND_TRIP_S = 50e-6
+
+#: The same over RDMA [s]: the NIC places the message and its data in
+#: memory and signals one completion, with no interrupt moderation and no
+#: stack traversal. A RoCE/InfiniBand send round trip between ConnectX-3
+#: class NICs through one switch is about 2-3 us (Mellanox ConnectX-3 Pro
+#: brief: 1 us one-way application latency; perftest ib_send_lat); the
+#: completion interrupt and its deferred procedure call at each end add
+#: about 1 us each: 5 us [Derived].
+RDMA_ROUND_TRIP_S = 5e-6
+
+#: Host cycles per RDMA message (post a work request, reap its completion
+#: through an interrupt and DPC) [cycles]. Kalia et al. (USENIX ATC 2016)
+#: measure a few hundred cycles per verb posted and polled; an interrupt
+#: per completion adds ~2,000 (Windows SMB Direct and the Linux iSER and
+#: NVMe-oF initiators run interrupt-driven) [Derived: 3,000].
+RDMA_MESSAGE_CYCLES = 3_000.0
+
+#: RDMA messages per IO: the request and the response (the data moves by
+#: RDMA read or write inside them).
+RDMA_MESSAGES_PER_IO = 2
 
 
 def total_oio(vms, disks_per_vm, threads_per_disk):
@@ -99,18 +156,32 @@ def iops_bound(oio, iops_max, unloaded_latency):
                       require_positive("iops_max", iops_max, "1/s"))
 
 
-def closed_queue_iops(oio, iops_max, unloaded_latency):
+#: Largest finite number of servers accepted [1].
+LARGE_COUNT = 1e9
+
+
+def closed_queue_iops(oio, iops_max, unloaded_latency, *, servers=1,
+                      service_time=None):
     """IOPS of a closed single-class queue with ``oio`` requests in flight:
-    the machine-repairman model (M/M/1//N).
+    the machine-repairman model with ``servers`` repairmen (M/M/c//N).
 
     Parameters
     ----------
     oio : array-like of int
         Outstanding IO, N >= 1. [1]
     iops_max : array-like of float
-        Bottleneck service rate μ. [1/s]
+        Bottleneck rate μ: no number of IOs in service is served faster.
+        [1/s]
     unloaded_latency : array-like of float
-        Latency of one IO alone, R0 >= 1/μ. [s]
+        Latency of one IO alone, R0 >= the service time. [s]
+    servers : array-like of float, default 1
+        IOs the bottleneck serves at once c (an NVMe device's channels and
+        dies; ``inf`` for a volume that serves every IO in flight in
+        parallel up to its cap). [1]
+    service_time : array-like of float, optional
+        Time one IO holds a server S. [s] Default ``servers / iops_max``:
+        the c servers together give exactly μ (with c = 1, a single
+        server at the bottleneck rate).
 
     Returns
     -------
@@ -119,40 +190,91 @@ def closed_queue_iops(oio, iops_max, unloaded_latency):
 
     Notes
     -----
-    With :math:`Z = R_0 - 1/\\mu` and :math:`a = \\mu Z`, the probability
-    that the server idles is Erlang's B formula :math:`B(N, a)`, so
+    IOs not in service spend :math:`Z = R_0 - S` elsewhere (network,
+    host). With :math:`n` IOs at the bottleneck it completes them at
+    :math:`\\mu(n) = \\min(\\min(n, c)/S, \\mu)`, a load-dependent service
+    centre (Lazowska et al. ch. 8): the birth-death chain of the finite
+    source gives
 
-    .. math:: X(N) = \\mu \\, (1 - B(N, a)),
+    .. math:: p(n) = p(n-1) \\frac{N - n + 1}{Z \\, \\mu(n)}, \\qquad
+              X(N) = \\sum_n p(n) \\, \\mu(n),
 
-    evaluated with the stable recursion :math:`1/B(n) = 1 + (n/a)/B(n-1)`.
-    It follows :math:`N/R_0` below the knee :math:`N^* = R_0\\mu` and
-    approaches μ above it (storage-io.md section 3; its worked example is
-    reproduced exactly).
+    summed in log space. Latency stays at :math:`R_0` while
+    :math:`N \\lesssim c` and :math:`N \\lesssim \\mu R_0` (Little's law),
+    then the curve bends to μ. With c = 1 and S = 1/μ this is the M/M/1//N
+    repairman: :math:`X = \\mu (1 - B(N, \\mu Z))` with Erlang's B
+    formula, whose worked example in storage-io.md section 3 it
+    reproduces exactly.
 
     References
     ----------
-    .. [1] E. D. Lazowska et al., Quantitative System Performance, 1984.
+    .. [1] E. D. Lazowska et al., Quantitative System Performance, 1984,
+       sections 8.2-8.3 (load-dependent service centres).
+    .. [2] L. Kleinrock, Queueing Systems vol. 1, 1975, section 3.9
+       (M/M/m//K, the finite-source multi-server queue).
     """
     oio = np.asarray(oio, dtype=float)
     iops_max = require_positive("iops_max", iops_max, "1/s")
     latency = require_positive("unloaded_latency", unloaded_latency, "s")
+    servers = np.asarray(servers, dtype=float)
+    # inf is allowed: every IO in flight in service at once
+    require_range("servers", np.where(np.isposinf(servers), 1.0, servers),
+                  1, LARGE_COUNT)
     require_range("oio", oio, 1, 1e7)
-    oio, iops_max, latency = np.broadcast_arrays(oio, iops_max, latency)
-    think = np.maximum(latency - 1.0 / iops_max, 0.0)
-    load = iops_max * think
-    inverse = np.ones(oio.shape)
-    # one vectorised step per outstanding IO, frozen once n passes N;
-    # 1/B overflows to inf far above the knee, where B = 0 exactly enough
-    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        for n in range(1, int(oio.max()) + 1):
-            step = 1.0 + n / load * inverse
-            inverse = np.where(n <= oio, step, inverse)
-            # past the knee 1/B grows faster than geometrically: once every
-            # element is done or has B below 1e-20, the rest changes nothing
-            if n % 16 == 0 and ((n >= oio) | (inverse > 1e20)).all():
+    service = servers / iops_max if service_time is None \
+        else require_positive("service_time", service_time, "s")
+    oio, iops_max, latency, servers, service = np.broadcast_arrays(
+        oio, iops_max, latency, servers, service)
+    think = np.maximum(latency - service, 0.0)
+    # no think time: every IO always waits at the bottleneck
+    busy = think <= 1e-12 * service
+    log_think = np.log(np.where(busy, 1.0, think))
+    at_bottleneck = np.minimum(np.minimum(oio, servers) / service, iops_max)
+    # X = mu(N) - sum p(n) (mu(N) - mu(n)): states at the full rate add
+    # nothing, so far past the knee X is mu(N) to the last bit, like 1 - B
+    log_total = np.zeros(oio.size)
+    log_deficit = np.log(at_bottleneck).ravel()        # n = 0 serves nothing
+    # one vectorised step per outstanding IO over the elements still
+    # summing: every 16 steps the finished ones leave the arrays
+    live = np.flatnonzero(~busy)
+    state = [a.ravel()[live] for a in (oio, servers, service, iops_max,
+                                       log_think, at_bottleneck)]
+    weight, total, deficit = (np.zeros(live.size), np.zeros(live.size),
+                              log_deficit[live])
+    with np.errstate(divide="ignore"):
+        for n in range(1, int(oio.max(initial=0)) + 1):
+            if not live.size:
                 break
-        blocking = np.where(load > 0, 1.0 / inverse, 0.0)
-    return iops_max * (1.0 - blocking)
+            count, parallel, hold, cap, log_z, top = state
+            rate = np.minimum(np.minimum(n, parallel) / hold, cap)
+            step = np.log(np.maximum(count - n + 1, 1.0)) - log_z \
+                - np.log(rate)
+            summing = n <= count
+            weight = np.where(summing, weight + step, weight)
+            total = np.where(summing, np.logaddexp(total, weight), total)
+            deficit = np.where(summing, np.logaddexp(
+                deficit, weight + np.log(np.maximum(top - rate, 0.0))),
+                deficit)
+            if n % 16:
+                continue
+            # done: past its N; past the mode with weights 40 e-folds below
+            # the total; or at the full rate (later states add no deficit)
+            # with the deficit below rounding (e^-37 ~ 1e-16 of mu(N))
+            done = (n >= count) | ((step < 0) & (weight < total - 40)) \
+                | ((rate >= top) & (deficit - total < np.log(top) - 37))
+            log_total[live[done]] = total[done]
+            log_deficit[live[done]] = deficit[done]
+            keep = ~done
+            live, weight, total, deficit = (live[keep], weight[keep],
+                                            total[keep], deficit[keep])
+            state = [a[keep] for a in state]
+    log_total[live] = total
+    log_deficit[live] = deficit
+    log_total = log_total.reshape(oio.shape)
+    log_deficit = log_deficit.reshape(oio.shape)
+    iops = at_bottleneck - np.exp(log_deficit - log_total)
+    # X <= N / R0 holds exactly; the log-space sums round
+    return np.where(busy, at_bottleneck, np.minimum(iops, oio / latency))
 
 
 def io_message_bytes(protocol, block_bytes, read, *, encrypted=False):
@@ -179,9 +301,13 @@ def io_message_bytes(protocol, block_bytes, read, *, encrypted=False):
     iSCSI: command PDU 48 (+ immediate data on writes), Data-In PDUs of 48
     + data on reads with the status on the last one, a 48 B response on
     writes. NFSv3: record mark, RPC call header, AUTH_SYS credential,
-    verifier, file handle and arguments; data padded to 4 B. SMB2/3:
-    4 + 64 + 48 (read/write request), 4 + 64 + 16 (responses). vSAN's
-    protocol is not published and is modelled like iSCSI [Model].
+    verifier, file handle and arguments; data padded to 4 B. SMB2/3 (and
+    the S2D storage bus, which is SMB3): 4 + 64 + 48 (read/write
+    request), 4 + 64 + 16 (responses). NVMe/TCP: a 72 B command capsule
+    (with the data of a write), a 24 B data PDU header before read data
+    and a 24 B response capsule. vSAN's protocol is not published and is
+    modelled like iSCSI [Model]. Over RDMA the same messages travel as
+    sends and the data as RDMA reads/writes, about the same bytes.
     (protocol-overheads.md section 7.)
     """
     codes = as_codes("protocol", protocol, PROTOCOLS)
@@ -190,19 +316,22 @@ def io_message_bytes(protocol, block_bytes, read, *, encrypted=False):
     padded = np.ceil(block / 4) * 4
     nfs_call = 4 + 24 + (8 + NFS_AUTH_SYS_BODY) + 8 + (4 + NFS_FILE_HANDLE)
     smb_extra = np.where(encrypted, SMB_ENCRYPTION, 0)
-    # (read request, read response, write request, write response)
+    smb = (codes == SMB3) | (codes == S2D)
+    kinds = [codes == NFS3, smb, codes == NVMEOF, codes == LOCAL]
+    # (read request, read response, write request, write response); NVMe/
+    # TCP writes carry their data in the command capsule (in-capsule data)
     table = np.stack(np.broadcast_arrays(
-        np.select([codes == NFS3, codes == SMB3, codes == LOCAL],
-                  [nfs_call + 12, 4 + 64 + 48 + smb_extra, 0], ISCSI_BHS),
-        np.select([codes == NFS3, codes == SMB3, codes == LOCAL],
-                  [4 + 16 + 8 + 104 + padded, 4 + 64 + 16 + block
-                   + smb_extra, 0], ISCSI_BHS + block),
-        np.select([codes == NFS3, codes == SMB3, codes == LOCAL],
-                  [nfs_call + 20 + padded, 4 + 64 + 48 + block + smb_extra,
-                   0], ISCSI_BHS + block),
-        np.select([codes == NFS3, codes == SMB3, codes == LOCAL],
-                  [4 + 16 + 8 + 136, 4 + 64 + 16 + smb_extra, 0],
-                  ISCSI_BHS)))
+        np.select(kinds, [nfs_call + 12, 4 + 64 + 48 + smb_extra,
+                          NVME_TCP_COMMAND, 0], ISCSI_BHS),
+        np.select(kinds, [4 + 16 + 8 + 104 + padded,
+                          4 + 64 + 16 + block + smb_extra,
+                          NVME_TCP_DATA_HEADER + block + NVME_TCP_RESPONSE,
+                          0], ISCSI_BHS + block),
+        np.select(kinds, [nfs_call + 20 + padded,
+                          4 + 64 + 48 + block + smb_extra,
+                          NVME_TCP_COMMAND + block, 0], ISCSI_BHS + block),
+        np.select(kinds, [4 + 16 + 8 + 136, 4 + 64 + 16 + smb_extra,
+                          NVME_TCP_RESPONSE, 0], ISCSI_BHS)))
     to_target = np.where(read, table[0], table[2])
     from_target = np.where(read, table[1], table[3])
     return to_target, from_target
@@ -317,11 +446,13 @@ def iops_ceiling(backend, network, cpu):
 
 def storage_chain(protocol, block_bytes, read_fraction, oio, backend,
                   service_time, link_bytes, serving_cores, mtu, ip_version, hz,
-                  cores, *, timestamps=True, vlan_tags=0,
+                  cores, *, device_servers=0.0, timestamps=True, vlan_tags=0,
                   encapsulation_bytes=0, encrypted=False, rdma=False,
                   c_io=20_000.0, c_byte=0.65, c_pkt=10_000.0, c_wire=500.0,
                   aggregate_bytes=AGGREGATE_BYTES,
                   round_trip=NETWORK_ROUND_TRIP_S,
+                  rdma_round_trip=RDMA_ROUND_TRIP_S,
+                  rdma_message_cycles=RDMA_MESSAGE_CYCLES,
                   mtu_limits=wire.MTU_LIMITS):
     """IOPS, latency and host CPU of storage workloads on the closed-queue
     curve below the back-end, network and CPU ceilings.
@@ -344,8 +475,9 @@ def storage_chain(protocol, block_bytes, read_fraction, oio, backend,
         Line rate of the paths together. [B/s]
     serving_cores : numeric
         Cores that serve IO at once: one per connection (iSCSI session,
-        SMB or NFS connection) over all paths, at most the host's cores;
-        for local IO every core (blk-mq gives each its own queue).
+        SMB or NFS connection, NVMe-oF IO queue) over all paths, at most
+        the host's cores; for local IO every core (blk-mq gives each its
+        own queue).
     mtu : numeric
         IP MTU; broadcasts against the other inputs (e.g. a column of two
         MTUs per workload). [B]
@@ -355,12 +487,18 @@ def storage_chain(protocol, block_bytes, read_fraction, oio, backend,
         Core clock. [Hz]
     cores : numeric
         Physical cores of the host.
+    device_servers : numeric, default 0
+        IOs the back end serves at once, each for ``service_time``: an
+        NVMe device's internal parallelism, ``inf`` for a cloud volume
+        that serves whatever is in flight up to its cap. 0: an array known
+        only by its ceiling, one server at that rate (M/M/1//N). [1]
     timestamps, vlan_tags, encapsulation_bytes
         Framing, as :func:`models.wire.wire_bytes`.
     encrypted : bool, default False
         SMB3 encryption (adds the transform header).
     rdma : bool, default False
-        SMB Direct: RDMA moves the data, leaving only the per-IO cost.
+        RDMA transport (SMB Direct, iSER, NVMe-oF/RDMA): the NIC moves the
+        data, leaving the per-IO cost and two RDMA messages.
     c_io : numeric, default 20000
         Host cycles per IO, protocol factor included
         (:data:`PROTOCOL_CPU_FACTOR`; models.host presets). [cycles]
@@ -370,8 +508,12 @@ def storage_chain(protocol, block_bytes, read_fraction, oio, backend,
     aggregate_bytes : numeric, default :data:`models.host.AGGREGATE_BYTES`
         Largest TSO/LRO aggregate: one stack traversal per this many bytes
         of a message (protocol-overheads.md section 8.2). [B]
-    round_trip : numeric, default :data:`NETWORK_ROUND_TRIP_S`
-        Network round trip added to the unloaded latency. [s]
+    round_trip, rdma_round_trip : numeric
+        Network round trip and stack latency over TCP
+        (:data:`NETWORK_ROUND_TRIP_S`) and over RDMA
+        (:data:`RDMA_ROUND_TRIP_S`). [s]
+    rdma_message_cycles : numeric, default :data:`RDMA_MESSAGE_CYCLES`
+        Host cycles per RDMA message. [cycles]
     mtu_limits : tuple of int, default :data:`models.wire.MTU_LIMITS`
         Accepted MTU range. [B]
 
@@ -380,19 +522,29 @@ def storage_chain(protocol, block_bytes, read_fraction, oio, backend,
     dict of numpy.ndarray
         ``iops`` [1/s], ``latency_s`` [s], ``mbps`` [MB/s], ``knee`` (the
         outstanding IO N* = R0 × ceiling), ``ceiling`` [1/s], ``limit``
-        (index into :data:`LIMITS`), ``cpu_pct`` [% of the host's cores].
+        (index into :data:`LIMITS`), ``cpu_pct`` [% of the host's cores],
+        ``iops_per_cpu_pct`` [IOPS per % of the host's cores].
 
     Notes
     -----
     Per IO, the request and response messages (:func:`io_message_bytes`)
     cost wire bytes ``W`` each way (:func:`io_wire_bytes`); the network
-    ceiling is ``link_bytes / max(W_to, W_from)``. The host spends
-    ``c_io + block × c_byte + frames × c_wire + traversals × c_pkt``
-    cycles per IO (only ``c_io`` with RDMA or local IO), one core per
-    connection: the CPU ceiling is ``serving_cores × hz / cycles``. With the lowest
-    ceiling ``X`` and the unloaded latency ``R0 = max(S + (W_to + W_from)
-    / link_bytes + round_trip, 1 / X)``, IOPS follow the closed-queue curve
-    of :func:`closed_queue_iops` and latency Little's law ``N / IOPS``.
+    ceiling is ``link_bytes / max(W_to, W_from)``. Over TCP the host spends
+    ``t = block × c_byte + frames × c_wire + traversals × c_pkt`` cycles of
+    transport work per IO, over RDMA ``t = 2 × rdma_message_cycles``, and
+    ``c_io`` of storage work either way (local IO: ``t = 0``); the CPU
+    ceiling is ``serving_cores × hz / (c_io + t)``, one core per
+    connection. The transport work is on the IO's path at both ends, so
+    with the round trip ``RTT`` of the transport
+
+    .. math:: R_0 = S + (W_{to} + W_{from}) / B + RTT + 2 t / f,
+
+    which is why RDMA lowers latency as well as CPU: at an outstanding IO
+    below the knee IOPS follow Little's law ``N / R0``, and the RDMA/TCP
+    ratios of IOPS and of IOPS per CPU come from different terms. With the
+    lowest ceiling ``X`` the curve is :func:`closed_queue_iops` with the
+    back end's ``device_servers`` (or one server at ``X``), and latency
+    Little's law ``N / IOPS``.
 
     References
     ----------
@@ -426,19 +578,29 @@ def storage_chain(protocol, block_bytes, read_fraction, oio, backend,
     frames = read * r_frames + (1 - read) * w_frames
     passes = read * r_passes + (1 - read) * w_passes
     local = protocol == LOCAL
+    rdma = np.asarray(rdma, dtype=bool) & ~local
     with np.errstate(divide="ignore"):
         network = np.where(local, np.inf,
                            link_bytes / np.maximum(to_target, from_target))
-    cycles = c_io + np.where(
-        np.asarray(rdma) | local, 0.0,
+    transport = np.select(
+        [local, rdma], [0.0, RDMA_MESSAGES_PER_IO * rdma_message_cycles],
         block_bytes * c_byte + frames * c_wire + passes * c_pkt)
+    cycles = c_io + transport
     cpu = serving_cores * hz / cycles
-    ceiling, limit = iops_ceiling(backend, network, cpu)
-    serialisation = np.where(local, 0.0, (to_target + from_target)
-                             / link_bytes + round_trip)
-    unloaded = np.maximum(service_time + serialisation, 1.0 / ceiling)
-    iops = closed_queue_iops(oio, ceiling, unloaded)
+    servers = np.asarray(device_servers, dtype=float)
+    parallel = servers > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        device = np.where(parallel, servers / service_time, np.inf)
+    ceiling, limit = iops_ceiling(np.minimum(backend, device), network, cpu)
+    path = np.where(local, 0.0, (to_target + from_target) / link_bytes
+                    + np.where(rdma, rdma_round_trip, round_trip)
+                    + 2 * transport / hz)
+    unloaded = np.maximum(service_time + path, 1.0 / ceiling)
+    iops = closed_queue_iops(
+        oio, ceiling, unloaded, servers=np.where(parallel, servers, 1.0),
+        service_time=np.where(parallel, service_time, 1.0 / ceiling))
+    cpu_pct = 100 * iops * cycles / (cores * hz)
     return {"iops": iops, "latency_s": oio / iops,
             "mbps": iops * block_bytes / MB, "knee": unloaded * ceiling,
-            "limit": limit, "ceiling": ceiling,
-            "cpu_pct": 100 * iops * cycles / (cores * hz)}
+            "limit": limit, "ceiling": ceiling, "cpu_pct": cpu_pct,
+            "iops_per_cpu_pct": iops / cpu_pct}

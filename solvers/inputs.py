@@ -448,7 +448,7 @@ def storage_row(doc, item):
         else (1.0 / backend.device_iops if backend.devices
               else DEFAULT_SERVICE_S)
     preset = stack_costs(doc)
-    rdma = all(n.rdma != "none" for n in used) and item.protocol == "smb3"
+    rdma = storage_rdma(item, used)
     net = doc.network
     cores = total_cores(doc)
     return {
@@ -457,9 +457,9 @@ def storage_row(doc, item):
         "vms": item.vms, "disks_per_vm": item.disks_per_vm,
         "threads_per_disk": item.threads_per_disk,
         "link_bytes": gbps_to_bytes_per_s(sum(n.speed_gbps for n in used)),
-        "serving_cores": min(len(used) * sessions_per_path(item, used,
-                                                           rdma), cores)
-        if item.protocol != "local" else cores,
+        "serving_cores": cores if item.protocol == "local" else min(
+            len(used) * sessions_per_path(item, used, rdma, cores), cores),
+        "device_servers": device_servers(backend, service),
         "mtu": net.mtu, "mtu_min": net.mtu_min, "mtu_max": net.mtu_max,
         "ip_version": net.ip_version,
         "timestamps": net.tcp_timestamps, "vlan_tags": net.vlan_tags,
@@ -481,14 +481,40 @@ def storage_row(doc, item):
     }
 
 
-def sessions_per_path(item, nics, rdma):
+def storage_rdma(item, nics):
+    """Whether a storage workload runs over RDMA: its ``transport``, else
+    the protocol's default (SMB3 and the S2D storage bus use SMB Direct
+    when every NIC is RDMA-capable)."""
+    if item.transport is not None:
+        return item.transport == "rdma"
+    return item.protocol in ("smb3", "s2d") \
+        and all(n.rdma != "none" for n in nics)
+
+
+def device_servers(backend, service_s):
+    """IOs the back end serves at once (see ``device_servers`` of
+    :func:`models.storage.storage_chain`): 0 for an array, the NVMe
+    device's channels (else what Little's law needs to reach its rating,
+    iops_max x service time), inf for a cloud volume."""
+    if backend.kind == "array":
+        return 0.0
+    if backend.kind == "cloud_volume":
+        return np.inf
+    return float(backend.channels or max(1.0, np.ceil(
+        backend.iops_max * service_s)))
+
+
+def sessions_per_path(item, nics, rdma, cores):
     """Connections a storage workload opens per path: its own, else the
     protocol's default (SMB Multichannel: 4 per RSS NIC, 2 per RDMA NIC,
-    models.transport.SMB_CONNECTIONS; one iSCSI session or NFS
+    models.transport.SMB_CONNECTIONS; NVMe-oF one IO queue per core,
+    models.storage.EVERY_CORE_PROTOCOLS; one iSCSI session or NFS
     connection per path)."""
     if item.sessions_per_path is not None:
         return item.sessions_per_path
-    if item.protocol != "smb3":
+    if item.protocol in storage.EVERY_CORE_PROTOCOLS:
+        return cores
+    if item.protocol not in ("smb3", "s2d"):
         return 1
     kind = "rdma" if rdma else "rss" if all(n.rss_queues > 1 for n in nics) \
         else "plain"

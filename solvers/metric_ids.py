@@ -51,6 +51,7 @@ METRICS = {
     "storage.oio": ("1", "Storage: outstanding IO"),
     "storage.knee_oio": ("1", "Storage: outstanding IO at the knee"),
     "storage.cpu_pct": ("%", "Storage: host CPU"),
+    "storage.iops_per_cpu_pct": ("1/s", "Storage: IOPS per % host CPU"),
     "storage.jumbo_gain_pct": ("%", "Storage: IOPS gain from MTU 9000"),
 }
 
@@ -59,6 +60,7 @@ METRICS = {
 METRIC_SUFFIXES = {
     "throughput_gbps": ("Gbit/s", "throughput"),
     "cpu_pct": ("%", "CPU"),
+    "iops_per_cpu_pct": ("1/s", "IOPS per % host CPU"),
     "busiest_core_pct": ("%", "busiest core"),
     "jumbo_gain_pct": ("%", "gain from MTU 9000"),
     "flows": ("1", "TCP flows"),
@@ -121,6 +123,18 @@ METRIC_SUFFIXES = {
 #: ``<item family>.<name>.<key>``.
 HEADLINE_OF = {"transfer": "host", "migration": "migration",
                "storage": "storage", "evacuation": "evacuation"}
+
+#: Teaming policies as a label names them: the vendors' short words
+#: (models.scenario.TEAMING_POLICIES has the full ones), never the ids.
+POLICY_SHORT_NAMES = {
+    "port_id": "Port ID", "src_mac": "Source MAC hash",
+    "ip_hash": "IP hash", "failover": "Failover order",
+    "lbt": "LBT (NIC load)", "lacp": "LACP", "balance_xor": "balance-xor",
+    "balance_rr": "balance-rr", "balance_tlb": "balance-tlb",
+    "balance_alb": "balance-alb", "ovs_balance_slb": "OVS balance-slb",
+    "ovs_balance_tcp": "OVS balance-tcp", "hyperv_port": "Hyper-V Port",
+    "address_hash": "Address Hash", "dynamic": "Dynamic",
+    "optimal": "Optimal placement"}
 
 #: Teaming entries that sit where a policy does in an id.
 _TEAMING_ENTRIES = frozenset(TEAMING_POLICIES) | {"optimal"}
@@ -296,4 +310,5 @@ def info(metric_id):
         return unit, f"Evacuation: {label}"
     if parsed.family != "teaming" and parsed.name is None:
         return unit, label
-    return unit, f"{metric_id.split('.', 1)[1].rsplit('.', 1)[0]}: {label}"
+    entry = metric_id.split('.', 1)[1].rsplit('.', 1)[0]
+    return unit, f"{POLICY_SHORT_NAMES.get(entry, entry)}: {label}"

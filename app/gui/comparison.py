@@ -1,5 +1,7 @@
 """The comparison table: metrics as rows, variants as columns."""
 
+import functools
+
 from PySide6 import QtCore, QtGui
 
 from app.gui.charts import variant_colour
@@ -86,6 +88,12 @@ def row_label(metric):
     return f"{metric.label} [{metric.unit}]"
 
 
+@functools.lru_cache(maxsize=None)
+def _variant_brush(index):
+    # asked for at every repaint of the header: made once per colour
+    return QtGui.QBrush(QtGui.QColor(variant_colour(index)))
+
+
 class ComparisonModel(QtCore.QAbstractTableModel):
     """Read-only table model over a ``Results``."""
 
@@ -98,10 +106,17 @@ class ComparisonModel(QtCore.QAbstractTableModel):
         self._labels = []   # row header text
 
     def set_results(self, results):
-        self.beginResetModel()
+        """Show ``results``: cells update in place (``dataChanged``) when
+        the rows and columns stay, the model resets when they do not."""
+        metric_ids = results.metric_ids(unique_rows=True) if results else []
+        names = [v.name for v in results.variants] if results else []
+        in_place = self._results is not None and results is not None and \
+            metric_ids == self._metric_ids and \
+            names == [v.name for v in self._results.variants]
+        if not in_place:
+            self.beginResetModel()
         self._results = results
-        self._metric_ids = results.metric_ids(unique_rows=True) \
-            if results else []
+        self._metric_ids = metric_ids
         # looked up once here: views ask for every cell on each repaint
         by_variant = [{m.id: m for m in v.metrics}
                       for v in (results.variants if results else ())]
@@ -113,7 +128,13 @@ class ComparisonModel(QtCore.QAbstractTableModel):
         for row in self._cells:
             first = next(m for m in row if m is not None)
             self._labels.append(row_label(first))
-        self.endResetModel()
+        if not in_place:
+            self.endResetModel()
+        elif metric_ids:
+            self.dataChanged.emit(
+                self.index(0, 0),
+                self.index(len(metric_ids) - 1, len(names) - 1))
+            self.headerDataChanged.emit(_Qt.Vertical, 0, len(metric_ids) - 1)
 
     def rowCount(self, parent=_ROOT):
         return 0 if parent.isValid() else len(self._metric_ids)
@@ -143,7 +164,7 @@ class ComparisonModel(QtCore.QAbstractTableModel):
             if role in (_Qt.DisplayRole, _Qt.ToolTipRole):
                 return self._results.variants[section].name
             if role == _Qt.ForegroundRole:
-                return QtGui.QBrush(QtGui.QColor(variant_colour(section)))
+                return _variant_brush(section)
             return None
         if role == _Qt.DisplayRole:
             return self._labels[section]

@@ -1,185 +1,823 @@
-"""The scenario editor panel: the base scenario's network settings and
-its first team's load-balancing policy."""
+"""The scenario editor: every field the scenario schema has, grouped as an
+architect thinks (scenario and goal, host, NICs, teams and policy,
+network, workloads), built from the pydantic models themselves
+(:mod:`app.schema_fields`), so a field added to the schema appears here
+without a change.
+
+A tree on top holds the sections and every list entry (NICs, teams, NIOC
+classes, flows, transfers, migrations, evacuations and their VMs, storage
+workloads); below it, the selected node's fields, each with its unit, a
+tooltip saying what it means and its default, a "changed" mark and a way
+back. Lists get add, duplicate, remove, move and presets.
+
+The editor never changes the document itself: it emits ``edited_many``
+(``{path: value}``, label) for the window to apply as one undoable step,
+and ``reset_requested(path)`` for the way back. ``load`` shows a document
+(the base, or a variant resolved against it) without emitting anything.
+"""
+
+import copy
+import re
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from models.scenario import TEAMING_POLICIES
-from models.wire import ENCAPSULATIONS, MTU_CEILING
+from app.presets import PRESETS
+from app.schema_fields import (NAMING_FIELDS, entry_name, field_label,
+                               fields_of, free_name, parse_text, show_value)
+from models.scenario import (Scenario, TEAMING_POLICIES, get_path,
+                             parse_path, set_path)
 
 #: Background of a refused field (a pale tint of the charts' Okabe–Ito
 #: vermilion); a palette keeps the platform's look of the field.
 _REFUSED_TINT = QtGui.QColor("#F9D9C6")
-_POLICY_HINT = ("Load-balancing policy of the first team; the switch mode "
-                "follows when the policy needs another one")
+_ERROR_COLOUR = "#B04000"
+#: Mark of a field that differs from its default (base) or from the base
+#: (variant): a sizer's "customized" state.
+CHANGED_MARK = "●"
+
+#: Top-level fields that are not edited here: the file format's version;
+#: variants (the variants panel) and sweeps (the sweep view).
+_NOT_EDITED = ("schema_version", "variants", "sweeps")
+
+#: Section titles where the field name alone would not say it.
+_SECTION_TITLES = {
+    "meta": "Scenario", "goal": "Goal", "host": "Host", "nics": "NICs",
+    "teams": "Teams and policy", "network": "Network",
+    "workloads": "Workloads", "flows": "VM ports and flows",
+    "profiles": "Load profiles", "transfers": "Transfers",
+    "migrations": "Live migrations", "evacuations": "Host evacuations",
+    "storage": "Storage workloads", "nioc": "NIOC classes", "vms": "VMs",
+    "destinations": "Destinations", "offloads": "Offloads",
+    "backend": "Storage back end", "dirty": "Memory dirtying",
+}
+
+#: Order of the workload lists: the traffic first, the studies after.
+_WORKLOAD_ORDER = ("time_step_s", "flows", "profiles", "transfers",
+                   "migrations", "evacuations", "storage")
+
+#: Stem of a new entry's name, by model.
+_NAME_STEMS = {"Nic": "nic", "Team": "team", "Flow": "vm",
+               "Transfer": "transfer", "Migration": "migration",
+               "StorageWorkload": "workload", "Evacuation": "evacuation",
+               "EvacuationVm": "vm", "Destination": "host",
+               "TimeProfile": "profile", "NiocClass": "class"}
+
+#: Values of the required fields of a new entry that are not names.
+_NEW_VALUES = {
+    "Nic": {"speed_gbps": 10.0},
+    "Migration": {"memory_gib": 16.0},
+    "EvacuationVm": {"memory_gib": 16.0},
+    "Destination": {"free_memory_gib": 512.0},
+    "TimeProfile": {"t_s": [0.0], "scale": [1.0]},
+    "StorageWorkload": {"backend": {"iops_max": 10000.0}},
+}
 
 
-class NetworkEditor(QtWidgets.QGroupBox):
-    """Edits ``network.*`` and the first team's policy of the base
-    scenario.
+def _ordered(model, specs):
+    if model.__name__ != "Workloads":
+        return specs
+    rank = {name: i for i, name in enumerate(_WORKLOAD_ORDER)}
+    return sorted(specs, key=lambda s: rank.get(s.name, len(rank)))
 
-    Emits ``edited(path, value, label)`` when the user commits a change; the
-    window turns it into an undo command. ``load`` shows a scenario without
-    emitting anything.
-    """
 
-    edited = QtCore.Signal(str, object, str)
-    #: several parameters that must change together: {path: value}, label
+def _title(name):
+    return _SECTION_TITLES.get(name, field_label(name))
+
+
+class FieldEditor(QtWidgets.QWidget):
+    """One field: its input, unit, changed mark and way back, and the
+    message of a refused value beneath it."""
+
+    committed = QtCore.Signal(str, object)
+    reset_clicked = QtCore.Signal(str)
+
+    def __init__(self, spec, path, parent=None):
+        super().__init__(parent)
+        self.spec, self.path = spec, path
+        self._value = None
+        self._shown_pending = None
+        layout = QtWidgets.QGridLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setHorizontalSpacing(4)
+        layout.setVerticalSpacing(1)
+        tip = spec.tooltip()
+        if spec.kind == "bool":
+            self.input = QtWidgets.QCheckBox()
+            self.input.clicked.connect(
+                lambda on: self.committed.emit(self.path, bool(on)))
+        elif spec.kind == "enum":
+            self.input = QtWidgets.QComboBox()
+            if spec.optional:
+                self.input.addItem(spec.value_label(None), None)
+            for value in spec.detail:
+                self.input.addItem(spec.value_label(value), value)
+            # vendors' names are long: elide in the box, whole in the list
+            self.input.setSizeAdjustPolicy(
+                QtWidgets.QComboBox.SizeAdjustPolicy
+                .AdjustToMinimumContentsLengthWithIcon)
+            self.input.setMinimumContentsLength(12)
+            self.input.view().setMinimumWidth(
+                self.input.view().sizeHintForColumn(0) + 24)
+            self.input.activated.connect(
+                lambda i: self.committed.emit(self.path,
+                                              self.input.itemData(i)))
+        else:
+            self.input = QtWidgets.QLineEdit()
+            if spec.optional:
+                self.input.setPlaceholderText("default")
+            if spec.kind == "list":
+                self.input.setPlaceholderText("comma-separated")
+            self.input.editingFinished.connect(self._text_done)
+        self.input.setSizePolicy(QtWidgets.QSizePolicy.Policy.Expanding,
+                                 QtWidgets.QSizePolicy.Policy.Fixed)
+        self.input.setToolTip(tip)
+        self._tooltip = tip
+        layout.addWidget(self.input, 0, 0)
+        self.unit = QtWidgets.QLabel(spec.unit)
+        self.unit.setMinimumWidth(self.unit.fontMetrics().horizontalAdvance(
+            "Gbit/s"))
+        layout.addWidget(self.unit, 0, 1)
+        self.reset = QtWidgets.QToolButton()
+        self.reset.setText("↺")
+        self.reset.setAutoRaise(True)
+        self.reset.setToolTip("Back to the default" if spec.default is not
+                              None or spec.optional else "Back")
+        self.reset.clicked.connect(lambda: self.reset_clicked.emit(self.path))
+        # keeps its room when hidden: the fields do not jump
+        policy = self.reset.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)
+        self.reset.setSizePolicy(policy)
+        self.reset.hide()
+        layout.addWidget(self.reset, 0, 2)
+        self.error = QtWidgets.QLabel()
+        self.error.setWordWrap(True)
+        self.error.setStyleSheet(f"color: {_ERROR_COLOUR};")
+        self.error.setTextInteractionFlags(
+            QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.error.hide()
+        layout.addWidget(self.error, 1, 0, 1, 3)
+        layout.setColumnStretch(0, 1)
+
+    def text(self):
+        """What the field shows (the combo's label, the check state)."""
+        if isinstance(self.input, QtWidgets.QCheckBox):
+            return show_value(self.input.isChecked())
+        if isinstance(self.input, QtWidgets.QComboBox):
+            return self.input.currentText()
+        return self.input.text()
+
+    def value(self):
+        return self._value
+
+    def set_value(self, value, changed=False, resettable=True):
+        """Show ``value`` without emitting anything."""
+        self._value = value
+        self.input.blockSignals(True)
+        try:
+            if isinstance(self.input, QtWidgets.QCheckBox):
+                self.input.setChecked(bool(value))
+            elif isinstance(self.input, QtWidgets.QComboBox):
+                index = self.input.findData(value)
+                if index < 0:   # a value the schema does not list
+                    self.input.addItem(str(value), value)
+                    index = self.input.count() - 1
+                self.input.setCurrentIndex(index)
+                self.input.setToolTip(f"{self.input.currentText()}\n\n"
+                                      f"{self._tooltip}")
+            else:
+                text = show_value(value)
+                if self.input.text() != text:
+                    self.input.setText(text)
+                    self.input.setCursorPosition(0)
+        finally:
+            self.input.blockSignals(False)
+        self.reset.setVisible(changed and resettable)
+        self.setProperty("changed", changed)
+
+    def enter(self, text):
+        """Type ``text`` and commit it, as a user would (tests, scripts)."""
+        if isinstance(self.input, QtWidgets.QLineEdit):
+            self.input.setText(text)
+            self._text_done()
+        elif isinstance(self.input, QtWidgets.QComboBox):
+            index = self.input.findText(text)
+            if index < 0:
+                index = next(i for i in range(self.input.count())
+                             if str(self.input.itemData(i)) == text)
+            self.input.setCurrentIndex(index)
+            self.input.activated.emit(index)
+        else:
+            if parse_text(self.spec, text) != self.input.isChecked():
+                self.input.click()
+
+    def show_pending(self, value):
+        """Show a value the document does not hold (yet)."""
+        if isinstance(self.input, QtWidgets.QLineEdit):
+            self.input.setText(show_value(value))
+            self._shown_pending = self.input.text()
+
+    def _text_done(self):
+        text = self.input.text()
+        if text.strip() == show_value(self._value) or \
+                self.property("refused") and self._shown_pending == text:
+            return   # focus left without a change
+        try:
+            value = parse_text(self.spec, text)
+        except ValueError as err:
+            self.show_error(str(err))
+            return
+        self.committed.emit(self.path, value)
+
+    def show_error(self, message):
+        """Refuse: the message beneath the field, the field tinted."""
+        self.error.setText(f"Not applied: {message}")
+        self.error.show()
+        palette = self.input.palette()
+        for role in (QtGui.QPalette.ColorRole.Base,
+                     QtGui.QPalette.ColorRole.Button):
+            palette.setColor(role, _REFUSED_TINT)
+        self.input.setPalette(palette)
+        self.input.setToolTip(f"Not applied: {message}")
+        self.setProperty("refused", True)
+
+    def clear_error(self):
+        if not self.property("refused"):
+            return
+        self.error.clear()
+        self.error.hide()
+        self.input.setPalette(QtGui.QPalette())   # the application's again
+        self.input.setToolTip(self._tooltip)
+        self.setProperty("refused", False)
+
+
+class FormPage(QtWidgets.QWidget):
+    """The fields of one model at ``path``, nested models as groups; lists
+    of models are the tree's, not the form's."""
+
+    def __init__(self, model, path, parent=None):
+        super().__init__(parent)
+        self.fields = {}
+        self.model = model
+        self.path = path
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        self._add_fields(layout, model, path)
+        layout.addStretch(1)
+
+    def _add_fields(self, layout, model, path):
+        form = QtWidgets.QFormLayout()
+        form.setFieldGrowthPolicy(
+            QtWidgets.QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.setRowWrapPolicy(QtWidgets.QFormLayout.RowWrapPolicy.DontWrapRows)
+        layout.addLayout(form)
+        for spec in _ordered(model, fields_of(model)):
+            if model is Scenario and spec.name in _NOT_EDITED:
+                continue
+            field_path = f"{path}.{spec.name}" if path else spec.name
+            if spec.kind == "models":
+                continue   # a node of the tree
+            if spec.kind == "model":
+                group = QtWidgets.QGroupBox(_title(spec.name))
+                group.setToolTip(spec.description or
+                                 (spec.detail.__doc__ or "").strip())
+                inner = QtWidgets.QVBoxLayout(group)
+                inner.setContentsMargins(6, 4, 6, 4)
+                self._add_fields(inner, spec.detail, field_path)
+                layout.addWidget(group)
+                continue
+            if spec.kind == "any":
+                continue   # free-form values (variant changes, sweeps)
+            editor = FieldEditor(spec, field_path)
+            label = QtWidgets.QLabel(spec.label)
+            label.setWordWrap(True)   # a long name wraps, never clips
+            label.setToolTip(editor.input.toolTip())
+            editor.label = label
+            form.addRow(label, editor)
+            self.fields[field_path] = editor
+
+    def load(self, data, changed):
+        """Show the values of the document's plain data; ``changed(path,
+        spec, value)`` says which fields to mark."""
+        for path, editor in self.fields.items():
+            try:
+                value = get_path(data, path)
+            except KeyError:   # an optional group that is not given
+                value = editor.spec.default
+            mark, resettable = changed(path, editor.spec, value)
+            editor.set_value(value, mark, resettable)
+            font = editor.label.font()
+            if font.bold() != mark:
+                font.setBold(mark)
+                editor.label.setFont(font)
+            text = f"{CHANGED_MARK} {editor.spec.label}" if mark \
+                else editor.spec.label
+            if editor.label.text() != text:
+                editor.label.setText(text)
+
+
+def _new_entry(model, siblings, data):
+    """A valid-looking new entry of a list of ``model``: a free name and
+    the required fields filled."""
+    name = model.__name__
+    taken = {entry_name(e) for e in siblings}
+    entry = copy.deepcopy(_NEW_VALUES.get(name, {}))
+    stem = _NAME_STEMS.get(name, name.lower())
+    for spec in fields_of(model):
+        if spec.name in NAMING_FIELDS and spec.required:
+            entry[spec.name] = free_name(stem + "1", taken) \
+                if stem + "1" in taken else stem + "1"
+            break
+    if name == "Team":
+        teamed = {m for t in data.get("teams", [])
+                  for m in t["members"] + t["standby"]}
+        free = [n["id"] for n in data["nics"] if n["id"] not in teamed]
+        entry["members"] = free[:2] or [data["nics"][0]["id"]]
+    elif name == "Flow":
+        entry.update(_flow_keys(siblings, entry["id"]))
+    elif name == "Evacuation":
+        transfers = data["workloads"]["transfers"]
+        entry["transfer"] = transfers[0]["name"] if transfers else ""
+        entry["vms"] = [{"name": "vm1", "memory_gib": 16.0}]
+    return entry
+
+
+def _flow_keys(siblings, flow_id):
+    """The hash inputs of a new VM port, distinct from its siblings', so
+    it is valid under every teaming policy: port ID, MAC, addresses,
+    TCP ports."""
+    number = 1 + max((f.get("port_id") or 0 for f in siblings), default=9)
+    return {"vm": flow_id, "port_id": number,
+            "mac": f"00:50:56:00:{number // 256 % 256:02x}:"
+                   f"{number % 256:02x}",
+            "src_ip": f"10.0.{number // 250 % 250}.{number % 250 + 1}",
+            "dst_ip": f"10.1.{number // 250 % 250}.{number % 250 + 1}",
+            "src_port": 40000 + number % 20000, "dst_port": 443}
+
+
+def _duplicate(model, entry, siblings):
+    """A copy of a list entry under a free name (a VM port with its own
+    hash inputs)."""
+    twin = copy.deepcopy(entry)
+    taken = {entry_name(e) for e in siblings}
+    for key in NAMING_FIELDS:
+        if key in twin:
+            stem = re.sub(r"\d+$", "", str(twin[key])) or "copy"
+            twin[key] = free_name(f"{stem}2", taken)
+            break
+    if model.__name__ == "Flow":
+        twin.update(_flow_keys(siblings, twin["id"]))
+    return twin
+
+
+class ScenarioEditor(QtWidgets.QWidget):
+    """Every field of a scenario, as a tree of sections and list entries
+    and a form for the selected one."""
+
+    #: {path: value}, label: one undoable step for the window
     edited_many = QtCore.Signal(dict, str)
+    #: a field's way back: to its default (base) or to the base (variant)
+    reset_requested = QtCore.Signal(str)
 
     def __init__(self, parent=None):
-        super().__init__("Network (base scenario)", parent)
-        form = QtWidgets.QFormLayout(self)
-        form.setFieldGrowthPolicy(
-            QtWidgets.QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
+        super().__init__(parent)
+        self._data = None          # plain data of the document shown
+        self._defaults_only = True  # base: changed = differs from default
+        self._overrides = {}       # variant: its changes {path: value}
+        self._signature = None
+        self._page = None
+        self._items = {}           # tree node path -> item
+        self.variant = None        # index of the variant shown, or None
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.heading = QtWidgets.QLabel()
+        self.heading.setWordWrap(True)
+        layout.addWidget(self.heading)
 
-        self.mtu = QtWidgets.QSpinBox()
-        # any number can be typed whole: a value the scenario's limits
-        # refuse is explained on the field, never clamped or cut short
-        self.mtu.setRange(1, MTU_CEILING)
-        self.mtu.setSuffix(" B")
-        self.mtu.setKeyboardTracking(False)  # commit on Enter/focus-out
-        self.mtu.setToolTip("IP MTU: the largest IP packet, header included")
-        self.mtu.valueChanged.connect(lambda v: self.edited.emit(
-            "network.mtu", v, f"Set MTU to {v}"))
-        form.addRow("MTU", self.mtu)
+        self.tree = QtWidgets.QTreeWidget()
+        self.tree.setHeaderHidden(True)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setToolTip("The scenario's sections and list entries: "
+                             "select one to edit its fields")
+        self.tree.currentItemChanged.connect(self._node_selected)
 
-        self.ip_version = QtWidgets.QComboBox()
-        for version in (4, 6):
-            self.ip_version.addItem(f"IPv{version}", version)
-        self.ip_version.activated.connect(lambda i: self.edited.emit(
-            "network.ip_version", self.ip_version.itemData(i),
-            f"Set IP version to {self.ip_version.itemText(i)}"))
-        form.addRow("IP version", self.ip_version)
-
-        self.vlan_tags = QtWidgets.QSpinBox()
-        self.vlan_tags.setRange(0, 2)
-        self.vlan_tags.setKeyboardTracking(False)
-        self.vlan_tags.setToolTip("802.1Q tags per frame (2 = QinQ)")
-        self.vlan_tags.valueChanged.connect(lambda v: self.edited.emit(
-            "network.vlan_tags", v, f"Set VLAN tags to {v}"))
-        form.addRow("VLAN tags", self.vlan_tags)
-
-        self.timestamps = QtWidgets.QCheckBox("TCP timestamps")
-        self.timestamps.setToolTip("12 B of TCP options on every segment")
-        self.timestamps.clicked.connect(lambda on: self.edited.emit(
-            "network.tcp_timestamps", on,
-            f"Turn TCP timestamps {'on' if on else 'off'}"))
-        form.addRow("", self.timestamps)
-
-        self.encapsulation = QtWidgets.QComboBox()
-        for kind in ENCAPSULATIONS:
-            self.encapsulation.addItem(kind.upper() if kind != "none"
-                                       else "None", kind)
-        self.encapsulation.activated.connect(lambda i: self.edited.emit(
-            "network.encapsulation", self.encapsulation.itemData(i),
-            f"Set encapsulation to {self.encapsulation.itemText(i)}"))
-        form.addRow("Overlay", self.encapsulation)
-
-        self.nics = QtWidgets.QLabel()
-        self.nics.setWordWrap(True)
-        form.addRow("NICs", self.nics)
-
-        self.team_policy = QtWidgets.QComboBox()
-        for policy, (label, _) in TEAMING_POLICIES.items():
-            self.team_policy.addItem(label, policy)
-        self.team_policy.setToolTip(_POLICY_HINT)
-        # the vendors' names are long: elide rather than widen the panel
-        self.team_policy.setSizeAdjustPolicy(
+        actions = QtWidgets.QHBoxLayout()
+        actions.setSpacing(2)
+        self.buttons = {}
+        for key, text, tip in (
+                ("add", "Add", "A new entry in this list"),
+                ("duplicate", "Duplicate", "A copy of this entry"),
+                ("remove", "Remove", "Remove this entry"),
+                ("up", "▲", "Move this entry up"),
+                ("down", "▼", "Move this entry down")):
+            button = self.buttons[key] = QtWidgets.QToolButton()
+            button.setText(text)
+            button.setToolTip(f"{tip} (undoable)")
+            button.clicked.connect(getattr(self, f"_{key}"))
+            actions.addWidget(button)
+        self.preset = QtWidgets.QComboBox()
+        self.preset.setToolTip("Presets set the fields they name (undoable)")
+        self.preset.setSizeAdjustPolicy(
             QtWidgets.QComboBox.SizeAdjustPolicy
             .AdjustToMinimumContentsLengthWithIcon)
-        self.team_policy.setMinimumContentsLength(14)
-        self.team_policy.setSizePolicy(
-            QtWidgets.QSizePolicy.Policy.Expanding,
-            QtWidgets.QSizePolicy.Policy.Fixed)
-        # the open list shows the names whole, however narrow the box
-        self.team_policy.view().setMinimumWidth(
-            self.team_policy.view().sizeHintForColumn(0) + 24)
-        self.team_policy.activated.connect(self._policy_chosen)
-        self.team_policy_label = QtWidgets.QLabel("Team policy")
-        form.addRow(self.team_policy_label, self.team_policy)
-        self._team = None
+        self.preset.setMinimumContentsLength(10)
+        self.preset.activated.connect(self._preset_chosen)
+        actions.addWidget(self.preset, 1)
 
-        #: why the last edit was refused, shown until a good edit
         self.refusal = QtWidgets.QLabel()
         self.refusal.setWordWrap(True)
-        self.refusal.setStyleSheet("color: #B04000;")
+        self.refusal.setStyleSheet(f"color: {_ERROR_COLOUR};")
         self.refusal.setTextInteractionFlags(
             QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         self.refusal.hide()
-        form.addRow(self.refusal)
-        self._fields = {"network.mtu": self.mtu,
-                        "network.ip_version": self.ip_version,
-                        "network.vlan_tags": self.vlan_tags,
-                        "network.tcp_timestamps": self.timestamps,
-                        "network.encapsulation": self.encapsulation,
-                        "teams[0].policy": self.team_policy}
-        self._tooltips = {w: w.toolTip() for w in self._fields.values()}
-        self._marked = []
 
-    def show_refusal(self, message, changes=()):
-        """Explain a refused edit below the fields and mark the fields of
-        ``changes`` (paths) that were refused, until the next good edit."""
+        self.scroll = QtWidgets.QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setHorizontalScrollBarPolicy(
+            QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        lower = QtWidgets.QWidget()
+        lower_layout = QtWidgets.QVBoxLayout(lower)
+        lower_layout.setContentsMargins(0, 0, 0, 0)
+        lower_layout.addLayout(actions)
+        lower_layout.addWidget(self.refusal)
+        lower_layout.addWidget(self.scroll, 1)
+        self.splitter = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        self.splitter.addWidget(self.tree)
+        self.splitter.addWidget(lower)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setSizes([170, 330])
+        layout.addWidget(self.splitter, 1)
+        self._marked = []
+        self._pending = {}         # refused values waiting for a sibling
+
+    # -- showing a document ---------------------------------------------
+
+    def load(self, scenario, variant=None):
+        """Show the base scenario, or its variant number ``variant``
+        resolved against it; nothing is emitted."""
+        data = scenario.model_dump(mode="json")
+        if variant is None:
+            self._overrides = {}
+            self.heading.setText("Editing the <b>base</b> scenario; "
+                                 f"{CHANGED_MARK} marks a field set away "
+                                 "from its default.")
+        else:
+            chosen = scenario.variants[variant]
+            self._overrides = dict(chosen.set)
+            for path, value in chosen.set.items():
+                try:
+                    set_path(data, path, copy.deepcopy(value))
+                except KeyError:
+                    pass   # the variant no longer fits the base
+            self.heading.setText(
+                f"Editing variant <b>{chosen.name}</b>: edits change it "
+                f"only; {CHANGED_MARK} marks what differs from the base, ↺ "
+                "takes it back.")
+        self.variant = variant
+        self._data = data
+        signature = self._tree_signature(data)
+        same_nodes = self._signature is not None and \
+            [p for p, _ in signature] == [p for p, _ in self._signature]
+        self._signature = signature
+        if not same_nodes:
+            self._rebuild_tree(data)
+            return
+        for path, label in signature:   # a renamed entry: its label only
+            if self._items[path].text(0) != label:
+                self._items[path].setText(0, label)
+        if self._page is not None:
+            self._page.load(data, self._changed)
+
+    def shown_data(self):
+        """Plain data of the document shown (a variant resolved)."""
+        return self._data
+
+    def _tree_signature(self, data):
+        return tuple(self._tree_nodes(Scenario, data, ""))
+
+    def _tree_nodes(self, model, data, prefix):
+        """(path, label) of every node below ``model``'s data."""
+        for spec in _ordered(model, fields_of(model)):
+            if model is Scenario and spec.name in _NOT_EDITED:
+                continue
+            path = f"{prefix}{spec.name}"
+            if spec.kind == "models":
+                entries = (data or {}).get(spec.name) or []
+                yield path, f"{_title(spec.name)} ({len(entries)})"
+                for i, entry in enumerate(entries):
+                    yield from [(f"{path}[{i}]",
+                                 entry_name(entry) or f"#{i + 1}")]
+                    yield from self._tree_nodes(spec.detail, entry,
+                                                f"{path}[{i}].")
+            elif spec.kind == "model" and model is Scenario:
+                yield path, _title(spec.name)
+                yield from self._tree_nodes(spec.detail,
+                                            (data or {}).get(spec.name),
+                                            f"{path}.")
+
+    def _rebuild_tree(self, data):
+        current = self.current_path()
+        previous = self._items
+        expanded = {path for path, item in previous.items()
+                    if item.isExpanded()}
+        self.tree.blockSignals(True)
+        try:
+            self.tree.clear()
+            self._items = {}
+            for path, label in self._tree_nodes(Scenario, data, ""):
+                parent_path = _parent_node(path)
+                parent = self._items.get(parent_path)
+                item = QtWidgets.QTreeWidgetItem([label])
+                item.setData(0, _PATH, path)
+                if parent is None:
+                    self.tree.addTopLevelItem(item)
+                else:
+                    parent.addChild(item)
+                self._items[path] = item
+            # sections and lists open, entries closed, as the user left
+            for path, item in self._items.items():
+                item.setExpanded(path in expanded or path not in previous
+                                 and not path.endswith("]"))
+        finally:
+            self.tree.blockSignals(False)
+        self._page = None
+        self.select(current if current in self._items else
+                    _parent_node(current) if current and
+                    _parent_node(current) in self._items else "network")
+
+    # -- the selected node ----------------------------------------------
+
+    def current_path(self):
+        item = self.tree.currentItem()
+        return item.data(0, _PATH) if item is not None else None
+
+    def select(self, path):
+        """Show the node at ``path`` (``'nics[1]'``, ``'network'``,
+        ``'workloads.flows'``)."""
+        item = self._items[path]
+        if self.tree.currentItem() is item:
+            self._show_node(path)
+        else:
+            self.tree.setCurrentItem(item)
+
+    def _node_selected(self, item, _previous):
+        if item is not None:
+            self._show_node(item.data(0, _PATH))
+
+    def _node_model(self, path):
+        """(model class, is a list node) of a tree node's path."""
+        model, is_list = Scenario, False
+        for key in parse_path(path):
+            if isinstance(key, int):
+                is_list = False
+                continue
+            spec = next(s for s in fields_of(model) if s.name == key)
+            model, is_list = spec.detail, spec.kind == "models"
+        return model, is_list
+
+    def _show_node(self, path):
+        model, is_list = self._node_model(path)
         self.clear_refusal()
-        self.refusal.setText(f"Not applied: {message}")
-        self.refusal.show()
-        for path in changes:
-            widget = self._fields.get(path)
-            if widget is not None:
-                palette = widget.palette()
-                for role in (QtGui.QPalette.ColorRole.Base,
-                             QtGui.QPalette.ColorRole.Button):
-                    palette.setColor(role, _REFUSED_TINT)
-                widget.setPalette(palette)
-                widget.setProperty("refused", True)
-                widget.setToolTip(f"Not applied: {message}")
-                self._marked.append(widget)
+        if is_list:
+            page = QtWidgets.QLabel(
+                f"{(model.__doc__ or '').strip().splitlines()[0]}\n\n"
+                "Add an entry with Add or a preset; select one below to "
+                "edit it.")
+            page.setWordWrap(True)
+            page.setAlignment(QtCore.Qt.AlignmentFlag.AlignTop)
+            page.setMargin(4)
+            self._page = None
+        else:
+            page = self._page = FormPage(model, path)
+            for editor in page.fields.values():
+                editor.committed.connect(self._field_committed)
+                editor.reset_clicked.connect(self.reset_requested)
+            page.load(self._data, self._changed)
+        self.scroll.setWidget(page)
+        in_list = is_list or path.endswith("]")
+        entry = path.endswith("]")
+        self.buttons["add"].setEnabled(in_list)
+        for key in ("duplicate", "remove", "up", "down"):
+            self.buttons[key].setEnabled(entry)
+        self.preset.blockSignals(True)
+        self.preset.clear()
+        presets = PRESETS.get(model.__name__, ()) if in_list else ()
+        self.preset.addItem("Add from preset…" if is_list
+                            else "Apply preset…" if presets
+                            else "No presets", None)
+        for label, values, source in presets:
+            self.preset.addItem(label, values)
+            self.preset.setItemData(self.preset.count() - 1, source,
+                                    QtCore.Qt.ItemDataRole.ToolTipRole)
+        self.preset.setEnabled(bool(presets))
+        self.preset.blockSignals(False)
+
+    def field(self, path):
+        """The field editor of ``path`` on the shown form (tests,
+        scripts); selects the node that holds it first."""
+        if self._page is None or path not in self._page.fields:
+            node = path
+            while node not in self._items or \
+                    self._node_model(node)[1]:
+                if "." not in node:
+                    raise KeyError(f"no field {path!r} in the editor")
+                node = node.rsplit(".", 1)[0]
+            self.select(node)
+        return self._page.fields[path]
+
+    def _changed(self, path, spec, value):
+        """(marked, resettable) of a field: base: set away from its
+        default; variant: changed by the variant."""
+        if self.variant is None:
+            differs = not spec.required and value != spec.default
+            return differs, differs
+        overridden = any(path == key or path.startswith((key + ".",
+                                                         key + "["))
+                         for key in self._overrides)
+        return overridden, overridden
+
+    # -- edits -----------------------------------------------------------
+
+    def _field_committed(self, path, value):
+        label = field_label(path.rsplit(".", 1)[-1])
+        where = _parent_node(path)
+        changes = {p: v for p, v in self._pending.items()
+                   if _parent_node(p) == where}
+        changes[path] = value
+        if re.fullmatch(r"teams\[\d+\]\.policy", path):
+            changes = policy_changes(where, get_path(self._data, where),
+                                     value)
+            value = TEAMING_POLICIES[value][0]
+        # an entry is named ("Set Speed of nic1 to 25"); a section is not
+        of = f" of {self._node_text(where)}" if where.endswith("]") else ""
+        self._emit(changes,
+                   f"Set {label}{of} to {show_value(value) or 'default'}")
+
+    def _emit(self, changes, label):
+        # an optional group left out (the goal) is given whole
+        data = self._data
+        whole = {}
+        for path, value in changes.items():
+            head = parse_path(path)[0]
+            if head in data and data[head] is None:
+                spec = next(s for s in fields_of(Scenario) if s.name == head)
+                group = {s.name: s.default for s in fields_of(spec.detail)
+                         if s.default is not None}
+                set_path({head: group}, path, value)
+                whole[head] = group
+            else:
+                whole[path] = value
+        self.edited_many.emit(whole, label)
+
+    def _node_text(self, path):
+        item = self._items.get(path)
+        if item is None:
+            return path
+        text = item.text(0)
+        parent = item.parent()
+        return f"{parent.text(0).split(' (')[0]} {text}" \
+            if parent is not None and path.endswith("]") else text
+
+    def _list_of(self):
+        """(list path, entries, index or None, model) of the node shown."""
+        path = self.current_path()
+        model, is_list = self._node_model(path)
+        if is_list:
+            return path, list(get_path(self._data, path) or []), None, model
+        list_path, index = path.rsplit("[", 1)
+        return (list_path, list(get_path(self._data, list_path)),
+                int(index.rstrip("]")), model)
+
+    def _set_list(self, list_path, entries, label, select=None):
+        self.edited_many.emit({list_path: entries}, label)
+        if select is not None and f"{list_path}[{select}]" in self._items:
+            self.select(f"{list_path}[{select}]")
+
+    def _add(self):
+        list_path, entries, index, model = self._list_of()
+        entry = _new_entry(model, entries, self._data)
+        entries.append(entry)
+        self._set_list(list_path, entries,
+                       f"Add {entry_name(entry)} to "
+                       f"{self._node_text(list_path).split(' (')[0]}",
+                       len(entries) - 1)
+
+    def _duplicate(self):
+        list_path, entries, index, model = self._list_of()
+        twin = _duplicate(model, entries[index], entries)
+        entries.insert(index + 1, twin)
+        self._set_list(list_path, entries,
+                       f"Duplicate {entry_name(entries[index])}", index + 1)
+
+    def _remove(self):
+        list_path, entries, index, _ = self._list_of()
+        removed = entries.pop(index)
+        self._set_list(list_path, entries,
+                       f"Remove {entry_name(removed) or f'#{index + 1}'}")
+
+    def _move(self, step):
+        list_path, entries, index, _ = self._list_of()
+        other = index + step
+        if not 0 <= other < len(entries):
+            return
+        entries[index], entries[other] = entries[other], entries[index]
+        self._set_list(list_path, entries,
+                       f"Move {entry_name(entries[other])} "
+                       f"{'up' if step < 0 else 'down'}", other)
+
+    def _up(self):
+        self._move(-1)
+
+    def _down(self):
+        self._move(1)
+
+    def _preset_chosen(self, index):
+        values = self.preset.itemData(index)
+        name = self.preset.itemText(index)
+        self.preset.setCurrentIndex(0)
+        if values is None:
+            return
+        list_path, entries, entry_index, model = self._list_of()
+        if entry_index is None:   # on the list: a new entry from it
+            entry = _new_entry(model, entries, self._data)
+            entry.update(copy.deepcopy(values))
+            entries.append(entry)
+            self._set_list(list_path, entries, f"Add {name}",
+                           len(entries) - 1)
+            return
+        prefix = f"{list_path}[{entry_index}]"
+        self._emit({f"{prefix}.{key}": value
+                    for key, value in values.items()},
+                   f"Apply preset {name} to "
+                   f"{entry_name(entries[entry_index])}")
+
+    def apply_preset(self, name):
+        """Choose the preset called ``name`` on the shown node (tests)."""
+        self._preset_chosen(self.preset.findText(name))
+
+    # -- refusals --------------------------------------------------------
+
+    def show_refusal(self, message, changes=(), problems=()):
+        """A refused edit: the message on the fields of ``changes``
+        (paths, or {path: value}) that are shown, else above the form,
+        until the next good edit or another node is shown.
+
+        A value refused only because it does not fit a sibling (the
+        problem is the entry's, as t_s and scale of a load profile must
+        have as many points) stays typed in its field and goes in with
+        the next change of the same entry."""
+        self.clear_refusal()
+        shown = [self._page.fields[p] for p in changes
+                 if self._page is not None and p in self._page.fields]
+        entries = {path for path, _ in problems}
+        for editor in shown:
+            if isinstance(changes, dict) and \
+                    _parent_node(editor.path) in entries:
+                self._pending[editor.path] = changes[editor.path]
+                editor.show_pending(changes[editor.path])
+                editor.show_error(f"{message} — kept here, it goes in with "
+                                  "your next change of this entry")
+            else:
+                editor.show_error(message)
+            self._marked.append(editor)
+        if not shown:
+            self.refusal.setText(f"Not applied: {message}")
+            self.refusal.show()
+
+    def refusal_text(self):
+        """Every refusal message shown (tests)."""
+        texts = [e.error.text() for e in self._marked]
+        if self.refusal.isVisibleTo(self):
+            texts.append(self.refusal.text())
+        return "\n".join(texts)
 
     def clear_refusal(self):
-        """Remove the refusal message and marks (after a good edit)."""
+        """Remove the refusal messages and marks (after a good edit)."""
         self.refusal.clear()
         self.refusal.hide()
-        for widget in self._marked:
-            widget.setPalette(QtGui.QPalette())   # the application's again
-            widget.setProperty("refused", False)
-            widget.setToolTip(self._tooltips[widget])
+        self._pending = {}
+        for editor in self._marked:
+            editor.clear_error()
         self._marked = []
 
-    def _policy_chosen(self, index):
-        policy = self.team_policy.itemData(index)
-        label, modes = TEAMING_POLICIES[policy]
-        changes = {"teams[0].policy": policy}
-        if self._team.switch_mode not in modes:
-            changes["teams[0].switch_mode"] = modes[0]
-        self.edited_many.emit(changes, f"Set team policy to {label}")
 
-    def load(self, scenario):
-        """Show the scenario's values without emitting ``edited``."""
-        network = scenario.network
-        self._team = scenario.teams[0] if scenario.teams else None
-        for widget in (self.team_policy, self.team_policy_label):
-            widget.setVisible(self._team is not None)
-        widgets = (self.mtu, self.ip_version, self.vlan_tags,
-                   self.timestamps, self.encapsulation, self.team_policy)
-        for widget in widgets:
-            widget.blockSignals(True)
-        try:
-            self.mtu.setValue(network.mtu)
-            self.ip_version.setCurrentIndex(
-                self.ip_version.findData(network.ip_version))
-            self.vlan_tags.setValue(network.vlan_tags)
-            self.timestamps.setChecked(network.tcp_timestamps)
-            self.encapsulation.setCurrentIndex(
-                self.encapsulation.findData(network.encapsulation))
-            if self._team is not None:
-                self.team_policy.setCurrentIndex(
-                    self.team_policy.findData(self._team.policy))
-                # the name whole where the box elides it
-                tip = f"{self.team_policy.currentText()}\n\n{_POLICY_HINT}"
-                self._tooltips[self.team_policy] = tip
-                if self.team_policy not in self._marked:
-                    self.team_policy.setToolTip(tip)
-        finally:
-            for widget in widgets:
-                widget.blockSignals(False)
-        self.nics.setText("\n".join(f"{nic.id}: {nic.speed_gbps:g} Gbit/s"
-                                    for nic in scenario.nics))
+_PATH = QtCore.Qt.ItemDataRole.UserRole
+
+
+def _parent_node(path):
+    """The tree node above ``path``: 'nics' for 'nics[0]', 'nics[0]' for
+    'nics[0].speed_gbps', 'workloads' for 'workloads.flows'."""
+    if path is None:
+        return None
+    if path.endswith("]"):
+        return path[:path.rindex("[")]
+    return path.rsplit(".", 1)[0] if "." in path else None
+
+
+def policy_changes(team_path, team, policy):
+    """The changes that set a team's policy, with the switch mode it
+    needs when the current one does not fit."""
+    changes = {f"{team_path}.policy": policy}
+    modes = TEAMING_POLICIES[policy][1]
+    if team["switch_mode"] not in modes:
+        changes[f"{team_path}.switch_mode"] = modes[0]
+    return changes

@@ -5,6 +5,7 @@ whose worker evaluates them; results come back to the GUI thread through a
 queued signal and only the newest document's are drawn.
 """
 
+import copy
 import functools
 import re
 from html import escape
@@ -16,17 +17,18 @@ from app.gui.accuracy_dialog import show_accuracy
 from app.gui import persistence
 from app.gui.advice import AdviceDialog
 from app.gui.comparison import ComparisonModel
-from app.gui.editor import NetworkEditor
+from app.gui.editor import ScenarioEditor
 from app.gui.findings import FindingsPanel
 from app.gui.import_dialog import run_import_dialog
-from app.gui.parameters import ParameterTable
 from app.gui.sweep_panel import SweepPanel
+from app.gui.variants import VariantsPanel
 from app.gui.views import VIEWS
-from app.paths import DEFAULT_EXAMPLE, resource_path
+from app.paths import DEFAULT_EXAMPLE, TEMPLATES, resource_path
 from app.recovery import write_recovery
 from app.scenario_io import load_scenario, save_scenario
 from app.session import Session
-from models.scenario import ScenarioError, new_scenario
+from models.scenario import (TEAMING_POLICIES, ScenarioError, get_path,
+                             new_scenario, parse_path, set_path)
 from solvers import __version__
 
 _FILE_FILTER = "Linkplan scenarios (*.toml *.json);;All files (*)"
@@ -85,51 +87,34 @@ class MainWindow(QtWidgets.QMainWindow):
         self._gui_thread = _GuiThreadCalls(self)
         self.session = Session(new_scenario())
 
-        self.editor = NetworkEditor()
-        self.editor.edited.connect(self.edit)
-        self.editor.edited_many.connect(self.edit_many)
+        self._last_base_edit = None   # (changes, old values, label)
+        self.editor = ScenarioEditor()
+        self.editor.edited_many.connect(self.edit_shown)
+        self.editor.reset_requested.connect(self.reset_field)
         self.title = QtWidgets.QLabel()
         self.title.setWordWrap(True)
         self.title.setStyleSheet("font-weight: bold; font-size: 13pt;")
         self.description = QtWidgets.QLabel()
         self.description.setWordWrap(True)
-        self.variants = QtWidgets.QListWidget()
-        self.variants.setToolTip("Variants: named overrides of the base")
-        self.variants.setWordWrap(True)
 
-        left = QtWidgets.QWidget()
-        left_layout = QtWidgets.QVBoxLayout(left)
-        left_layout.addWidget(self.title)
-        left_layout.addWidget(self.description)
-        left_layout.addWidget(self.editor)
-        self.parameters = ParameterTable()
-        self.parameters.edited.connect(self.edit)
-        self.parameters.refused.connect(self.editor.show_refusal)
-        variants_page = QtWidgets.QWidget()
-        variants_layout = QtWidgets.QVBoxLayout(variants_page)
-        variants_layout.setContentsMargins(0, 0, 0, 0)
-        variants_layout.addWidget(self.variants, 1)
-        buttons = QtWidgets.QHBoxLayout()
-        self.variant_buttons = {}
-        for key, text, tip, slot in (
-                ("add", "Add", "A new variant equal to the base",
-                 self.add_variant),
-                ("duplicate", "Duplicate", "A copy of the selected variant",
-                 lambda: self.duplicate_variant(self._selected_variant())),
-                ("rename", "Rename…", "Rename the selected variant",
-                 self.rename_variant_dialog),
-                ("delete", "Delete", "Delete the selected variant",
-                 lambda: self.delete_variant(self._selected_variant()))):
-            button = self.variant_buttons[key] = QtWidgets.QPushButton(text)
-            button.setToolTip(f"{tip} (undoable)")
-            button.clicked.connect(slot)
-            buttons.addWidget(button)
-        variants_layout.addLayout(buttons)
+        self.variants_panel = VariantsPanel(self)
+        self.variants = self.variants_panel.list
+        self.variant_buttons = self.variants_panel.buttons
         self.variants.currentRowChanged.connect(self._variant_selected)
-        lists = QtWidgets.QTabWidget()
-        lists.addTab(variants_page, "Variants")
-        lists.addTab(self.parameters, "All parameters")
-        left_layout.addWidget(lists, 1)
+
+        top = QtWidgets.QWidget()
+        top_layout = QtWidgets.QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.addWidget(self.title)
+        top_layout.addWidget(self.description)
+        top_layout.addWidget(self.editor, 1)
+        left = self.left_splitter = QtWidgets.QSplitter(
+            QtCore.Qt.Orientation.Vertical)
+        left.addWidget(top)
+        left.addWidget(self.variants_panel)
+        left.setStretchFactor(0, 3)
+        left.setStretchFactor(1, 1)
+        left.setSizes([580, 180])
 
         self.table_model = ComparisonModel(self)
         self.table = QtWidgets.QTableView()
@@ -138,10 +123,12 @@ class MainWindow(QtWidgets.QMainWindow):
         # one line per row: a cell with its delta must not wrap and grow
         self.table.setWordWrap(False)
         # whole variant names, scrolling sideways when there are many
-        self.table.horizontalHeader().setSectionResizeMode(
-            QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+        # sized once per new results (resize_table), not on every repaint:
+        # the automatic modes measure every cell at each layout pass
         self.table.verticalHeader().setSectionResizeMode(
-            QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+            QtWidgets.QHeaderView.ResizeMode.Fixed)
+        self.table.verticalHeader().setDefaultSectionSize(
+            self.table.fontMetrics().height() + 6)
         self.findings = FindingsPanel()
         self.findings.setMinimumHeight(110)
         self.findings.apply_requested.connect(self._apply_from_panel)
@@ -154,6 +141,8 @@ class MainWindow(QtWidgets.QMainWindow):
 
         # charts in tabs; the table and the notes stay visible below them
         self.tabs = QtWidgets.QTabWidget()
+        self.tabs.currentChanged.connect(self._draw_shown_view)
+        self._stale_views = set()   # tabs whose results are not drawn yet
         self.view_tabs = {}
         for view in VIEWS:
             tab = self.view_tabs[view.key] = view.tab()
@@ -177,7 +166,7 @@ class MainWindow(QtWidgets.QMainWindow):
         splitter.addWidget(left)
         splitter.addWidget(right)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([340, 940])
+        splitter.setSizes([460, 820])
         self.setCentralWidget(splitter)
         self.solve_time = QtWidgets.QLabel()
         self.solve_time.setToolTip("How long the last evaluation took")
@@ -207,6 +196,7 @@ class MainWindow(QtWidgets.QMainWindow):
         file_menu = self.menuBar().addMenu("&File")
         for text, slot, key in (
                 ("&New", self.new_document, keys.New),
+                ("NEW_FROM", None, None),
                 ("&Open…", self.open_dialog, keys.Open),
                 (None, None, None),
                 ("&Save", self.save, keys.Save),
@@ -217,6 +207,14 @@ class MainWindow(QtWidgets.QMainWindow):
                 ("&Export PDF…", self.export_pdf_dialog,
                  QtGui.QKeySequence("Ctrl+E")),
                 ("&Quit", self.close, QtGui.QKeySequence("Ctrl+Q"))):
+            if text == "NEW_FROM":   # one template per question
+                templates = file_menu.addMenu("New from &Template")
+                for number, (name, title) in enumerate(TEMPLATES, 1):
+                    templates.addAction(
+                        title, functools.partial(self.new_from_template,
+                                                 name)).setShortcut(
+                        QtGui.QKeySequence(f"Ctrl+Shift+{number}"))
+                continue
             if text is None:   # File > Open Recent sits after Open
                 self.recent_menu = file_menu.addMenu("Open &Recent")
                 self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
@@ -233,6 +231,12 @@ class MainWindow(QtWidgets.QMainWindow):
         self.undo_action.setShortcut(keys.Undo)
         self.redo_action = edit_menu.addAction("&Redo", self.redo)
         self.redo_action.setShortcut(keys.Redo)
+        edit_menu.addSeparator()
+        self.make_variant_action = edit_menu.addAction(
+            "Make Last Edit a &Variant", self.make_last_edit_a_variant)
+        self.make_variant_action.setShortcut(
+            QtGui.QKeySequence("Ctrl+Shift+V"))
+        self.make_variant_action.setEnabled(False)
         analysis_menu = self.menuBar().addMenu("&Analysis")
         recommend = analysis_menu.addAction("&Recommend changes…",
                                             self.recommend_dialog)
@@ -364,18 +368,104 @@ class MainWindow(QtWidgets.QMainWindow):
     def _selected_variant(self):
         """Index in ``scenario.variants`` of the selected row, or None
         (the base, or nothing, is selected)."""
-        row = self.variants.currentRow()
-        return row - 1 if row >= 1 else None
+        return self.variants_panel.selected()
 
-    def _variant_selected(self, row):
-        for key in ("duplicate", "rename", "delete"):
-            self.variant_buttons[key].setEnabled(row >= 1)
+    def _variant_selected(self, _row):
+        """The editor shows the selected variant (or the base)."""
+        self.variants_panel.show_changes(self.scenario)
+        self.editor.load(self.scenario, self._selected_variant())
 
-    def _edit_variants(self, variants, label, select=None):
+    def move_variant(self, index, step):
+        """Move a variant one place (its column in the table)."""
+        if index is None or not 0 <= index + step < \
+                len(self.scenario.variants):
+            return
+        variants = list(self.scenario.variants)
+        variants[index], variants[index + step] = \
+            variants[index + step], variants[index]
+        moved = variants[index + step].name
+        self._edit_variants(variants, f"Move variant {moved} "
+                            f"{'left' if step < 0 else 'right'}",
+                            index + step)
+
+    def remove_override(self, index, path):
+        """Take one change of a variant back to the base's value."""
+        variants = list(self.scenario.variants)
+        changes = {k: v for k, v in variants[index].set.items() if k != path}
+        variants[index] = variants[index].model_copy(update={"set": changes})
+        self._edit_variants(variants, f"Back to base: {path} in "
+                            f"{variants[index].name}", index)
+
+    def edit_shown(self, changes, label):
+        """An edit in the editor: to the base, or to the variant it shows
+        (a value equal to the base's drops the variant's change)."""
+        index = self.editor.variant
+        if index is None:
+            self.edit_many(changes, label)
+            return
+        variant = self.scenario.variants[index]
+        overrides = dict(variant.set)
+        shown = copy.deepcopy(self.editor.shown_data())
+        for path, value in changes.items():
+            try:
+                same = self.scenario.value_at(path) == value
+            except KeyError:
+                same = False
+            if same:
+                overrides.pop(path, None)
+            elif value is None and "." in path:
+                # TOML has no null: the variant sets the entry whole,
+                # without the field (which then takes its default)
+                set_path(shown, path, None)
+                entry = path.rsplit(".", 1)[0]
+                overrides = {k: v for k, v in overrides.items()
+                             if not k.startswith(entry + ".")}
+                overrides[entry] = _without_none(get_path(shown, entry))
+            else:
+                overrides[path] = value
+        variants = list(self.scenario.variants)
+        variants[index] = variant.model_copy(update={"set": overrides})
+        self._edit_variants(variants, f"{label} in {variant.name}", index,
+                            refused_paths=changes)
+
+    def reset_field(self, path):
+        """A field's way back: the base's field to its schema default, a
+        variant's change back to the base."""
+        index = self.editor.variant
+        if index is not None:
+            covering = [k for k in self.scenario.variants[index].set
+                        if path == k or path.startswith((k + ".", k + "["))]
+            for key in covering:
+                self.remove_override(index, key)
+            return
+        spec = self.editor.field(path).spec
+        self.edit_many({path: spec.default},
+                       f"Reset {spec.label} to its default")
+
+    def make_last_edit_a_variant(self):
+        """Turn the last edit of the base into a new variant: the base
+        gets its old values back, the variant holds the new ones (one
+        undoable step)."""
+        if self._last_base_edit is None:
+            return
+        changes, old, label = self._last_base_edit
+        from models.scenario import Variant
+        variants = list(self.scenario.variants)
+        name = self._free_name(label.removeprefix("Set ")[:60] or "Variant")
+        variants.append(Variant(name=name, set=changes))
+        edit = dict(old)
+        edit["variants"] = [v.model_dump(mode="json") for v in variants]
+        self.edit_many(edit, f"Make “{label}” a variant")
+        self.variants.setCurrentRow(len(variants))
+
+    def _edit_variants(self, variants, label, select=None,
+                       refused_paths=()):
         """Replace the variant list as one undoable edit; select the
-        variant at ``select`` afterwards."""
+        variant at ``select`` afterwards. A refusal is shown on the
+        fields of ``refused_paths`` (the edit that changed a variant)."""
         self.edit_many({"variants": [v.model_dump(mode="json")
-                                     for v in variants]}, label)
+                                     for v in variants]}, label,
+                       refused_paths=refused_paths)
         if select is not None and \
                 len(self.scenario.variants) == len(variants):
             self.variants.setCurrentRow(select + 1)
@@ -390,8 +480,8 @@ class MainWindow(QtWidgets.QMainWindow):
         return f"{stem} {number}"
 
     def add_variant(self):
-        """A new variant that changes nothing yet (edit it in All
-        parameters or from a recommendation)."""
+        """A new variant that changes nothing yet (edit it in the editor
+        above or from a recommendation)."""
         from models.scenario import Variant
         variants = list(self.scenario.variants)
         name = self._free_name(f"Variant {len(variants) + 1}")
@@ -476,17 +566,57 @@ class MainWindow(QtWidgets.QMainWindow):
         """Apply a user edit as an undoable step, if it is valid."""
         self.edit_many({path: value}, label)
 
-    def edit_many(self, changes, label):
+    def edit_many(self, changes, label, refused_paths=()):
         """Apply several parameters that change together as one undoable
-        step, if the result is valid."""
+        step, if the result is valid. When the base's change would leave
+        a variant invalid, offer to update the variants too."""
+        before = self.scenario
         try:
-            self.session.edit(changes, label)
+            changed = self.session.edit(changes, label)
         except ScenarioError as err:
-            self.editor.load(self.scenario)
-            self.parameters.load(self.scenario)
-            self.editor.show_refusal(str(err), changes)
+            repaired = _repair_variants(before, changes, err)
+            if repaired is not None and self._accept_variant_repair(
+                    err, repaired):
+                self.edit_many(repaired, label + " (variants updated)")
+                return
+            self._show_editor()
+            self.editor.show_refusal(str(err), refused_paths or changes,
+                                     err.problems)
             return
         self.editor.clear_refusal()
+        self.statusBar().clearMessage()   # no stale message survives
+        if changed and "variants" not in changes:
+            old = {}
+            for path in changes:
+                try:
+                    old[path] = before.value_at(path)
+                except KeyError:
+                    old = None
+                    break
+            self._last_base_edit = (changes, old, label) if old else None
+        elif changed:
+            self._last_base_edit = None
+        self.make_variant_action.setEnabled(self._last_base_edit is not None)
+
+    def _accept_variant_repair(self, err, repaired):
+        """Ask whether to update the variants a base edit would break."""
+        buttons = QtWidgets.QMessageBox.StandardButton
+        names = sorted({p.split("(", 1)[1].split(")", 1)[0]
+                        for p, _ in err.problems if "(" in p})
+        fixes = "\n".join(f"• {path}: {value}" for path, value in
+                          _variant_fixes(repaired))
+        answer = QtWidgets.QMessageBox.question(
+            self, "Update the variants too?",
+            f"This change of the base would make the variant"
+            f"{'s' if len(names) > 1 else ''} {', '.join(names)} invalid:"
+            f"\n\n{err}\n\nEach variant sets its own team policy, and that "
+            "policy needs another switch mode than the base's new one. "
+            f"Update the variants so they stay valid?\n\n{fixes}",
+            buttons.Yes | buttons.Cancel, buttons.Yes)
+        return answer == buttons.Yes
+
+    def _show_editor(self):
+        self.editor.load(self.scenario, self._selected_variant())
 
     def undo(self):
         if self.session.history.can_undo:
@@ -505,12 +635,24 @@ class MainWindow(QtWidgets.QMainWindow):
         """Make a validated scenario the current one and re-solve."""
         self.session.replace(scenario)
 
-    def wait_for_results(self, timeout=None):
+    def wait_for_results(self, timeout=None, *, all_views=True):
         """Block until the current document's results (or its evaluation
-        error) are shown: self-test, PDF export, tests, benchmarks."""
+        error) are shown: self-test, PDF export, tests, benchmarks. With
+        ``all_views``, the tabs not on screen are drawn too."""
         done = self.session.wait(timeout)
         self._gui_thread.deliver()
+        if all_views:
+            for key in list(self._stale_views):
+                self.view_tabs[key].show_results(self.results)
+            self._stale_views.clear()
         return done
+
+    def _draw_shown_view(self, *_):
+        for key, tab in self.view_tabs.items():
+            if key in self._stale_views and \
+                    tab.widget is self.tabs.currentWidget():
+                tab.show_results(self.results)
+                self._stale_views.discard(key)
 
     def _show_document(self, scenario):
         if self._advice_asked not in (None, self.session.generation):
@@ -518,18 +660,11 @@ class MainWindow(QtWidgets.QMainWindow):
             self.statusBar().showMessage(
                 "Recommendations dropped: the scenario changed while they "
                 "were computed; ask again (Ctrl+R).", 10000)
-        self.editor.load(scenario)
-        self.parameters.load(scenario)
+        self.variants_panel.load(scenario)
+        self.editor.load(scenario, self._selected_variant())
         self.sweep_panel.set_scenario(scenario)
         self.title.setText(scenario.meta.name)
         self.description.setText(scenario.meta.description)
-        selected = self.variants.currentRow()
-        self.variants.clear()
-        self.variants.addItem("Base")
-        for variant in scenario.variants:
-            self.variants.addItem(f"{variant.name}: {variant.describe()}")
-        self.variants.setCurrentRow(min(selected, self.variants.count() - 1))
-        self._variant_selected(self.variants.currentRow())
         history = self.session.history
         # the texts QUndoStack's actions show ("&Undo Set MTU to 9000")
         for action, prefix, possible, text in (
@@ -550,9 +685,12 @@ class MainWindow(QtWidgets.QMainWindow):
         seconds = self.session.solve_seconds
         self.solve_time.setText("" if seconds is None else
                                 f"Solved in {seconds * 1000:.0f} ms")
-        for tab in self.view_tabs.values():
-            tab.show_results(results)
+        # the tab on screen now, the others when they are shown: a hidden
+        # chart is not worth the wait of an edit
+        self._stale_views = set(self.view_tabs)
+        self._draw_shown_view()
         self.table_model.set_results(results)
+        self.table.resizeColumnsToContents()   # whole names and values
         self.findings.show_results(results)
         self.advice_timer.start()
 
@@ -576,6 +714,13 @@ class MainWindow(QtWidgets.QMainWindow):
     def new_document(self):
         if self._may_discard():
             self.set_document(new_scenario())
+
+    def new_from_template(self, name):
+        """File > New from Template: a new, untitled document from one of
+        the question templates (resources/templates)."""
+        if self._may_discard():
+            self.open_path(resource_path("templates", name),
+                           as_template=True)
 
     def open_dialog(self):
         if not self._may_discard():
@@ -770,3 +915,49 @@ def about_html():
             "used under the GNU LGPL v3; pyqtgraph (MIT), NumPy and SciPy "
             "(BSD) under their own licences; the bundled DejaVu fonts "
             "under the Bitstream Vera licence.</p>")
+def _repair_variants(base, changes, err):
+    """The changes plus, for every variant the base's change breaks
+    because its own team policy needs another switch mode, the switch
+    mode that policy needs; None when that does not make every variant
+    valid (the refusal then stands)."""
+    teams = {parse_path(p)[1] for p in changes
+             if re.fullmatch(r"teams\[\d+\]\.(policy|switch_mode)", p)}
+    if not teams or not all(p.startswith("variants[")
+                            for p, _ in err.problems):
+        return None
+    variants = [v.model_dump(mode="json") for v in base.variants]
+    for variant in variants:
+        for team in teams:
+            policy = variant["set"].get(f"teams[{team}].policy")
+            if policy is None:
+                continue
+            modes = TEAMING_POLICIES[policy][1]
+            mode_path = f"teams[{team}].switch_mode"
+            new_mode = changes.get(mode_path,
+                                   base.teams[team].switch_mode)
+            if variant["set"].get(mode_path, new_mode) not in modes:
+                variant["set"][mode_path] = modes[0]
+    repaired = {**changes, "variants": variants}
+    try:
+        base.with_values(repaired)
+    except ScenarioError:
+        return None
+    return repaired
+
+
+def _variant_fixes(repaired):
+    """(variant name, change) pairs a repair adds, for the question."""
+    for variant in repaired["variants"]:
+        for path, value in variant["set"].items():
+            if path.endswith(".switch_mode"):
+                yield variant["name"], f"{path} = {value}"
+
+
+def _without_none(value):
+    """Plain data without the None values (TOML has no null)."""
+    if isinstance(value, dict):
+        return {k: _without_none(v) for k, v in value.items()
+                if v is not None}
+    if isinstance(value, list):
+        return [_without_none(v) for v in value]
+    return value

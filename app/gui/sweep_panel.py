@@ -15,7 +15,6 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from app.gui.charts import new_plot_widget, variant_colour
-from app.gui.parameters import scalar_parameters
 from models.scenario import Axis, Sweep
 from solvers import metric_ids, sweep
 from solvers.inputs import column_targets
@@ -322,10 +321,20 @@ class _Signals(QtCore.QObject):
 
 
 def numeric_paths(scenario):
-    """The base's numeric parameter paths (the picker's list)."""
-    return [path for path, value in scalar_parameters(
-        scenario.model_dump(mode="json"))
-        if isinstance(value, (int, float)) and not isinstance(value, bool)]
+    """The base's numeric parameter paths, in document order (the
+    picker's list); meta, variants and sweeps are not parameters."""
+    def walk(data, prefix):
+        if isinstance(data, dict):
+            for key, value in data.items():
+                if key not in ("meta", "variants", "sweeps",
+                               "schema_version"):
+                    yield from walk(value, f"{prefix}{key}.")
+        elif isinstance(data, list):
+            for index, value in enumerate(data):
+                yield from walk(value, f"{prefix.rstrip('.')}[{index}].")
+        elif isinstance(data, (int, float)) and not isinstance(data, bool):
+            yield prefix.rstrip(".")
+    return list(walk(scenario.model_dump(mode="json"), ""))
 
 
 class _AxisRow:

@@ -55,7 +55,7 @@ def analyse(inputs, upstream, *, details=True):
 
 #: Metrics of each workload, in output order.
 KEYS = ("iops", "latency_ms", "throughput_mbps", "oio", "knee_oio",
-        "cpu_pct", "jumbo_gain_pct")
+        "cpu_pct", "iops_per_cpu_pct", "jumbo_gain_pct")
 
 
 def _ids(name):
@@ -67,7 +67,7 @@ def _ids(name):
 def _collect(doc, item, result, i, out, details, ids):
     values = (result["iops"][i, 0], 1e3 * result["latency_s"][i, 0],
               result["mbps"][i, 0], result["oio"][i], result["knee"][i, 0],
-              result["cpu_pct"][i, 0],
+              result["cpu_pct"][i, 0], result["iops_per_cpu_pct"][i, 0],
               100 * (result["iops"][i, 1] / result["iops"][i, 0] - 1))
     headline, own = ids
     goal = doc.goal.kind if doc.goal else None
@@ -107,7 +107,8 @@ def evaluate_rows(col):
         column("protocol"), column("block"), column("read"), oio[:, None],
         backend[:, None], column("service_s"), column("link_bytes"),
         column("serving_cores"), mtu, column("ip_version"), column("hz"),
-        column("cores"), timestamps=column("timestamps"),
+        column("cores"), device_servers=column("device_servers"),
+        timestamps=column("timestamps"),
         vlan_tags=column("vlan_tags"), encapsulation_bytes=column("encap"),
         encrypted=column("encrypted"), rdma=column("rdma"),
         c_io=column("c_io"), c_byte=column("c_byte"),
@@ -139,10 +140,13 @@ def _describe_limit(limit, item, result, i):
                 f"is below the knee of {result['knee'][i, 0]:.1f}: "
                 f"{result['iops'][i, 0]:,.0f} IOPS of the "
                 f"{ceiling:,.0f}/s the path allows")
+    every_core = item.sessions_per_path is None \
+        and item.protocol in storage.EVERY_CORE_PROTOCOLS
     text = {"backend": "the storage back end",
             "network": "the network path",
-            "cpu": f"{result['serving_cores'][i]:g} core(s), one per "
-                   "session"}[limit]
+            "cpu": f"{result['serving_cores'][i]:g} core(s), "
+                   + ("every core serving IO" if every_core
+                      else "one per session")}[limit]
     return (f"{item.name}: {text} caps IOPS at {ceiling:,.0f}/s; "
             f"{result['oio'][i]:g} outstanding IO against a knee of "
             f"{result['knee'][i, 0]:.1f}")
@@ -182,8 +186,22 @@ def _assumptions(item):
         "Little's law",
         "Each IO message starts a new TCP segment (low outstanding IO, "
         "conservative); each connection (iSCSI session, NFS or SMB "
-        "connection) is served by one core",
+        "connection) is served by one core; local IO, NVMe-oF and S2D "
+        "by every core",
+        "The transport's per-IO work is on the IO's path at both ends: "
+        f"TCP adds a {1e6 * storage.NETWORK_ROUND_TRIP_S:g} us round trip "
+        "and its stack time to the latency, RDMA a "
+        f"{1e6 * storage.RDMA_ROUND_TRIP_S:g} us round trip and two "
+        f"{storage.RDMA_MESSAGE_CYCLES:,.0f}-cycle messages",
     ]
+    if item.backend.kind == "nvme":
+        notes.append("NVMe device: a pool of channels, each IO served in "
+                     "the service time on any free channel (latency flat "
+                     "until they fill), up to the rating")
+    elif item.backend.kind == "cloud_volume":
+        notes.append("Cloud volume: every IO in flight served in the "
+                     "volume's latency (Little's law) up to the documented "
+                     "IOPS and throughput caps")
     if item.protocol == "nfs3":
         notes.append(f"NFSv3 with AUTH_SYS ({storage.NFS_AUTH_SYS_BODY} B "
                      f"credential) and {storage.NFS_FILE_HANDLE} B file "

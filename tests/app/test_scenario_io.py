@@ -16,6 +16,37 @@ def test_save_and_load_round_trip(tmp_path, example_path, suffix):
     assert load_scenario(path) == scenario
 
 
+def test_save_over_a_file_keeps_its_comments_and_written_defaults(
+        tmp_path):
+    # issue 16: Save dropped the file's comments and wrote every default
+    from app.paths import resource_path
+    source = resource_path("examples", "seed000_lbt.toml")
+    path = tmp_path / "mine.toml"
+    path.write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
+    changed = load_scenario(path).with_values({"network.mtu": 9000,
+                                               "nics[0].speed_gbps": 25.0})
+    save_scenario(changed, path)
+    assert load_scenario(path) == changed
+    old = source.read_text(encoding="utf-8").splitlines()
+    new = path.read_text(encoding="utf-8").splitlines()
+    assert [line for line in old if line.startswith("#")] == \
+        [line for line in new if line.startswith("#")]
+    assert 'hypervisor = "vsphere"' in new   # a default the user wrote
+    assert set(new) - set(old) == {"speed_gbps = 25.0", "[network]",
+                                   "mtu = 9000"}
+    assert "rss_queues" not in path.read_text()   # no default added
+
+
+def test_a_new_file_holds_only_what_differs_from_the_defaults(tmp_path):
+    from models.scenario import new_scenario
+    path = tmp_path / "new.toml"
+    save_scenario(new_scenario(), path)
+    text = path.read_text()
+    assert load_scenario(path) == new_scenario()
+    for default in ("mtu", "rss_queues", "hypervisor", "tcp_timestamps"):
+        assert default not in text
+
+
 def test_failed_write_keeps_the_old_file(tmp_path, monkeypatch):
     path = tmp_path / "scenario.toml"
     path.write_text("old content")

@@ -11,7 +11,7 @@ from tests.benchmarks import (bench_advise, bench_evacuation, bench_gui,
                               bench_host, bench_import, bench_migration,
                               bench_placement, bench_size, bench_startup,
                               bench_sweep, bench_sweep_screen, bench_teaming,
-                              bench_wire)
+                              bench_wire, bench_workspace)
 
 BENCHMARKS = [*bench_wire.BENCHMARKS, *bench_host.BENCHMARKS,
               *bench_migration.BENCHMARKS, *bench_evacuation.BENCHMARKS,
@@ -20,7 +20,7 @@ BENCHMARKS = [*bench_wire.BENCHMARKS, *bench_host.BENCHMARKS,
               *bench_sweep_screen.BENCHMARKS,
               *bench_startup.BENCHMARKS, *bench_import.BENCHMARKS,
               *bench_size.BENCHMARKS,
-              *bench_gui.BENCHMARKS]
+              *bench_gui.BENCHMARKS, *bench_workspace.BENCHMARKS]
 
 
 def main():

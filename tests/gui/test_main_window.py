@@ -19,9 +19,13 @@ def base_curve_marker(window):
     return float(x[0]), float(y[0])
 
 
+def mtu_field(window):
+    return window.editor.field("network.mtu")
+
+
 def set_mtu(qtbot, window, value):
-    window.editor.mtu.setValue(value)  # keyboard tracking off: one commit
-    window.wait_for_results()           # evaluated off the GUI thread
+    mtu_field(window).enter(str(value))  # typed and committed, as Enter
+    window.wait_for_results()            # evaluated off the GUI thread
 
 
 def test_opens_the_example_with_every_variant(window):
@@ -52,7 +56,7 @@ def test_undo_and_redo_restore_values(qtbot, window):
     window.undo_action.trigger()
     window.wait_for_results()
     assert window.scenario.network.mtu == 1500
-    assert window.editor.mtu.value() == 1500
+    assert mtu_field(window).value() == 1500
     assert goodput_cell(window) == "9.415"
     assert not window.isWindowModified()
     window.redo_action.trigger()
@@ -77,15 +81,15 @@ def test_edit_that_breaks_a_variant_is_refused(qtbot, window):
     before = window.scenario
     set_mtu(qtbot, window, 1000)
     assert window.scenario is before
-    assert window.editor.mtu.value() == 1500
-    message = window.editor.refusal.text()
+    assert mtu_field(window).value() == 1500
+    message = mtu_field(window).error.text()   # on the field itself
     assert "variants[1] ('IPv6'): network.mtu: must be at least 1280" in \
         message
     assert window.session.history.count == 0
 
 
 def type_mtu(qtbot, window, text):
-    field = window.editor.mtu
+    field = mtu_field(window).input
     field.selectAll()
     qtbot.keyClicks(field, text)
     qtbot.keyClick(field, QtCore.Qt.Key.Key_Return)
@@ -97,20 +101,20 @@ def test_typed_mtu_beyond_the_limit_is_refused_on_the_field(qtbot, window):
     # the last keystroke); the scenario's limit (mtu_max 9216) refuses it
     type_mtu(qtbot, window, "10000")
     assert window.scenario.network.mtu == 1500
-    assert window.editor.mtu.value() == 1500
-    refusal = window.editor.refusal
+    assert mtu_field(window).value() == 1500
+    refusal = mtu_field(window).error
     assert refusal.isVisibleTo(window)
     assert "network.mtu" in refusal.text() and "9216" in refusal.text()
-    assert "Not applied" in window.editor.mtu.toolTip()
-    assert window.editor.mtu.property("refused")
+    assert "Not applied" in mtu_field(window).input.toolTip()
+    assert mtu_field(window).property("refused")
     # raising the limit lets the value through, and the refusal goes
     window.edit("network.mtu_max", 9710, "Set the largest MTU to 9710")
     type_mtu(qtbot, window, "9600")
     assert window.scenario.network.mtu == 9600
     assert base_curve_marker(window)[0] == 9600.0
     assert not refusal.isVisibleTo(window) and refusal.text() == ""
-    assert not window.editor.mtu.property("refused")
-    assert "Not applied" not in window.editor.mtu.toolTip()
+    assert not mtu_field(window).property("refused")
+    assert "Not applied" not in mtu_field(window).input.toolTip()
 
 
 def test_invalid_combination_is_refused(qtbot, qapp, dialogs):
@@ -119,13 +123,12 @@ def test_invalid_combination_is_refused(qtbot, qapp, dialogs):
     window.new_document()
     set_mtu(qtbot, window, 1000)
     before = window.scenario
-    index = window.editor.ip_version.findData(6)
-    window.editor.ip_version.setCurrentIndex(index)
-    window.editor.ip_version.activated.emit(index)
+    field = window.editor.field("network.ip_version")
+    field.enter("IPv6")
     assert window.scenario is before
-    assert window.editor.ip_version.currentData() == 4
+    assert field.input.currentData() == 4
     assert "network.mtu: must be at least 1280 with IPv6" in \
-        window.editor.refusal.text()
+        window.editor.refusal_text()
 
 
 def test_save_writes_the_edited_document(qtbot, window, tmp_path):
@@ -337,13 +340,13 @@ def test_nothing_to_advise_is_a_dialog_not_a_crash(window, dialogs):
 
 def test_team_policy_edit_brings_its_switch_mode(window):
     from app.paths import resource_path
-    assert window.editor.team_policy.isHidden()   # example: no team
+    assert "teams[0]" not in window.editor._items   # example: no team
     window.open_path(resource_path("examples", "seed000_lbt.toml"))
     # the example's "Originating port ID" variant would refuse LACP's
     # switch mode (a variant that an edit breaks is refused)
     window.show_scenario(window.scenario.with_values({"variants": []}))
-    combo = window.editor.team_policy
-    assert not combo.isHidden() and combo.currentData() == "lbt"
+    combo = window.editor.field("teams[0].policy").input
+    assert combo.currentData() == "lbt"
     combo.activated.emit(combo.findData("lacp"))
     assert window.scenario.teams[0].policy == "lacp"
     assert window.scenario.teams[0].switch_mode == "lacp"
@@ -355,53 +358,31 @@ def test_team_policy_edit_brings_its_switch_mode(window):
         "workloads.flows[0].src_ip": None}))
     combo.activated.emit(combo.findData("ip_hash"))
     assert window.scenario.teams[0].policy == "lbt"
-    assert "src_ip is required" in window.editor.refusal.text()
-
-
-def parameter_row(window, path):
-    table = window.parameters
-    for row in range(table.rowCount()):
-        if table.item(row, 0).text() == path:
-            return table.item(row, 1)
-    raise KeyError(path)
+    assert "src_ip is required" in window.editor.refusal_text()
 
 
 def test_any_parameter_is_editable_and_undoable(window):
     from app.paths import resource_path
     window.open_path(resource_path("examples", "seed002_hcibench.toml"))
-    cell = parameter_row(window, "workloads.storage[0].threads_per_disk")
-    assert cell.text() == "1"
-    cell.setText("2")
+    path = "workloads.storage[0].threads_per_disk"
+    field = window.editor.field(path)
+    assert field.text() == "1"
+    field.enter("2")
     window.wait_for_results()
     assert window.results.variants[0].metric("storage.oio").value == 20
     window.undo()
-    assert parameter_row(
-        window, "workloads.storage[0].threads_per_disk").text() == "1"
+    assert window.editor.field(path).text() == "1"
 
 
-def test_bad_parameter_text_is_refused_and_restored(window):
-    cell = parameter_row(window, "network.mtu")
-    cell.setText("jumbo")
-    assert "network.mtu: expected a whole number, got 'jumbo'" in \
-        window.editor.refusal.text()
-    assert parameter_row(window, "network.mtu").text() == "1500"
-    parameter_row(window, "network.mtu").setText("99999")   # out of range
-    assert "Not applied" in window.editor.refusal.text()
+def test_bad_parameter_text_is_refused_on_the_field(window):
+    field = window.editor.field("network.mtu")
+    field.enter("jumbo")
+    assert "expected a whole number, got 'jumbo'" in field.error.text()
+    assert window.session.history.count == 0
+    field.enter("99999")   # out of range
+    assert "Not applied" in field.error.text()
     assert window.scenario.network.mtu == 1500
-    assert parameter_row(window, "network.mtu").text() == "1500"
-
-
-def test_parameter_text_parses_to_the_current_type():
-    from app.gui.parameters import parse_like, scalar_parameters
-    assert parse_like("9000", 1500) == 9000
-    assert parse_like("2.5", 10.0) == 2.5
-    assert parse_like("on", False) is True
-    assert parse_like("none", None) is None and parse_like("3", None) == 3.0
-    assert parse_like('["a", "b"]', ["a"]) == ["a", "b"]
-    assert parse_like("lacp", "independent") == "lacp"
-    rows = dict(scalar_parameters({"nics": [{"id": "a", "speed_gbps": 1.0}],
-                                   "variants": [{"name": "x"}]}))
-    assert rows == {"nics[0].id": "a", "nics[0].speed_gbps": 1.0}
+    assert field.text() == "1500"
 
 
 def test_evacuation_tab_draws_the_schedule_of_the_chosen_variant(window):

@@ -148,6 +148,7 @@ def test_teaming_n1_switch_moves_the_flows_to_the_surviving_uplink(window):
     # flows on dvUplink2 at 132 % (the n1 finding of the analysis)
     open_example(window, "seed000_lbt.toml")
     tab = window.view_tabs["teaming"]
+    window.tabs.setCurrentWidget(tab.widget)   # hidden tabs draw when shown
     assert tab.state.count() == 2
     assert tab.state.itemText(0) == "All uplinks"
 

@@ -285,7 +285,7 @@ def test_teaming_chart_names_policies_as_the_policy_box_does(window):
     assert TEAMING_POLICIES["lbt"][0] in texts
     assert TEAMING_POLICIES["port_id"][0] in texts
     assert not texts & {"lbt", "port_id"}
-    combo = window.editor.team_policy
+    combo = window.editor.field("teams[0].policy").input
     assert combo.currentText() in combo.toolTip()   # whole where elided
 
 
@@ -331,7 +331,7 @@ def test_a_duplicate_variant_name_is_refused_on_the_panel(window):
     before = window.scenario
     window.rename_variant(1, window.scenario.variants[0].name)
     assert window.scenario is before
-    assert "used twice" in window.editor.refusal.text()
+    assert "used twice" in window.editor.refusal_text()
 
 
 def test_variant_columns_show_their_delta_against_the_base(window):

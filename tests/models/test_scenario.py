@@ -280,3 +280,49 @@ def test_unknown_receive_queue_mode_is_named():
     assert message == ("workloads.transfers[0].receive_queues: must be "
                        "'rss', 'vmq', 'vrss', 'vmmq' or 'multiqueue', got "
                        "'netqueue' (str)")
+
+
+def storage_document(nics=None, **workload):
+    item = {"name": "w", "protocol": "iscsi",
+            "backend": {"iops_max": 1e5, "service_time_ms": 0.1},
+            **workload}
+    return minimal_document(
+        nics=nics or [{"id": "nic0", "speed_gbps": 25.0}],
+        workloads={"storage": [item]})
+
+
+@pytest.mark.parametrize("document, expected", [
+    # an RDMA transport needs RDMA NICs (issue 14: impossible combinations
+    # are clear errors, never a silent fallback to TCP)
+    (storage_document(transport="rdma"),
+     "workloads.storage[0].transport 'rdma' needs RDMA NICs, but NIC(s) "
+     "'nic0' have rdma = 'none'"),
+    (storage_document(protocol="local", transport="tcp"),
+     "workloads.storage[0].transport: local IO crosses no network, so it "
+     "has no transport, got 'tcp'"),
+    (storage_document(transport="udp"),
+     "workloads.storage[0].transport: must be 'tcp' or 'rdma', got 'udp'"),
+    (storage_document(backend={"kind": "nvme", "iops_max": 4.5e5}),
+     "workloads.storage[0].backend: kind 'nvme' needs service_time_ms"),
+    (storage_document(backend={"kind": "cloud_volume", "mbps_max": 1000,
+                               "service_time_ms": 1}),
+     "workloads.storage[0].backend: kind 'cloud_volume' needs iops_max"),
+    (storage_document(backend={"iops_max": 1e5, "channels": 18}),
+     "workloads.storage[0].backend: channels (18) applies to kind 'nvme' "
+     "only, got kind 'array'"),
+    (storage_document(backend={"kind": "nvme", "iops_max": 4.5e5,
+                               "service_time_ms": 0.1, "channels": 0}),
+     "workloads.storage[0].backend.channels: must be >= 1, got 0"),
+])
+def test_storage_transport_and_backend_errors_name_path_and_value(
+        document, expected):
+    assert expected in problems_of(document)
+
+
+def test_rdma_transport_on_rdma_nics_is_accepted():
+    scenario = scenario_from_dict(storage_document(
+        nics=[{"id": "nic0", "speed_gbps": 25.0, "rdma": "roce_v2"}],
+        transport="rdma", protocol="nvmeof",
+        backend={"kind": "nvme", "iops_max": 1e6, "service_time_ms": 0.08,
+                 "channels": 32}))
+    assert scenario.workloads.storage[0].transport == "rdma"

@@ -85,3 +85,81 @@ def test_bound_is_littles_law_then_the_bottleneck():
         [5000, 1e5, 1e5]
     curve = storage.closed_queue_iops([1, 20, 40], 1e5, 200e-6)
     assert (curve <= storage.iops_bound([1, 20, 40], 1e5, 200e-6)).all()
+
+
+def test_multi_server_device_keeps_latency_flat_until_its_channels_fill():
+    # M/M/c//N repairman (Kleinrock 1975, section 3.9) with no time
+    # outside the device: with N <= c every IO is in service, so IOPS are
+    # N / S exactly (Little's law at the flat latency S); with c = 1 the
+    # device is one server, N / S can never exceed 1 / S.
+    oio = np.array([1, 2, 4, 8, 16, 64])
+    flat = storage.closed_queue_iops(oio, 1e9, 100e-6, servers=16,
+                                     service_time=100e-6)
+    assert flat[:5] == pytest.approx(oio[:5] / 100e-6, rel=1e-12)
+    assert flat[5] == pytest.approx(16 / 100e-6, rel=1e-12)
+    one = storage.closed_queue_iops(oio, 1e9, 100e-6, servers=1,
+                                    service_time=100e-6)
+    assert one == pytest.approx(np.full(6, 1e4), rel=1e-12)
+
+
+def test_unlimited_servers_follow_littles_law_up_to_the_cap():
+    # a cloud volume (servers = inf) with 0.5 ms latency and a 16,000 IOPS
+    # cap: N / R0 below N* = 8, the cap above (the asymptotic bounds of
+    # storage-io.md section 2, exact when nothing is spent outside)
+    oio = np.array([1, 4, 8, 32])
+    iops = storage.closed_queue_iops(oio, 16_000.0, 0.5e-3,
+                                     servers=np.inf, service_time=0.5e-3)
+    assert iops == pytest.approx(storage.iops_bound(oio, 16_000.0, 0.5e-3),
+                                 rel=1e-12)
+
+
+def test_multi_server_with_think_time_stays_under_the_bounds():
+    # time outside the device (network, host) rounds the knee: the curve
+    # stays under min(N / R0, c / S) and rises with N
+    oio = np.arange(1, 129)
+    iops = storage.closed_queue_iops(oio, 1e6, 150e-6, servers=8,
+                                     service_time=100e-6)
+    assert (iops <= np.minimum(oio / 150e-6, 8 / 100e-6) * (1 + 1e-12)).all()
+    assert (np.diff(iops) >= 0).all() and iops[-1] == pytest.approx(8e4)
+
+
+def chain(rdma, protocol="smb3", block=4096.0, c_io=20_000.0):
+    """One 40 GbE path, 40 IO in flight far below a fast back end's knee,
+    a 2.8 GHz host with 44 cores serving IO (storage_chain's inputs)."""
+    return storage.storage_chain(
+        protocol, block, 0.7, 40, 1e7, 200e-6, 5e9, 44, 1500, 4, 2.8e9, 44,
+        device_servers=np.inf, rdma=rdma, c_io=c_io)
+
+
+def test_rdma_lowers_latency_and_cpu_by_different_terms():
+    # RDMA vs TCP at the same outstanding IO (item 3): below the knee the
+    # IOPS ratio is the latency ratio (Little), set by the round trips
+    # (50 vs 5 us) and the TCP stack time on the path; the IOPS-per-CPU
+    # ratio is the cycles ratio, set by the storage stack's share c_io.
+    # So a heavier storage stack shrinks the CPU ratio, not the IOPS one.
+    tcp, rdma = chain(False), chain(True)
+    heavy_tcp, heavy_rdma = chain(False, c_io=70_000), chain(True,
+                                                             c_io=70_000)
+    iops = rdma["iops"] / tcp["iops"]
+    assert iops == pytest.approx(tcp["latency_s"] / rdma["latency_s"])
+    assert iops == pytest.approx(heavy_rdma["iops"] / heavy_tcp["iops"])
+    per_cpu = rdma["iops_per_cpu_pct"] / tcp["iops_per_cpu_pct"]
+    heavy = heavy_rdma["iops_per_cpu_pct"] / heavy_tcp["iops_per_cpu_pct"]
+    assert per_cpu > heavy > 1 and iops > 1
+    # far below every ceiling the latency is R0 itself, so the gap is the
+    # round trips' (50 - 5 us) plus the extra cycles on the path at both
+    # ends; cycles per IO follow from IOPS per % CPU of 44 cores at 2.8 GHz
+    def cycles(result):
+        return float(44 * 2.8e9 / 100 / result["iops_per_cpu_pct"])
+    assert float(tcp["latency_s"] - rdma["latency_s"]) == pytest.approx(
+        45e-6 + 2 * (cycles(tcp) - cycles(rdma)) / 2.8e9, rel=1e-9)
+
+
+def test_nvme_tcp_message_bytes():
+    # NVMe/TCP 1.0 section 3.6: a 72 B command capsule (8 B header + 64 B
+    # SQE), a 24 B C2HData header before read data and a 24 B response;
+    # writes carry their data in the capsule
+    to, back = storage.io_message_bytes("nvmeof", 4096, True)
+    assert (float(to), float(back)) == (72, 24 + 4096 + 24)
+    to, back = storage.io_message_bytes("nvmeof", 4096, False)
+    assert (float(to), float(back)) == (72 + 4096, 24)

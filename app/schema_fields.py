@@ -1,0 +1,308 @@
+"""What the scenario schema says about each field, for the editors (Qt-free):
+its kind of value, unit, label, bounds, default, and how text typed for it
+becomes a value.
+
+Everything is read from the pydantic models of :mod:`models.scenario`, so a
+field added to the schema appears in the editor without a change here.
+"""
+
+import functools
+import types
+import typing
+from dataclasses import dataclass
+
+import annotated_types
+from pydantic import BaseModel
+from pydantic_core import PydanticUndefined
+
+from models.evacuation import PLATFORMS as EVACUATION_PLATFORMS
+from models.scenario import TEAMING_POLICIES
+
+#: Units by the suffix of a field name (the schema's naming convention);
+#: a unit in brackets at the end of a field's description wins.
+_UNIT_SUFFIXES = (
+    ("_mib_s", "MiB/s"), ("_gbps", "Gbit/s"), ("_mbps", "MB/s"),
+    ("_pct", "%"), ("_ms", "ms"), ("_s", "s"), ("_gib", "GiB"),
+    ("_kib", "KiB"), ("_bytes", "B"), ("_iops", "IO/s"), ("ghz", "GHz"),
+    ("iops_max", "IO/s"), ("mtu", "B"), ("mtu_min", "B"), ("mtu_max", "B"),
+)
+
+#: Words a field name spells in lower case that are written otherwise.
+_WORDS = {
+    "id": "ID", "ip": "IP", "mtu": "MTU", "tcp": "TCP", "udp": "UDP",
+    "vlan": "VLAN", "rss": "RSS", "rdma": "RDMA", "pcie": "PCIe",
+    "lbt": "LBT", "ovs": "OVS", "tlb": "TLB", "nioc": "NIOC", "vm": "VM",
+    "vms": "VMs", "nics": "NICs", "smb": "SMB", "qemu": "QEMU",
+    "iops": "IOPS", "raid": "RAID", "vmmq": "VMMQ", "vcpus": "vCPUs",
+    "mac": "MAC", "dst": "destination", "src": "source", "pcp": "PCP",
+    "lro": "LRO", "tso": "TSO", "ipv4": "IPv4", "ipv6": "IPv6",
+    "vmotion": "vMotion", "max": "max.", "min": "min.", "geneve": "Geneve",
+    "oio": "OIO",
+}
+
+#: Names shown for enumerated values: the vendors' words, not internal ids.
+VALUE_LABELS = {
+    "policy": {k: label for k, (label, _) in TEAMING_POLICIES.items()},
+    "compare": {k: label for k, (label, _) in TEAMING_POLICIES.items()},
+    "hypervisor": {"vsphere": "VMware vSphere (ESXi)",
+                   "hyperv": "Microsoft Hyper-V", "kvm": "KVM / QEMU",
+                   "xen": "Xen"},
+    "rdma": {"none": "None", "roce_v2": "RoCE v2", "iwarp": "iWARP"},
+    "transport": {"tcp": "TCP", "compression": "TCP with compression",
+                  "smb": "SMB Multichannel (TCP)",
+                  "smb_direct": "SMB Direct (RDMA)"},
+    "switch_mode": {"independent": "Switch independent",
+                    "static": "Static EtherChannel / LAG",
+                    "lacp": "LACP (802.3ad)"},
+    "protocol": {"nfs3": "NFS v3", "iscsi": "iSCSI", "smb3": "SMB 3",
+                 "vsan": "vSAN", "local": "Local disk", "tcp": "TCP",
+                 "udp": "UDP"},
+    "stop_rule": {"qemu": "QEMU / KVM (downtime limit)",
+                  "vmotion": "vSphere vMotion (switchover goal, SDPS)",
+                  "xen_legacy": "Xen (xc_domain_save, to 4.5)",
+                  "xen_v2": "Xen migration v2",
+                  "hyperv": "Hyper-V (downtime budget)",
+                  "fraction_left": "Fraction of memory left (generic)"},
+    "throttling": {"none": "None", "sdps": "SDPS (vMotion)",
+                   "auto_converge": "Auto-converge (QEMU)"},
+    "encapsulation": {"none": "None", "vxlan": "VXLAN",
+                      "geneve": "Geneve"},
+    "kind": {"latency_target": "Meet a latency target",
+             "max_iops": "Maximise IOPS",
+             "max_throughput": "Maximise throughput",
+             "min_cpu": "Minimise CPU",
+             "min_migration_time": "Minimise migration time",
+             "min_evacuation_time": "Minimise evacuation time",
+             "min_peak_util": "Minimise the hottest uplink",
+             "uniform": "Uniform rate", "hot_cold": "Hot set + cold rate"},
+    "receive_queues": {"rss": "RSS (host NIC queues)",
+                       "vmq": "VMQ (one core per vNIC)",
+                       "vrss": "vRSS (VMQ + virtual RSS)",
+                       "vmmq": "VMMQ (hardware queues per vNIC)"},
+    "platform": {key: key.replace("_", " ").capitalize()
+                 for key in EVACUATION_PLATFORMS} | {
+        "vsphere": "VMware vSphere", "hyperv": "Microsoft Hyper-V",
+        "kubevirt": "KubeVirt", "kubevirt_legacy": "KubeVirt (legacy)",
+        "qemu": "QEMU / libvirt", "proxmox": "Proxmox VE",
+        "none": "No platform limit"},
+    "ip_version": {4: "IPv4", 6: "IPv6"},
+    "underlay_ip_version": {4: "IPv4", 6: "IPv6"},
+}
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    """One field of a schema model, as an editor needs it."""
+
+    name: str
+    #: "bool", "int", "float", "str", "enum", "list", "model", "models"
+    #: (a list of models), "choice" (a number or a word) or "any"
+    kind: str
+    #: None is allowed (the field then means "the default's own rule")
+    optional: bool
+    #: enum: the allowed values; list: the item kind; model(s): the class
+    detail: typing.Any
+    default: typing.Any
+    required: bool
+    description: str
+    bounds: tuple
+
+    @property
+    def unit(self):
+        return field_unit(self.name, self.description)
+
+    @property
+    def label(self):
+        return field_label(self.name)
+
+    def value_label(self, value):
+        """How an enumerated value is shown."""
+        if value is None:
+            return "(default)"
+        return str(VALUE_LABELS.get(self.name, {}).get(value, value))
+
+    def tooltip(self):
+        """What the field means, its bounds and its default."""
+        parts = [self.description.strip()] if self.description else []
+        if self.bounds:
+            parts.append("Allowed: " + ", ".join(self.bounds))
+        if self.required:
+            parts.append("Required")
+        elif self.kind not in ("model", "models"):
+            default = "none (the rule named above)" if self.default is None \
+                else self.value_label(self.default) if self.kind == "enum" \
+                else show_value(self.default)
+            parts.append(f"Default: {default}")
+        return "\n".join(parts)
+
+
+def _kind_of(annotation):
+    """(kind, optional, detail) of a field's annotation."""
+    optional = False
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        args = typing.get_args(annotation)
+        rest = [a for a in args if a is not type(None)]
+        optional = len(rest) < len(args)
+        if len(rest) > 1:
+            return "choice", optional, rest
+        annotation = rest[0]
+    origin = typing.get_origin(annotation)
+    if origin is typing.Literal:
+        return "enum", optional, typing.get_args(annotation)
+    if origin is list:
+        (item,) = typing.get_args(annotation) or (typing.Any,)
+        if isinstance(item, type) and issubclass(item, BaseModel):
+            return "models", optional, item
+        item_kind = _kind_of(item)
+        return "list", optional, item_kind
+    if isinstance(annotation, type):
+        if issubclass(annotation, BaseModel):
+            return "model", optional, annotation
+        for kind in (bool, int, float, str):
+            if annotation is kind:
+                return kind.__name__, optional, None
+    return "any", optional, None
+
+
+def _bounds(info):
+    texts = []
+    for item in info.metadata:
+        for attr, sign in (("gt", ">"), ("ge", "≥"), ("lt", "<"),
+                           ("le", "≤"), ("multiple_of", "multiple of")):
+            value = getattr(item, attr, None)
+            if value is not None and not isinstance(
+                    item, (annotated_types.MinLen, annotated_types.MaxLen)):
+                texts.append(f"{sign} {value:g}")
+    return tuple(texts)
+
+
+@functools.lru_cache(maxsize=None)
+def fields_of(model):
+    """The :class:`FieldSpec` of every field of a pydantic model class, in
+    declaration order (a tuple; read once per class)."""
+    specs = []
+    for name, info in model.model_fields.items():
+        kind, optional, detail = _kind_of(info.annotation)
+        default = info.default
+        if default is PydanticUndefined:
+            default = None
+        elif isinstance(default, BaseModel):
+            default = default.model_dump(mode="json")
+        specs.append(FieldSpec(name, kind, optional, detail, default,
+                               info.is_required(), info.description or "",
+                               _bounds(info)))
+    return tuple(specs)
+
+
+def field_unit(name, description=""):
+    """The unit of a field: ``[unit]`` ending its description, else the
+    one its name's suffix says; '' when it has none."""
+    text = (description or "").rstrip(". ")
+    if text.endswith("]") and "[" in text:
+        unit = text[text.rindex("[") + 1:-1]
+        if unit and len(unit) <= 12:
+            return unit
+    for suffix, unit in _UNIT_SUFFIXES:
+        if name == suffix.lstrip("_") or name.endswith(suffix):
+            return unit
+    return ""
+
+
+def field_label(name):
+    """A field name as words: ``lbt_threshold_pct`` -> 'LBT threshold'."""
+    for suffix, _ in _UNIT_SUFFIXES:
+        if name.endswith(suffix) and name != suffix.lstrip("_"):
+            name = name[:-len(suffix)]
+            break
+    words = [_WORDS.get(w, w) for w in name.split("_") if w]
+    text = " ".join(words)
+    return text[:1].upper() + text[1:] if text else name
+
+
+def show_value(value):
+    """A value as it is typed in a field: numbers short and exact, lists
+    comma-separated, None empty."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, float):
+        return f"{value:.12g}"
+    if isinstance(value, list):
+        return ", ".join(show_value(v) for v in value)
+    return str(value)
+
+
+def _parse_scalar(text, kind, detail=None):
+    if kind == "int":
+        try:
+            return int(text.replace(",", "").replace("_", ""))
+        except ValueError:
+            raise ValueError(f"expected a whole number, got {text!r}") \
+                from None
+    if kind == "float":
+        try:
+            return float(text.replace(",", "").replace("_", ""))
+        except ValueError:
+            raise ValueError(f"expected a number, got {text!r}") from None
+    if kind == "bool":
+        if text.lower() in ("true", "yes", "on", "1"):
+            return True
+        if text.lower() in ("false", "no", "off", "0"):
+            return False
+        raise ValueError(f"expected on or off, got {text!r}")
+    if kind == "enum":
+        for value in detail:
+            if str(value) == text:
+                return value
+        raise ValueError(f"expected one of {', '.join(map(str, detail))}, "
+                         f"got {text!r}")
+    if kind in ("choice", "any"):
+        for parse in (int, float):
+            try:
+                return parse(text)
+            except ValueError:
+                pass
+    return text
+
+
+def parse_text(spec, text):
+    """The value typed as ``text`` for the field ``spec``.
+
+    Raises
+    ------
+    ValueError
+        With a message naming what was expected.
+    """
+    text = text.strip()
+    if text == "" and spec.optional:
+        return None
+    if spec.kind == "list":
+        item_kind, _, item_detail = spec.detail
+        return [_parse_scalar(part.strip(), item_kind, item_detail)
+                for part in text.split(",") if part.strip()]
+    if spec.kind == "float" and text == "":
+        raise ValueError("expected a number, got nothing")
+    return _parse_scalar(text, spec.kind, spec.detail)
+
+
+#: Field that names an entry of a list, in the order looked for.
+NAMING_FIELDS = ("id", "name", "traffic_class")
+
+
+def entry_name(entry):
+    """The name an entry of a list goes by (its id or name), or ''."""
+    for key in NAMING_FIELDS:
+        if isinstance(entry, dict) and entry.get(key):
+            return str(entry[key])
+    return ""
+
+
+def free_name(stem, taken):
+    """``stem`` or ``stem2``, ``stem3``…: the first not in ``taken``."""
+    if stem not in taken:
+        return stem
+    number = 2
+    while f"{stem}{number}" in taken:
+        number += 1
+    return f"{stem}{number}"
