@@ -287,7 +287,9 @@ def evaluate_documents(documents, *, scenario, scenario_sha256,
                             for _, results in by_priority
                             if results[i].bottleneck is not None),
             findings=tuple(f for part in parts for f in part.findings),
-            assumptions=tuple(a for part in parts for a in part.assumptions),
+            # several workloads of one kind state the same assumption once
+            assumptions=tuple(dict.fromkeys(
+                a for part in parts for a in part.assumptions)),
             traces={key: trace for part in parts
                     for key, trace in part.traces.items()}))
     return Results(linkplan_version=__version__, scenario=scenario,

@@ -204,6 +204,12 @@ def uplink_trace(policy, team=None):
     return teaming(policy, "uplink_util", team)
 
 
+def placement_trace(policy, team=None):
+    """Trace key of a policy's per-uplink peaks and flows, healthy and
+    after losing uplinks (N-1, N-k), beside the optimal placement."""
+    return teaming(policy, "placement", team)
+
+
 def rounds_trace(name):
     """Trace key of a migration's pre-copy rounds."""
     return migration(name, "rounds")

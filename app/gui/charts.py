@@ -262,6 +262,9 @@ def draw_policy_peaks(plot_item, variant):
 #: names would overlap).
 GANTT_LABELLED_ROWS = 60
 
+#: Gantt rows whose name is always shown: every this many.
+GANTT_MAJOR_EVERY = 5
+
 
 def evacuation_schedules(variant):
     """``(evacuation name, schedule trace)`` of each evacuation of a
@@ -291,8 +294,12 @@ def draw_evacuation_gantt(plot_item, name, trace):
     names = trace["vm"]
     axis = plot_item.getAxis("left")
     labelled = len(names) <= GANTT_LABELLED_ROWS
-    axis.setTicks([[(-row, vm) for row, vm in enumerate(names)]]
-                  if labelled else None)
+    # every fifth name always, the others where they fit (pyqtgraph drops
+    # a lower tick level whose text would crowd the axis)
+    axis.setTicks([[(-row, vm) for row, vm in enumerate(names)
+                    if row % GANTT_MAJOR_EVERY == 0],
+                   [(-row, vm) for row, vm in enumerate(names)
+                    if row % GANTT_MAJOR_EVERY]] if labelled else None)
     if labelled:
         metrics = QtGui.QFontMetrics(axis.style.get("tickFont") or
                                      QtWidgets.QApplication.font())
@@ -317,3 +324,69 @@ def draw_evacuation_gantt(plot_item, name, trace):
     plot_item.getViewBox().setRange(
         xRange=(0, max(end, 1e-9) * 1.08),
         yRange=(-len(names) + 0.4, 0.6), padding=0)
+
+
+def placement_trace(variant):
+    """The per-uplink placement trace of a variant's first analysed team
+    (healthy and N-k states beside the optimum), or None."""
+    for key, trace in variant.traces.items():
+        parsed = _parsed(key)
+        if parsed is not None and parsed.family == "teaming" and \
+                parsed.key == "placement":
+            return trace
+    return None
+
+
+def draw_uplink_bars(plot_item, trace, state=0):
+    """Peak utilization of each uplink under the configured policy in one
+    state (all uplinks, or after the worst N-k loss), with the optimal
+    placement's bar beside each, and the 100 % line.
+
+    Parameters
+    ----------
+    plot_item : pyqtgraph.PlotItem
+    trace : dict
+        A ``teaming[.<team>].<policy>.placement`` trace.
+    state : int
+        Index into ``trace["states"]``.
+    """
+    plot_item.clear()
+    shown = trace["states"][state]
+    uplinks = trace["uplinks"]
+    axis = plot_item.getAxis("left")
+    axis.setTicks([[(-row, name) for row, name in enumerate(uplinks)]])
+    metrics = QtGui.QFontMetrics(axis.style.get("tickFont") or
+                                 QtWidgets.QApplication.font())
+    axis.setWidth(12 + max(metrics.horizontalAdvance(n) for n in uplinks))
+    # short texts: a title wider than the chart widens its scene past
+    # the view (the policy's name is in the picker and the report heading)
+    plot_item.setTitle(shown["label"], size="9pt")
+    optimal = trace["optimal"]
+    plot_item.setLabel("bottom", "Peak utilization [%]" + (
+        "; green: optimum" if optimal else ""))
+    widest = 100.0
+    for row, (name, value) in enumerate(zip(uplinks, shown["peak_pct"])):
+        lost = name in shown["failed"]
+        colour = "#999999" if lost else \
+            "#D55E00" if value > 100 else "#0072B2"
+        offset = 0.14 if optimal else 0.0
+        plot_item.addItem(pg.BarGraphItem(
+            x0=0, y=-row + offset, width=value, height=0.36 if optimal
+            else 0.6, brush=colour, pen=pg.mkPen(None)))
+        text = pg.TextItem("lost" if lost else f"{format_number(value)} %",
+                           color="k", anchor=(0, 0.5))
+        text.setPos(value, -row + offset)
+        plot_item.addItem(text)
+        widest = max(widest, value)
+        if optimal:
+            best = optimal["peak_pct"][row]
+            plot_item.addItem(pg.BarGraphItem(
+                x0=0, y=-row - 0.24, width=best, height=0.3,
+                brush="#009E73", pen=pg.mkPen(None)))
+            widest = max(widest, best)
+    plot_item.addItem(pg.InfiniteLine(
+        pos=100, angle=90,
+        pen=pg.mkPen("#555555", width=1, style=QtCore.Qt.DashLine)))
+    plot_item.getViewBox().setRange(
+        xRange=(0, widest * 1.2), yRange=(-len(uplinks) + 0.4, 0.6),
+        padding=0)

@@ -1,6 +1,8 @@
 """File > Import…: pick a format and files, preview what will be created,
 open the imported scenario as a new, unsaved document."""
 
+import threading
+
 from PySide6 import QtCore, QtWidgets
 
 from app.importers import FORMATS
@@ -18,10 +20,16 @@ _FILTERS = {"rvtools": "RVTools exports (*.xlsx)",
 
 class ImportDialog(QtWidgets.QDialog):
     """The import dialog. ``chosen`` is the scenario to open after
-    ``exec()`` returns accepted."""
+    ``exec()`` returns accepted. Files are read off the GUI thread (a
+    500 MB esxtop export takes about 20 s); the preview follows."""
+
+    _imported = QtCore.Signal(int, object)   # load number, ImportOutcome
 
     def __init__(self, parent=None):
         super().__init__(parent)
+        self._loads = 0
+        self._worker = None
+        self._imported.connect(self._show_outcome)
         self.setWindowTitle("Import")
         self.resize(760, 560)
         self.outcome, self.chosen = None, None
@@ -64,15 +72,34 @@ class ImportDialog(QtWidgets.QDialog):
             self.load(fmt, paths)
 
     def load(self, fmt, paths):
-        """Import ``paths`` as ``fmt`` and show the preview."""
+        """Start importing ``paths`` as ``fmt`` in a worker thread; the
+        preview shows the outcome when it is ready (:meth:`wait`)."""
         self.format.setCurrentIndex(self.format.findData(fmt))
-        # big exports take seconds (a 500 MB esxtop file about 20 s)
-        QtWidgets.QApplication.setOverrideCursor(
-            QtCore.Qt.CursorShape.WaitCursor)
-        try:
-            self.outcome = run_import(fmt, paths)
-        finally:
-            QtWidgets.QApplication.restoreOverrideCursor()
+        self._loads += 1
+        number = self._loads
+        self.outcome, self.chosen = None, None
+        self.scenarios.clear()
+        self._open_button().setEnabled(False)
+        self.preview.setPlainText(f"Reading {len(paths)} file(s)…")
+
+        def work():
+            self._imported.emit(number, run_import(fmt, paths))
+        self._worker = threading.Thread(target=work, daemon=True,
+                                        name="linkplan-import")
+        self._worker.start()
+
+    def wait(self, timeout=None):
+        """Block until the import started last is shown (tests)."""
+        if self._worker is not None:
+            self._worker.join(timeout)
+        QtCore.QCoreApplication.sendPostedEvents(
+            self, QtCore.QEvent.Type.MetaCall)
+        return self.outcome is not None
+
+    def _show_outcome(self, number, outcome):
+        if number != self._loads:
+            return   # files chosen again since
+        self.outcome = outcome
         self.scenarios.clear()
         for scenario in self.outcome.scenarios:
             self.scenarios.addItem(scenario.meta.name)
@@ -119,7 +146,12 @@ def _describe(scenario):
 
 
 def run_import_dialog(window):
-    """Show the dialog; open the chosen scenario as a new document."""
+    """Show the dialog; open the chosen scenario as a new document, with
+    its predicted-vs-measured checks for the PDF."""
     dialog = ImportDialog(window)
     if dialog.exec() and dialog.chosen is not None:
         window.set_document(dialog.chosen)
+        window.measured_checks = [
+            (check, predicted_vs_measured(scenario, check))
+            for scenario, check in dialog.outcome.checks
+            if scenario is dialog.chosen]

@@ -18,7 +18,9 @@ from app.gui import persistence
 from app.gui.advice import AdviceDialog
 from app.gui.comparison import ComparisonModel
 from app.gui.editor import ScenarioEditor
+from app.gui.findings import FindingsPanel
 from app.gui.import_dialog import run_import_dialog
+from app.gui.sweep_panel import SweepPanel
 from app.gui.variants import VariantsPanel
 from app.gui.views import VIEWS
 from app.paths import DEFAULT_EXAMPLE, TEMPLATES, resource_path
@@ -35,6 +37,10 @@ _FILE_FILTER = "Linkplan scenarios (*.toml *.json);;All files (*)"
 #: recovery file [ms]: long enough not to write on every keystroke, short
 #: enough that a crash loses seconds of work.
 AUTOSAVE_DELAY_MS = 3000
+
+#: Idle time after new results before the findings panel's
+#: recommendations are computed [ms].
+ADVICE_DELAY_MS = 400
 
 
 class _GuiThreadCalls(QtCore.QObject):
@@ -70,6 +76,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.results = None   # the results shown
         self._advice_asked = None   # document version the user asked about
         self._advice_dialog = None  # the open recommendations dialog
+        self._closed = False
+        self.measured_checks = []
         self.recovery = persistence.RecoveryFiles(
             recovery_folder or persistence.recovery_folder())
         self.autosave_timer = QtCore.QTimer(self)
@@ -121,8 +129,15 @@ class MainWindow(QtWidgets.QMainWindow):
             QtWidgets.QHeaderView.ResizeMode.Fixed)
         self.table.verticalHeader().setDefaultSectionSize(
             self.table.fontMetrics().height() + 6)
-        self.notes = QtWidgets.QTextBrowser()
-        self.notes.setMinimumHeight(110)
+        self.findings = FindingsPanel()
+        self.findings.setMinimumHeight(110)
+        self.findings.apply_requested.connect(self._apply_from_panel)
+        # recommendations re-solve the model many times: asked for once
+        # the user paused, not on every keystroke
+        self.advice_timer = QtCore.QTimer(self)
+        self.advice_timer.setSingleShot(True)
+        self.advice_timer.setInterval(ADVICE_DELAY_MS)
+        self.advice_timer.timeout.connect(self._advise_panel)
 
         # charts in tabs; the table and the notes stay visible below them
         self.tabs = QtWidgets.QTabWidget()
@@ -132,12 +147,20 @@ class MainWindow(QtWidgets.QMainWindow):
         for view in VIEWS:
             tab = self.view_tabs[view.key] = view.tab()
             self.tabs.addTab(tab.widget, view.title.replace("&", "&&"))
+        self.sweep_panel = SweepPanel()
+        self.tabs.addTab(self.sweep_panel, "Sweep")
         right = self.right_splitter = QtWidgets.QSplitter(
             QtCore.Qt.Orientation.Vertical)
+        # the verdict beside the numbers it explains
+        bottom = self.bottom_splitter = QtWidgets.QSplitter()
+        bottom.addWidget(self.table)
+        bottom.addWidget(self.findings)
+        bottom.setStretchFactor(0, 2)
+        bottom.setStretchFactor(1, 1)
+        bottom.setSizes([560, 280])
         right.addWidget(self.tabs)
-        right.addWidget(self.table)
-        right.addWidget(self.notes)
-        right.setSizes([380, 260, 160])
+        right.addWidget(bottom)
+        right.setSizes([420, 380])
 
         splitter = self.splitter = QtWidgets.QSplitter()
         splitter.addWidget(left)
@@ -271,6 +294,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self.session.request_advice()
 
     def _offer_advice(self, outcome):
+        if outcome.goal is None and \
+                outcome.generation == self.session.generation:
+            self.findings.show_advice(outcome.advice, outcome.message or "")
         if (outcome.generation, outcome.goal) != self._advice_asked:
             return   # computed for the report, or for an older document
         self._advice_asked = None
@@ -305,6 +331,31 @@ class MainWindow(QtWidgets.QMainWindow):
         dialog = AdviceDialog(outcome.advice, self.scenario, self)
         dialog.goal_chosen.connect(self.ask_advice_for)
         return dialog
+
+    def _advise_panel(self):
+        if self._closed:   # results posted before the window closed
+            return
+        self.findings.show_advice(None, "computing…")
+        self.session.request_advice()
+
+    def _apply_from_panel(self, recommendation, as_variant):
+        if as_variant:
+            self.add_variant_from(recommendation)
+        else:
+            self.apply_recommendation(recommendation)
+
+    def add_variant_from(self, recommendation):
+        """A new variant that makes a recommendation's change, as one
+        undoable edit (the base stays as it is)."""
+        from models.scenario import Variant
+        variants = list(self.scenario.variants)
+        name = self._free_name(
+            recommendation.id.removeprefix("advice.").replace(".", " ")
+            .replace("_", " "))
+        variants.append(Variant(name=name, set={
+            path: c["new"] for path, c in recommendation.change.items()}))
+        self._edit_variants(variants, f"Add variant {name}",
+                            len(variants) - 1)
 
     def apply_recommendation(self, recommendation):
         """Apply a recommendation's change as one undoable edit."""
@@ -490,6 +541,8 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def set_document(self, scenario, path=None):
         """Show a scenario as a fresh, unmodified document."""
+        # an import's measured migrations, for the PDF; set by the import
+        self.measured_checks = []
         self.session.open(scenario, path)
 
     def open_example(self):
@@ -609,6 +662,7 @@ class MainWindow(QtWidgets.QMainWindow):
                 "were computed; ask again (Ctrl+R).", 10000)
         self.variants_panel.load(scenario)
         self.editor.load(scenario, self._selected_variant())
+        self.sweep_panel.set_scenario(scenario)
         self.title.setText(scenario.meta.name)
         self.description.setText(scenario.meta.description)
         history = self.session.history
@@ -637,7 +691,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self._draw_shown_view()
         self.table_model.set_results(results)
         self.table.resizeColumnsToContents()   # whole names and values
-        self.notes.setHtml(_notes_html(results))
+        self.findings.show_results(results)
+        self.advice_timer.start()
 
     def _show_evaluation_error(self, generation, message):
         if generation == self.session.generation:
@@ -723,7 +778,9 @@ class MainWindow(QtWidgets.QMainWindow):
             return False
         try:
             write_report(self.scenario, results, path,
-                         self.session.advice().advice)
+                         self.session.advice().advice,
+                         sweep_chart=self.sweep_panel.report_chart(),
+                         checks=self.measured_checks)
         except (OSError, ReportTooLarge) as err:
             self._warn("Cannot write the PDF", str(err))
             return False
@@ -805,9 +862,7 @@ class MainWindow(QtWidgets.QMainWindow):
         state = store.value("window/state")
         if state is not None:
             self.restoreState(state)
-        for key, splitter in (("window/splitter", self.splitter),
-                              ("window/right_splitter",
-                               self.right_splitter)):
+        for key, splitter in self._splitters():
             sizes = store.value(key)
             if sizes is not None:
                 splitter.restoreState(sizes)
@@ -816,15 +871,23 @@ class MainWindow(QtWidgets.QMainWindow):
         store = persistence.settings()
         store.setValue("window/geometry", self.saveGeometry())
         store.setValue("window/state", self.saveState())
-        store.setValue("window/splitter", self.splitter.saveState())
-        store.setValue("window/right_splitter",
-                       self.right_splitter.saveState())
+        for key, splitter in self._splitters():
+            store.setValue(key, splitter.saveState())
+
+    def _splitters(self):
+        """Splitters whose sizes the user's settings keep, by key."""
+        return (("window/splitter", self.splitter),
+                ("window/right_splitter", self.right_splitter),
+                ("window/bottom_splitter", self.bottom_splitter))
 
     def closeEvent(self, event):
         if self._may_discard():
             self._save_layout()
             persistence.set_last_file(self.path)
             self.autosave_timer.stop()
+            self.advice_timer.stop()
+            self.sweep_panel.cancel()
+            self._closed = True
             self.recovery.release()
             self.session.close()
             event.accept()
@@ -852,29 +915,6 @@ def about_html():
             "used under the GNU LGPL v3; pyqtgraph (MIT), NumPy and SciPy "
             "(BSD) under their own licences; the bundled DejaVu fonts "
             "under the Bitstream Vera licence.</p>")
-
-
-def _notes_html(results):
-    """Binding limit, findings and assumptions of every variant."""
-    lines = ["<b>Binding limit</b><ul>"]
-    lines += [f"<li><b>{escape(v.name)}</b>: {escape(v.bottleneck.message)}"
-              "</li>" for v in results.variants]
-    lines.append("</ul>")
-    findings = [(v.name, f) for v in results.variants for f in v.findings]
-    if findings:
-        lines.append("<b>Findings</b><ul>")
-        lines += [f"<li><b>{escape(name)}</b> ({escape(f.severity)}): "
-                  f"{escape(f.message)}</li>" for name, f in findings]
-        lines.append("</ul>")
-    shared, specific = results.assumptions_by_scope()
-    lines.append("<b>Assumptions</b><ul>")
-    lines += [f"<li>{escape(a)}</li>" for a in shared]
-    lines += [f"<li><b>{escape(', '.join(names))}</b>: {escape(a)}</li>"
-              for names, a in specific]
-    lines.append("</ul>")
-    return "".join(lines)
-
-
 def _repair_variants(base, changes, err):
     """The changes plus, for every variant the base's change breaks
     because its own team policy needs another switch mode, the switch

@@ -15,9 +15,10 @@ from PySide6 import QtCore, QtWidgets
 
 from app.gui.charts import (GANTT_LABELLED_ROWS, draw_evacuation_gantt,
                             draw_goodput_vs_mtu, draw_metric_bars,
-                            draw_policy_peaks, draw_uplink_series,
-                            evacuation_schedules, has_metric,
-                            new_plot_widget, teaming_traces)
+                            draw_policy_peaks, draw_uplink_bars,
+                            draw_uplink_series, evacuation_schedules,
+                            has_metric, new_plot_widget, placement_trace,
+                            teaming_traces)
 
 #: Width of a chart's canvas in the report [px]; heights are given for it
 #: (close to the printed width, so text keeps its size).
@@ -64,6 +65,12 @@ class GoodputView:
         return _GoodputTab()
 
     def report_sections(self, results):
+        # a storage, teaming or migration question is answered by its own
+        # charts: the wire chart only where the wire is the question
+        # (transfers, or nothing else to chart)
+        others = [v for v in VIEWS if v is not self and v.present(results)]
+        if others and not has_metric(results, "host.throughput_gbps"):
+            return []
         return [ReportSection(self.heading, (ReportChart(
             lambda plot: draw_goodput_vs_mtu(plot, results), 420),),
             self.caption)]
@@ -118,12 +125,21 @@ class TeamingView:
         for variant in results.variants:
             traces, _ = teaming_traces(variant)
             if traces:
-                sections.append(ReportSection(f"Teaming: {variant.name}", (
-                    ReportChart(lambda plot, v=variant:
-                                draw_policy_peaks(plot, v),
-                                _bar_chart_height(len(traces))),
-                    ReportChart(lambda plot, t=traces[0]:
-                                draw_uplink_series(plot, t), 300))))
+                charts = [ReportChart(lambda plot, v=variant:
+                                      draw_policy_peaks(plot, v),
+                                      _bar_chart_height(len(traces)))]
+                placement = placement_trace(variant)
+                if placement is not None:
+                    # healthy and the worst single loss (N-1)
+                    charts += [ReportChart(
+                        lambda plot, p=placement, s=state:
+                        draw_uplink_bars(plot, p, s),
+                        _bar_chart_height(len(placement["uplinks"])) + 20)
+                        for state in range(min(2, len(placement["states"])))]
+                charts.append(ReportChart(lambda plot, t=traces[0]:
+                                          draw_uplink_series(plot, t), 300))
+                sections.append(ReportSection(f"Teaming: {variant.name}",
+                                              tuple(charts)))
         return sections
 
 
@@ -236,33 +252,66 @@ class _BarsTab:
 
 
 class _TeamingTab:
-    """Uplink loads over time of one variant and policy (picked), next to
-    the peaks of every policy of that variant."""
+    """Per team of the picked variant: each uplink's peak under the
+    configured policy with all uplinks or after the worst N-1 (N-k) loss
+    (switchable), the optimal placement beside it and the flows each
+    uplink carries; the peaks of every policy; and the uplink loads over
+    time of a picked policy."""
 
     def __init__(self, view):
         self.view, self.results = view, None
-        self.widget, self.hint, (self.uplink_plot, self.policy_plot) = \
-            _hinted_charts(view.hint)
+        self.widget = QtWidgets.QWidget()
+        layout = QtWidgets.QVBoxLayout(self.widget)
+        self.hint = QtWidgets.QLabel(view.hint)
+        self.hint.setWordWrap(True)
+        layout.addWidget(self.hint)
         pickers = QtWidgets.QHBoxLayout()
         self.variant = QtWidgets.QComboBox()
         self.variant.setToolTip("Variant whose teaming is shown")
+        self.state = QtWidgets.QComboBox()
+        self.state.setToolTip("All uplinks, or the worst loss of one "
+                              "(N-1) or more (N-k) uplinks")
         self.policy = QtWidgets.QComboBox()
         self.policy.setToolTip("Policy whose uplink loads are shown over "
                                "time")
         for label, combo in (("Variant", self.variant),
-                             ("Policy", self.policy)):
+                             ("Uplinks", self.state),
+                             ("Over time", self.policy)):
             pickers.addWidget(QtWidgets.QLabel(label))
             pickers.addWidget(combo, 1)
-        self.widget.layout().insertLayout(1, pickers)
+        layout.addLayout(pickers)
+        self.pages = QtWidgets.QTabWidget()
+        self.pages.setDocumentMode(True)
+        uplinks_page = QtWidgets.QSplitter()
+        self.bars_plot = new_plot_widget()
+        self.flows = QtWidgets.QTreeWidget()
+        self.flows.setHeaderLabels(["Uplink / flow", "Optimum"])
+        self.flows.setToolTip("Flows on each uplink at the peak under the "
+                              "configured policy; Optimum: the uplink the "
+                              "optimal placement gives them")
+        self.flows.setMinimumWidth(160)
+        self.policy_plot = new_plot_widget()
+        for widget in (self.bars_plot, self.flows, self.policy_plot):
+            uplinks_page.addWidget(widget)
+        self.flows.header().setStretchLastSection(False)
+        self.flows.header().setSectionResizeMode(
+            0, QtWidgets.QHeaderView.ResizeMode.Stretch)
+        self.flows.header().setSectionResizeMode(
+            1, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+        uplinks_page.setSizes([400, 240, 360])
+        self.uplink_plot = new_plot_widget()
+        self.pages.addTab(uplinks_page, "Uplinks, N-1 and policies")
+        self.pages.addTab(self.uplink_plot, "Uplink loads over time")
+        layout.addWidget(self.pages, 1)
         self.variant.currentIndexChanged.connect(self._draw_variant)
+        self.state.currentIndexChanged.connect(self._draw_state)
         self.policy.currentIndexChanged.connect(self._draw_policy)
 
     def show_results(self, results):
         self.results = results
         shown = self.view.present(results)
         self.hint.setVisible(not shown)
-        for widget in (self.uplink_plot, self.policy_plot, self.variant,
-                       self.policy):
+        for widget in (self.pages, self.variant, self.policy, self.state):
             widget.setVisible(shown)
         if not shown:
             return
@@ -282,8 +331,40 @@ class _TeamingTab:
                 self.policy.addItem(trace["label"], trace["policy"])
             self.policy.setCurrentIndex(max(self.policy.findText(previous),
                                             0))
+        placement = placement_trace(variant)
+        previous = self.state.currentIndex()
+        with QtCore.QSignalBlocker(self.state):
+            self.state.clear()
+            for state in (placement or {"states": []})["states"]:
+                self.state.addItem(state["label"])
+            self.state.setCurrentIndex(
+                previous if 0 <= previous < self.state.count() else 0)
         draw_policy_peaks(self.policy_plot.getPlotItem(), variant)
+        self._draw_state()
         self._draw_policy()
+
+    def _draw_state(self):
+        placement = placement_trace(self._shown_variant())
+        self.flows.clear()
+        if placement is None:
+            return
+        index = max(self.state.currentIndex(), 0)
+        draw_uplink_bars(self.bars_plot.getPlotItem(), placement, index)
+        state = placement["states"][index]
+        optimal = placement["optimal"]
+        best = {} if optimal is None else {
+            unit: placement["uplinks"][u]
+            for u, units in enumerate(optimal["units"]) for unit in units}
+        for uplink, flows, peak in zip(placement["uplinks"], state["flows"],
+                                       state["peak_pct"]):
+            lost = uplink in state["failed"]
+            item = QtWidgets.QTreeWidgetItem(
+                [f"{uplink} ({'lost' if lost else f'{peak:.0f} %'})", ""])
+            for flow in flows:
+                item.addChild(QtWidgets.QTreeWidgetItem(
+                    [flow, best.get(flow, "")]))
+            self.flows.addTopLevelItem(item)
+            item.setExpanded(True)
 
     def _draw_policy(self):
         traces, _ = teaming_traces(self._shown_variant())

@@ -9,6 +9,7 @@ the report can be regenerated from itself.
 
 import datetime
 import hashlib
+import json
 import os
 import re
 import uuid
@@ -17,7 +18,9 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.gui.bootstrap import FONT_FAMILY, application
 from app.gui.charts import new_plot_widget, variant_colour
-from app.gui.views import REPORT_CHART_WIDTH, VIEWS
+from app.gui.findings import effect_text, evidence_text
+from app.gui.views import REPORT_CHART_WIDTH, VIEWS, ReportChart
+from app.report.summary import executive_summary
 from app.scenario_io import atomic_write
 from models.scenario import dump_scenario
 from solvers.results import format_number
@@ -59,7 +62,8 @@ def write_report_headless(scenario, results, path, advice=None):
     write_report(scenario, results, path, advice)
 
 
-def write_report(scenario, results, path, advice=None):
+def write_report(scenario, results, path, advice=None, sweep_chart=None,
+                 checks=()):
     """Write the PDF report atomically (needs a QApplication).
 
     Parameters
@@ -71,6 +75,12 @@ def write_report(scenario, results, path, advice=None):
     advice : solvers.advise.AdviceResult, optional
         ``advise(scenario)``, listed as recommended changes; None leaves
         the section out.
+    sweep_chart : (str, callable), optional
+        A sweep shown in the app: its heading and ``draw(plot_item)``.
+    checks : sequence of (dict, list of dict)
+        Imported migration measurements (``ImportResult.checks``) with
+        their :func:`app.importers.migration.predicted_vs_measured` rows,
+        printed as "predicted vs measured" tables.
 
     Raises
     ------
@@ -103,7 +113,9 @@ def write_report(scenario, results, path, advice=None):
                              "application/json")
     painter = QtGui.QPainter(writer)
     try:
-        _Report(painter, writer).draw(scenario, results, advice)
+        report = _Report(painter, writer, scenario.meta.name)
+        report.draw(scenario, results, advice, sweep_chart, checks)
+        report.footer()
     finally:
         painter.end()
     buffer.close()
@@ -134,14 +146,62 @@ def report_date():
     return datetime.datetime.now(datetime.timezone.utc)
 
 
-class _Report:
-    """Page cursor: flowing text, tables and the chart, page by page."""
+#: Footer height at the bottom of each page [px]: the page number.
+FOOTER = 22
 
-    def __init__(self, painter, writer):
-        self.painter, self.writer = painter, writer
+#: Variant changes listed per variant in the scenario section; the rest
+#: are counted (the full list is in the attached scenario.toml).
+CHANGES_LISTED = 3
+
+#: A "gain" row whose every value is below this [%] is noise (MTU 9000
+#: gaining 0.015 % IOPS) and left out of the comparison table.
+NOISE_GAIN_PCT = 0.5
+
+#: Severities in the order the findings are listed.
+SEVERITY_ORDER = ("critical", "warning", "info")
+
+
+def noise_rows(results, metric_ids):
+    """Metric ids of "gain" rows (unit %) whose every value is below
+    :data:`NOISE_GAIN_PCT`."""
+    noisy = []
+    for metric_id in metric_ids:
+        if "gain" not in metric_id.rsplit(".", 1)[-1]:
+            continue
+        values = [m.value for v in results.variants for m in v.metrics
+                  if m.id == metric_id]
+        if values and all(abs(v) < NOISE_GAIN_PCT for v in values):
+            noisy.append(metric_id)
+    return noisy
+
+
+def grouped_findings(results):
+    """Findings by severity, each message once with the variants that
+    have it: ``[(severity, [(message, evidence, names)])]``."""
+    groups = {}
+    for variant in results.variants:
+        for finding in variant.findings:
+            entry = groups.setdefault(finding.severity, {}).setdefault(
+                finding.message, [finding, []])
+            entry[1].append(variant.name)
+    order = [s for s in SEVERITY_ORDER if s in groups] + \
+        [s for s in groups if s not in SEVERITY_ORDER]
+    return [(severity, [(message, finding, names) for message,
+                        (finding, names) in groups[severity].items()])
+            for severity in order]
+
+
+class _Report:
+    """Page cursor: flowing text, tables and the chart, page by page, with
+    the page number in each page's footer."""
+
+    def __init__(self, painter, writer, name):
+        self.painter, self.writer, self.name = painter, writer, name
         self.page = writer.pageLayout().paintRectPixels(RESOLUTION)
         self.width = self.page.width()
+        self.bottom = self.page.height() - FOOTER
         self.y = 0.0
+        self.page_number = 1
 
     # -- primitives --------------------------------------------------------
 
@@ -151,29 +211,50 @@ class _Report:
         font.setBold(bold)
         return font
 
+    def footer(self):
+        """The page number and the report's name at the page's foot."""
+        self.painter.setFont(self.font(7.5))
+        self.painter.setPen(QtGui.QColor("#555555"))
+        box = QtCore.QRectF(0, self.page.height() - FOOTER + 6, self.width,
+                            FOOTER - 6)
+        self.painter.drawText(box, int(_Qt.AlignmentFlag.AlignLeft),
+                              f"Linkplan report: {self.name}")
+        self.painter.drawText(box, int(_Qt.AlignmentFlag.AlignRight),
+                              f"Page {self.page_number}")
+
     def new_page(self):
+        self.footer()
         self.writer.newPage()
+        self.page_number += 1
         self.y = 0.0
 
     def ensure(self, height):
-        if self.y + height > self.page.height():
+        if self.y + height > self.bottom and self.y > 0:
             self.new_page()
+
+    def measure(self, text, size=9.5, bold=False, indent=0):
+        """Height of wrapped text [px]."""
+        self.painter.setFont(self.font(size, bold))
+        flags = int(_Qt.TextFlag.TextWordWrap | _Qt.AlignmentFlag.AlignLeft)
+        box = QtCore.QRectF(indent, 0, self.width - indent, 10_000)
+        return self.painter.boundingRect(box, flags, text).height()
 
     def text(self, text, size=9.5, bold=False, colour="#000000", indent=0,
              gap=4):
+        height = self.measure(text, size, bold, indent)
+        self.ensure(height)
         self.painter.setFont(self.font(size, bold))
         self.painter.setPen(QtGui.QColor(colour))
         flags = int(_Qt.TextFlag.TextWordWrap | _Qt.AlignmentFlag.AlignLeft)
-        box = QtCore.QRectF(indent, 0, self.width - indent, 10_000)
-        height = self.painter.boundingRect(box, flags, text).height()
-        self.ensure(height)
         self.painter.drawText(QtCore.QRectF(indent, self.y,
                                             self.width - indent, height),
                               flags, text)
         self.y += height + gap
 
-    def heading(self, text):
-        self.ensure(60)
+    def heading(self, text, keep=60):
+        """A section heading, on the page of the ``keep`` px that follow
+        it (never orphaned at a page's foot)."""
+        self.ensure(14 + self.measure(text, 12, True) + keep)
         self.y += 8
         self.text(text, size=12, bold=True, colour="#1f3b5a", gap=6)
 
@@ -183,22 +264,96 @@ class _Report:
                               QtCore.QPointF(self.width, self.y))
         self.y += 8
 
+    def labelled(self, label, text, size=10):
+        """``label`` in bold, then its text, wrapped beside it."""
+        label_width = 130
+        height = max(self.measure(text, size, indent=label_width),
+                     self.measure(label, size, True))
+        self.ensure(height)
+        self.painter.setFont(self.font(size, True))
+        self.painter.setPen(QtGui.QColor("#1f3b5a"))
+        flags = int(_Qt.TextFlag.TextWordWrap | _Qt.AlignmentFlag.AlignLeft)
+        self.painter.drawText(QtCore.QRectF(0, self.y, label_width - 8,
+                                            height), flags, label)
+        self.painter.setFont(self.font(size))
+        self.painter.setPen(QtGui.QColor("#000000"))
+        self.painter.drawText(QtCore.QRectF(label_width, self.y,
+                                            self.width - label_width,
+                                            height), flags, text)
+        self.y += height + 8
+
     # -- sections ----------------------------------------------------------
 
-    def draw(self, scenario, results, advice):
-        self.text("Linkplan comparison report", size=10, colour="#555555",
-                  gap=2)
+    def draw(self, scenario, results, advice, sweep_chart=None, checks=()):
+        self.summary_page(scenario, results, advice)
+        self.new_page()
+        self.scenario_section(scenario)
+        self.heading("Comparison (change against the base in brackets)",
+                     keep=120)
+        self.table(results)
+        self.heading("Binding limit")
+        for variant in results.variants:
+            self.text(f"{variant.name}: {variant.bottleneck.message}", gap=2)
+        for view in VIEWS:
+            for section in view.report_sections(results):
+                self.chart_section(section.heading, section.charts,
+                                   section.caption)
+        if sweep_chart is not None:
+            heading, draw = sweep_chart
+            self.chart_section(heading, (ReportChart(draw, 380),))
+        self.findings_section(results)
+        if advice is not None:
+            self.advice_section(advice)
+        for check, rows in checks:
+            self.check_section(check, rows)
+        self.assumptions_section(scenario, results)
+
+    def summary_page(self, scenario, results, advice):
+        """Page 1: the question, the recommended choice, its margin and
+        the binding limit."""
+        summary = executive_summary(scenario, results, advice)
+        self.text("Linkplan comparison report · executive summary",
+                  size=10, colour="#555555", gap=2)
         self.text(scenario.meta.name, size=17, bold=True, gap=4)
         self.text(f"Linkplan {results.linkplan_version} · "
                   f"{report_date().date().isoformat()} · scenario SHA-256 "
                   f"{results.scenario_sha256[:16]}…", size=8,
                   colour="#555555")
         self.rule()
-        if scenario.meta.description:
-            self.text(scenario.meta.description)
+        self.labelled("Question", summary.question)
         for objective in scenario.meta.objectives:
-            self.text(f"Objective: {objective}", indent=0)
+            self.labelled("Objective", objective)
+        if summary.goal is not None:
+            self.labelled("Goal", summary.goal)
+            self.labelled("Recommended", summary.best or "none")
+            self.labelled("Margin", summary.margin)
+        self.labelled("Binding limit", summary.binding_limit)
+        if summary.next_step:
+            self.labelled("Next step", summary.next_step)
+        if summary.values:
+            self.y += 6
+            unit = {"1": "", "": ""}.get(summary.unit, f" [{summary.unit}]")
+            self.text(f"{summary.goal}{unit}, every variant:", bold=True,
+                      gap=2)
+            base = summary.values[0][1]
+            for name, value in summary.values:
+                shown = "no value" if value is None else format_number(value)
+                if value is not None and base and name != \
+                        summary.values[0][0] and \
+                        abs(value / base - 1) >= 5e-4:
+                    shown += f" ({100 * (value / base - 1):+.1f} %)"
+                marker = "  ◀ recommended" if name == summary.best else ""
+                self.text(f"{name}: {shown}{marker}", indent=12, gap=1,
+                          bold=name == summary.best)
+        counts = {severity: len(items)
+                  for severity, items in grouped_findings(results)}
+        if counts:
+            self.y += 6
+            self.text("Findings: " + ", ".join(
+                f"{count} {severity}" for severity, count in counts.items())
+                + " (listed with their evidence further on)", gap=2)
 
+    def scenario_section(self, scenario):
         self.heading("Scenario")
         host, network = scenario.host, scenario.network
         nics = ", ".join(f"{n.id} {n.speed_gbps:g} Gbit/s"
@@ -212,48 +367,75 @@ class _Report:
                 f"{'on' if network.tcp_timestamps else 'off'}, overlay "
                 f"{network.encapsulation}"):
             self.text(line, gap=2)
-        self.y += 4
-        self.text("Variants (changes to the base):", bold=True, gap=2)
+        if scenario.variants:
+            self.y += 4
+            self.text("Variants (changes to the base):", bold=True, gap=2)
         for variant in scenario.variants:
-            self.text(f"{variant.name}: {variant.describe()}", indent=12,
-                      gap=2)
+            self.text(f"{variant.name}: {describe_briefly(variant)}",
+                      size=8.5, indent=12, gap=2)
 
-        self.heading("Comparison")
-        self.table(results)
+    def chart_section(self, heading, charts, caption=""):
+        first = charts[0].height * self.width / REPORT_CHART_WIDTH
+        self.heading(heading, keep=first)
+        for chart in charts:
+            self.chart(chart.draw, QtCore.QSize(REPORT_CHART_WIDTH,
+                                                chart.height))
+        if caption:
+            self.text(caption, size=8, colour="#555555")
 
-        self.heading("Binding limit")
-        for variant in results.variants:
-            self.text(f"{variant.name}: {variant.bottleneck.message}", gap=2)
+    def findings_section(self, results):
+        groups = grouped_findings(results)
+        if not groups:
+            return
+        self.heading("Findings")
+        all_names = len(results.variants)
+        for severity, items in groups:
+            self.text(f"{severity.capitalize()} ({len(items)})", bold=True,
+                      colour={"critical": "#B00020",
+                              "warning": "#B35900"}.get(severity,
+                                                        "#1f5a8a"), gap=2)
+            for message, finding, names in items:
+                where = "all variants" if len(names) == all_names \
+                    else ", ".join(names)
+                self.text(f"{message} ({where})", indent=12, gap=1)
+                evidence = evidence_text(finding.evidence)
+                if evidence:
+                    self.text(f"Evidence: {evidence}", size=8,
+                              colour="#555555", indent=24, gap=3)
 
-        self.new_page()
-        for view in VIEWS:
-            for section in view.report_sections(results):
-                self.heading(section.heading)
-                for chart in section.charts:
-                    self.chart(chart.draw, QtCore.QSize(REPORT_CHART_WIDTH,
-                                                        chart.height))
-                if section.caption:
-                    self.text(section.caption, size=8, colour="#555555")
+    def advice_section(self, advice):
+        self.heading("Recommended changes (base scenario)")
+        self.text(f"Goal {advice.goal}: {advice.metric} = "
+                  f"{format_number(advice.base_value)} now. Each effect is "
+                  "the model re-solved with the change.", gap=4)
+        if not advice.recommendations:
+            self.text("No change improves the goal.")
+        for rank, r in enumerate(advice.recommendations, 1):
+            self.text(f"{rank}. {r.message}", gap=1)
+            for line in effect_text(r):
+                self.text(line, size=8.5, indent=16, gap=1)
+            self.y += 3
 
-        if advice is not None:
-            self.heading("Recommended changes (base scenario)")
-            self.text(f"Goal {advice.goal}: {advice.metric} = "
-                      f"{advice.base_value:.4g} now. Each effect is the "
-                      "model re-solved with the change.", gap=4)
-            if not advice.recommendations:
-                self.text("No change improves the goal.")
-            for rank, r in enumerate(advice.recommendations, 1):
-                self.text(f"{rank}. {r.message}", gap=3)
+    def check_section(self, check, rows):
+        """Predicted vs measured for an imported, completed migration."""
+        self.heading(f"Predicted vs measured: migration "
+                     f"{check['migration']}", keep=100)
+        self.text(f"Measured: {check['source']}", size=8, colour="#555555")
+        for row in rows:
+            unit = f" {row['unit']}" if row["unit"] else ""
+            predicted = "no value (does not converge)" \
+                if row["predicted"] is None \
+                else f"{format_number(row['predicted'])}{unit}"
+            error = "" if row["error_pct"] is None \
+                else f", error {row['error_pct']:+.1f} %"
+            self.text(f"{row['label']}: predicted {predicted}, measured "
+                      f"{format_number(row['measured'])}{unit}{error}",
+                      indent=12, gap=1)
 
-        findings = [(v.name, f) for v in results.variants
-                    for f in v.findings]
-        if findings:
-            self.heading("Findings")
-            for name, finding in findings:
-                self.text(f"{name} · {finding.severity}: {finding.message}")
-
+    def assumptions_section(self, scenario, results):
         self.heading("Assumptions")
-        # the scenario's own (imported values name their file and column)
+        # the scenario's own first: imported values name their file and
+        # column ("Measured ... from FILE, COLUMN")
         for assumption in scenario.meta.assumptions:
             self.text(f"• {assumption}", gap=2)
         shared, specific = results.assumptions_by_scope()
@@ -267,12 +449,14 @@ class _Report:
                   size=8, colour="#555555")
 
     def table(self, results):
-        """Metrics as rows, variants as columns; continues on new pages
-        with the header repeated."""
+        """Metrics as rows, variants as columns, each value with its change
+        against the base; variant names wrap in the header; continues on
+        new pages with the header repeated."""
         metric_ids = results.metric_ids(unique_rows=True)
+        noisy = set(noise_rows(results, metric_ids))
+        metric_ids = [m for m in metric_ids if m not in noisy]
         columns = len(results.variants)
-        size = 8.5 if columns <= 5 else 7
-        row_height = 20
+        size = 8.5 if columns <= 4 else 7 if columns <= 7 else 6.2
         labels = {}
         for metric_id in metric_ids:
             first = next(v.metric(metric_id) for v in results.variants
@@ -280,14 +464,34 @@ class _Report:
             labels[metric_id] = f"{first.label} [{first.unit}]"
         metrics = QtGui.QFontMetricsF(self.font(size), self.writer)
         widest = max(metrics.horizontalAdvance(t) for t in labels.values())
-        label_width = min(widest + 16, self.width * 0.55)
+        label_width = min(widest + 16, self.width * (0.45 if columns <= 4
+                                                     else 0.3))
         column_width = (self.width - label_width) / columns
-        header_height = 2 * row_height
+        # the change against the base beside the value where it fits,
+        # else on a second line
+        one_line = column_width > metrics.horizontalAdvance(
+            "1,234,567 (+100.0 %)") + 8
+        row_height = (1 if one_line else 2) * metrics.lineSpacing() + 8
         flags_right = int(_Qt.AlignmentFlag.AlignRight
                           | _Qt.AlignmentFlag.AlignVCenter
                           | _Qt.TextFlag.TextWordWrap)
         flags_left = int(_Qt.AlignmentFlag.AlignLeft
-                         | _Qt.AlignmentFlag.AlignVCenter)
+                         | _Qt.AlignmentFlag.AlignVCenter
+                         | _Qt.TextFlag.TextWordWrap)
+        bold = QtGui.QFontMetricsF(self.font(size, bold=True), self.writer)
+
+        def name_flags(name):
+            # whole words on their own lines; a word wider than the column
+            # (rare) breaks anywhere rather than being clipped
+            widest_word = max(bold.horizontalAdvance(w)
+                              for w in name.split() or [""])
+            return flags_right | (int(_Qt.TextFlag.TextWrapAnywhere)
+                                  if widest_word > column_width - 4 else 0)
+        header_height = 8 + max(
+            bold.boundingRect(QtCore.QRectF(0, 0, column_width - 4, 1000),
+                              name_flags(v.name), v.name).height()
+            for v in results.variants)
+        base = results.variants[0]
 
         def header():
             self.ensure(header_height + 3 * row_height)
@@ -302,15 +506,16 @@ class _Report:
             for index, variant in enumerate(results.variants):
                 self.painter.setPen(QtGui.QColor(variant_colour(index)))
                 self.painter.drawText(
-                    QtCore.QRectF(label_width + index * column_width, self.y,
-                                  column_width - 4, header_height),
-                    flags_right, variant.name)
+                    QtCore.QRectF(label_width + index * column_width,
+                                  self.y + 4, column_width - 4,
+                                  header_height - 8),
+                    name_flags(variant.name), variant.name)
             self.y += header_height
             self.painter.setFont(self.font(size))
 
         header()
         for row, metric_id in enumerate(metric_ids):
-            if self.y + row_height > self.page.height():
+            if self.y + row_height > self.bottom:
                 self.new_page()
                 header()
             if row % 2:
@@ -321,11 +526,20 @@ class _Report:
             self.painter.drawText(
                 QtCore.QRectF(4, self.y, label_width - 4, row_height),
                 flags_left, labels[metric_id])
+            try:
+                reference = base.metric(metric_id).value
+            except KeyError:
+                reference = None
             for index, variant in enumerate(results.variants):
                 try:
-                    value = format_number(variant.metric(metric_id).value)
+                    number = variant.metric(metric_id).value
+                    value = format_number(number)
                 except KeyError:
-                    value = "–"
+                    number, value = None, "–"
+                if index and number is not None and reference and \
+                        abs(number / reference - 1) >= 5e-4:
+                    value += (" " if one_line else "\n") + \
+                        f"({100 * (number / reference - 1):+.1f} %)"
                 self.painter.drawText(
                     QtCore.QRectF(label_width + index * column_width,
                                   self.y, column_width - 4, row_height),
@@ -335,6 +549,10 @@ class _Report:
         self.painter.drawLine(QtCore.QPointF(0, self.y),
                               QtCore.QPointF(self.width, self.y))
         self.y += 6
+        if noisy:
+            self.text("Left out: " + ", ".join(sorted(labels_of(
+                results, noisy))) + f" (below {NOISE_GAIN_PCT:g} % in "
+                "every variant).", size=7.5, colour="#555555")
 
     def chart(self, draw, size):
         """Render a chart drawn by ``draw(plot_item)`` at full width."""
@@ -342,7 +560,8 @@ class _Report:
         widget.setFixedSize(size)
         draw(widget.getPlotItem())
         # pyqtgraph lays items out only once shown (pyqtgraph issues #8,
-        # #1997); offscreen, showing costs nothing.
+        # #1997); never mapped on screen, so no window flashes by
+        widget.setAttribute(_Qt.WidgetAttribute.WA_DontShowOnScreen)
         widget.show()
         QtWidgets.QApplication.processEvents()
         height = self.width * size.height() / size.width()
@@ -366,3 +585,28 @@ class _Report:
         widget.close()
         widget.deleteLater()
         self.y += height + 6
+
+
+def labels_of(results, metric_ids):
+    """The labels of some metrics (the first variant that has each)."""
+    found = {}
+    for variant in results.variants:
+        for metric in variant.metrics:
+            if metric.id in metric_ids:
+                found.setdefault(metric.id, metric.label)
+    return found.values()
+
+
+def describe_briefly(variant):
+    """A variant's changes, the first :data:`CHANGES_LISTED` of them."""
+    changes = list(variant.set.items())
+    text = ", ".join(f"{path} = {_shortened(json.dumps(value, ensure_ascii=False))}"
+                     for path, value in changes[:CHANGES_LISTED])
+    if len(changes) > CHANGES_LISTED:
+        text += f" … and {len(changes) - CHANGES_LISTED} more"
+    return text or "no change"
+
+
+def _shortened(text, most=60):
+    """Long values (a whole list of flows) cut to ``most`` characters."""
+    return text if len(text) <= most else text[:most - 1] + "…"

@@ -13,13 +13,16 @@ from models.units import (GIB, MIB, bytes_per_s_to_gbps,
 from solvers import goalseek, metric_ids
 from solvers.analysis import (EMPTY, AnalysisResult, Candidate,
                               ColumnResult, metric_value)
-from solvers.results import Finding
 from solvers.inputs import compression_note, migration_carrier
+from solvers.results import Bottleneck, Finding
 from solvers.schedule import precopy
 
 NAME = "migration"
 ORDER = 2
-BOTTLENECK_PRIORITY = 5
+#: Before the host's: a migration names a limit only when it does not
+#: converge or converges only by throttling the guest, and then that is
+#: the verdict on the question, not the transport's line rate.
+BOTTLENECK_PRIORITY = -1
 REQUIRES = ("host",)
 #: Inputs families it reads with ``details=False`` (it reads no
 #: document field a column sweep varies): see :mod:`solvers.analysis`.
@@ -31,14 +34,15 @@ def analyse(inputs, upstream, *, details=True):
     rows = inputs.migrations
     if not rows.owners:
         return [EMPTY] * len(inputs.documents)
-    out = [{"metrics": {}, "findings": [], "assumptions": [], "traces": {}}
-           for _ in inputs.documents]
+    out = [{"metrics": {}, "findings": [], "assumptions": [], "traces": {},
+            "bottleneck": None} for _ in inputs.documents]
     _evaluate(rows, [r.provides["rates"] for r in upstream["host"]], out,
               details, inputs.documents)
     return [AnalysisResult(metrics=o["metrics"],
                            findings=tuple(o["findings"]),
                            assumptions=tuple(o["assumptions"]),
-                           traces=o["traces"]) for o in out]
+                           traces=o["traces"],
+                           bottleneck=o["bottleneck"]) for o in out]
 
 
 def analyse_columns(inputs, upstream):
@@ -146,8 +150,10 @@ def _evaluate(rows, rates, out, details, documents):
                                   for k, v in values.items()})
         if not details:
             continue
-        target["findings"].extend(_findings(item, result, r, rate[r],
-                                            window_rate[r]))
+        found = _findings(item, result, r, rate[r], window_rate[r])
+        target["findings"].extend(found)
+        if target["bottleneck"] is None:
+            target["bottleneck"] = _bottleneck(found)
         target["traces"][metric_ids.rounds_trace(item.name)] = \
             _trace(result, r)
         rule = migration.STOP_RULES[item.stop_rule]
@@ -327,6 +333,15 @@ def _findings(item, result, r, rate, window_rate):
                      "rule of its hypervisor, not by reaching its downtime "
                      "target."), evidence=evidence)]
     return []
+
+
+def _bottleneck(findings):
+    """The migration's verdict when it does not converge or converges
+    only throttled (its finding's words), else None: the transport binds."""
+    for finding in findings:
+        if finding.id in ("migration.no_convergence", "migration.throttled"):
+            return Bottleneck(finding.id, finding.message)
+    return None
 
 
 def candidates(doc, goal, base):

@@ -37,7 +37,7 @@ def analyse(inputs, upstream, *, details=True):
     if not rows.owners:
         return [EMPTY] * len(inputs.documents)
     out = [{"metrics": {}, "findings": [], "assumptions": [],
-            "bottleneck": None} for _ in inputs.documents]
+            "bottleneck": None, "limits": []} for _ in inputs.documents]
     result = evaluate_rows(rows.columns)
     names = {}   # metric ids of each workload name, built once
     for i, (d, item) in enumerate(rows.owners):
@@ -45,6 +45,9 @@ def analyse(inputs, upstream, *, details=True):
             names[item.name] = _ids(item.name)
         _collect(inputs.documents[d], item, result, i, out[d], details,
                  names[item.name])
+    for o in out:
+        if o["limits"]:
+            o["bottleneck"] = _verdict(o["limits"], details)
     return [AnalysisResult(metrics=o["metrics"],
                            findings=tuple(o["findings"]),
                            assumptions=tuple(o["assumptions"]),
@@ -93,15 +96,19 @@ def _values(result, i):
 def _collect(doc, item, result, i, out, details, ids):
     values = _values(result, i)
     headline, own = ids
-    if out["bottleneck"] is None:   # the first workload is the headline
+    goal = doc.goal.kind if doc.goal else None
+    if not out["limits"]:   # the first workload is the headline
         out["metrics"].update(zip(headline, values))
-        limit = storage.LIMITS[result["limit"][i, 0]]
-        out["bottleneck"] = Bottleneck(
-            f"storage.{limit}", _describe_limit(limit, item, result, i)
-            if details else "")
+    limit = storage.LIMITS[result["limit"][i, 0]]
+    if goal != "latency_target" and \
+            result["oio"][i] < OIO_LOW_SHARE * result["knee"][i, 0]:
+        # below the knee the workload does not ask for what the ceiling
+        # allows: its own concurrency binds (as its finding says)
+        limit = "oio"
+    out["limits"].append((limit, item.name, _describe_limit(
+        limit, item, result, i) if details else ""))
     out["metrics"].update(zip(own, values))
     if details:
-        goal = doc.goal.kind if doc.goal else None
         out["findings"].extend(_findings(item, result, i, goal))
         out["assumptions"].extend(_assumptions(item))
 
@@ -138,8 +145,27 @@ def evaluate_rows(col):
     return result
 
 
+def _verdict(limits, details):
+    """One binding limit for all workloads of a document: the first
+    workload's, with how many of the others the same limit binds."""
+    limit, _, message = limits[0]
+    if details and len(limits) > 1:
+        others = [name for kind, name, _ in limits[1:] if kind != limit]
+        message += (f"; the same limit binds all {len(limits)} workloads"
+                    if not others else
+                    f"; {len(limits) - 1 - len(others)} of the other "
+                    f"{len(limits) - 1} workloads share it, "
+                    f"{', '.join(others)} differ")
+    return Bottleneck(f"storage.{limit}", message)
+
+
 def _describe_limit(limit, item, result, i):
     ceiling = result["ceiling"][i, 0]
+    if limit == "oio":
+        return (f"{item.name}: the outstanding IO ({result['oio'][i]:g}) "
+                f"is below the knee of {result['knee'][i, 0]:.1f}: "
+                f"{result['iops'][i, 0]:,.0f} IOPS of the "
+                f"{ceiling:,.0f}/s the path allows")
     every_core = item.sessions_per_path is None \
         and item.protocol in storage.EVERY_CORE_PROTOCOLS
     text = {"backend": "the storage back end",

@@ -200,6 +200,9 @@ def _analyse_team(doc, team, flows, team_id, out):
             100 * configured["peak"]
         metrics[metric_ids.teaming("optimal", "lower_bound_pct",
                                    team_id)] = 100 * configured["bound"]
+    out["traces"][metric_ids.placement_trace(team.policy, team_id)] = \
+        _placement_trace(team, columns, speed, hypervisor, uplinks,
+                         results[team.policy], configured)
     if team.nioc:
         _nioc(team, columns, results[team.policy], speed, team_id, metrics)
     out["findings"].extend(_findings(team, columns, speed, results, compare,
@@ -418,6 +421,7 @@ def _optimal(columns, speed, usable, unit, results):
     bounds = teaming.placement_lower_bound(demand, speeds)
     bound = float(bounds.max())
     best = np.inf
+    placed = None
     shapes = []
     for step in np.argsort(-bounds, kind="stable"):
         # a snapshot proportional to one already placed has the same best
@@ -438,15 +442,29 @@ def _optimal(columns, speed, usable, unit, results):
         bound = max(bound, result.lower_bound)
         loads = teaming.member_loads(result.member, demand, speeds.size)
         peak = float((loads / speeds).max())
+        if peak < best:
+            # the placement itself, for the teaming view: each active
+            # uplink's peak and the units (ports or flows) it carries
+            placed = {"util": (loads / speeds).max(axis=0),
+                      "member": np.asarray(usable)[result.member]}
         best = min(best, peak)
         if best <= bound * (1 + 1e-9):
             break
     if not columns.constrained:
-        same_unit = [r["peak"] for p, r in results.items()
+        same_unit = {p: r for p, r in results.items()
                      if p != "balance_rr"
-                     and (unit == "flow" or p in PORT_POLICIES)]
-        best = min([best] + same_unit)
-    return {"peak": best, "bound": min(bound, best)}
+                     and (unit == "flow" or p in PORT_POLICIES)}
+        policy = min(same_unit, key=lambda p: same_unit[p]["peak"],
+                     default=None)
+        if policy is not None and same_unit[policy]["peak"] < best:
+            best = same_unit[policy]["peak"]
+            own = same_unit[policy]
+            member = own["member_at_peak"]
+            placed = {"util": own["util"].max(axis=0)[usable],
+                      "member": member if unit == "flow" else
+                      np.array([member[np.flatnonzero(columns.unit == u)[0]]
+                                for u in range(columns.units)])}
+    return {"peak": best, "bound": min(bound, best), "placed": placed}
 
 
 def _failure_sets(team, uplinks):
@@ -484,6 +502,58 @@ def _failure_peak(policy, columns, speed, team, hypervisor, failures,
                       "overloaded": int((result["util"].max(axis=0)
                                          > 1).sum())}
     return worst, detail
+
+
+#: Most uplinks lost at once in the teaming view's N-k states.
+VIEW_MAX_FAILURES = 2
+
+
+def _placement_trace(team, columns, speed, hypervisor, uplinks, healthy,
+                     optimal):
+    """Each uplink's peak utilization and the flows it carries at the
+    peak under the configured policy: with all uplinks, and after the
+    worst loss of 1..k of them (N-1, N-k); and the optimal placement."""
+
+    def state(label, result, failed):
+        member = result["member_at_peak"]
+        return {"label": label, "failed": [uplinks[i] for i in failed],
+                "peak_pct": (100 * result["util"].max(axis=0)).tolist(),
+                "flows": [[columns.ids[f] for f in np.flatnonzero(member == u)]
+                          for u in range(len(uplinks))]}
+
+    states = [state("All uplinks", healthy, ())]
+    most = min(max(team.failures, VIEW_MAX_FAILURES), len(uplinks) - 1)
+    for k in range(1, most + 1):
+        worst, worst_failed = None, None
+        for failed in combinations(range(len(uplinks)), k):
+            usable = _usable_after(team, set(failed))
+            if not usable:
+                continue
+            tx, rx, _ = _place(team.policy, columns, usable, speed, team,
+                               hypervisor)
+            result = _loads(team.policy, columns, tx, rx, speed, usable)
+            if worst is None or result["peak"] > worst["peak"]:
+                worst, worst_failed = result, failed
+        if worst is not None:
+            lost = ", ".join(uplinks[i] for i in worst_failed)
+            states.append(state(f"N-{k}: {lost} lost (worst case)", worst,
+                                worst_failed))
+    trace = {"uplinks": list(uplinks), "speed_gbps": speed.tolist(),
+             "policy": team.policy, "label": TEAMING_POLICIES[team.policy][0],
+             "states": states, "optimal": None}
+    if optimal and optimal.get("placed") is not None:
+        placed = optimal["placed"]
+        unit_names = columns.owners if team.policy in PORT_POLICIES \
+            else columns.ids
+        peak = np.zeros(len(uplinks))
+        active = sorted(set(range(len(team.members))))
+        peak[active] = 100 * np.asarray(placed["util"])[:len(active)]
+        trace["optimal"] = {
+            "peak_pct": peak.tolist(),
+            "units": [[unit_names[i] for i in
+                       np.flatnonzero(placed["member"] == u)]
+                      for u in range(len(uplinks))]}
+    return trace
 
 
 def _nioc(team, columns, result, speed, team_id, metrics):

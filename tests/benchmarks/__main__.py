@@ -10,14 +10,14 @@ import sys
 from tests.benchmarks import (bench_advise, bench_evacuation, bench_fleet,
                               bench_gui, bench_host, bench_import,
                               bench_migration, bench_placement, bench_size,
-                              bench_startup, bench_sweep, bench_teaming,
-                              bench_wire, bench_workspace)
+                              bench_startup, bench_sweep, bench_sweep_screen,
+                              bench_teaming, bench_wire, bench_workspace)
 
 BENCHMARKS = [*bench_wire.BENCHMARKS, *bench_host.BENCHMARKS,
               *bench_migration.BENCHMARKS, *bench_evacuation.BENCHMARKS,
               *bench_teaming.BENCHMARKS, *bench_placement.BENCHMARKS,
               *bench_advise.BENCHMARKS, *bench_sweep.BENCHMARKS,
-              *bench_fleet.BENCHMARKS,
+              *bench_fleet.BENCHMARKS, *bench_sweep_screen.BENCHMARKS,
               *bench_startup.BENCHMARKS, *bench_import.BENCHMARKS,
               *bench_size.BENCHMARKS,
               *bench_gui.BENCHMARKS, *bench_workspace.BENCHMARKS]

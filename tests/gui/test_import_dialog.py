@@ -11,6 +11,7 @@ def test_preview_of_an_rvtools_export(qtbot):
     dialog = ImportDialog()
     qtbot.addWidget(dialog)
     dialog.load("rvtools", [str(SAMPLES / "rvtools_4_1.xlsx")])
+    dialog.wait()
     assert dialog.scenarios.count() == 2
     text = dialog.preview.toPlainText()
     assert "Will create: esx01.example" in text
@@ -27,6 +28,7 @@ def test_preview_shows_predicted_vs_measured(qtbot):
     dialog = ImportDialog()
     qtbot.addWidget(dialog)
     dialog.load("qemu", [str(SAMPLES / "qmp_query_migrate_rounds.jsonl")])
+    dialog.wait()
     assert "Predicted vs measured" in dialog.preview.toPlainText()
 
 
@@ -34,6 +36,7 @@ def test_nothing_to_import_disables_open(qtbot):
     dialog = ImportDialog()
     qtbot.addWidget(dialog)
     dialog.load("esxtop", [str(SAMPLES / "rvtools_4_1.xlsx")])
+    dialog.wait()
     open_button = dialog.buttons.button(
         QtWidgets.QDialogButtonBox.StandardButton.Open)
     assert not open_button.isEnabled() and dialog.chosen is None
@@ -45,6 +48,7 @@ def test_nothing_to_import_disables_open(qtbot):
 def test_menu_opens_the_chosen_scenario(qtbot, window, monkeypatch):
     def accept(self):
         self.load("esxtop", [str(SAMPLES / "esxtop_batch.csv")])
+        self.wait()
         return True
 
     monkeypatch.setattr(ImportDialog, "exec", accept)
@@ -72,3 +76,30 @@ def test_pdf_lists_the_measured_values_with_file_and_column(tmp_path):
     # one line per source column: each uplink's speed has its own counter
     assert "Measured (1 value: nics[0].speed_gbps) from" in text
     assert "vmnic0)\\Link Speed (Mb)" in text
+
+
+def test_import_runs_off_the_gui_thread_and_its_check_reaches_the_pdf(
+        qtbot, window, monkeypatch, tmp_path):
+    from pypdf import PdfReader
+
+    started = []
+
+    def accept(self):
+        self.load("qemu", [str(SAMPLES / "qmp_query_migrate_rounds.jsonl")])
+        # the worker reads the file; the dialog shows that it is reading
+        started.append(self.preview.toPlainText())
+        self.wait()
+        return True
+
+    monkeypatch.setattr(ImportDialog, "exec", accept)
+    action = next(a for a in window.menuBar().actions()[0].menu().actions()
+                  if a.text() == "&Import…")
+    action.trigger()
+    assert started[0].startswith("Reading 1 file(s)")
+    assert len(window.measured_checks) == 1
+    out = tmp_path / "report.pdf"
+    assert window.export_pdf_to(out)
+    text = " ".join(" ".join(page.extract_text().split())
+                    for page in PdfReader(out).pages)
+    assert "Predicted vs measured: migration" in text
+    assert "measured" in text and "error" in text

@@ -37,7 +37,7 @@ def test_opens_the_example_with_every_variant(window):
     assert len(window.results.metric_ids()) == 20
     assert window.variants.count() == 5
     assert goodput_cell(window) == "9.415"
-    assert "line rate" in window.notes.toPlainText()
+    assert "line rate" in window.findings.plain_text()
 
 
 def test_editing_mtu_updates_table_chart_and_title(qtbot, window):
@@ -214,7 +214,7 @@ def test_transport_tab_shows_one_bar_per_variant(window):
     bars = [item for item in tab.plots[0].getPlotItem().items
             if isinstance(item, pg.BarGraphItem)]
     assert len(bars) == 8
-    assert "team hash puts 4 flow(s)" in window.notes.toPlainText()
+    assert "team hash puts 4 flow(s)" in window.findings.plain_text()
 
 
 def test_many_redraws_keep_none_alive(window):
@@ -244,7 +244,7 @@ def test_migration_tab_names_migrations_that_do_not_converge(window):
              if isinstance(item, pg.TextItem)]
     assert texts[0] == "does not converge"
     assert texts[2] != "does not converge"
-    assert "does not complete" in window.notes.toPlainText()
+    assert "does not complete" in window.findings.plain_text()
 
 
 def test_teaming_tab_compares_policies_and_follows_the_variant(window):

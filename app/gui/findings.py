@@ -1,0 +1,249 @@
+"""The binding-limit and findings panel: per variant, the limit that
+binds with the numbers that produced it, the findings grouped by severity
+with their evidence, the recommendations with their re-evaluated effect
+and an Apply button (to the base or as a new variant), and the
+assumptions."""
+
+import re
+from html import escape
+
+from PySide6 import QtCore, QtWidgets
+
+from solvers import metric_ids
+from solvers.results import format_number
+
+#: Severities in the order they are listed, with their colour.
+SEVERITIES = (("critical", "#B00020"), ("warning", "#B35900"),
+              ("info", "#1f5a8a"))
+
+#: A dot inside a parameter path or metric id (not a decimal point).
+_PATH_DOT = re.compile(r"\.(?=[A-Za-z_\[])")
+
+#: Most intermediate values listed under the binding limit: the headline
+#: numbers of its analysis, not every per-item repeat.
+CALCULATION_ROWS = 12
+
+
+def calculation(variant):
+    """The numbers behind a variant's binding limit: ``(label, value,
+    unit)`` of the headline metrics of the analysis that named it (for a
+    teaming limit, the team's configured and optimal figures)."""
+    family = variant.bottleneck.id.partition(".")[0]
+    rows = []
+    for metric in variant.metrics:
+        try:
+            parsed = metric_ids.parse(metric.id)
+        except ValueError:
+            continue
+        if parsed.family != family:
+            continue
+        if family != "teaming" and parsed.name is not None:
+            continue
+        rows.append((metric.label.replace(" (1 yes, 0 no)", ""),
+                     shown_value(metric), metric.unit))
+    return rows[:CALCULATION_ROWS]
+
+
+def shown_value(metric):
+    """A metric's value as the panel shows it: yes/no for a flag."""
+    if metric.label.endswith("(1 yes, 0 no)"):
+        return "yes" if metric.value else "no"
+    return format_number(metric.value)
+
+
+def evidence_text(evidence):
+    """A finding's evidence in words: its metric's value against the
+    threshold, with the unit."""
+    metric_id = evidence.get("metric")
+    value, threshold = evidence.get("value"), evidence.get("threshold")
+    if metric_id is None or value is None:
+        return ""
+    try:
+        unit, label = metric_ids.info(metric_id)
+    except (KeyError, ValueError):
+        unit, label = "", metric_id
+    unit = "" if unit in ("1", "") else f" {unit}"
+    text = f"{label}: {_shown(value, unit)}"
+    if threshold is not None:
+        text += f" against {_shown(threshold, unit)}"
+    return text
+
+
+def _shown(value, unit):
+    """A number with its unit; a setting (``'vrss'``, a flag) as it is."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return f"{format_number(float(value))}{unit}"
+    return str(value)
+
+
+def effect_text(recommendation):
+    """A recommendation's re-evaluated effect, one metric per line."""
+    lines = []
+    for metric_id, effect in recommendation.effect.items():
+        try:
+            label = metric_ids.info(metric_id)[1]
+        except (KeyError, ValueError):
+            label = metric_id
+        unit = "" if effect["unit"] in ("1", "") else f" {effect['unit']}"
+        change = effect.get("change_pct")
+        change = "" if change is None else f" ({change:+.1f} %)"
+        lines.append(f"{label}: {format_number(effect['before'])} → "
+                     f"{format_number(effect['after'])}{unit}{change}")
+    return lines
+
+
+def change_text(recommendation):
+    return "; ".join(f"{path}: {c['old']!r} → {c['new']!r}"
+                     for path, c in recommendation.change.items())
+
+
+class FindingsPanel(QtWidgets.QWidget):
+    """Shows one variant's verdict (picked) and the base's
+    recommendations as one rich text (redrawn in a few milliseconds on
+    every edit); each recommendation's Apply and As variant links emit
+    ``apply_requested(recommendation, as_variant)``."""
+
+    apply_requested = QtCore.Signal(object, bool)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.results = None
+        self.advice = None          # AdviceResult of the base, or None
+        self.advice_note = ""       # why there is none, or "computing"
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        picker = QtWidgets.QHBoxLayout()
+        picker.addWidget(QtWidgets.QLabel("Verdict for"))
+        self.variant = QtWidgets.QComboBox()
+        self.variant.setToolTip("Variant whose binding limit and findings "
+                                "are shown")
+        self.variant.setSizeAdjustPolicy(
+            QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.variant.currentIndexChanged.connect(self._redraw)
+        picker.addWidget(self.variant)
+        picker.addStretch(1)
+        layout.addLayout(picker)
+        self.browser = QtWidgets.QTextBrowser()
+        self.browser.setOpenLinks(False)
+        self.browser.anchorClicked.connect(lambda url: self.follow(
+            url.toString()))
+        layout.addWidget(self.browser, 1)
+        #: link -> (recommendation, as_variant) of the text shown
+        self.links = {}
+
+    # -- input -------------------------------------------------------------
+
+    def show_results(self, results):
+        self.results = results
+        names = [v.name for v in results.variants]
+        previous = self.variant.currentText()
+        with QtCore.QSignalBlocker(self.variant):
+            self.variant.clear()
+            self.variant.addItems(names)
+            self.variant.setCurrentIndex(names.index(previous)
+                                         if previous in names else 0)
+        self._redraw()
+
+    def show_advice(self, advice, note=""):
+        """The base's recommendations (an AdviceResult), or None with why
+        there are none (``note``)."""
+        self.advice, self.advice_note = advice, note
+        self._redraw()
+
+    def follow(self, link):
+        """Apply the recommendation behind an Apply / As variant link."""
+        if link in self.links:
+            self.apply_requested.emit(*self.links[link])
+
+    # -- drawing -----------------------------------------------------------
+
+    def selected_variant(self):
+        if self.results is None:
+            return None
+        return self.results.variants[max(self.variant.currentIndex(), 0)]
+
+    def _redraw(self):
+        variant = self.selected_variant()
+        if variant is None:
+            return
+        self.links = {}
+        html = (self._limit_section(variant)
+                + self._findings_section(variant)
+                + self._advice_section() + self._assumptions_section())
+        # parameter paths and metric ids have no spaces: a zero-width
+        # space after each dot lets them wrap to the panel's width
+        scroll = self.browser.verticalScrollBar().value()
+        self.browser.setHtml(_PATH_DOT.sub(".\u200b", html))
+        self.browser.verticalScrollBar().setValue(scroll)
+
+    @staticmethod
+    def _limit_section(variant):
+        html = (f"<b>Binding limit</b><p style='margin-left:8px'>"
+                f"{escape(variant.bottleneck.message)}</p>")
+        rows = calculation(variant)
+        if rows:
+            html += ("<p style='margin-left:8px; color:gray'>Calculation"
+                     "</p><table style='margin-left:16px' cellspacing='0' "
+                     "cellpadding='1'>" + "".join(
+                         f"<tr><td>{escape(label)}</td><td align='right'>"
+                         f"&nbsp;&nbsp;{escape(value)}&nbsp;"
+                         f"{escape('' if unit == '1' else unit)}</td></tr>"
+                         for label, value, unit in rows) + "</table>")
+        return html
+
+    @staticmethod
+    def _findings_section(variant):
+        if not variant.findings:
+            return "<p><b>Findings</b>: none</p>"
+        html = "<p><b>Findings</b></p>"
+        for severity, colour in SEVERITIES:
+            found = [f for f in variant.findings if f.severity == severity]
+            if not found:
+                continue
+            html += (f"<p style='margin-left:8px; color:{colour}'><b>"
+                     f"{severity.capitalize()} ({len(found)})</b></p>")
+            for finding in found:
+                evidence = evidence_text(finding.evidence)
+                html += (f"<p style='margin-left:16px'>"
+                         f"{escape(finding.message)}" + (
+                             "<br><span style='color:gray'>Evidence: "
+                             f"{escape(evidence)}</span>" if evidence
+                             else "") + "</p>")
+        return html
+
+    def _advice_section(self):
+        advice = self.advice
+        if advice is None:
+            return ("<p><b>Recommendations (base)</b>: "
+                    f"{escape(self.advice_note or 'none')}</p>")
+        html = (f"<p><b>Recommendations (base)</b> — goal "
+                f"{escape(advice.goal)}: {escape(advice.metric)} = "
+                f"{format_number(advice.base_value)} now; each effect is "
+                "the model re-solved with the change</p>")
+        if not advice.recommendations:
+            return html + "<p style='margin-left:8px'>No change improves " \
+                "the goal.</p>"
+        for rank, recommendation in enumerate(advice.recommendations, 1):
+            for kind, as_variant in (("apply", False), ("variant", True)):
+                self.links[f"{kind}:{rank}"] = (recommendation, as_variant)
+            effects = "".join(f"<br>&nbsp;&nbsp;{escape(e)}"
+                              for e in effect_text(recommendation))
+            html += (f"<p style='margin-left:8px'><b>{rank}. "
+                     f"{recommendation.gain_pct:+.1f} %</b> "
+                     f"{escape(change_text(recommendation))}{effects}<br>"
+                     f"<a href='apply:{rank}'>Apply</a> (to the base) · "
+                     f"<a href='variant:{rank}'>As variant</a> "
+                     "<span style='color:gray'>(both undoable)</span></p>")
+        return html
+
+    def _assumptions_section(self):
+        shared, specific = self.results.assumptions_by_scope()
+        items = [escape(a) for a in shared] + [
+            f"<i>{escape(', '.join(names))}</i>: {escape(a)}"
+            for names, a in specific]
+        return ("<p><b>Assumptions</b></p><ul style='margin-left:-20px'>"
+                + "".join(f"<li>{i}</li>" for i in items) + "</ul>")
+
+    def plain_text(self):
+        """Everything the panel shows, as plain text (tests, copy)."""
+        return self.browser.toPlainText().replace("\u200b", "")
