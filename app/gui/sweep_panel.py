@@ -169,12 +169,15 @@ def run_sweep(request, cancel, progress=None):
             for chunk in sweep.run(swept, plan, chunk_points=chunk_points,
                                    callback=stop):
                 offset = len(combos)
-                combos.extend(chunk.combos)
-                for column, metric_id in enumerate(chunk.metric_ids):
+                combos.extend(zip(*(
+                    [values[i] for i in axis_indices.tolist()]
+                    for values, axis_indices in zip(plan.values,
+                                                    chunk.indices))))
+                for metric_id, column in zip(chunk.metric_ids,
+                                             chunk.columns):
                     series = metrics.setdefault(metric_id,
                                                 [math.nan] * offset)
-                    series.extend(math.nan if row[column] is None
-                                  else row[column] for row in chunk.values)
+                    series.extend(column.tolist())   # NaN: no value
                 for series in metrics.values():   # metrics this chunk lacks
                     series.extend([math.nan] * (len(combos) - len(series)))
         except ValueError as err:
