@@ -51,6 +51,8 @@ def random_inputs(n, seed=7):
         "ratio": rng.uniform(1.0, 4.0, n),
         "compressor": rng.uniform(0.5, 4.0, n),
         "threads": rng.integers(1, 9, n).astype(float),
+        # a tenth compressed on an offload device (QAT): no host cores
+        "offload": rng.random(n) < 0.1,
     }
     # a quarter received through one vNIC with VMQ: all flows on one queue
     inputs["flows_per_queue"] = np.where(rng.random(n) < 0.25,
@@ -141,7 +143,8 @@ def scalar_chain(row):
         per_queue = (math.ceil(groups / busy - 1e-9) * wire_payload
                      / groups)
         busiest = per_queue * cycles / (8 * ghz)
-    compression = throughput / row["compressor"] if compressed else 0.0
+    compression = throughput / row["compressor"] \
+        if compressed and not row["offload"] else 0.0
     return {"throughput": throughput, "wire_payload": wire_payload,
             "cores": stack + compression, "busiest_core": min(busiest, 1.0),
             "busy_queues": 0.0 if rdma else busy,
