@@ -32,8 +32,9 @@ def search_time():
 #: Runs a 1,000,000-point search in a fresh process and prints its wall
 #: time and peak RSS: streaming keeps only the best point and the front.
 _SEARCH_1M = """
-import json, resource, sys, time
+import json, time
 from app.paths import resource_path
+from tests.benchmarks.timing import peak_rss_kib
 from app.scenario_io import load_scenario
 from solvers.advise import search
 scenario = load_scenario(resource_path("examples", "seed002_hcibench.toml"))
@@ -44,7 +45,7 @@ start = time.perf_counter()
 result = search(scenario, grid, tradeoffs=("storage.latency_ms",))
 assert result.evaluated == 1_000_000, result.message
 print(json.dumps([time.perf_counter() - start,
-                  resource.getrusage(resource.RUSAGE_SELF).ru_maxrss]))
+                  peak_rss_kib()]))
 """
 
 _MEASURED = {}

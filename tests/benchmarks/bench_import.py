@@ -58,13 +58,14 @@ def _esxtop_file():
 @functools.cache
 def _esxtop_run():
     """Import the big file in a fresh process: (wall s, peak RSS MiB)."""
-    code = ("import resource, sys, time\n"
+    code = ("import time\n"
             "from app.importers.common import run_import\n"
+            "from tests.benchmarks.timing import peak_rss_kib\n"
             "start = time.perf_counter()\n"
             f"outcome = run_import('esxtop', [{str(_esxtop_file())!r}])\n"
             "assert len(outcome.scenarios) == 1, outcome.problems\n"
             "print(time.perf_counter() - start, "
-            "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n")
+            "peak_rss_kib())\n")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True,
                          capture_output=True, text=True).stdout.split()
     return float(out[0]), float(out[1]) / 1024

@@ -39,20 +39,20 @@ def one_with_trace():
 #: 1e7 scenarios through solvers.schedule.precopy (what sweeps call) in a
 #: fresh process: prints the peak RSS above the inputs' own size.
 _TEN_MILLION = """
-import resource, sys
 import numpy as np
 from solvers import schedule
 from solvers.inputs import migration_row
 from models.scenario import Migration
+from tests.benchmarks.timing import peak_rss_kib
 N = 10_000_000
 row = migration_row(Migration(name="m", memory_gib=16,
                               dirty={"kind": "uniform", "rate_mib_s": 200}))
 columns = {k: np.broadcast_to(np.asarray(v), (N,)) for k, v in row.items()}
 rate = np.random.default_rng(3).uniform(0.2, 12, N) * 1e9
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+before = peak_rss_kib()
 result = schedule.precopy(columns, rate)
 assert result["total_time"].shape == (N,)
-print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024)
+print((peak_rss_kib() - before) / 1024)
 """
 
 
