@@ -298,11 +298,12 @@ def entry_name(entry):
     return ""
 
 
-def free_name(stem, taken):
-    """``stem`` or ``stem2``, ``stem3``…: the first not in ``taken``."""
+def free_name(stem, taken, *, separator=""):
+    """``stem`` or ``stem2``, ``stem3``… (numbers after ``separator``):
+    the first not in ``taken``."""
     if stem not in taken:
         return stem
     number = 2
-    while f"{stem}{number}" in taken:
+    while f"{stem}{separator}{number}" in taken:
         number += 1
-    return f"{stem}{number}"
+    return f"{stem}{separator}{number}"

@@ -25,6 +25,7 @@ from app.gui.variants import VariantsPanel
 from app.gui.views import VIEWS
 from app.paths import DEFAULT_EXAMPLE, TEMPLATES, resource_path
 from app.recovery import write_recovery
+from app.schema_fields import free_name
 from app.scenario_io import load_scenario, save_scenario
 from app.session import Session
 from models.scenario import (TEAMING_POLICIES, ScenarioError, get_path,
@@ -471,13 +472,9 @@ class MainWindow(QtWidgets.QMainWindow):
             self.variants.setCurrentRow(select + 1)
 
     def _free_name(self, stem):
-        taken = {v.name for v in self.scenario.variants}
-        if stem not in taken:
-            return stem
-        number = 2
-        while f"{stem} {number}" in taken:
-            number += 1
-        return f"{stem} {number}"
+        """A variant name not taken yet ("Variant 2", "Variant 3"…)."""
+        return free_name(stem, {v.name for v in self.scenario.variants},
+                         separator=" ")
 
     def add_variant(self):
         """A new variant that changes nothing yet (edit it in the editor
