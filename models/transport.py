@@ -254,7 +254,8 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
     dict of numeric
         ``throughput`` logical payload rate [Gbit/s]; ``wire_payload`` rate
         on the wire [Gbit/s]; ``cores`` busy cores for the network stack
-        and compression [cores]; ``busiest_core`` load of the most loaded
+        and compression [cores], of which ``compression_cores`` compress
+        (none on an offload device); ``busiest_core`` load of the most loaded
         core [fraction]; ``busy_queues`` cores the flows land on; ``limit``
         index into :data:`LIMITS`; ``spread_members`` expected members
         carrying traffic; ``core_ceiling`` one core's rate for one flow
@@ -345,6 +346,7 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
                    cores_busy(per_queue, cycles_per_byte, ghz))
     return {"throughput": throughput, "wire_payload": wire_payload,
             "cores": stack_cores + compression_cores,
+            "compression_cores": compression_cores,
             "busiest_core": np.minimum(busiest, 1.0),
             "busy_queues": ~rdma * busy_queues,
             "limit": limit, "spread_members": spread_members,

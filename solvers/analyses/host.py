@@ -122,10 +122,7 @@ def _transfer_values(rows, now, jumbo, r, path):
         columns = rows.columns
         values["compressor_gbps_per_thread"] = columns["compressor"][r]
         values["compression_ratio"] = columns["ratio"][r]
-        # an offload device compresses with no host core
-        values["compression_cores"] = np.logical_not(
-            columns["offload"][r]) * (now["throughput"][r]
-                                      / columns["compressor"][r])
+        values["compression_cores"] = now["compression_cores"][r]
     if path.transport == "udp":  # datagram rates are the question
         values["packets_per_s"] = gbps_to_bytes_per_s(
             now["wire_payload"][r]) / now["payload"][r]
