@@ -1,6 +1,9 @@
 """Chart drawing shared by the main window and the PDF report: the same
 function draws into the on-screen plot and into the report's plot."""
 
+import contextlib
+
+import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -47,11 +50,48 @@ def draw_goodput_vs_mtu(plot_item, results):
                                     symbolPen=pg.mkPen("w", width=1))
             items.append((curve, marker))
         _remember(plot_item, key, items)
-    for (curve, marker), variant in zip(items, results.variants):
+    curves_moved = False
+    for (curve, _), variant in zip(items, results.variants):
         trace = variant.traces["goodput_vs_mtu"]
-        curve.setData(trace["x"]["values"], trace["y"]["values"])
-        marker.setData([trace["marker"]["x"]], [trace["marker"]["y"]])
-    plot_item.getViewBox().enableAutoRange()
+        curves_moved |= _set_data(curve, trace["x"]["values"],
+                                  trace["y"]["values"])
+    viewbox = plot_item.getViewBox()
+    viewbox.enableAutoRange()
+    # a marker sits on its curve: when only markers move the range stays,
+    # and the view repaints the markers, not every curve and the grid
+    # (pyqtgraph repaints the whole view when an auto-ranged item moves)
+    with _range_kept(viewbox, not curves_moved):
+        for (_, marker), variant in zip(items, results.variants):
+            trace = variant.traces["goodput_vs_mtu"]
+            _set_data(marker, [trace["marker"]["x"]], [trace["marker"]["y"]])
+
+
+@contextlib.contextmanager
+def _range_kept(viewbox, kept):
+    """Within: items of ``viewbox`` change without re-ranging (and so
+    without repainting) the whole view, when ``kept``."""
+    if not kept:
+        yield
+        return
+    auto = viewbox.state["autoRange"]
+    saved = auto[:]
+    auto[:] = [False, False]
+    try:
+        yield
+    finally:
+        auto[:] = saved
+
+
+def _set_data(item, x, y):
+    """Give a plot data item new points; the same points leave it as it
+    is, so an edit that moves one marker repaints the marker, not every
+    curve and the grid behind them."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if item.xData is not None and np.array_equal(item.xData, x) and \
+            np.array_equal(item.yData, y):
+        return False
+    item.setData(x, y)
+    return True
 
 
 def _reusable(plot_item, key):

@@ -9,11 +9,14 @@ from app.validation_io import ValidationDataError, provenance_index
 from solvers.results import format_number
 
 _Qt = QtCore.Qt
-# views ask data() ~20 times per cell and repaint: compare against
+# views ask data() and headerData() ~20 times per cell and repaint: compare against
 # prebuilt constants, not freshly combined enums
 _DISPLAY = _Qt.ItemDataRole.DisplayRole
 _ALIGNMENT = _Qt.ItemDataRole.TextAlignmentRole
 _TOOLTIP = _Qt.ItemDataRole.ToolTipRole
+_FOREGROUND = _Qt.ItemDataRole.ForegroundRole
+_HORIZONTAL = _Qt.Orientation.Horizontal
+_VERTICAL = _Qt.Orientation.Vertical
 _RIGHT = int(_Qt.AlignmentFlag.AlignRight | _Qt.AlignmentFlag.AlignVCenter)
 _ROOT = QtCore.QModelIndex()
 
@@ -106,8 +109,16 @@ class ComparisonModel(QtCore.QAbstractTableModel):
         self._labels = []   # row header text
 
     def set_results(self, results):
-        """Show ``results``: cells update in place (``dataChanged``) when
-        the rows and columns stay, the model resets when they do not."""
+        """Show ``results``: cells update in place when the rows and
+        columns stay (``dataChanged`` over the cells whose text changed,
+        ``headerDataChanged`` only when a row's label did), the model
+        resets when they do not.
+
+        Returns
+        -------
+        bool
+            True when the model was reset.
+        """
         metric_ids = results.metric_ids(unique_rows=True) if results else []
         names = [v.name for v in results.variants] if results else []
         in_place = self._results is not None and results is not None and \
@@ -115,6 +126,7 @@ class ComparisonModel(QtCore.QAbstractTableModel):
             names == [v.name for v in self._results.variants]
         if not in_place:
             self.beginResetModel()
+        old_display, old_labels = self._display, self._labels
         self._results = results
         self._metric_ids = metric_ids
         # looked up once here: views ask for every cell on each repaint
@@ -130,11 +142,33 @@ class ComparisonModel(QtCore.QAbstractTableModel):
             self._labels.append(row_label(first))
         if not in_place:
             self.endResetModel()
-        elif metric_ids:
-            self.dataChanged.emit(
-                self.index(0, 0),
-                self.index(len(metric_ids) - 1, len(names) - 1))
-            self.headerDataChanged.emit(_Qt.Vertical, 0, len(metric_ids) - 1)
+            return True
+        changed = [(r, c) for r, (old, new) in enumerate(
+            zip(old_display, self._display))
+            for c, (a, b) in enumerate(zip(old, new)) if a != b]
+        if changed:
+            # tooltips may change with a value: one signal over the
+            # changed cells' span, not one per cell
+            rows, columns = zip(*changed)
+            self.dataChanged.emit(self.index(min(rows), min(columns)),
+                                  self.index(max(rows), max(columns)))
+        relabelled = [r for r, (a, b) in enumerate(zip(old_labels,
+                                                       self._labels))
+                      if a != b]
+        if relabelled:
+            # the header re-measures every section on this signal
+            self.headerDataChanged.emit(_VERTICAL, min(relabelled),
+                                        max(relabelled))
+        return False
+
+    def text_widths(self, advance):
+        """Per column, the width of its widest cell text by
+        ``advance(text)`` (a font's ``horizontalAdvance``): a view resizes
+        a column only when that width changed, as measuring every cell
+        the way ``resizeColumnsToContents`` does takes longer than
+        drawing the new values."""
+        return [max((advance(row[c]) for row in self._display), default=0)
+                for c in range(self.columnCount())]
 
     def rowCount(self, parent=_ROOT):
         return 0 if parent.isValid() else len(self._metric_ids)
@@ -157,18 +191,18 @@ class ComparisonModel(QtCore.QAbstractTableModel):
                    f"\nid: {metric.id}\n{backing_text(metric.id)}"
         return None
 
-    def headerData(self, section, orientation, role=_Qt.DisplayRole):
+    def headerData(self, section, orientation, role=_DISPLAY):
         if self._results is None:
             return None
-        if orientation == _Qt.Horizontal:
-            if role in (_Qt.DisplayRole, _Qt.ToolTipRole):
+        if orientation == _HORIZONTAL:
+            if role == _DISPLAY or role == _TOOLTIP:
                 return self._results.variants[section].name
-            if role == _Qt.ForegroundRole:
+            if role == _FOREGROUND:
                 return _variant_brush(section)
             return None
-        if role == _Qt.DisplayRole:
+        if role == _DISPLAY:
             return self._labels[section]
-        if role == _Qt.ToolTipRole:
+        if role == _TOOLTIP:
             metric_id = self._metric_ids[section]
             return f"{metric_id}\n{backing_text(metric_id)}"
         return None

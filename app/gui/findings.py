@@ -130,18 +130,23 @@ class FindingsPanel(QtWidgets.QWidget):
         layout.addWidget(self.browser, 1)
         #: link -> (recommendation, as_variant) of the text shown
         self.links = {}
+        self._html = None   # the text shown
 
     # -- input -------------------------------------------------------------
 
     def show_results(self, results):
         self.results = results
         names = [v.name for v in results.variants]
-        previous = self.variant.currentText()
-        with QtCore.QSignalBlocker(self.variant):
-            self.variant.clear()
-            self.variant.addItems(names)
-            self.variant.setCurrentIndex(names.index(previous)
-                                         if previous in names else 0)
+        if names != [self.variant.itemText(i)
+                     for i in range(self.variant.count())]:
+            # refilled only when the variants changed: a refill resizes
+            # the picker and lays the panel out again
+            previous = self.variant.currentText()
+            with QtCore.QSignalBlocker(self.variant):
+                self.variant.clear()
+                self.variant.addItems(names)
+                self.variant.setCurrentIndex(names.index(previous)
+                                             if previous in names else 0)
         self._redraw()
 
     def show_advice(self, advice, note=""):
@@ -172,8 +177,12 @@ class FindingsPanel(QtWidgets.QWidget):
                 + self._advice_section() + self._assumptions_section())
         # parameter paths and metric ids have no spaces: a zero-width
         # space after each dot lets them wrap to the panel's width
+        html = _PATH_DOT.sub(".\u200b", html)
+        if html == self._html:
+            return   # laying the same text out again takes milliseconds
+        self._html = html
         scroll = self.browser.verticalScrollBar().value()
-        self.browser.setHtml(_PATH_DOT.sub(".\u200b", html))
+        self.browser.setHtml(html)
         self.browser.verticalScrollBar().setValue(scroll)
 
     @staticmethod

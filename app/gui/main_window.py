@@ -118,6 +118,7 @@ class MainWindow(QtWidgets.QMainWindow):
         left.setSizes([580, 180])
 
         self.table_model = ComparisonModel(self)
+        self._text_widths = []   # the table's widest texts, per column
         self.table = QtWidgets.QTableView()
         self.table.setModel(self.table_model)
         self.table.setAlternatingRowColors(True)
@@ -686,10 +687,23 @@ class MainWindow(QtWidgets.QMainWindow):
         # chart is not worth the wait of an edit
         self._stale_views = set(self.view_tabs)
         self._draw_shown_view()
-        self.table_model.set_results(results)
-        self.table.resizeColumnsToContents()   # whole names and values
+        self._fit_table(self.table_model.set_results(results))
         self.findings.show_results(results)
         self.advice_timer.start()
+
+    def _fit_table(self, reset):
+        """Whole names and values: every column fitted after a reset,
+        after an in-place update only those whose widest text changed."""
+        widths = self.table_model.text_widths(
+            self.table.fontMetrics().horizontalAdvance)
+        if reset:
+            self.table.resizeColumnsToContents()
+        else:
+            for column, (old, new) in enumerate(zip(self._text_widths,
+                                                    widths)):
+                if old != new:
+                    self.table.resizeColumnToContents(column)
+        self._text_widths = widths
 
     def _show_evaluation_error(self, generation, message):
         if generation == self.session.generation:

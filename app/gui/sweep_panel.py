@@ -15,7 +15,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from app.gui.charts import new_plot_widget, variant_colour
-from models.scenario import Axis, Sweep
+from models.scenario import BASE_NAME, Axis, Sweep
 from solvers import metric_ids, sweep
 from solvers.inputs import column_targets
 from solvers.results import csv_cell, format_number
@@ -372,14 +372,15 @@ class _AxisRow:
         self.path.currentTextChanged.connect(self._suggest_range)
         self.scenario = None
 
-    def fill(self, scenario):
-        self.scenario = scenario
+    def fill(self, paths):
+        """List ``paths`` (of ``self.scenario``), keeping the one typed."""
         current = self.path.currentText()
-        with QtCore.QSignalBlocker(self.path):
-            self.path.clear()
-            self.path.addItems(numeric_paths(scenario))
-            if current:
-                self.path.setCurrentText(current)
+        if paths != [self.path.itemText(i) for i in range(self.path.count())]:
+            with QtCore.QSignalBlocker(self.path):
+                self.path.clear()
+                self.path.addItems(paths)
+                if current:
+                    self.path.setCurrentText(current)
         if not current:
             self._suggest_range(self.path.currentText())
 
@@ -405,6 +406,7 @@ class SweepPanel(QtWidgets.QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.scenario, self.data = None, None
+        self._pickers_stale = False   # paths and variants to list again
         self._signals = _Signals()
         self._signals.progressed.connect(self._progressed)
         self._signals.finished.connect(self._finished)
@@ -464,17 +466,37 @@ class SweepPanel(QtWidgets.QWidget):
             widget.setEnabled(on)
 
     def set_scenario(self, scenario):
-        self.scenario = scenario
-        self.first.fill(scenario)
-        self.second.fill(scenario)
-        names = [name for name, _ in scenario.variant_documents()]
-        current = self.heat_variant.currentText()
-        self.heat_variant.clear()
-        self.heat_variant.addItems(names)
-        if current in names:
-            self.heat_variant.setCurrentText(current)
+        """Sweep ``scenario`` from now on. Its paths and variants are
+        listed when the tab is shown (or a sweep is asked for): every
+        edit sets the scenario, and listing them takes longer than the
+        rest of the edit's redraw."""
+        self.scenario = self.first.scenario = self.second.scenario = scenario
+        self._pickers_stale = True
+        if self.isVisible():
+            self._fill_pickers()
+
+    def showEvent(self, event):
+        self._fill_pickers()
+        super().showEvent(event)
+
+    def _fill_pickers(self):
+        if not self._pickers_stale or self.scenario is None:
+            return
+        self._pickers_stale = False
+        paths = numeric_paths(self.scenario)
+        self.first.fill(paths)
+        self.second.fill(paths)
+        names = [BASE_NAME] + [v.name for v in self.scenario.variants]
+        if names != [self.heat_variant.itemText(i)
+                     for i in range(self.heat_variant.count())]:
+            current = self.heat_variant.currentText()
+            self.heat_variant.clear()
+            self.heat_variant.addItems(names)
+            if current in names:
+                self.heat_variant.setCurrentText(current)
 
     def request(self):
+        self._fill_pickers()
         axes = [self.first.axis()]
         if self.two_axes.isChecked():
             axes.append(self.second.axis())
