@@ -339,8 +339,13 @@ class Session:
         if not self._current(generation):
             return None
         try:
-            outcome = AdviceOutcome(generation, advise(scenario, goal),
-                                    goal=goal)
+            # a newer document makes this advice stale: stop once the
+            # base is evaluated, not after every candidate (the edits
+            # after it would wait for the interpreter meanwhile)
+            outcome = AdviceOutcome(generation, advise(
+                scenario, goal,
+                callback=lambda _: not self._current(generation)),
+                goal=goal)
         except ValueError as err:   # nothing the scenario measures
             outcome = AdviceOutcome(generation, None, str(err), goal=goal)
         except Exception as err:  # a bug must not lose the document

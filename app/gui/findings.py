@@ -125,6 +125,10 @@ class FindingsPanel(QtWidgets.QWidget):
         layout.addLayout(picker)
         self.browser = QtWidgets.QTextBrowser()
         self.browser.setOpenLinks(False)
+        # a new text clears the view first: with the scroll bar coming and
+        # going, every edit laid the text out twice, at two widths
+        self.browser.setVerticalScrollBarPolicy(
+            QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.browser.anchorClicked.connect(lambda url: self.follow(
             url.toString()))
         layout.addWidget(self.browser, 1)
