@@ -45,9 +45,12 @@ def draw_goodput_vs_mtu(plot_item, results):
             colour = variant_colour(index)
             curve = plot_item.plot(pen=pg.mkPen(colour, width=2),
                                    name=variant.name)
-            marker = plot_item.plot(pen=None, symbol="o", symbolSize=10,
-                                    symbolBrush=colour,
-                                    symbolPen=pg.mkPen("w", width=1))
+            # one point at the origin, placed by its position: moving it
+            # is one transform, new data would rebuild its symbol
+            marker = pg.ScatterPlotItem([0.0], [0.0], symbol="o", size=10,
+                                        brush=colour,
+                                        pen=pg.mkPen("w", width=1))
+            plot_item.addItem(marker)
             items.append((curve, marker))
         _remember(plot_item, key, items)
     curves_moved = False
@@ -62,8 +65,8 @@ def draw_goodput_vs_mtu(plot_item, results):
     # (pyqtgraph repaints the whole view when an auto-ranged item moves)
     with _range_kept(viewbox, not curves_moved):
         for (_, marker), variant in zip(items, results.variants):
-            trace = variant.traces["goodput_vs_mtu"]
-            _set_data(marker, [trace["marker"]["x"]], [trace["marker"]["y"]])
+            at = variant.traces["goodput_vs_mtu"]["marker"]
+            marker.setPos(at["x"], at["y"])
 
 
 @contextlib.contextmanager
@@ -83,9 +86,9 @@ def _range_kept(viewbox, kept):
 
 
 def _set_data(item, x, y):
-    """Give a plot data item new points; the same points leave it as it
-    is, so an edit that moves one marker repaints the marker, not every
-    curve and the grid behind them."""
+    """Give a plot data item new points, unless it has them already (an
+    edit that moves the markers leaves the curves as they are). True when
+    the points changed."""
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if item.xData is not None and np.array_equal(item.xData, x) and \
             np.array_equal(item.yData, y):
