@@ -1,0 +1,176 @@
+"""Responsiveness (issue 16 items 4 and 7): an edit updates the table cells
+and the chart items in place, redraws only what changed, and a cancelled
+document sweep is dropped at once and leaves room for a new run. The
+timings themselves are the benchmarks' (tests/benchmarks/
+bench_workspace.py, bench_sweep_screen.py); these tests pin the
+behaviour the timings rest on."""
+
+import threading
+
+import numpy as np
+from PySide6 import QtCore
+
+from app.gui.comparison import ComparisonModel
+from app.paths import resource_path
+
+
+def open_example(window, name):
+    window.open_path(resource_path("examples", name), as_template=True)
+    window.wait_for_results()
+
+
+def cell_texts(model):
+    return [[model.data(model.index(r, c)) for c in range(
+        model.columnCount())] for r in range(model.rowCount())]
+
+
+def test_an_edit_changes_only_the_cells_whose_text_changed(window):
+    open_example(window, "seed003_vmotion.toml")
+    model = window.table_model
+    before = cell_texts(model)
+    resets, changes, headers = [], [], []
+    model.modelReset.connect(lambda: resets.append(1))
+    model.dataChanged.connect(lambda first, last, *_: changes.append(
+        (first.row(), first.column(), last.row(), last.column())))
+    model.headerDataChanged.connect(lambda *a: headers.append(a))
+    window.editor.field("network.mtu").enter("4000")
+    window.wait_for_results()
+    after = cell_texts(model)
+    assert not resets and not headers   # same rows, same labels
+    assert len(changes) == 1
+    top, left, bottom, right = changes[0]
+    changed = {(r, c) for r, row in enumerate(after)
+               for c, text in enumerate(row) if text != before[r][c]}
+    assert changed   # MTU moves the goodput and the migration time
+    # the signal spans exactly the changed cells' rows and columns
+    assert (top, bottom) == (min(r for r, _ in changed),
+                             max(r for r, _ in changed))
+    assert (left, right) == (min(c for _, c in changed),
+                             max(c for _, c in changed))
+    # in place gives what a model built afresh shows
+    fresh = ComparisonModel()
+    assert fresh.set_results(window.results)   # a reset: it had none
+    assert cell_texts(fresh) == after
+
+
+def test_a_new_variant_resets_the_table(window):
+    model = window.table_model
+    resets = []
+    model.modelReset.connect(lambda: resets.append(1))
+    columns = model.columnCount()
+    window.add_variant()
+    window.wait_for_results()
+    assert resets and model.columnCount() == columns + 1
+
+
+def test_an_edit_moves_the_markers_and_keeps_every_chart_item(window):
+    open_example(window, "jumbo_10gbe.toml")
+    plot = window.view_tabs["wire"].plot.getPlotItem()
+    items = list(plot.items)
+    drawn = plot._linkplan_chart[1]   # (curve, marker) per variant
+    curves = [(c.xData.copy(), c.yData.copy()) for c, _ in drawn]
+    window.editor.field("network.mtu").enter("4000")
+    window.wait_for_results()
+    assert list(plot.items) == items   # the same objects, none re-created
+    # the curves span the MTU range: an MTU edit leaves their points
+    for (curve, _), (x, y) in zip(drawn, curves):
+        assert np.array_equal(curve.xData, x) and \
+            np.array_equal(curve.yData, y)
+    for (_, marker), variant in zip(drawn, window.results.variants):
+        at = variant.traces["goodput_vs_mtu"]["marker"]
+        assert (marker.pos().x(), marker.pos().y()) == (at["x"], at["y"])
+    # the variant without its own MTU moved to the edit, "MTU 9000" not
+    moved = {v.name: marker.pos().x()
+             for (_, marker), v in zip(drawn, window.results.variants)}
+    assert moved["Base"] == 4000 and moved["MTU 9000"] == 9000
+
+
+def test_the_verdict_text_is_laid_out_only_when_it_changed(window):
+    document = window.findings.browser.document()
+    relaid = []
+    document.contentsChanged.connect(lambda: relaid.append(1))
+    window.findings.show_results(window.results)
+    assert not relaid
+    window.editor.field("network.mtu").enter("4000")
+    window.wait_for_results()
+    assert relaid   # the calculation's numbers changed
+
+
+def test_sweep_paths_are_listed_when_the_tab_is_shown(window):
+    panel = window.sweep_panel
+    window.editor.select("nics")
+    window.editor.buttons["add"].click()   # a second NIC, tab hidden
+    window.wait_for_results()
+    paths = [panel.first.path.itemText(i)
+             for i in range(panel.first.path.count())]
+    assert "nics[1].speed_gbps" not in paths
+    window.tabs.setCurrentWidget(panel)
+    paths = [panel.first.path.itemText(i)
+             for i in range(panel.first.path.count())]
+    assert "nics[1].speed_gbps" in paths and "network.mtu" in paths
+
+
+def _document_sweep(panel, points):
+    panel.first.path.setCurrentText(
+        "workloads.migrations[0].dirty.rate_mib_s")
+    panel.first.start.setValue(100)
+    panel.first.stop.setValue(8000)
+    panel.first.num.setValue(points)
+    panel.two_axes.setChecked(False)
+
+
+def test_a_cancelled_document_sweep_is_dropped_and_a_new_run_starts(
+        qtbot, window):
+    open_example(window, "seed003_vmotion.toml")
+    panel = window.sweep_panel
+    _document_sweep(panel, 400)   # minutes of work: cancelled long before
+    finished = []
+    panel._signals.finished.connect(lambda run, data: finished.append(run))
+    panel.start()
+    qtbot.waitUntil(lambda: panel.progress.value() > 0, timeout=30_000)
+    panel.cancel_button.click()
+    # dropped at once: the window does not wait for the worker
+    assert not panel.running and panel.run_button.isEnabled()
+    assert "Cancelled" in panel.status.text()
+    # the worker stops after the point it is on
+    assert panel.wait(10)
+    QtCore.QCoreApplication.processEvents()
+    assert panel.data is None   # what the cancelled run sent is ignored
+    cancelled_runs = list(finished)
+    _document_sweep(panel, 3)
+    panel.start()
+    assert panel.running
+    qtbot.waitUntil(lambda: panel.data is not None, timeout=60_000)
+    # three values for each of the two variants (Base, IPv6)
+    assert panel.data.done == 6 and not panel.data.cancelled
+    assert panel.status.text() == "6 points"
+    assert all(run < panel._run for run in cancelled_runs)
+
+
+def test_stale_advice_stops_after_its_base_evaluation(monkeypatch):
+    # the adviser's callback stops an advice the document moved on from
+    import app.session as session_module
+    from app.scenario_io import load_scenario
+    edited = threading.Event()
+    answers = []
+
+    def advise(scenario, goal=None, *, callback=None):
+        edited.wait(30)
+        answers.append(callback(None))
+        return None
+    monkeypatch.setattr(session_module, "advise", advise)
+    session = session_module.Session(load_scenario(
+        resource_path("examples", "jumbo_10gbe.toml")))
+    try:
+        future = session.request_advice()
+        session.edit({"network.mtu": 4000}, "Set MTU")
+        edited.set()
+        future.result(30)
+        assert answers == [True]
+        edited.clear()
+        future = session.request_advice()   # for the current document
+        edited.set()
+        future.result(30)
+        assert answers == [True, False]
+    finally:
+        session.close()
