@@ -76,7 +76,7 @@ def _range_kept(viewbox, kept):
     if not kept:
         yield
         return
-    auto = viewbox.state["autoRange"]
+    auto = viewbox.state["autoRange"]   # pyqtgraph's per-axis flags
     saved = auto[:]
     auto[:] = [False, False]
     try:

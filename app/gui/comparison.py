@@ -9,8 +9,8 @@ from app.validation_io import ValidationDataError, provenance_index
 from solvers.results import format_number
 
 _Qt = QtCore.Qt
-# views ask data() and headerData() ~20 times per cell and repaint: compare against
-# prebuilt constants, not freshly combined enums
+# views ask data() and headerData() ~20 times per cell and repaint:
+# compare against prebuilt constants, not freshly combined enums
 _DISPLAY = _Qt.ItemDataRole.DisplayRole
 _ALIGNMENT = _Qt.ItemDataRole.TextAlignmentRole
 _TOOLTIP = _Qt.ItemDataRole.ToolTipRole

@@ -469,8 +469,8 @@ class SweepPanel(QtWidgets.QWidget):
     def set_scenario(self, scenario):
         """Sweep ``scenario`` from now on. Its paths and variants are
         listed when the tab is shown (or a sweep is asked for): every
-        edit sets the scenario, and listing them takes longer than the
-        rest of the edit's redraw."""
+        edit sets the scenario, and an edit should not wait the
+        milliseconds that listing them takes."""
         self.scenario = self.first.scenario = self.second.scenario = scenario
         self._pickers_stale = True
         if self.isVisible():
