@@ -171,9 +171,9 @@ def test_advice_is_computed_once_per_document_version(monkeypatch):
     calls = []
     advise = session_module.advise
 
-    def counting_advise(scenario, goal=None):
+    def counting_advise(scenario, goal=None, **options):
         calls.append(scenario)
-        return advise(scenario, goal)
+        return advise(scenario, goal, **options)
 
     session = Session(load_scenario(EXAMPLES / "seed002_hcibench.toml"))
     try:
