@@ -13,10 +13,10 @@ def goodput_cell(window, column=0):
 
 
 def base_curve_marker(window):
-    # the second item per variant is its marker at the variant's own MTU
+    # the second item per variant is its marker, placed at the variant's
+    # own MTU (an edit moves it)
     items = window.view_tabs["wire"].plot.getPlotItem().listDataItems()
-    x, y = items[1].getData()
-    return float(x[0]), float(y[0])
+    return items[1].pos().x(), items[1].pos().y()
 
 
 def mtu_field(window):
