@@ -155,7 +155,9 @@ def what_differs(scenario):
                                                for p in places)
             old_text, new_text = value_text(name, old), \
                 value_text(name, new)
-            if old_text == new_text:   # a list whose entries were edited
+            if old == new:
+                new_text += " (as the base)"
+            elif old_text == new_text:   # a list whose entries were edited
                 new_text += " (edited)"
             changes.append(Change(where, field_label(name), old_text,
                                   new_text))

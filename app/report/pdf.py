@@ -28,7 +28,7 @@ from app.report.content import (NOISE_GAIN_PCT, SAME, biggest_changes,
                                 changes_text, grouped_findings,
                                 grouped_limits, names_text, table_rows,
                                 teaming_pivot, what_differs)
-from app.report.summary import executive_summary
+from app.report.summary import change_words, executive_summary, reason
 from app.report.sweep import scenario_sweep_chart
 from app.scenario_io import atomic_write
 from models.scenario import dump_scenario
@@ -209,6 +209,9 @@ SUMMARY_BARS = 12
 
 #: Biggest changes listed on the summary page.
 SUMMARY_CHANGES = 8
+
+#: Least share of its height a chart keeps when shrunk to end a page.
+SHRINK = 0.75
 
 #: A page filled less than this (of its height) is "near-empty"; pages
 #: before the last never are (tests check it via ``Layout.fills``).
@@ -416,11 +419,11 @@ class _Report:
         self.variants_section(scenario, changes)
         self.comparison_section(results, summary)
         self.limits_section(results)
-        for _, heading, charts, caption in sections:
+        for _, heading, charts, caption, _ in sections:
             self.chart_section(heading, charts, caption)
         self.findings_section(results)
         if advice is not None:
-            self.advice_section(advice)
+            self.advice_section(advice, scenario)
         for check, rows in checks:
             self.check_section(check, rows)
         self.assumptions_section(scenario, results)
@@ -456,7 +459,7 @@ class _Report:
             self.goal_bars(summary)
         self.summary_changes(results, summary)
         self.summary_findings(results)
-        key = _key_chart(sections, summary.best)
+        key = _key_chart(sections, summary.best, summary.metric)
         if key is not None:
             # the variants' lines below keep a few lines' room
             lines = 30 + 14 * min(len(changes), 4) if changes else 0
@@ -583,10 +586,10 @@ class _Report:
         for severity, message, names in listed[:4]:
             if self.room() < 40:
                 break
-            self.line(f"{severity.capitalize()}: {message} "
+            self.text(f"{severity.capitalize()}: {message} "
                       f"({names_text(names, all_names)})", size=8.5,
                       colour=_SEVERITY_COLOURS.get(severity, _INK),
-                      indent=8)
+                      indent=8, gap=2)
         if len(listed) > 4:
             self.line(f"… and {len(listed) - 4} more", size=8.5,
                       colour=_GREY, indent=8)
@@ -624,12 +627,13 @@ class _Report:
             return
         self.y += 4
         for variant in scenario.variants:
-            items = changes[variant.name]
-            description = f" — {variant.description}" \
-                if variant.description else ""
-            self.text(f"{variant.name}{description}", size=9, bold=True,
-                      gap=1, keep=12)
-            self.text(changes_text(items), size=8.5, indent=12, gap=3)
+            items = changes_text(changes[variant.name])
+            if variant.description:
+                self.text(f"{variant.name} — {variant.description}",
+                          size=9, bold=True, gap=1, keep=12)
+                self.text(items, size=8.5, indent=12, gap=3)
+            else:
+                self.text(f"{variant.name}: {items}", size=8.5, gap=2)
 
     def comparison_section(self, results, summary):
         rows = table_rows(results)
@@ -797,18 +801,24 @@ class _Report:
                           gap=2)
 
     def chart_section(self, heading, charts, caption=""):
+        """A heading and its charts; a chart that does not fit the rest of
+        the page is shrunk to it when that keeps :data:`SHRINK` of its
+        height, else it starts the next page."""
         largest = (self.bottom - 60) * REPORT_CHART_WIDTH / self.width
-        sizes = [QtCore.QSize(REPORT_CHART_WIDTH, int(min(c.height,
-                                                          largest)))
-                 for c in charts]
-        first = sizes[0].height() * self.width / REPORT_CHART_WIDTH
-        self.heading(heading, keep=first)
-        for chart, size in zip(charts, sizes):
-            height = size.height() * self.width / REPORT_CHART_WIDTH
+        heights = [min(c.height, largest) * self.width / REPORT_CHART_WIDTH
+                   for c in charts]
+        self.heading(heading, keep=heights[0] * SHRINK + 6)
+        for chart, height in zip(charts, heights):
             if self.y + height > self.bottom:
-                self.new_page()
-                self.text(f"{heading} (continued)", size=8, colour=_GREY)
-            self.chart(chart.draw, size)
+                if self.room() - 6 >= height * SHRINK:
+                    height = self.room() - 6
+                else:
+                    self.new_page()
+                    self.text(f"{heading} (continued)", size=8,
+                              colour=_GREY)
+            self.chart(chart.draw, QtCore.QSize(
+                REPORT_CHART_WIDTH,
+                int(height * REPORT_CHART_WIDTH / self.width)))
         if caption:
             self.text(caption, size=8, colour=_GREY)
 
@@ -830,7 +840,7 @@ class _Report:
                     self.text(f"Evidence: {evidence}", size=8,
                               colour=_GREY, indent=24, gap=3)
 
-    def advice_section(self, advice):
+    def advice_section(self, advice, scenario):
         self.heading("Recommended changes (base scenario)")
         try:
             unit, label = metric_ids.info(advice.metric)
@@ -845,10 +855,14 @@ class _Report:
         if not advice.recommendations:
             self.text("No change improves the goal.")
         for rank, r in enumerate(advice.recommendations, 1):
-            self.text(f"{rank}. {r.message}", gap=1, keep=12)
+            self.text(f"{rank}. {change_words(r, scenario)} "
+                      f"({r.gain_pct:+.1f} % on the goal)", bold=True,
+                      size=9, gap=1, keep=24)
+            if reason(r):
+                self.text(f"Why: {reason(r)}", size=8.5, indent=16, gap=1)
             for line in effect_text(r):
                 self.text(line, size=8.5, indent=16, gap=1)
-            self.y += 3
+            self.y += 4
 
     def check_section(self, check, rows):
         """Predicted vs measured for an imported, completed migration."""
@@ -963,7 +977,8 @@ def _wire_differs(results):
 
 
 def _sections(results, summary, sweep_chart):
-    """The chart sections, ``[(view key, heading, charts, caption)]``:
+    """The chart sections, ``[(view key, heading, charts, caption,
+    metric ids)]`` (the metric each chart bars, or None):
     each view's for the variants it draws, the goodput chart only where
     the wire is the question, then the sweep."""
     charted = _charted(results, summary.best, CHART_VARIANTS)
@@ -972,10 +987,14 @@ def _sections(results, summary, sweep_chart):
         f" Drawn: {len(charted.variants)} of {len(results.variants)} " \
         "variants (the base, the recommended one, then in order)."
     others = any(v.present(results) for v in VIEWS if v.key != "wire")
+    same = set(table_rows(results).same)
     out = []
     for view in VIEWS:
         if view.key == "wire" and others and not _wire_differs(results):
             continue
+        bars = [bar[0] for bar in getattr(view, "bars", ())]
+        if bars and all(metric_id in same for metric_id in bars):
+            continue   # equal bars in every variant say nothing
         per_variant = view.key in ("teaming", "evacuation")
         shown = detailed if per_variant else charted
         if per_variant and len(shown.variants) < len(results.variants):
@@ -985,23 +1004,29 @@ def _sections(results, summary, sweep_chart):
             note_here = "" if per_variant else note
         for section in view.report_sections(shown):
             out.append((view.key, section.heading, section.charts,
-                        (section.caption + note_here).strip()))
+                        (section.caption + note_here).strip(),
+                        tuple(bars) or (None,) * len(section.charts)))
     if sweep_chart is not None:
         heading, draw, *caption = sweep_chart
         out.append(("sweep", heading, (ReportChart(draw, 380),),
-                    " ".join(caption)))
+                    " ".join(caption), (None,)))
     return out
 
 
-#: Views whose first chart page 1 shows, by preference.
-_KEY_VIEWS = ("teaming", "evacuation", "migration", "wire")
+#: Views whose charts page 1 shows, by preference.
+_KEY_VIEWS = ("teaming", "evacuation", "migration", "storage", "wire",
+              "transfer")
 
 
-def _key_chart(sections, best):
+def _key_chart(sections, best, goal_metric):
     """(heading, charts) for page 1: the question's main section (of the
-    recommended variant where charts are per variant), or None."""
+    recommended variant where charts are per variant) without the bars
+    of the goal (page 1 has them already), or None."""
     for key in _KEY_VIEWS:
-        found = [(h, c) for k, h, c, _ in sections if k == key]
+        found = [(h, tuple(c for c, m in zip(charts, bars)
+                           if m != goal_metric))
+                 for k, h, charts, _, bars in sections if k == key]
+        found = [(h, c) for h, c in found if c]
         if found:
             return next(((h, c) for h, c in found
                          if best and h.endswith(best)), found[0])
