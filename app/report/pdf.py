@@ -457,7 +457,10 @@ class _Report:
             self.labelled("Next step", summary.next_step)
         if summary.values:
             self.goal_bars(summary)
-        self.summary_changes(results, summary)
+        if summary.goal is None:
+            self.summary_results(results, summary)
+        else:
+            self.summary_changes(results, summary)
         self.summary_findings(results)
         key = _key_chart(sections, summary.best, summary.metric)
         if key is not None:
@@ -571,6 +574,29 @@ class _Report:
                         format_number(after), change], widths, size,
                        fill="#f6f8fa" if index % 2 else None)
         self.y += 6
+
+    def summary_results(self, results, summary):
+        """Without a goal to rank by: the rows that differ most, for the
+        first variants."""
+        compared = table_rows(results).compared[:SUMMARY_CHANGES]
+        if not compared or self.room() < 120:
+            return
+        names = [v.name for v in results.variants][:TABLE_COLUMNS]
+        values = {v.name: {m.id: m for m in v.metrics}
+                  for v in results.variants}
+        self.subheading("Key results" + (
+            "" if len(names) == len(results.variants) else
+            f" (the first {len(names)} of {len(results.variants)} "
+            "variants)"))
+        self.table(results, summary, compared, names, values)
+        # the first of them as bars, every variant
+        first = compared[0]
+        metric = values[_first_with(values, first)][first]
+        self.goal_bars(dataclasses.replace(
+            summary, goal=metric.label, unit=metric.unit, best=None,
+            values=tuple((v.name, values[v.name][first].value
+                          if first in values[v.name] else None)
+                         for v in results.variants)))
 
     def summary_findings(self, results):
         groups = grouped_findings(results)
@@ -990,8 +1016,9 @@ def _sections(results, summary, sweep_chart):
     same = set(table_rows(results).same)
     out = []
     for view in VIEWS:
-        if view.key == "wire" and others and not _wire_differs(results):
-            continue
+        if view.key == "wire" and (others or len(results.variants) > 1) \
+                and not _wire_differs(results):
+            continue   # one curve for every variant
         bars = [bar[0] for bar in getattr(view, "bars", ())]
         if bars and all(metric_id in same for metric_id in bars):
             continue   # equal bars in every variant say nothing
