@@ -1025,8 +1025,9 @@ def _sections(results, summary, sweep_chart):
         per_variant = view.key in ("teaming", "evacuation")
         shown = detailed if per_variant else charted
         if per_variant and len(shown.variants) < len(results.variants):
-            note_here = f" Drawn for {', '.join(v.name for v in shown.variants)}" \
-                f" of the {len(results.variants)} variants."
+            drawn = ", ".join(v.name for v in shown.variants)
+            note_here = f" Drawn for {drawn} of the " \
+                f"{len(results.variants)} variants."
         else:
             note_here = "" if per_variant else note
         for section in view.report_sections(shown):
