@@ -469,7 +469,7 @@ class _Report:
             heading, charts = key
             first = charts[0].height * self.width / REPORT_CHART_WIDTH
             printed = min(first, self.room() - lines - 30)
-            if printed >= 150:
+            if printed >= min(first, 150):
                 self.subheading(heading, keep=printed)
                 self.chart(charts[0].draw, QtCore.QSize(
                     REPORT_CHART_WIDTH,
