@@ -183,7 +183,8 @@ def changes_text(changes):
 
 # -- the comparison table ----------------------------------------------------
 
-def _is_gain(metric_id):
+def is_gain(metric_id):
+    """Whether a metric is a gain [%] of one setting over another."""
     return "gain" in metric_id.rsplit(".", 1)[-1]
 
 
@@ -217,9 +218,14 @@ def table_rows(results):
     by_variant = [{m.id: m.value for m in v.metrics}
                   for v in results.variants]
     rows = Rows([], [], [])
+    workloads = {ids.parse(m).name for v in by_variant for m in v
+                 if m.startswith("storage.") and m.count(".") > 1}
+    single_storage = len(workloads) == 1
     for metric_id in results.metric_ids(unique_rows=True):
+        if _repeats_headline(metric_id, by_variant, single_storage):
+            continue
         values = [v[metric_id] for v in by_variant if metric_id in v]
-        if _is_gain(metric_id) and all(abs(v) < NOISE_GAIN_PCT
+        if is_gain(metric_id) and all(abs(v) < NOISE_GAIN_PCT
                                        for v in values):
             rows.noise.append(metric_id)
         elif len(by_variant) > 1 and len(values) == len(by_variant) and \
@@ -228,6 +234,25 @@ def table_rows(results):
         else:
             rows.compared.append(metric_id)
     return rows
+
+
+def _repeats_headline(metric_id, by_variant, single_storage):
+    """An item's metric equal to its headline in every variant (both
+    missing counts as equal, as in a variant where the migration has no
+    post-copy phase): its row would repeat the headline's. A storage
+    workload's only with a single workload (the headline is the first
+    workload's, not a total)."""
+    try:
+        parsed = ids.parse(metric_id)
+    except ValueError:
+        return False
+    if parsed.family not in ids.HEADLINE_OF or parsed.name is None or \
+            (parsed.family == "storage" and not single_storage):
+        return False
+    headline = ids.headline(ids.HEADLINE_OF[parsed.family], parsed.key)
+    return any(headline in values for values in by_variant) and all(
+        values.get(headline) == values.get(metric_id)
+        for values in by_variant)
 
 
 def biggest_changes(results, reference, other, most):
@@ -239,7 +264,8 @@ def biggest_changes(results, reference, other, most):
     after = {m.id: m.value for m in results.variant(other).metrics}
     found = []
     for metric_id in rows.compared:
-        if metric_id not in before or metric_id not in after:
+        if metric_id not in before or metric_id not in after or \
+                is_gain(metric_id):   # a gain's change in % of itself
             continue
         old, new = before[metric_id], after[metric_id]
         if old == new or _close((old, new)):

@@ -26,8 +26,8 @@ from app.gui.findings import effect_text, evidence_text
 from app.gui.views import REPORT_CHART_WIDTH, VIEWS, ReportChart
 from app.report.content import (NOISE_GAIN_PCT, SAME, biggest_changes,
                                 changes_text, grouped_findings,
-                                grouped_limits, names_text, table_rows,
-                                teaming_pivot, what_differs)
+                                grouped_limits, is_gain, names_text,
+                                table_rows, teaming_pivot, what_differs)
 from app.report.summary import change_words, executive_summary, reason
 from app.report.sweep import scenario_sweep_chart
 from app.scenario_io import atomic_write
@@ -466,14 +466,19 @@ class _Report:
         if key is not None:
             # the variants' lines below keep a few lines' room
             lines = 30 + 14 * min(len(changes), 4) if changes else 0
-            heading, charts = key
+            view, heading, charts = key
             first = charts[0].height * self.width / REPORT_CHART_WIDTH
             printed = min(first, self.room() - lines - 30)
-            if printed >= min(first, 150):
+            natural = QtCore.QSize(REPORT_CHART_WIDTH, charts[0].height)
+            if view == "evacuation" and printed >= 150:
+                # a Gantt keeps its rows legible on a shorter canvas
                 self.subheading(heading, keep=printed)
                 self.chart(charts[0].draw, QtCore.QSize(
                     REPORT_CHART_WIDTH,
                     int(printed * REPORT_CHART_WIDTH / self.width)))
+            elif printed >= first * SHRINK:
+                self.subheading(heading, keep=printed)
+                self.chart(charts[0].draw, natural, printed)
                 # the section's next charts (the N-1 view) where they fit
                 for chart in charts[1:]:
                     height = chart.height * self.width / REPORT_CHART_WIDTH
@@ -568,10 +573,15 @@ class _Report:
                    widths, size, bold=True, fill="#e8eef4")
         for index, (metric_id, before, after) in enumerate(rows):
             metric = results.variant(other_name).metric(metric_id)
-            change = f"{100 * (after / before - 1):+.1f} %" if before \
-                else f"{after - before:+.4g}"
-            self.cells([row_label(metric), format_number(before),
-                        format_number(after), change], widths, size,
+            earlier = results.variant(reference).metric(metric_id)
+            if metric_id.endswith(".converged"):
+                change = "converges" if after else "no longer converges"
+            elif before:
+                change = f"{100 * (after / before - 1):+.1f} %"
+            else:
+                change = f"{after - before:+.4g}"
+            self.cells([row_label(metric), shown_value(earlier),
+                        shown_value(metric), change], widths, size,
                        fill="#f6f8fa" if index % 2 else None)
         self.y += 6
 
@@ -725,7 +735,9 @@ class _Report:
                        height=header_height)
 
         goal_values = dict(summary.values)
-        rows = ([None] if goal_label else []) + list(metric_ids)
+        # a row none of these variants has is left to the other tables
+        rows = ([None] if goal_label else []) + [
+            m for m in metric_ids if any(m in values[n] for n in shown)]
         header()
         for row, metric_id in enumerate(rows):
             if metric_id is None:
@@ -737,8 +749,16 @@ class _Report:
                 found = [values[n].get(metric_id) for n in shown]
                 numbers = [None if m is None or m.id.endswith(".converged")
                            else m.value for m in found]
+                largest = max((abs(x) for x in numbers if x is not None),
+                              default=0.0)
                 texts = [labels[metric_id]] + [
-                    "–" if m is None else shown_value(m) for m in found]
+                    "–" if m is None else
+                    # float dust (1e-12 of the row's largest) reads as 0
+                    "0" if n is not None and abs(n) < 1e-9 * largest
+                    else shown_value(m) for m, n in zip(found, numbers)]
+                if is_gain(metric_id):
+                    # a change of a gain in per cent of it says nothing
+                    numbers = [None] * len(numbers)
             reference = numbers[0]
             for index in range(1, len(shown)):
                 number = numbers[index]
@@ -828,23 +848,24 @@ class _Report:
 
     def chart_section(self, heading, charts, caption=""):
         """A heading and its charts; a chart that does not fit the rest of
-        the page is shrunk to it when that keeps :data:`SHRINK` of its
-        height, else it starts the next page."""
+        the page is scaled down to it when that keeps :data:`SHRINK` of
+        its size, else it starts the next page."""
         largest = (self.bottom - 60) * REPORT_CHART_WIDTH / self.width
         heights = [min(c.height, largest) * self.width / REPORT_CHART_WIDTH
                    for c in charts]
         self.heading(heading, keep=heights[0] * SHRINK + 6)
         for chart, height in zip(charts, heights):
+            printed = None
             if self.y + height > self.bottom:
                 if self.room() - 6 >= height * SHRINK:
-                    height = self.room() - 6
+                    printed = self.room() - 6
                 else:
                     self.new_page()
                     self.text(f"{heading} (continued)", size=8,
                               colour=_GREY)
             self.chart(chart.draw, QtCore.QSize(
                 REPORT_CHART_WIDTH,
-                int(height * REPORT_CHART_WIDTH / self.width)))
+                int(height * REPORT_CHART_WIDTH / self.width)), printed)
         if caption:
             self.text(caption, size=8, colour=_GREY)
 
@@ -926,14 +947,17 @@ class _Report:
                   "evaluated) and results.json (every number above).",
                   size=8, colour=_GREY)
 
-    def chart(self, draw, size):
-        """Render a chart drawn by ``draw(plot_item)`` at full width (in
-        the dry pass only its room is taken)."""
-        height = self.width * size.height() / size.width()
+    def chart(self, draw, size, printed=None):
+        """Render a chart drawn by ``draw(plot_item)`` on a canvas of
+        ``size``, at full width or scaled down to ``printed`` px high,
+        centred (in the dry pass only its room is taken)."""
+        natural = self.width * size.height() / size.width()
+        height = natural if printed is None else min(printed, natural)
+        width = self.width * height / natural
         self.ensure(height)
         if not self.dry:
-            self._render(draw, size, QtCore.QRectF(0, self.y, self.width,
-                                                   height))
+            self._render(draw, size, QtCore.QRectF(
+                (self.width - width) / 2, self.y, width, height))
         self.y += height + 6
 
     def _render(self, draw, size, target):
@@ -1047,17 +1071,17 @@ _KEY_VIEWS = ("teaming", "evacuation", "migration", "storage", "wire",
 
 
 def _key_chart(sections, best, goal_metric):
-    """(heading, charts) for page 1: the question's main section (of the
-    recommended variant where charts are per variant) without the bars
-    of the goal (page 1 has them already), or None."""
+    """(view key, heading, charts) for page 1: the question's main section
+    (of the recommended variant where charts are per variant) without the
+    bars of the goal (page 1 has them already), or None."""
     for key in _KEY_VIEWS:
-        found = [(h, tuple(c for c, m in zip(charts, bars)
-                           if m != goal_metric))
+        found = [(key, h, tuple(c for c, m in zip(charts, bars)
+                                if m != goal_metric))
                  for k, h, charts, _, bars in sections if k == key]
-        found = [(h, c) for h, c in found if c]
+        found = [entry for entry in found if entry[2]]
         if found:
-            return next(((h, c) for h, c in found
-                         if best and h.endswith(best)), found[0])
+            return next((entry for entry in found
+                         if best and entry[1].endswith(best)), found[0])
     return None
 
 
