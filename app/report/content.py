@@ -255,11 +255,10 @@ def _repeats_headline(metric_id, by_variant, single_storage):
         for values in by_variant)
 
 
-def biggest_changes(results, reference, other, most):
+def biggest_changes(results, rows, reference, other, most):
     """The ``most`` metrics that change most from variant ``reference`` to
-    ``other`` (relative change, noise left out): ``[(metric_id, before,
-    after)]``."""
-    rows = table_rows(results)
+    ``other`` (relative change, among the compared ``rows``):
+    ``[(metric_id, before, after)]``."""
     before = {m.id: m.value for m in results.variant(reference).metrics}
     after = {m.id: m.value for m in results.variant(other).metrics}
     found = []

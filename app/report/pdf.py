@@ -108,22 +108,23 @@ def write_report(scenario, results, path, advice=None, sweep_chart=None,
     check_report_size(scenario)
     if sweep_chart is None:
         sweep_chart = scenario_sweep_chart(scenario, results)
+    content = _Content.of(scenario, results, advice, sweep_chart)
     # dry passes count the pages for "Page n of N" and move a section to
     # the last page when it would be near-empty; the last pass draws
-    layout = _drawn(scenario, results, advice, sweep_chart, checks)
+    layout = _drawn(scenario, results, advice, content, checks)
     breaks = layout.balanced()
     if breaks != layout.breaks:
-        moved = _drawn(scenario, results, advice, sweep_chart, checks,
+        moved = _drawn(scenario, results, advice, content, checks,
                        breaks=breaks)
         if moved.pages <= layout.pages:
             layout = moved
-    pdf = _drawn(scenario, results, advice, sweep_chart, checks,
-                 layout.pages, layout.breaks)
+    pdf = _drawn(scenario, results, advice, content, checks, layout.pages,
+                 layout.breaks)
     atomic_write(path, _dated(pdf))
     return layout
 
 
-def _drawn(scenario, results, advice, sweep_chart, checks, pages=None,
+def _drawn(scenario, results, advice, content, checks, pages=None,
            breaks=frozenset()):
     """The report's PDF bytes, or with ``pages`` None its
     :class:`Layout` (charts not rendered); ``breaks``: the headings that
@@ -155,7 +156,7 @@ def _drawn(scenario, results, advice, sweep_chart, checks, pages=None,
     try:
         report = _Report(painter, writer, scenario.meta.name, pages,
                          breaks)
-        report.draw(scenario, results, advice, sweep_chart, checks)
+        report.draw(scenario, results, advice, content, checks)
     finally:
         painter.end()
     buffer.close()
@@ -222,6 +223,43 @@ _SEVERITY_COLOURS = {"critical": "#B00020", "warning": "#B35900"}
 
 
 @dataclass(frozen=True)
+class _Content:
+    """What the report says, worked out once for all its passes."""
+
+    summary: object
+    changes: dict
+    rows: object
+    sections: list
+
+    @classmethod
+    def of(cls, scenario, results, advice, sweep_chart):
+        summary = executive_summary(scenario, results, advice)
+        rows = table_rows(results)
+        return cls(summary, what_differs(scenario), rows,
+                   _sections(results, rows, summary, sweep_chart))
+
+
+class _Measuring:
+    """The dry pass's painter: it measures text like the real one and
+    draws nothing."""
+
+    def __init__(self, painter):
+        self._painter = painter
+
+    def __getattr__(self, name):
+        return getattr(self._painter, name)
+
+    def drawText(self, *args):
+        pass
+
+    def fillRect(self, *args):
+        pass
+
+    def drawLine(self, *args):
+        pass
+
+
+@dataclass(frozen=True)
 class Layout:
     """How the report was laid out: its page count, how full each page is
     (0 to 1), where each section heading starts (page, fill) and the
@@ -257,8 +295,9 @@ class _Report:
 
     def __init__(self, painter, writer, name, pages=None,
                  breaks=frozenset()):
-        self.painter, self.writer, self.name = painter, writer, name
         self.dry, self.pages, self.breaks = pages is None, pages, breaks
+        self.painter = _Measuring(painter) if self.dry else painter
+        self.writer, self.name = writer, name
         self.headings = []
         self.page = writer.pageLayout().paintRectPixels(RESOLUTION)
         self.width = self.page.width()
@@ -410,10 +449,11 @@ class _Report:
 
     # -- the report --------------------------------------------------------
 
-    def draw(self, scenario, results, advice, sweep_chart=None, checks=()):
-        summary = executive_summary(scenario, results, advice)
-        changes = what_differs(scenario)
-        sections = _sections(results, summary, sweep_chart)
+    def draw(self, scenario, results, advice, content, checks=()):
+        summary, changes, rows = content.summary, content.changes, \
+            content.rows
+        sections = content.sections
+        self.rows = rows
         self.summary_page(scenario, results, summary, changes, sections)
         self.new_page()
         self.variants_section(scenario, changes)
@@ -561,7 +601,7 @@ class _Report:
         else:
             reference, other_name = names[0], best
             heading = f"What {best} changes against the base"
-        rows = biggest_changes(results, reference, other_name,
+        rows = biggest_changes(results, self.rows, reference, other_name,
                                SUMMARY_CHANGES)
         if not rows:
             return
@@ -588,7 +628,7 @@ class _Report:
     def summary_results(self, results, summary):
         """Without a goal to rank by: the rows that differ most, for the
         first variants."""
-        compared = table_rows(results).compared[:SUMMARY_CHANGES]
+        compared = self.rows.compared[:SUMMARY_CHANGES]
         if not compared or self.room() < 120:
             return
         names = [v.name for v in results.variants][:TABLE_COLUMNS]
@@ -672,7 +712,7 @@ class _Report:
                 self.text(f"{variant.name}: {items}", size=8.5, gap=2)
 
     def comparison_section(self, results, summary):
-        rows = table_rows(results)
+        rows = self.rows
         names = [v.name for v in results.variants]
         others = names[1:]
         groups = max(1, -(-len(others) // (TABLE_COLUMNS - 1)))
@@ -1026,7 +1066,7 @@ def _wire_differs(results):
     return any(curve(v) != base for v in results.variants[1:])
 
 
-def _sections(results, summary, sweep_chart):
+def _sections(results, rows, summary, sweep_chart):
     """The chart sections, ``[(view key, heading, charts, caption,
     metric ids)]`` (the metric each chart bars, or None):
     each view's for the variants it draws, the goodput chart only where
@@ -1037,7 +1077,7 @@ def _sections(results, summary, sweep_chart):
         f" Drawn: {len(charted.variants)} of {len(results.variants)} " \
         "variants (the base, the recommended one, then in order)."
     others = any(v.present(results) for v in VIEWS if v.key != "wire")
-    same = set(table_rows(results).same)
+    same = set(rows.same)
     out = []
     for view in VIEWS:
         if view.key == "wire" and (others or len(results.variants) > 1) \
