@@ -543,8 +543,8 @@ def storage_chain(protocol, block_bytes, read_fraction, oio, backend,
     the slower of the two counts, while each traversal of the stack waits
     for its whole aggregate. With the round trip ``RTT`` of the transport
 
-    .. math:: R_0 = S + RTT + \max\big((W_{to} + W_{from}) / B,\;
-              t_s / f\big) + 2 t_p / f,
+    .. math:: R_0 = S + RTT + \\max\\big((W_{to} + W_{from}) / B,\\;
+              t_s / f\\big) + 2 t_p / f,
 
     which is why RDMA lowers latency as well as CPU: at an outstanding IO
     below the knee IOPS follow Little's law ``N / R0``, and the RDMA/TCP
