@@ -298,10 +298,7 @@ def expand_inputs(arguments):
 def _batch(args, handle):
     """Run ``handle(path, scenario)`` on every input; report failures at
     the end. Returns the exit code."""
-    paths, problems = expand_inputs(args.files)
-    for problem in problems:
-        print(f"linkplan: {problem}", file=sys.stderr)
-    failed = list(problems)
+    paths, failed = _inputs(args)
     for path in paths:
         scenario = _load_or_report(path)
         if scenario is None:
@@ -309,35 +306,67 @@ def _batch(args, handle):
         else:
             with _Working(f"{args.command} {path}"):
                 handle(path, scenario)
+    return _batch_code(paths, failed)
+
+
+def _inputs(args):
+    """The input paths, and the arguments that named none (reported)."""
+    paths, problems = expand_inputs(args.files)
+    for problem in problems:
+        print(f"linkplan: {problem}", file=sys.stderr)
+    return paths, list(problems)
+
+
+def _batch_code(paths, failed):
+    """Exit code of a batch command: 2 when its only input is bad, 1 when
+    some are (listed), else 0."""
     if not failed:
         return EXIT_OK
-    if len(paths) + len(problems) == 1:
+    inputs = len(paths) + sum(f not in paths for f in failed)
+    if inputs == 1:
         return EXIT_USAGE  # the only input is bad
-    print(f"linkplan: {len(failed)} of {len(paths) + len(problems)} inputs "
+    print(f"linkplan: {len(failed)} of {inputs} inputs "
           f"failed: {', '.join(failed)}", file=sys.stderr)
     return EXIT_FAILED
 
 
 def _solve(args):
-    from solvers.evaluate import evaluate
+    from models.scenario import ScenarioError
+    from solvers.evaluate import evaluate_many
 
-    parts = []
-
-    def solve_one(path, scenario):
-        results = evaluate(scenario)
-        if args.schedule:
-            text = schedule_csv(results)
-            parts.append(text if not parts else text.split("\n", 1)[1])
-        elif args.format == "csv":
-            text = results.to_csv()
-            # one header for the whole batch: the rows carry the scenario
-            parts.append(text if not parts else text.split("\n", 1)[1])
-        elif args.format == "json":
-            parts.append(results.to_json())
+    paths, failed = _inputs(args)
+    loaded = []
+    for path in paths:
+        scenario = _load_or_report(path)
+        if scenario is None:
+            failed.append(path)
         else:
-            parts.append(results.to_table())
-
-    code = _batch(args, solve_one)
+            loaded.append((path, scenario))
+    parts = []
+    # the files' documents are evaluated together (one call of each
+    # analysis for many files); CSV needs their numbers only
+    numbers_only = args.format == "csv" and not args.schedule
+    with _Working(f"solve ({len(loaded)} files)" if len(loaded) > 1 else
+                  f"solve {loaded[0][0]}" if loaded else "solve"):
+        done = evaluate_many((scenario for _, scenario in loaded),
+                             details=not numbers_only)
+        for (path, _), results in zip(loaded, done):
+            if isinstance(results, ScenarioError):
+                print("linkplan: invalid scenario\n"
+                      f"{ScenarioError(results.problems, source=path)}",
+                      file=sys.stderr)
+                failed.append(path)
+            elif isinstance(results, Exception):
+                if len(paths) == 1:
+                    return _internal_error(results)
+                print(f"linkplan: {path}: internal error: "
+                      f"{type(results).__name__}: {results}",
+                      file=sys.stderr)
+                failed.append(path)
+            else:
+                parts.append(_solve_text(args, results, first=not parts))
+    failed.sort(key=lambda f: paths.index(f) if f in paths else -1)
+    code = _batch_code(paths, failed)
     if not parts:
         return code
     if args.format == "json" and len(parts) > 1 and not args.schedule:
@@ -346,6 +375,21 @@ def _solve(args):
     _emit(args, "".join(parts) if args.format != "table" or args.schedule
           else "\n".join(parts))
     return code
+
+
+def _solve_text(args, results, *, first):
+    """One scenario's part of the ``solve`` output; CSV parts after the
+    first without their header (one for the whole batch: the rows carry
+    the scenario)."""
+    if args.schedule:
+        text = schedule_csv(results)
+    elif args.format == "csv":
+        text = results.to_csv()
+    elif args.format == "json":
+        return results.to_json()
+    else:
+        return results.to_table()
+    return text if first else text.split("\n", 1)[1]
 
 
 #: Columns of ``solve --schedule``, as the schedule trace names them.
