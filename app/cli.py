@@ -146,7 +146,11 @@ def build_parser():
 
     sweep = add("sweep", "Evaluate a scenario's sweep and stream one row "
                 "per point.", _SWEEP_EXAMPLE)
-    sweep.add_argument("file", help="scenario file with a [[sweeps]] table")
+    sweep.add_argument("files", nargs="+", metavar="file",
+                       help="scenario file with a [[sweeps]] table; several "
+                       "files, quoted globs or directories sweep every "
+                       "variant of each (a fleet: columns scenario and "
+                       "variant; csv or jsonl, local engine)")
     sweep.add_argument("--sweep", dest="sweep_name", metavar="NAME",
                        help="which sweep (default: the first)")
     sweep.add_argument("--format", choices=("csv", "jsonl", "parquet"),
@@ -469,7 +473,10 @@ def _advise(args):
 def _sweep(args):
     from solvers import sweep
 
-    scenario = _load_or_report(args.file)
+    if len(args.files) > 1 or Path(args.files[0]).is_dir() or \
+            glob.has_magic(args.files[0]):
+        return _sweep_fleet(args)
+    scenario = _load_or_report(args.files[0])
     if scenario is None:
         return EXIT_USAGE
     try:
@@ -522,6 +529,74 @@ def _sweep(args):
     return EXIT_OK
 
 
+def _sweep_fleet(args):
+    """``sweep`` of several files: every variant of each (a document
+    without variants, with its file's sweeps) over its file's sweep, in
+    one output whose rows name the scenario and the variant. A file that
+    cannot be read, or whose sweep a variant refuses, is reported and the
+    rest done (exit 1)."""
+    from models.scenario import BASE_NAME
+    from solvers import sweep
+
+    if args.format == "parquet" or args.engine == "dask":
+        print("linkplan sweep: several scenario files are swept to csv or "
+              "jsonl on the local engine; give one file for "
+              f"{'--format parquet' if args.format == 'parquet' else '--engine dask'}",
+              file=sys.stderr)
+        return EXIT_USAGE
+    paths, failed = _inputs(args)
+    jobs = []
+    for path in paths:
+        scenario = _load_or_report(path)
+        if scenario is None:
+            failed.append(path)
+            continue
+        name = None
+        try:
+            for name, document in scenario.variant_documents():
+                swept = document.model_copy(
+                    update={"sweeps": scenario.sweeps})
+                plan = sweep.plan(swept, args.sweep_name)
+                if jobs and plan.paths != jobs[0][3].paths:
+                    raise ValueError(
+                        f"its sweep's axes {list(plan.paths)} are not the "
+                        f"first file's {list(jobs[0][3].paths)} (one CSV "
+                        "header for every row)")
+                jobs.append((path, scenario, name, plan, swept))
+        except ValueError as err:
+            where = "" if name in (None, BASE_NAME) else \
+                f"variant {name!r}: "
+            print(f"linkplan sweep: {path}: {where}{err}", file=sys.stderr)
+            failed.append(path)
+            jobs = [job for job in jobs if job[0] != path]
+    code = _batch_code(paths, failed)
+    if not jobs:
+        return code
+    writer = _SweepWriter(args, jobs[0][1], jobs[0][3], parts=False,
+                          fleet=True)
+    try:
+        with _Working(f"sweep ({len(jobs)} variants of "
+                      f"{len(paths) - len(failed)} files)"):
+            for path, scenario, name, plan, swept in jobs:
+                writer.section(scenario, name, plan)
+                chunks = sweep.run(swept, plan,
+                                   format_chunk=writer.format_chunk)
+                try:
+                    for chunk in chunks:
+                        writer.write(chunk)
+                finally:
+                    chunks.close()
+        writer.finish()
+    except KeyboardInterrupt:
+        where = writer.interrupted()
+        print(f"\nlinkplan sweep: interrupted after {writer.points:,} "
+              f"points; {where}", file=sys.stderr)
+        return 130
+    finally:
+        writer.discard()
+    return code
+
+
 class _SweepWriter:
     """Streams sweep rows as CSV or JSON Lines, or writes them as a folder
     of Parquet parts. With -o and ``parts`` (chunks evaluated by workers)
@@ -531,7 +606,7 @@ class _SweepWriter:
     (OUT.partial on Ctrl-C). Only whole rows are ever written; a process
     killed outright leaves the hidden part folder behind."""
 
-    def __init__(self, args, scenario, plan, *, parts):
+    def __init__(self, args, scenario, plan, *, parts, fleet=False):
         import tempfile
 
         from app.scenario_io import AtomicFile
@@ -539,6 +614,8 @@ class _SweepWriter:
         from solvers.metric_ids import info as metric_info
 
         self.kind, self.plan, self.points = args.format, plan, 0
+        # several scenarios and their variants: rows name them
+        self.fleet, self.variant = fleet, None
         self.stamp = (__version__, scenario.sha256())
         self.scenario_name = scenario.meta.name
         self.output = Path(args.output) if args.output else None
@@ -572,6 +649,23 @@ class _SweepWriter:
             self.parts = tempfile.mkdtemp(
                 dir=beside, prefix=f".{self.output.name}.parts-")
             self.format_chunk = PartWriter(self.format, self.parts)
+
+    def section(self, scenario, variant, plan):
+        """Rows that follow are variant ``variant`` of ``scenario``, over
+        ``plan`` (a fleet): CSV rows start with their names, JSON Lines
+        get a header line of their own."""
+        from app.sweep_format import SweepFormat, quote
+        from solvers.results import csv_cell
+
+        self.stamp = (__version__, scenario.sha256())
+        self.scenario_name, self.variant, self.plan = \
+            scenario.meta.name, variant, plan
+        names = ",".join(quote(csv_cell(n)) for n in (self.scenario_name,
+                                                      variant))
+        self.format = self.format_chunk = SweepFormat.of(
+            self.kind, f"{self.stamp[0]},{self.stamp[1]},{names},", plan)
+        if self.kind == "jsonl":
+            self.metrics = None
 
     def write(self, chunk):
         if self.metrics is None:
@@ -625,14 +719,16 @@ class _SweepWriter:
         if self.kind == "parquet":   # units are in the parts' fields
             return
         if self.kind == "csv":
-            header = ["linkplan_version", "scenario_sha256", "point",
-                      *self.plan.paths,
+            header = ["linkplan_version", "scenario_sha256",
+                      *(("scenario", "variant") if self.fleet else ()),
+                      "point", *self.plan.paths,
                       *(f"{m}[{units[m]}]" for m in self.metrics)]
             text = ",".join(quote(h) for h in header) + "\n"
         else:
             text = json.dumps(
                 {"linkplan_version": self.stamp[0],
                  "scenario": self.scenario_name,
+                 **({"variant": self.variant} if self.fleet else {}),
                  "scenario_sha256": self.stamp[1], "sweep": self.plan.name,
                  "mode": self.plan.mode, "axes": list(self.plan.paths),
                  "points": self.plan.total, "units": units},
