@@ -539,9 +539,10 @@ def _sweep_fleet(args):
     from solvers import sweep
 
     if args.format == "parquet" or args.engine == "dask":
+        option = "--format parquet" if args.format == "parquet" \
+            else "--engine dask"
         print("linkplan sweep: several scenario files are swept to csv or "
-              "jsonl on the local engine; give one file for "
-              f"{'--format parquet' if args.format == 'parquet' else '--engine dask'}",
+              f"jsonl on the local engine; give one file for {option}",
               file=sys.stderr)
         return EXIT_USAGE
     paths, failed = _inputs(args)
