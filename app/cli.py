@@ -146,7 +146,11 @@ def build_parser():
 
     sweep = add("sweep", "Evaluate a scenario's sweep and stream one row "
                 "per point.", _SWEEP_EXAMPLE)
-    sweep.add_argument("file", help="scenario file with a [[sweeps]] table")
+    sweep.add_argument("files", nargs="+", metavar="file",
+                       help="scenario file with a [[sweeps]] table; several "
+                       "files, quoted globs or directories sweep every "
+                       "variant of each (a fleet: columns scenario and "
+                       "variant; csv or jsonl, local engine)")
     sweep.add_argument("--sweep", dest="sweep_name", metavar="NAME",
                        help="which sweep (default: the first)")
     sweep.add_argument("--format", choices=("csv", "jsonl", "parquet"),
@@ -298,10 +302,7 @@ def expand_inputs(arguments):
 def _batch(args, handle):
     """Run ``handle(path, scenario)`` on every input; report failures at
     the end. Returns the exit code."""
-    paths, problems = expand_inputs(args.files)
-    for problem in problems:
-        print(f"linkplan: {problem}", file=sys.stderr)
-    failed = list(problems)
+    paths, failed = _inputs(args)
     for path in paths:
         scenario = _load_or_report(path)
         if scenario is None:
@@ -309,35 +310,67 @@ def _batch(args, handle):
         else:
             with _Working(f"{args.command} {path}"):
                 handle(path, scenario)
+    return _batch_code(paths, failed)
+
+
+def _inputs(args):
+    """The input paths, and the arguments that named none (reported)."""
+    paths, problems = expand_inputs(args.files)
+    for problem in problems:
+        print(f"linkplan: {problem}", file=sys.stderr)
+    return paths, list(problems)
+
+
+def _batch_code(paths, failed):
+    """Exit code of a batch command: 2 when its only input is bad, 1 when
+    some are (listed), else 0."""
     if not failed:
         return EXIT_OK
-    if len(paths) + len(problems) == 1:
+    inputs = len(paths) + sum(f not in paths for f in failed)
+    if inputs == 1:
         return EXIT_USAGE  # the only input is bad
-    print(f"linkplan: {len(failed)} of {len(paths) + len(problems)} inputs "
+    print(f"linkplan: {len(failed)} of {inputs} inputs "
           f"failed: {', '.join(failed)}", file=sys.stderr)
     return EXIT_FAILED
 
 
 def _solve(args):
-    from solvers.evaluate import evaluate
+    from models.scenario import ScenarioError
+    from solvers.evaluate import evaluate_many
 
-    parts = []
-
-    def solve_one(path, scenario):
-        results = evaluate(scenario)
-        if args.schedule:
-            text = schedule_csv(results)
-            parts.append(text if not parts else text.split("\n", 1)[1])
-        elif args.format == "csv":
-            text = results.to_csv()
-            # one header for the whole batch: the rows carry the scenario
-            parts.append(text if not parts else text.split("\n", 1)[1])
-        elif args.format == "json":
-            parts.append(results.to_json())
+    paths, failed = _inputs(args)
+    loaded = []
+    for path in paths:
+        scenario = _load_or_report(path)
+        if scenario is None:
+            failed.append(path)
         else:
-            parts.append(results.to_table())
-
-    code = _batch(args, solve_one)
+            loaded.append((path, scenario))
+    parts = []
+    # the files' documents are evaluated together (one call of each
+    # analysis for many files); CSV needs their numbers only
+    numbers_only = args.format == "csv" and not args.schedule
+    with _Working(f"solve ({len(loaded)} files)" if len(loaded) > 1 else
+                  f"solve {loaded[0][0]}" if loaded else "solve"):
+        done = evaluate_many((scenario for _, scenario in loaded),
+                             details=not numbers_only)
+        for (path, _), results in zip(loaded, done):
+            if isinstance(results, ScenarioError):
+                print("linkplan: invalid scenario\n"
+                      f"{ScenarioError(results.problems, source=path)}",
+                      file=sys.stderr)
+                failed.append(path)
+            elif isinstance(results, Exception):
+                if len(paths) == 1:
+                    return _internal_error(results)
+                print(f"linkplan: {path}: internal error: "
+                      f"{type(results).__name__}: {results}",
+                      file=sys.stderr)
+                failed.append(path)
+            else:
+                parts.append(_solve_text(args, results, first=not parts))
+    failed.sort(key=lambda f: paths.index(f) if f in paths else -1)
+    code = _batch_code(paths, failed)
     if not parts:
         return code
     if args.format == "json" and len(parts) > 1 and not args.schedule:
@@ -346,6 +379,21 @@ def _solve(args):
     _emit(args, "".join(parts) if args.format != "table" or args.schedule
           else "\n".join(parts))
     return code
+
+
+def _solve_text(args, results, *, first):
+    """One scenario's part of the ``solve`` output; CSV parts after the
+    first without their header (one for the whole batch: the rows carry
+    the scenario)."""
+    if args.schedule:
+        text = schedule_csv(results)
+    elif args.format == "csv":
+        text = results.to_csv()
+    elif args.format == "json":
+        return results.to_json()
+    else:
+        return results.to_table()
+    return text if first else text.split("\n", 1)[1]
 
 
 #: Columns of ``solve --schedule``, as the schedule trace names them.
@@ -425,7 +473,10 @@ def _advise(args):
 def _sweep(args):
     from solvers import sweep
 
-    scenario = _load_or_report(args.file)
+    if len(args.files) > 1 or Path(args.files[0]).is_dir() or \
+            glob.has_magic(args.files[0]):
+        return _sweep_fleet(args)
+    scenario = _load_or_report(args.files[0])
     if scenario is None:
         return EXIT_USAGE
     try:
@@ -478,6 +529,75 @@ def _sweep(args):
     return EXIT_OK
 
 
+def _sweep_fleet(args):
+    """``sweep`` of several files: every variant of each (a document
+    without variants, with its file's sweeps) over its file's sweep, in
+    one output whose rows name the scenario and the variant. A file that
+    cannot be read, or whose sweep a variant refuses, is reported and the
+    rest done (exit 1)."""
+    from models.scenario import BASE_NAME
+    from solvers import sweep
+
+    if args.format == "parquet" or args.engine == "dask":
+        option = "--format parquet" if args.format == "parquet" \
+            else "--engine dask"
+        print("linkplan sweep: several scenario files are swept to csv or "
+              f"jsonl on the local engine; give one file for {option}",
+              file=sys.stderr)
+        return EXIT_USAGE
+    paths, failed = _inputs(args)
+    jobs = []
+    for path in paths:
+        scenario = _load_or_report(path)
+        if scenario is None:
+            failed.append(path)
+            continue
+        name = None
+        try:
+            for name, document in scenario.variant_documents():
+                swept = document.model_copy(
+                    update={"sweeps": scenario.sweeps})
+                plan = sweep.plan(swept, args.sweep_name)
+                if jobs and plan.paths != jobs[0][3].paths:
+                    raise ValueError(
+                        f"its sweep's axes {list(plan.paths)} are not the "
+                        f"first file's {list(jobs[0][3].paths)} (one CSV "
+                        "header for every row)")
+                jobs.append((path, scenario, name, plan, swept))
+        except ValueError as err:
+            where = "" if name in (None, BASE_NAME) else \
+                f"variant {name!r}: "
+            print(f"linkplan sweep: {path}: {where}{err}", file=sys.stderr)
+            failed.append(path)
+            jobs = [job for job in jobs if job[0] != path]
+    code = _batch_code(paths, failed)
+    if not jobs:
+        return code
+    writer = _SweepWriter(args, jobs[0][1], jobs[0][3], parts=False,
+                          fleet=True)
+    try:
+        with _Working(f"sweep ({len(jobs)} variants of "
+                      f"{len(paths) - len(failed)} files)"):
+            for path, scenario, name, plan, swept in jobs:
+                writer.section(scenario, name, plan)
+                chunks = sweep.run(swept, plan,
+                                   format_chunk=writer.format_chunk)
+                try:
+                    for chunk in chunks:
+                        writer.write(chunk)
+                finally:
+                    chunks.close()
+        writer.finish()
+    except KeyboardInterrupt:
+        where = writer.interrupted()
+        print(f"\nlinkplan sweep: interrupted after {writer.points:,} "
+              f"points; {where}", file=sys.stderr)
+        return 130
+    finally:
+        writer.discard()
+    return code
+
+
 class _SweepWriter:
     """Streams sweep rows as CSV or JSON Lines, or writes them as a folder
     of Parquet parts. With -o and ``parts`` (chunks evaluated by workers)
@@ -487,7 +607,7 @@ class _SweepWriter:
     (OUT.partial on Ctrl-C). Only whole rows are ever written; a process
     killed outright leaves the hidden part folder behind."""
 
-    def __init__(self, args, scenario, plan, *, parts):
+    def __init__(self, args, scenario, plan, *, parts, fleet=False):
         import tempfile
 
         from app.scenario_io import AtomicFile
@@ -495,6 +615,8 @@ class _SweepWriter:
         from solvers.metric_ids import info as metric_info
 
         self.kind, self.plan, self.points = args.format, plan, 0
+        # several scenarios and their variants: rows name them
+        self.fleet, self.variant = fleet, None
         self.stamp = (__version__, scenario.sha256())
         self.scenario_name = scenario.meta.name
         self.output = Path(args.output) if args.output else None
@@ -528,6 +650,23 @@ class _SweepWriter:
             self.parts = tempfile.mkdtemp(
                 dir=beside, prefix=f".{self.output.name}.parts-")
             self.format_chunk = PartWriter(self.format, self.parts)
+
+    def section(self, scenario, variant, plan):
+        """Rows that follow are variant ``variant`` of ``scenario``, over
+        ``plan`` (a fleet): CSV rows start with their names, JSON Lines
+        get a header line of their own."""
+        from app.sweep_format import SweepFormat, quote
+        from solvers.results import csv_cell
+
+        self.stamp = (__version__, scenario.sha256())
+        self.scenario_name, self.variant, self.plan = \
+            scenario.meta.name, variant, plan
+        names = ",".join(quote(csv_cell(n)) for n in (self.scenario_name,
+                                                      variant))
+        self.format = self.format_chunk = SweepFormat.of(
+            self.kind, f"{self.stamp[0]},{self.stamp[1]},{names},", plan)
+        if self.kind == "jsonl":
+            self.metrics = None
 
     def write(self, chunk):
         if self.metrics is None:
@@ -581,14 +720,16 @@ class _SweepWriter:
         if self.kind == "parquet":   # units are in the parts' fields
             return
         if self.kind == "csv":
-            header = ["linkplan_version", "scenario_sha256", "point",
-                      *self.plan.paths,
+            header = ["linkplan_version", "scenario_sha256",
+                      *(("scenario", "variant") if self.fleet else ()),
+                      "point", *self.plan.paths,
                       *(f"{m}[{units[m]}]" for m in self.metrics)]
             text = ",".join(quote(h) for h in header) + "\n"
         else:
             text = json.dumps(
                 {"linkplan_version": self.stamp[0],
                  "scenario": self.scenario_name,
+                 **({"variant": self.variant} if self.fleet else {}),
                  "scenario_sha256": self.stamp[1], "sweep": self.plan.name,
                  "mode": self.plan.mode, "axes": list(self.plan.paths),
                  "points": self.plan.total, "units": units},

@@ -530,21 +530,33 @@ def storage_chain(protocol, block_bytes, read_fraction, oio, backend,
     Per IO, the request and response messages (:func:`io_message_bytes`)
     cost wire bytes ``W`` each way (:func:`io_wire_bytes`); the network
     ceiling is ``link_bytes / max(W_to, W_from)``. Over TCP the host spends
-    ``t = block × c_byte + frames × c_wire + traversals × c_pkt`` cycles of
-    transport work per IO, over RDMA ``t = 2 × rdma_message_cycles``, and
-    ``c_io`` of storage work either way (local IO: ``t = 0``); the CPU
-    ceiling is ``serving_cores × hz / (c_io + t)``, one core per
-    connection. The transport work is on the IO's path at both ends, so
-    with the round trip ``RTT`` of the transport
+    ``t = t_s + t_p`` cycles of transport work per IO, the streaming part
+    ``t_s = block × c_byte + frames × c_wire`` and the per-traversal part
+    ``t_p = traversals × c_pkt``; over RDMA ``t = t_p = 2 ×
+    rdma_message_cycles``; and ``c_io`` of storage work either way (local
+    IO: ``t = 0``). The CPU ceiling is ``serving_cores × hz / (c_io + t)``,
+    one core per connection. The transport work is on the IO's path at
+    both ends: the per-byte and per-frame work is done frame by frame as
+    the frames cross the wire (the sender copies and hands segments to the
+    NIC while earlier ones are on the wire; the receiver takes each
+    interrupt batch as it lands), so it overlaps the wire time and only
+    the slower of the two counts, while each traversal of the stack waits
+    for its whole aggregate. With the round trip ``RTT`` of the transport
 
-    .. math:: R_0 = S + (W_{to} + W_{from}) / B + RTT + 2 t / f,
+    .. math:: R_0 = S + RTT + \\max\\big((W_{to} + W_{from}) / B,\\;
+              t_s / f\\big) + 2 t_p / f,
 
     which is why RDMA lowers latency as well as CPU: at an outstanding IO
     below the knee IOPS follow Little's law ``N / R0``, and the RDMA/TCP
     ratios of IOPS and of IOPS per CPU come from different terms. With the
     lowest ceiling ``X`` the curve is :func:`closed_queue_iops` with the
     back end's ``device_servers`` (or one server at ``X``), and latency
-    Little's law ``N / IOPS``.
+    Little's law ``N / IOPS``. When the network sets ``X`` the bottleneck
+    is the wire, whose service time per IO is constant (its bytes at the
+    line rate): IOPS are then the asymptotic bound
+    :func:`iops_bound`, ``min(N / R0, X)``, exact for a deterministic
+    server (validation case NCT-NFS-10G-QD2: two 128 KiB reads in flight
+    fill 10 GbE, where the exponential-service curve gives 13 % less).
 
     References
     ----------
@@ -582,9 +594,12 @@ def storage_chain(protocol, block_bytes, read_fraction, oio, backend,
     with np.errstate(divide="ignore"):
         network = np.where(local, np.inf,
                            link_bytes / np.maximum(to_target, from_target))
-    transport = np.select(
+    streamed = np.where(local | rdma, 0.0,
+                        block_bytes * c_byte + frames * c_wire)
+    per_traversal = np.select(
         [local, rdma], [0.0, RDMA_MESSAGES_PER_IO * rdma_message_cycles],
-        block_bytes * c_byte + frames * c_wire + passes * c_pkt)
+        passes * c_pkt)
+    transport = streamed + per_traversal
     cycles = c_io + transport
     cpu = serving_cores * hz / cycles
     servers = np.asarray(device_servers, dtype=float)
@@ -592,13 +607,21 @@ def storage_chain(protocol, block_bytes, read_fraction, oio, backend,
     with np.errstate(divide="ignore", invalid="ignore"):
         device = np.where(parallel, servers / service_time, np.inf)
     ceiling, limit = iops_ceiling(np.minimum(backend, device), network, cpu)
-    path = np.where(local, 0.0, (to_target + from_target) / link_bytes
+    path = np.where(local, 0.0,
+                    np.maximum((to_target + from_target) / link_bytes,
+                               streamed / hz)
                     + np.where(rdma, rdma_round_trip, round_trip)
-                    + 2 * transport / hz)
+                    + 2 * per_traversal / hz)
     unloaded = np.maximum(service_time + path, 1.0 / ceiling)
-    iops = closed_queue_iops(
-        oio, ceiling, unloaded, servers=np.where(parallel, servers, 1.0),
-        service_time=np.where(parallel, service_time, 1.0 / ceiling))
+    # the wire serialises each IO's bytes at the line rate, a constant
+    # service time: N IOs keep it busy as soon as N >= mu R0, the
+    # asymptotic bound, where the exponential-service curve bends early
+    iops = np.where(
+        limit == LIMITS.index("network"),
+        iops_bound(oio, ceiling, unloaded),
+        closed_queue_iops(
+            oio, ceiling, unloaded, servers=np.where(parallel, servers, 1.0),
+            service_time=np.where(parallel, service_time, 1.0 / ceiling)))
     cpu_pct = 100 * iops * cycles / (cores * hz)
     return {"iops": iops, "latency_s": oio / iops,
             "mbps": iops * block_bytes / MB, "knee": unloaded * ceiling,

@@ -58,9 +58,11 @@ SMB_MAX_CONNECTIONS = 32
 #: to): a Hyper-V migration over SMB reaches 4.5-5 Gbit/s per VM on one
 #: core, "depending on the speed of your CPU" (seed 001, case S-HV-e; host
 #: clock not published, 2.6 GHz assumed), while one VM over TCP reaches 10
-#: Gbit/s (S-HV-g), so no cap applies there. QEMU and Xen: no published
-#: figure, no cap.
-MIGRATION_STREAM_CAPS = {"hyperv": (4.75, 2.6, ("smb", "smb_direct"))}
+#: Gbit/s (S-HV-g), so no cap applies there. Nor over SMB Direct, where the
+#: NIC places the data: one VM fills a 10 GbE iWARP NIC ("Nearly 10 Gbps
+#: over a single NIC", A. Finn 2013, case FINN-LM-SMBD-10G) and 2 x 10 GbE
+#: (S-HV-i). QEMU and Xen: no published figure, no cap.
+MIGRATION_STREAM_CAPS = {"hyperv": (4.75, 2.6, ("smb",))}
 
 #: What one vMotion stream (one vmknic's worker thread, one core) moves
 #: alone on a NIC [Gbit/s]: the minimax fit of "about 15" (V7: core.vmware

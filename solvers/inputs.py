@@ -231,7 +231,7 @@ def stream_cap(doc, item, path):
         return float(transport.vmotion_stream_cap(path.flows
                                                   / len(path.nics)))
     preset = transport.MIGRATION_STREAM_CAPS.get(doc.host.hypervisor)
-    if preset is None or item.transport not in preset[2]:
+    if preset is None or path.transport not in preset[2]:
         return np.inf
     cap, reference_ghz, _ = preset
     return cap if reference_ghz is None else cap * doc.host.ghz / \

@@ -361,12 +361,31 @@ def plan(columns, priority, share, concurrencies, *, setup=0.0):
         orders += candidates
         owner += [c] * len(candidates)
         slot += range(len(candidates))
-    result = simulate(columns, share, np.array(orders), np.array(owner),
-                      setup=setup)
-    return {"result": result, "concurrency": np.array(owner),
+    orders, owner = np.array(orders), np.array(owner)
+    # candidates often coincide (LPT and largest first, every order at
+    # concurrency 1 with equal VMs): each distinct schedule is simulated
+    # once (schedules do not interact, and a copy does not move the
+    # fixed point's largest change)
+    _, first, inverse = np.unique(np.column_stack([owner, orders]), axis=0,
+                                  return_index=True, return_inverse=True)
+    distinct = np.sort(first)
+    position = np.empty_like(first)
+    position[np.argsort(first)] = np.arange(first.size)
+    result = _rows(simulate(columns, share, orders[distinct],
+                            owner[distinct], setup=setup),
+                   position[inverse.ravel()])
+    return {"result": result, "concurrency": owner,
             "order": np.array(slot), "orders": by_concurrency,
-            "schedules": np.array(orders),
+            "schedules": orders,
             "named": tuple(named_orders(columns, priority))}
+
+
+def _rows(result, rows):
+    """The schedules ``rows`` of a :class:`ScheduleResult`."""
+    return ScheduleResult(**{
+        f.name: getattr(result, f.name)[rows]
+        if isinstance(getattr(result, f.name), np.ndarray)
+        else getattr(result, f.name) for f in fields(result)})
 
 
 def neighbours(order, concurrency):
@@ -436,7 +455,7 @@ def best(plan_, rows):
     return int(rows[key[0]])
 
 
-def lower_bound(columns, share, concurrency, *, setup=0.0):
+def lower_bound(columns, share, concurrency, *, setup=0.0, prove=True):
     """Lower bound on the makespan at a concurrency: every VM as if its
     guest were idle (one pass of its memory: dirtying adds rounds,
     throttling cannot remove that pass) and alone at the fastest share;
@@ -444,7 +463,12 @@ def lower_bound(columns, share, concurrency, *, setup=0.0):
     the fastest aggregate rate up to ``concurrency``, the longest VM, the
     slot bounds) and the proven bound of the slot placement problem with
     those times (:func:`slot_order`: closed forms and the MILP's dual
-    bound). Returns (bound [s], the placement method). """
+    bound). Returns (bound [s], the placement method).
+
+    With ``prove=False`` the MILP is not run where the closed forms
+    already reach LPT's makespan: no bound of the placement problem
+    exceeds a placement's makespan, so the MILP cannot raise the bound
+    there (the same number; only the method named differs). """
     share = np.asarray(share, dtype=float)
     vms = columns["memory"].size
     top = min(concurrency, share.size - 1)
@@ -458,6 +482,11 @@ def lower_bound(columns, share, concurrency, *, setup=0.0):
         alone["bytes_sent"], alone["total_time"],
         np.max(k * share[1:top + 1]), setup=setup,
         concurrency=min(concurrency, vms))
-    _, placed, method = slot_order(setup + alone["total_time"],
-                                   min(concurrency, vms), method="auto")
+    slot_time, slots = setup + alone["total_time"], min(concurrency, vms)
+    if not prove:
+        lpt = place(slot_time, np.ones(slots), method="lpt")
+        # a margin far above HiGHS' tolerance on the incumbent's cap
+        if closed >= lpt.peak * (1 + 1e-6):
+            return closed, lpt.method
+    _, placed, method = slot_order(slot_time, slots, method="auto")
     return max(closed, placed), method

@@ -49,7 +49,7 @@ def analyse(inputs, upstream, *, details=True):
                            traces=o["traces"]) for o in out]
 
 
-def evaluate_one(item, columns, limit, caps, rates):
+def evaluate_one(item, columns, limit, caps, rates, *, details=True):
     """Every schedule of one evacuation and what it answers (plain data:
     the analysis and the tests read it). ``caps`` is (per migration, all
     together) [B/s].
@@ -63,6 +63,9 @@ def evaluate_one(item, columns, limit, caps, rates):
         row at that concurrency), ``best_row`` (the configured order at
         its fastest concurrency within the limit), ``by_concurrency``
         (concurrency -> row of the configured order), ``bound`` [s].
+        Without ``details`` the bound's ``bound_method`` may name LPT
+        where the MILP would have run but could not raise the bound
+        (:func:`solvers.schedule.lower_bound` with ``prove=False``).
     """
     sessions = sessions_to_rate(item, limit)
     aggregate = gbps_to_bytes_per_s(np.array(
@@ -107,7 +110,7 @@ def evaluate_one(item, columns, limit, caps, rates):
         if plan["concurrency"][best_row] == used:
             best_row = polished
     bound, bound_method = schedule.lower_bound(columns, share, used,
-                                               setup=setup)
+                                               setup=setup, prove=details)
     return {"plan": plan, "share": share, "concurrency": used,
             "requested": requested, "limit": limit, "setup": setup,
             "row": order_rows[item.order], "order_rows": order_rows,
@@ -116,7 +119,8 @@ def evaluate_one(item, columns, limit, caps, rates):
 
 
 def _evaluate(item, columns, limit, caps, rates, target, details):
-    answer = evaluate_one(item, columns, limit, caps, rates)
+    answer = evaluate_one(item, columns, limit, caps, rates,
+                          details=details)
     plan, row = answer["plan"], answer["row"]
     result = plan["result"]
     span = result.end[row] - result.start[row]

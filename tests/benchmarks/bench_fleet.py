@@ -1,34 +1,20 @@
 """A fleet study (issue 15, item 3): 1,000 scenario files and all their
-variants solved by one `solve` run, which pays start-up once."""
+variants solved by one `solve` run, which pays start-up once. The hosts
+cycle through the examples, each with its own clock, NIC speeds, MTU, VM
+memory and dirty rates (tests.conftest.fleet_document): no two hosts of an
+example are the same document."""
 
 import csv
-import json
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from app.scenario_io import load_scenario
-from tests.conftest import EXAMPLES
+from tests.conftest import write_fleet
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = 1_000
-
-
-def _fleet(folder):
-    """The examples cycled to ``FILES`` hosts, each with its own clock;
-    returns the number of variants (base included)."""
-    documents = [load_scenario(p).model_dump(mode="json")
-                 for p in sorted(EXAMPLES.glob("*.toml"))]
-    variants = 0
-    for i in range(FILES):
-        data = json.loads(json.dumps(documents[i % len(documents)]))
-        data["meta"]["name"] = f"host {i:04d}"
-        data["host"]["ghz"] = round(2.0 + (i % 17) * 0.1, 2)
-        (Path(folder) / f"host{i:04d}.json").write_text(json.dumps(data))
-        variants += 1 + len(data["variants"])
-    return variants
 
 
 def fleet_solve_time():
@@ -36,7 +22,7 @@ def fleet_solve_time():
     with tempfile.TemporaryDirectory() as folder:
         fleet = Path(folder) / "fleet"
         fleet.mkdir()
-        variants = _fleet(fleet)
+        variants = write_fleet(fleet, FILES)
         out = Path(folder) / "fleet.csv"
         start = time.perf_counter()
         subprocess.run([sys.executable, "-m", "app", "solve", str(fleet),
