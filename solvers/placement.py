@@ -5,13 +5,19 @@ The problem is makespan minimisation on uniform machines (``Q||Cmax``),
 with allowed sets for pinning and anti-affinity groups; it is NP-hard even
 for two equal members (shared/reference/teaming.md section 7). The method
 of section 7.6: closed-form lower bounds and the LPT heuristic polished by
-a move/swap local search always, then ``scipy.optimize.milp`` (HiGHS) when
-the gap is above tolerance and the instance is small enough. HiGHS takes no
-start, so the incumbent enters as a cap on the objective; identical members
-are made distinguishable by ordering them by their first (largest) unit,
-which leaves one of their interchangeable placements feasible.
+a move/swap local search always; when the gap is above tolerance, a
+bisection on the peak whose steps are decided by an exact bin-completion
+search (:func:`fit_into`, after Korf's bin completion, section 7.6's
+alternatives): a packing found lowers the incumbent, a packing proven
+impossible raises the lower bound. With allowed sets or anti-affinity
+groups, or on request, ``scipy.optimize.milp`` (HiGHS) instead: it takes
+no start, so the incumbent enters as a cap on the objective; identical
+members are made distinguishable by ordering them by their first
+(largest) unit, which leaves one of their interchangeable placements
+feasible.
 """
 
+import time
 import warnings
 from dataclasses import dataclass
 
@@ -33,6 +39,30 @@ LPT_EXACT_UNITS = 2000
 LOCAL_SEARCH_UNITS = 1000
 LOCAL_SEARCH_STEPS_PER_UNIT = 4
 
+#: The bin-completion search runs up to this many units (its depth grows
+#: with the units, and above it LPT's gap is far below any tolerance).
+SEARCH_MAX_UNITS = 400
+
+#: Relative margin on the capacities of a search step: a step proven
+#: infeasible at ``peak * (1 + margin)`` proves the bound ``peak`` whatever
+#: the rounding of its sums (~1e-16 relative).
+SEARCH_CAPACITY_MARGIN = 1e-12
+
+#: Smallest step of the bisection (relative): with ``mip_rel_gap=0`` it
+#: proves the optimum to this resolution.
+SEARCH_MIN_STEP = 1e-9
+
+#: Relative rounding allowance of the search's pruning tests, on the sum
+#: of capacities and demands (a sum of n terms errs by ~n * 1.1e-16).
+SEARCH_ROUNDING = 1e-12
+
+#: The search looks at the clock every this many steps of a completion.
+SEARCH_CLOCK_TICKS = 1024
+
+#: Completions of a member are tried fullest first within batches of this
+#: many (all of them sorted would enumerate every one before the first try).
+SEARCH_COMPLETION_BATCH = 64
+
 #: The counting bound looks at the ``COUNTING_UNITS_PER_MEMBER x members``
 #: largest units: it is strongest with few units per member.
 COUNTING_UNITS_PER_MEMBER = 8
@@ -42,9 +72,9 @@ DEFAULT_OPTIONS = {"tol": 0.005, "time_limit": 2.0, "mip_rel_gap": 1e-4}
 
 #: The status codes of :class:`PlacementResult`, scipy style.
 STATUS_MESSAGES = {
-    0: "Optimal: the peak equals the lower bound or MILP proved it.",
-    1: "Feasible, not proven optimal: the gap to the lower bound is "
-       "reported.",
+    0: "Optimal: the peak equals the lower bound.",
+    1: "Feasible, not proven optimal within the tolerance: the gap to the "
+       "lower bound is reported.",
     2: "Infeasible: a unit has no allowed member left.",
 }
 
@@ -63,12 +93,16 @@ class PlacementResult:
         Proven lower bound on the optimal peak: the largest of the closed
         forms (:func:`lower_bound`) and the MILP's dual bound. [1]
     gap : float
-        ``peak / lower_bound - 1``: the proven distance to the optimum. [1]
+        ``(peak - lower_bound) / peak``, as scipy's ``mip_gap``: the
+        proven relative distance to the optimum. [1]
     method : str
-        ``'lpt'`` (LPT, then local search) or ``'milp'``: what produced
-        ``member``.
+        ``'lpt'`` (LPT, then local search), ``'search'`` (bin completion)
+        or ``'milp'``: what produced ``member``.
     success : bool
+        True when ``member`` is a feasible placement.
     status : int
+        0: proven optimal within the tolerance (``mip_rel_gap``); 1:
+        feasible, gap open (time limit, or ``method='lpt'``); 2: infeasible.
     message : str
     """
 
@@ -89,28 +123,37 @@ def place(demand, speed, *, allowed=None, groups=None, method="auto",
     Parameters
     ----------
     demand : array-like of float, shape (F,)
-        Demand of each unit. [Gbit/s]
+        Demand of each unit, finite and >= 0. [Gbit/s]
     speed : array-like of float, shape (U,)
-        Member speeds. [Gbit/s]
+        Member speeds, finite and > 0; at least one member. [Gbit/s]
     allowed : array-like of bool, shape (F, U), optional
         Members each unit may use (pinning, active lists). Default: all.
     groups : array-like of int, shape (F,), optional
         Anti-affinity group of each unit; units of one group (>= 0) must sit
         on distinct members. -1 means no group.
-    method : {'auto', 'lpt', 'milp'}, default 'auto'
-        ``auto`` runs the MILP only when the LPT gap exceeds ``tol`` and
-        the instance has at most ``MILP_MAX_BINARIES`` binaries.
+    method : {'auto', 'lpt', 'search', 'milp'}, default 'auto'
+        ``lpt``: LPT and local search only. ``search``: then the bisection
+        with the bin-completion search (unconstrained instances of at most
+        ``SEARCH_MAX_UNITS`` units). ``milp``: then HiGHS. ``auto`` goes on
+        from LPT only when its gap exceeds ``tol``: to ``search`` where it
+        applies, else to ``milp`` up to ``MILP_MAX_BINARIES`` binaries.
     options : dict, optional
-        ``tol`` (relative gap accepted without MILP, default 0.005),
-        ``time_limit`` (s, default 2.0), ``mip_rel_gap`` (where HiGHS
-        stops: default ``tol`` with ``auto``, whose aim is a proven gap
-        within ``tol``, and 1e-4 with ``milp``, which asks for the
+        ``tol`` (relative gap accepted without going on, default 0.005),
+        ``time_limit`` (s, default 2.0), ``mip_rel_gap`` (where the search
+        or HiGHS stops: default ``tol`` with ``auto``, whose aim is a proven
+        gap within ``tol``, and 1e-4 otherwise, which asks for the
         optimum). Unknown keys raise an ``OptimizeWarning``, as in
         scipy.optimize.
 
     Returns
     -------
     PlacementResult
+
+    Raises
+    ------
+    ValueError
+        On a demand or speed that is negative, zero (speed), not finite or
+        of the wrong shape, on no members, or on an unknown method.
     """
     unknown = set(options or {}) - set(DEFAULT_OPTIONS)
     if unknown:
@@ -125,18 +168,22 @@ def place(demand, speed, *, allowed=None, groups=None, method="auto",
     options = {**DEFAULT_OPTIONS, **given}
     if method == "auto" and "mip_rel_gap" not in given:
         options["mip_rel_gap"] = options["tol"]
-    if method not in ("auto", "lpt", "milp"):
-        raise ValueError(f"method must be 'auto', 'lpt' or 'milp', "
-                         f"got {method!r}")
-    demand = np.asarray(demand, dtype=float)
-    speed = np.asarray(speed, dtype=float)
+    if method not in ("auto", "lpt", "search", "milp"):
+        raise ValueError(f"method must be 'auto', 'lpt', 'search' or "
+                         f"'milp', got {method!r}")
+    demand, speed = _checked(demand, speed)
     units, members = demand.size, speed.size
     constrained = allowed is not None or groups is not None
     allowed = np.ones((units, members), dtype=bool) if allowed is None \
         else np.asarray(allowed, dtype=bool)
     groups = np.full(units, -1) if groups is None else np.asarray(groups)
+    if allowed.shape != (units, members) or groups.shape != (units,):
+        raise ValueError(f"allowed must have shape ({units}, {members}) and "
+                         f"groups ({units},) for {units} units on {members} "
+                         f"members, got {allowed.shape} and {groups.shape}")
     if units and not allowed.any(axis=1).all():
         return _infeasible(units)
+    started = time.perf_counter()
     bound = lower_bound(demand, speed,
                         allowed=allowed if constrained else None)
     if units == 0 or bound == 0:
@@ -152,11 +199,267 @@ def place(demand, speed, *, allowed=None, groups=None, method="auto",
                               groups=groups if constrained else None)
     best = _result(member, demand, speed, bound, "lpt", 1) \
         if member is not None else None
+    searchable = not constrained and units <= SEARCH_MAX_UNITS
+    if method == "search" and not searchable:
+        raise ValueError(f"method 'search' takes unconstrained instances of "
+                         f"at most {SEARCH_MAX_UNITS} units, got {units} "
+                         f"units{' with allowed sets or groups' if constrained else ''}")
+    if method == "auto" and best is not None and best.gap > options["tol"] \
+            and searchable:
+        method = "search"
+    if method == "search":
+        return _bisect(demand, speed, bound, best, options,
+                       started + options["time_limit"])
     small = units * members <= MILP_MAX_BINARIES
     if method == "lpt" or (method == "auto" and best is not None
                            and (best.gap <= options["tol"] or not small)):
         return best if best is not None else _infeasible(units)
     return _milp(demand, speed, allowed, groups, bound, best, options)
+
+
+def _checked(demand, speed):
+    """Demand and speed as float arrays; a clear ValueError naming the
+    argument and the offending value on anything else."""
+    arrays = []
+    for name, value, minimum in (("demand", demand, "0"),
+                                 ("speed", speed, "positive")):
+        try:
+            array = np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be numbers, got {value!r}") \
+                from None
+        if array.ndim != 1:
+            raise ValueError(f"{name} must be one-dimensional (one value per "
+                             f"{'unit' if name == 'demand' else 'member'}), "
+                             f"got shape {array.shape}")
+        bad = ~np.isfinite(array) | ((array < 0) if minimum == "0"
+                                     else (array <= 0))
+        if bad.any():
+            index = int(np.flatnonzero(bad)[0])
+            rule = ">= 0" if minimum == "0" else "> 0"
+            raise ValueError(f"{name}[{index}] must be finite and {rule}, "
+                             f"got {array[index]!r}")
+        arrays.append(array)
+    if not arrays[1].size:
+        raise ValueError("speed is empty: a placement needs at least one "
+                         "member")
+    return arrays
+
+
+class SearchTimeout(Exception):
+    """The bin-completion search reached its deadline: nothing proven."""
+
+
+def fit_into(demand, capacity, *, deadline=None):
+    """Decide whether the units fit on members of the given capacities
+    (bin packing with one bin per member), exactly.
+
+    Parameters
+    ----------
+    demand : array-like of float, shape (F,)
+        Demand of each unit, >= 0. [Gbit/s]
+    capacity : array-like of float, shape (U,)
+        Load each member may carry, ``peak * speed`` for a peak. [Gbit/s]
+    deadline : float, optional
+        ``time.perf_counter()`` value at which to give up.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (F,), or None
+        A member of each unit with every load within its capacity, or
+        None when the search proved that there is none.
+
+    Raises
+    ------
+    SearchTimeout
+        When the deadline passes first.
+
+    Notes
+    -----
+    Bin completion (Korf 2003; Schreiber & Korf 2013, teaming.md section
+    7.6): members are filled one at a time, smallest capacity first (the
+    most constrained), each with a whole set of units. The sets tried are
+    restricted by dominance among the packings that maximise the members'
+    loads lexicographically in that order, one of which exists whenever
+    any packing does [Derived]: in it no unit left for later members fits
+    into a member's spare capacity (it would raise that load), no swap of
+    a unit with a larger one left for later fits (likewise), and members of
+    equal capacity carry non-increasing loads (else exchanging their sets
+    raises the earlier load). The capacity not used so far (the slack)
+    bounds the spare capacity every member may leave; a member's spare
+    capacity beyond what the units left that fit into it can fill, summed,
+    must stay within the slack, and the k largest units left must fit on
+    the k largest members left.
+    """
+    demand = np.asarray(demand, dtype=float)
+    capacity = np.asarray(capacity, dtype=float)
+    by_size = np.argsort(-demand, kind="stable")
+    by_capacity = np.argsort(capacity, kind="stable")
+    size = demand[by_size].tolist()
+    room = capacity[by_capacity].tolist()
+    members = len(room)
+    same_as_previous = [0 < j and room[j] == room[j - 1]
+                        for j in range(members)]
+    slack = sum(room) - sum(size)
+    # the pruning tests compare sums taken in different orders: they allow
+    # this much rounding, so that they only ever prune less
+    rounding = SEARCH_ROUNDING * (sum(room) + sum(size))
+    if not size:
+        return np.zeros(0, dtype=int)
+    if slack < -rounding:
+        return None
+    member = [-1] * len(size)
+    failed = set()
+    ticks = [0]
+
+    def completions(left, cap, need, most):
+        """Sets of units of ``left`` (positions in it) that fit within
+        ``min(cap, most)``, load at least ``need`` and are not dominated;
+        fullest first within each batch."""
+        values = [size[unit] for unit in left]
+        after = [0.0] * (len(values) + 1)
+        for k in range(len(values) - 1, -1, -1):
+            after[k] = after[k + 1] + values[k]
+        ceiling = min(cap, most + rounding)
+        chosen = []
+
+        def extend(k, load, need):
+            if load + after[k] < need:
+                return
+            ticks[0] += 1
+            if deadline is not None and not ticks[0] % SEARCH_CLOCK_TICKS \
+                    and time.perf_counter() > deadline:
+                raise SearchTimeout
+            if k == len(values):
+                if not _swap_dominated(values, chosen, cap - load):
+                    yield load, list(chosen)
+                return
+            value = values[k]
+            # leaving out a unit that fits means the spare capacity must
+            # end below it (else the set is dominated)
+            need_without = max(need, cap - value - rounding) \
+                if load + value <= cap else need
+            if load + value <= ceiling:
+                chosen.append(k)
+                yield from extend(k + 1, load + value, need)
+                chosen.pop()
+                # equal units: leave out the whole run once
+                k += 1
+                while k < len(values) and values[k] == value:
+                    k += 1
+                yield from extend(k, load, need_without)
+            else:
+                yield from extend(k + 1, load, need_without)
+
+        batch = []
+        for found in extend(0, 0.0, need):
+            batch.append(found)
+            if len(batch) == SEARCH_COMPLETION_BATCH:
+                yield from sorted(batch, key=lambda item: -item[0])
+                batch = []
+        yield from sorted(batch, key=lambda item: -item[0])
+
+    def fill(j, left, mask, slack, previous_load):
+        if deadline is not None and time.perf_counter() > deadline:
+            raise SearchTimeout
+        most = previous_load if same_as_previous[j] else np.inf
+        if j == members - 1:
+            load = sum(size[unit] for unit in left)
+            if load > room[j] or load > most + rounding:
+                return False
+            for unit in left:
+                member[unit] = j
+            return True
+        key = (j, mask, most)
+        if key in failed or not _room_for(left, j, slack, rounding, size,
+                                          room):
+            return False
+        cap = room[j]
+        for load, taken in completions(left, cap, cap - slack - rounding,
+                                       most):
+            rest = [unit for k, unit in enumerate(left) if k not in taken]
+            rest_mask = mask
+            for k in taken:
+                rest_mask &= ~(1 << left[k])
+            if fill(j + 1, rest, rest_mask, slack - (cap - load), load):
+                for k in taken:
+                    member[left[k]] = j
+                return True
+        failed.add(key)
+        return False
+
+    if not fill(0, list(range(len(size))), (1 << len(size)) - 1, slack,
+                np.inf):
+        return None
+    placed = np.empty(len(size), dtype=int)
+    placed[by_size] = by_capacity[np.array(member)]
+    return placed
+
+
+def _swap_dominated(values, chosen, spare):
+    """Whether a unit left out (of ``values``, sorted decreasing) could
+    replace a smaller chosen one within the spare capacity."""
+    if not chosen or spare <= 0:
+        return False
+    taken = set(chosen)
+    for k in chosen:
+        # the smallest unit left out that is larger than unit k: scan up
+        for larger in range(k - 1, -1, -1):
+            if larger not in taken and values[larger] > values[k]:
+                if values[larger] - values[k] <= spare:
+                    return True
+                break
+    return False
+
+
+def _room_for(left, j, slack, rounding, size, room):
+    """Necessary conditions for the units ``left`` (sorted decreasing) on
+    the members ``j..`` (capacities ``room``, increasing), up to
+    ``rounding``: the k largest units fit on the k largest members, and
+    the spare capacity that no unit left can fill stays within the
+    slack."""
+    spare = 0.0
+    for cap in room[j:]:
+        fitting = sum(size[unit] for unit in left if size[unit] <= cap)
+        spare += max(cap - fitting, 0.0)
+    if spare > slack + rounding:
+        return False
+    units, caps = 0.0, 0.0
+    for unit, cap in zip(left, reversed(room[j:])):
+        units += size[unit]
+        caps += cap
+        if units > caps + rounding:
+            return False
+    return True
+
+
+def _bisect(demand, speed, bound, incumbent, options, deadline):
+    """Bisection on the peak from the incumbent down: each step asks
+    :func:`fit_into` for a packing at ``peak * (1 - mip_rel_gap)``; a
+    packing found is the new incumbent, a proof that none exists the new
+    lower bound (and the end)."""
+    step = max(options["mip_rel_gap"], SEARCH_MIN_STEP)
+    member, peak = incumbent.member, incumbent.peak
+    proven = False
+    while not proven:
+        trial = peak * (1 - step)
+        if trial <= bound:
+            proven = True
+            break
+        try:
+            packed = fit_into(demand, trial * speed
+                              * (1 + SEARCH_CAPACITY_MARGIN),
+                              deadline=deadline)
+        except SearchTimeout:
+            break
+        if packed is None:
+            bound, proven = trial, True
+        else:
+            member = packed
+            peak = float((np.bincount(member, weights=demand,
+                                      minlength=speed.size) / speed).max())
+    return _result(member, demand, speed, bound, "search",
+                   0 if proven else 1)
 
 
 def lpt(demand, speed, *, allowed=None, groups=None):
@@ -386,12 +689,12 @@ def _shift(member, load, occupied, group, demand, unit, target):
 def _result(member, demand, speed, bound, method, status, message=None):
     load = np.bincount(member, weights=demand, minlength=speed.size)
     peak = float((load / speed).max()) if demand.size else 0.0
-    gap = peak / bound - 1.0 if bound > 0 else 0.0
-    if gap <= 1e-9:
+    gap = (peak - bound) / peak if peak > 0 else 0.0
+    if gap <= SEARCH_MIN_STEP:
         status = 0
     message = message or (
-        STATUS_MESSAGES[status] if status != 0 or gap <= 1e-9 else
-        f"Optimal within the MILP tolerance (gap {100 * gap:.3g} %).")
+        STATUS_MESSAGES[status] if status != 0 or gap <= SEARCH_MIN_STEP
+        else f"Optimal within the tolerance: proven gap {100 * gap:.3g} %.")
     return PlacementResult(member=member, peak=peak, lower_bound=bound,
                            gap=max(gap, 0.0), method=method,
                            success=status in (0, 1), status=status,
