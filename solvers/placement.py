@@ -203,7 +203,8 @@ def place(demand, speed, *, allowed=None, groups=None, method="auto",
     if method == "search" and not searchable:
         raise ValueError(f"method 'search' takes unconstrained instances of "
                          f"at most {SEARCH_MAX_UNITS} units, got {units} "
-                         f"units{' with allowed sets or groups' if constrained else ''}")
+                         f"units" + (" with allowed sets or groups"
+                                     if constrained else ""))
     if method == "auto" and best is not None and best.gap > options["tol"] \
             and searchable:
         method = "search"
@@ -238,7 +239,7 @@ def _checked(demand, speed):
             index = int(np.flatnonzero(bad)[0])
             rule = ">= 0" if minimum == "0" else "> 0"
             raise ValueError(f"{name}[{index}] must be finite and {rule}, "
-                             f"got {array[index]!r}")
+                             f"got {float(array[index])!r}")
         arrays.append(array)
     if not arrays[1].size:
         raise ValueError("speed is empty: a placement needs at least one "
