@@ -75,7 +75,8 @@ STATUS_MESSAGES = {
     0: "Optimal: the peak equals the lower bound.",
     1: "Feasible, not proven optimal within the tolerance: the gap to the "
        "lower bound is reported.",
-    2: "Infeasible: a unit has no allowed member left.",
+    2: "Infeasible: a unit has no allowed member left (allowed sets and "
+       "anti-affinity groups).",
 }
 
 
@@ -101,8 +102,9 @@ class PlacementResult:
     success : bool
         True when ``member`` is a feasible placement.
     status : int
-        0: proven optimal within the tolerance (``mip_rel_gap``); 1:
-        feasible, gap open (time limit, or ``method='lpt'``); 2: infeasible.
+        0: proven optimal within the tolerance (``mip_rel_gap``); 1: the
+        gap is open (time limit, or ``method='lpt'``), or no placement was
+        found in time (``success`` False); 2: proven infeasible.
     message : str
     """
 
@@ -133,10 +135,11 @@ def place(demand, speed, *, allowed=None, groups=None, method="auto",
         on distinct members. -1 means no group.
     method : {'auto', 'lpt', 'search', 'milp'}, default 'auto'
         ``lpt``: LPT and local search only. ``search``: then the bisection
-        with the bin-completion search (unconstrained instances of at most
-        ``SEARCH_MAX_UNITS`` units). ``milp``: then HiGHS. ``auto`` goes on
-        from LPT only when its gap exceeds ``tol``: to ``search`` where it
-        applies, else to ``milp`` up to ``MILP_MAX_BINARIES`` binaries.
+        with the bin-completion search (up to ``SEARCH_MAX_UNITS`` units).
+        ``milp``: then HiGHS. ``auto`` goes on from LPT only when its gap
+        exceeds ``tol`` (or LPT placed nothing): to ``search`` up to
+        ``SEARCH_MAX_UNITS`` units, else to ``milp`` up to
+        ``MILP_MAX_BINARIES`` binaries.
     options : dict, optional
         ``tol`` (relative gap accepted without going on, default 0.005),
         ``time_limit`` (s, default 2.0), ``mip_rel_gap`` (where the search
@@ -199,18 +202,18 @@ def place(demand, speed, *, allowed=None, groups=None, method="auto",
                               groups=groups if constrained else None)
     best = _result(member, demand, speed, bound, "lpt", 1) \
         if member is not None else None
-    searchable = not constrained and units <= SEARCH_MAX_UNITS
+    searchable = units <= SEARCH_MAX_UNITS
     if method == "search" and not searchable:
-        raise ValueError(f"method 'search' takes unconstrained instances of "
-                         f"at most {SEARCH_MAX_UNITS} units, got {units} "
-                         f"units" + (" with allowed sets or groups"
-                                     if constrained else ""))
-    if method == "auto" and best is not None and best.gap > options["tol"] \
-            and searchable:
+        raise ValueError(f"method 'search' takes at most {SEARCH_MAX_UNITS} "
+                         f"units, got {units}")
+    if method == "auto" and searchable \
+            and (best is None or best.gap > options["tol"]):
         method = "search"
     if method == "search":
         return _bisect(demand, speed, bound, best, options,
-                       started + options["time_limit"])
+                       started + options["time_limit"],
+                       allowed=allowed if constrained else None,
+                       groups=groups if constrained else None)
     small = units * members <= MILP_MAX_BINARIES
     if method == "lpt" or (method == "auto" and best is not None
                            and (best.gap <= options["tol"] or not small)):
@@ -251,7 +254,8 @@ class SearchTimeout(Exception):
     """The bin-completion search reached its deadline: nothing proven."""
 
 
-def fit_into(demand, capacity, *, deadline=None):
+def fit_into(demand, capacity, *, allowed=None, groups=None,
+             deadline=None):
     """Decide whether the units fit on members of the given capacities
     (bin packing with one bin per member), exactly.
 
@@ -261,6 +265,10 @@ def fit_into(demand, capacity, *, deadline=None):
         Demand of each unit, >= 0. [Gbit/s]
     capacity : array-like of float, shape (U,)
         Load each member may carry, ``peak * speed`` for a peak. [Gbit/s]
+    allowed : array-like of bool, shape (F, U), optional
+        Members each unit may use. Default: all.
+    groups : array-like of int, shape (F,), optional
+        Anti-affinity groups, as in :func:`place`.
     deadline : float, optional
         ``time.perf_counter()`` value at which to give up.
 
@@ -283,14 +291,16 @@ def fit_into(demand, capacity, *, deadline=None):
     restricted by dominance among the packings that maximise the members'
     loads lexicographically in that order, one of which exists whenever
     any packing does [Derived]: in it no unit left for later members fits
-    into a member's spare capacity (it would raise that load), no swap of
-    a unit with a larger one left for later fits (likewise), and members of
-    equal capacity carry non-increasing loads (else exchanging their sets
-    raises the earlier load). The capacity not used so far (the slack)
-    bounds the spare capacity every member may leave; a member's spare
-    capacity beyond what the units left that fit into it can fill, summed,
-    must stay within the slack, and the k largest units left must fit on
-    the k largest members left.
+    into a member's spare capacity (it would raise that load; with groups,
+    only units of no group are counted), without allowed sets or groups no
+    swap of a unit with a larger one left for later fits (likewise), and
+    interchangeable members (equal capacity and allowed units) carry
+    non-increasing loads (else exchanging their sets raises the earlier
+    load). The capacity not used so far (the slack) bounds the spare
+    capacity every member may leave; a member's spare capacity beyond what
+    the units left that may go there can fill, summed, must stay within
+    the slack, the k largest units left must fit on the k largest members
+    left, and each unit left needs a member left that may take it.
     """
     demand = np.asarray(demand, dtype=float)
     capacity = np.asarray(capacity, dtype=float)
@@ -299,8 +309,16 @@ def fit_into(demand, capacity, *, deadline=None):
     size = demand[by_size].tolist()
     room = capacity[by_capacity].tolist()
     members = len(room)
+    plain = allowed is None and groups is None
+    # may[j][unit]: whether member j (by capacity) may take unit (by size)
+    may = np.ones((members, len(size)), dtype=bool) if allowed is None \
+        else np.asarray(allowed, dtype=bool)[by_size][:, by_capacity].T
+    group = [-1] * len(size) if groups is None \
+        else np.asarray(groups)[by_size].tolist()
     same_as_previous = [0 < j and room[j] == room[j - 1]
+                        and (may[j] == may[j - 1]).all()
                         for j in range(members)]
+    may = may.tolist()
     slack = sum(room) - sum(size)
     # the pruning tests compare sums taken in different orders: they allow
     # this much rounding, so that they only ever prune less
@@ -313,16 +331,16 @@ def fit_into(demand, capacity, *, deadline=None):
     failed = set()
     ticks = [0]
 
-    def completions(left, cap, need, most):
-        """Sets of units of ``left`` (positions in it) that fit within
-        ``min(cap, most)``, load at least ``need`` and are not dominated;
-        fullest first within each batch."""
-        values = [size[unit] for unit in left]
+    def completions(pool, cap, need, most):
+        """Sets of the units ``pool`` (sorted decreasing, all allowed) that
+        fit within ``min(cap, most)``, load at least ``need`` and are not
+        dominated; fullest first within each batch."""
+        values = [size[unit] for unit in pool]
         after = [0.0] * (len(values) + 1)
         for k in range(len(values) - 1, -1, -1):
             after[k] = after[k + 1] + values[k]
         ceiling = min(cap, most + rounding)
-        chosen = []
+        chosen, used = [], set()
 
         def extend(k, load, need):
             if load + after[k] < need:
@@ -332,21 +350,26 @@ def fit_into(demand, capacity, *, deadline=None):
                     and time.perf_counter() > deadline:
                 raise SearchTimeout
             if k == len(values):
-                if not _swap_dominated(values, chosen, cap - load):
-                    yield load, list(chosen)
+                if not plain or not _swap_dominated(values, chosen,
+                                                    cap - load):
+                    yield load, [pool[c] for c in chosen]
                 return
-            value = values[k]
+            value, label = values[k], group[pool[k]]
             # leaving out a unit that fits means the spare capacity must
             # end below it (else the set is dominated)
             need_without = max(need, cap - value - rounding) \
-                if load + value <= cap else need
-            if load + value <= ceiling:
+                if load + value <= cap and label < 0 else need
+            if load + value <= ceiling and label not in used:
                 chosen.append(k)
+                if label >= 0:
+                    used.add(label)
                 yield from extend(k + 1, load + value, need)
+                used.discard(label)
                 chosen.pop()
-                # equal units: leave out the whole run once
+                # equal units (of no group): leave out the whole run once
                 k += 1
-                while k < len(values) and values[k] == value:
+                while label < 0 and k < len(values) \
+                        and values[k] == value and group[pool[k]] < 0:
                     k += 1
                 yield from extend(k, load, need_without)
             else:
@@ -366,25 +389,30 @@ def fit_into(demand, capacity, *, deadline=None):
         most = previous_load if same_as_previous[j] else np.inf
         if j == members - 1:
             load = sum(size[unit] for unit in left)
-            if load > room[j] or load > most + rounding:
+            labels = [group[unit] for unit in left if group[unit] >= 0]
+            if load > room[j] or load > most + rounding \
+                    or not all(may[j][unit] for unit in left) \
+                    or len(labels) != len(set(labels)):
                 return False
             for unit in left:
                 member[unit] = j
             return True
         key = (j, mask, most)
         if key in failed or not _room_for(left, j, slack, rounding, size,
-                                          room):
+                                          room, may):
             return False
         cap = room[j]
-        for load, taken in completions(left, cap, cap - slack - rounding,
+        pool = [unit for unit in left if may[j][unit]]
+        for load, taken in completions(pool, cap, cap - slack - rounding,
                                        most):
-            rest = [unit for k, unit in enumerate(left) if k not in taken]
+            taken_set = set(taken)
+            rest = [unit for unit in left if unit not in taken_set]
             rest_mask = mask
-            for k in taken:
-                rest_mask &= ~(1 << left[k])
+            for unit in taken:
+                rest_mask &= ~(1 << unit)
             if fill(j + 1, rest, rest_mask, slack - (cap - load), load):
-                for k in taken:
-                    member[left[k]] = j
+                for unit in taken:
+                    member[unit] = j
                 return True
         failed.add(key)
         return False
@@ -413,18 +441,25 @@ def _swap_dominated(values, chosen, spare):
     return False
 
 
-def _room_for(left, j, slack, rounding, size, room):
+def _room_for(left, j, slack, rounding, size, room, may):
     """Necessary conditions for the units ``left`` (sorted decreasing) on
-    the members ``j..`` (capacities ``room``, increasing), up to
-    ``rounding``: the k largest units fit on the k largest members, and
-    the spare capacity that no unit left can fill stays within the
-    slack."""
+    the members ``j..`` (capacities ``room``, increasing; ``may[j][unit]``
+    whether member j may take the unit), up to ``rounding``: every unit
+    has a member that may take it and is large enough, the k largest
+    units fit on the k largest members, and the spare capacity that no
+    unit left can fill stays within the slack."""
     spare = 0.0
-    for cap in room[j:]:
-        fitting = sum(size[unit] for unit in left if size[unit] <= cap)
+    for b in range(j, len(room)):
+        cap = room[b]
+        fitting = sum(size[unit] for unit in left
+                      if size[unit] <= cap and may[b][unit])
         spare += max(cap - fitting, 0.0)
     if spare > slack + rounding:
         return False
+    for unit in left:
+        if not any(may[b][unit] and size[unit] <= room[b] + rounding
+                   for b in range(j, len(room))):
+            return False
     units, caps = 0.0, 0.0
     for unit, cap in zip(left, reversed(room[j:])):
         units += size[unit]
@@ -434,12 +469,28 @@ def _room_for(left, j, slack, rounding, size, room):
     return True
 
 
-def _bisect(demand, speed, bound, incumbent, options, deadline):
+def _bisect(demand, speed, bound, incumbent, options, deadline, *,
+            allowed=None, groups=None):
     """Bisection on the peak from the incumbent down: each step asks
     :func:`fit_into` for a packing at ``peak * (1 - mip_rel_gap)``; a
     packing found is the new incumbent, a proof that none exists the new
-    lower bound (and the end)."""
+    lower bound (and the end). Without an incumbent (LPT stuck on allowed
+    sets or groups) the first step asks for any packing: every member
+    able to take all the demand."""
     step = max(options["mip_rel_gap"], SEARCH_MIN_STEP)
+    if incumbent is None:
+        anything = np.full(speed.size, demand.sum()
+                           * (1 + SEARCH_CAPACITY_MARGIN))
+        try:
+            member = fit_into(demand, anything, allowed=allowed,
+                              groups=groups, deadline=deadline)
+        except SearchTimeout:
+            return _unplaced(demand.size, 1, "No placement found within "
+                             "the time limit (LPT left a unit without an "
+                             "allowed member).")
+        if member is None:
+            return _unplaced(demand.size, 2, STATUS_MESSAGES[2])
+        incumbent = _result(member, demand, speed, bound, "search", 1)
     member, peak = incumbent.member, incumbent.peak
     proven = False
     while not proven:
@@ -450,6 +501,7 @@ def _bisect(demand, speed, bound, incumbent, options, deadline):
         try:
             packed = fit_into(demand, trial * speed
                               * (1 + SEARCH_CAPACITY_MARGIN),
+                              allowed=allowed, groups=groups,
                               deadline=deadline)
         except SearchTimeout:
             break
@@ -690,6 +742,9 @@ def _shift(member, load, occupied, group, demand, unit, target):
 def _result(member, demand, speed, bound, method, status, message=None):
     load = np.bincount(member, weights=demand, minlength=speed.size)
     peak = float((load / speed).max()) if demand.size else 0.0
+    # no bound exceeds a placement's peak: HiGHS' dual bound may, by its
+    # feasibility tolerance (~1e-9 relative measured on 7 x 3 instances)
+    bound = min(bound, peak)
     gap = (peak - bound) / peak if peak > 0 else 0.0
     if gap <= SEARCH_MIN_STEP:
         status = 0
@@ -742,10 +797,13 @@ def _symmetry_rows(demand, speed, allowed):
 
 
 def _infeasible(units):
+    return _unplaced(units, 2, STATUS_MESSAGES[2], method="lpt")
+
+
+def _unplaced(units, status, message, method="search"):
     return PlacementResult(member=np.full(units, -1), peak=np.nan,
-                           lower_bound=np.nan, gap=np.nan, method="lpt",
-                           success=False, status=2,
-                           message=STATUS_MESSAGES[2])
+                           lower_bound=np.nan, gap=np.nan, method=method,
+                           success=False, status=status, message=message)
 
 
 def _milp(demand, speed, allowed, groups, bound, incumbent, options):

@@ -98,15 +98,48 @@ def test_pins_and_anti_affinity_match_brute_force(seed):
     allowed[np.arange(units), rng.integers(0, 3, units)] = True
     groups = np.array([0, 0, 1, 1, -1, -1, -1])
     exact = brute_force(demand, speed, allowed, groups)
-    result = place(demand, speed, allowed=allowed, groups=groups)
+    for method, options in (("search", {"mip_rel_gap": 0.0}),
+                            ("milp", None)):
+        result = place(demand, speed, allowed=allowed, groups=groups,
+                       method=method, options=options)
+        if not np.isfinite(exact):
+            assert result.status == 2
+            continue
+        assert result.peak == pytest.approx(exact, rel=1e-4)
+        assert result.lower_bound <= exact * (1 + 1e-12)
+        assert allowed[np.arange(units), result.member].all()
+        for group in (0, 1):
+            chosen = result.member[groups == group]
+            assert len(set(chosen)) == len(chosen)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_search_with_pins_and_groups_matches_brute_force(seed):
+    # enumeration with allowed sets and anti-affinity groups (LPT may place
+    # nothing where a placement exists: the search then starts from any
+    # packing); equal members with equal allowed columns stay
+    # interchangeable, others not
+    rng = np.random.default_rng(400 + seed)
+    demand, speed = random_small_instance(seed)
+    units, members = demand.size, speed.size
+    allowed = rng.random((units, members)) < 0.6
+    groups = rng.integers(-1, 2, units) if seed % 2 else np.full(units, -1)
+    exact = brute_force(demand, speed, allowed, groups)
+    result = place(demand, speed, allowed=allowed, groups=groups,
+                   method="search", options={"mip_rel_gap": 0.0})
     if not np.isfinite(exact):
-        assert result.status == 2
+        assert result.status == 2 and not result.success
         return
-    assert result.peak == pytest.approx(exact, rel=1e-4)
+    assert result.status == 0
+    assert result.peak == pytest.approx(exact, rel=1e-9, abs=1e-12)
+    assert result.lower_bound <= exact * (1 + 1e-12)
     assert allowed[np.arange(units), result.member].all()
-    for group in (0, 1):
+    for group in set(groups) - {-1}:
         chosen = result.member[groups == group]
         assert len(set(chosen)) == len(chosen)
+    auto = place(demand, speed, allowed=allowed, groups=groups)
+    assert auto.lower_bound <= exact * (1 + 1e-12) <= auto.peak * (1 + 1e-12)
+    assert auto.status == 0 and auto.gap <= 0.005 + 1e-12
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -235,10 +268,9 @@ def test_bad_placement_shapes_and_methods_are_named():
     with pytest.raises(ValueError, match=r"allowed must have shape \(2, 2\)"
                                          r".*got \(2, 3\)"):
         place([1.0, 2.0], [10.0, 10.0], allowed=np.ones((2, 3), bool))
-    with pytest.raises(ValueError, match="method 'search' takes "
-                                         "unconstrained instances"):
-        place([1.0, 2.0], [10.0, 10.0], allowed=np.ones((2, 2), bool),
-              method="search")
+    with pytest.raises(ValueError, match="method 'search' takes at most "
+                                         "400 units, got 401"):
+        place(np.ones(401), [10.0, 10.0], method="search")
     with pytest.raises(ValueError, match="method must be 'auto', 'lpt', "
                                          "'search' or 'milp', got 'fast'"):
         place([1.0, 2.0], [10.0, 10.0], method="fast")
