@@ -9,12 +9,11 @@ a move/swap local search always; when the gap is above tolerance, a
 bisection on the peak whose steps are decided by an exact bin-completion
 search (:func:`fit_into`, after Korf's bin completion, section 7.6's
 alternatives): a packing found lowers the incumbent, a packing proven
-impossible raises the lower bound. With allowed sets or anti-affinity
-groups, or on request, ``scipy.optimize.milp`` (HiGHS) instead: it takes
-no start, so the incumbent enters as a cap on the objective; identical
-members are made distinguishable by ordering them by their first
-(largest) unit, which leaves one of their interchangeable placements
-feasible.
+impossible raises the lower bound. On request, or above the search's size
+limit, ``scipy.optimize.milp`` (HiGHS) instead: it takes no start, so the
+incumbent enters as a cap on the objective; identical members are made
+distinguishable by ordering them by their first (largest) unit, which
+leaves one of their interchangeable placements feasible.
 """
 
 import time
@@ -92,7 +91,8 @@ class PlacementResult:
         Peak utilization ``max_u load_u / speed_u`` of that placement. [1]
     lower_bound : float
         Proven lower bound on the optimal peak: the largest of the closed
-        forms (:func:`lower_bound`) and the MILP's dual bound. [1]
+        forms (:func:`lower_bound`) and the peak the search proved
+        impossible to beat, or the MILP's dual bound. [1]
     gap : float
         ``(peak - lower_bound) / peak``, as scipy's ``mip_gap``: the
         proven relative distance to the optimum. [1]
@@ -301,6 +301,13 @@ def fit_into(demand, capacity, *, allowed=None, groups=None,
     the units left that may go there can fill, summed, must stay within
     the slack, the k largest units left must fit on the k largest members
     left, and each unit left needs a member left that may take it.
+
+    References
+    ----------
+    R. E. Korf, "An improved algorithm for optimal bin packing", IJCAI
+    2003. E. L. Schreiber and R. E. Korf, "Improved bin completion for
+    optimal bin packing and number partitioning", IJCAI 2013
+    (http://ijcai.org/papers13/Abstracts/103.html).
     """
     demand = np.asarray(demand, dtype=float)
     capacity = np.asarray(capacity, dtype=float)
