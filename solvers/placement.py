@@ -202,12 +202,14 @@ def place(demand, speed, *, allowed=None, groups=None, method="auto",
                               groups=groups if constrained else None)
     best = _result(member, demand, speed, bound, "lpt", 1) \
         if member is not None else None
+    if method == "auto" and best is not None and best.gap <= options["tol"]:
+        # proven within the tolerance asked for: optimal in scipy's sense
+        return _result(best.member, demand, speed, bound, "lpt", 0)
     searchable = units <= SEARCH_MAX_UNITS
     if method == "search" and not searchable:
         raise ValueError(f"method 'search' takes at most {SEARCH_MAX_UNITS} "
                          f"units, got {units}")
-    if method == "auto" and searchable \
-            and (best is None or best.gap > options["tol"]):
+    if method == "auto" and searchable:
         method = "search"
     if method == "search":
         return _bisect(demand, speed, bound, best, options,
@@ -216,7 +218,7 @@ def place(demand, speed, *, allowed=None, groups=None, method="auto",
                        groups=groups if constrained else None)
     small = units * members <= MILP_MAX_BINARIES
     if method == "lpt" or (method == "auto" and best is not None
-                           and (best.gap <= options["tol"] or not small)):
+                           and not small):
         return best if best is not None else _infeasible(units)
     return _milp(demand, speed, allowed, groups, bound, best, options)
 

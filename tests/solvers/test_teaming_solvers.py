@@ -237,6 +237,18 @@ def test_search_proves_what_the_milp_left_open():
     assert result.peak <= lpt_peak
 
 
+def test_lpt_within_tolerance_is_optimal_in_scipys_sense():
+    # 200 flows on mixed uplinks: LPT lands within 0.5 % of the bound
+    # (teaming.md 7.5: 200 units, max gap 0.15 %), which auto reports as
+    # status 0 (within the tolerance it was asked for), as scipy does
+    # within mip_rel_gap; method='lpt' asks for no tolerance: status 1
+    demand, speed = mixed_speed_instance(200, 1)
+    result = place(demand, speed)
+    assert result.method == "lpt" and result.status == 0
+    assert 0 < result.gap <= 0.005
+    assert place(demand, speed, method="lpt").status == 1
+
+
 def test_search_out_of_time_keeps_a_feasible_open_gap():
     # a time limit of 0 s stops the search at its first step: the LPT
     # placement with its closed-form bound, status 1 (scipy: limit hit)
