@@ -252,6 +252,10 @@ def _checked(demand, speed):
     return arrays
 
 
+#: Stack entry of the completion search that takes a unit back out.
+_UNDO = -1
+
+
 class SearchTimeout(Exception):
     """The bin-completion search reached its deadline: nothing proven."""
 
@@ -350,46 +354,51 @@ def fit_into(demand, capacity, *, allowed=None, groups=None,
             after[k] = after[k + 1] + values[k]
         ceiling = min(cap, most + rounding)
         chosen, used = [], set()
-
-        def extend(k, load, need):
+        count = len(values)
+        # depth-first over include / leave out, on an explicit stack: a
+        # generator per level would pass every set found up through all
+        # the levels above it. An entry is a node (k, load, need) or, for
+        # k = UNDO, the unit to take back out of ``chosen``
+        stack = [(0, 0.0, need)]
+        batch = []
+        while stack:
+            k, load, need = stack.pop()
+            if k == _UNDO:
+                used.discard(group[pool[chosen.pop()]])
+                continue
             if load + after[k] < need:
-                return
+                continue
             ticks[0] += 1
             if deadline is not None and not ticks[0] % SEARCH_CLOCK_TICKS \
                     and time.perf_counter() > deadline:
                 raise SearchTimeout
-            if k == len(values):
+            if k == count:
                 if not plain or not _swap_dominated(values, chosen,
                                                     cap - load):
-                    yield load, [pool[c] for c in chosen]
-                return
+                    batch.append((load, [pool[c] for c in chosen]))
+                    if len(batch) == SEARCH_COMPLETION_BATCH:
+                        yield from sorted(batch, key=lambda item: -item[0])
+                        batch = []
+                continue
             value, label = values[k], group[pool[k]]
             # leaving out a unit that fits means the spare capacity must
             # end below it (else the set is dominated)
             need_without = max(need, cap - value - rounding) \
                 if load + value <= cap and label < 0 else need
             if load + value <= ceiling and label not in used:
+                # equal units (of no group): leave out the whole run once
+                skip = k + 1
+                while label < 0 and skip < count \
+                        and values[skip] == value and group[pool[skip]] < 0:
+                    skip += 1
+                stack.append((skip, load, need_without))
+                stack.append((_UNDO, 0.0, 0.0))
                 chosen.append(k)
                 if label >= 0:
                     used.add(label)
-                yield from extend(k + 1, load + value, need)
-                used.discard(label)
-                chosen.pop()
-                # equal units (of no group): leave out the whole run once
-                k += 1
-                while label < 0 and k < len(values) \
-                        and values[k] == value and group[pool[k]] < 0:
-                    k += 1
-                yield from extend(k, load, need_without)
+                stack.append((k + 1, load + value, need))
             else:
-                yield from extend(k + 1, load, need_without)
-
-        batch = []
-        for found in extend(0, 0.0, need):
-            batch.append(found)
-            if len(batch) == SEARCH_COMPLETION_BATCH:
-                yield from sorted(batch, key=lambda item: -item[0])
-                batch = []
+                stack.append((k + 1, load, need_without))
         yield from sorted(batch, key=lambda item: -item[0])
 
     def fill(j, left, mask, slack, previous_load):
