@@ -94,8 +94,8 @@ TRACE_POINTS = 300
 #: placement over time.
 OPTIMAL_SNAPSHOTS = 4
 
-#: Time limit of one MILP inside evaluate() [s]: every edit re-solves, so
-#: an open gap is reported rather than waited for.
+#: Time limit of one placement search (or MILP) inside evaluate() [s]:
+#: every edit re-solves, so an open gap is reported rather than waited for.
 MILP_TIME_LIMIT_S = 0.2
 
 
