@@ -55,7 +55,8 @@ SEARCH_MIN_STEP = 1e-9
 #: of capacities and demands (a sum of n terms errs by ~n * 1.1e-16).
 SEARCH_ROUNDING = 1e-12
 
-#: The search looks at the clock every this many steps of a completion.
+#: The search counts its steps and looks at the clock every this many
+#: steps of a completion.
 SEARCH_CLOCK_TICKS = 1024
 
 #: Completions of a member are tried fullest first within batches of this
@@ -67,7 +68,16 @@ SEARCH_COMPLETION_BATCH = 64
 COUNTING_UNITS_PER_MEMBER = 8
 
 #: Options of :func:`place` and their defaults.
-DEFAULT_OPTIONS = {"tol": 0.005, "time_limit": 2.0, "mip_rel_gap": 1e-4}
+DEFAULT_OPTIONS = {"tol": 0.005, "time_limit": 2.0, "step_limit": None,
+                   "node_limit": None, "mip_rel_gap": 1e-4}
+
+#: Limits of a placement inside ``evaluate()``: counted in steps of the
+#: search (~0.25 s of one core at the ~850k steps/s measured on the
+#: placement benchmark's instances, whose hardest takes 37k) and nodes of
+#: HiGHS, so that an analysis gives the same numbers on a busy machine as
+#: on an idle one; the clock only guards against a pathological instance.
+EVALUATE_OPTIONS = {"step_limit": 200_000, "node_limit": 200,
+                    "time_limit": 30.0}
 
 #: The status codes of :class:`PlacementResult`, scipy style.
 STATUS_MESSAGES = {
@@ -142,7 +152,11 @@ def place(demand, speed, *, allowed=None, groups=None, method="auto",
         ``MILP_MAX_BINARIES`` binaries.
     options : dict, optional
         ``tol`` (relative gap accepted without going on, default 0.005),
-        ``time_limit`` (s, default 2.0), ``mip_rel_gap`` (where the search
+        ``time_limit`` (s, default 2.0), ``step_limit`` (steps of the
+        search) and ``node_limit`` (branch-and-bound nodes of HiGHS), both
+        default None (none; limits that, unlike the clock, give the same
+        result on a busy machine, see ``EVALUATE_OPTIONS``),
+        ``mip_rel_gap`` (where the search
         or HiGHS stops: default ``tol`` with ``auto``, whose aim is a proven
         gap within ``tol``, and 1e-4 otherwise, which asks for the
         optimum). Unknown keys raise an ``OptimizeWarning``, as in
@@ -213,7 +227,8 @@ def place(demand, speed, *, allowed=None, groups=None, method="auto",
         method = "search"
     if method == "search":
         return _bisect(demand, speed, bound, best, options,
-                       started + options["time_limit"],
+                       SearchBudget(started + options["time_limit"],
+                                    options["step_limit"]),
                        allowed=allowed if constrained else None,
                        groups=groups if constrained else None)
     small = units * members <= MILP_MAX_BINARIES
@@ -257,11 +272,29 @@ _UNDO = -1
 
 
 class SearchTimeout(Exception):
-    """The bin-completion search reached its deadline: nothing proven."""
+    """The bin-completion search reached its time or step limit: nothing
+    proven."""
 
 
-def fit_into(demand, capacity, *, allowed=None, groups=None,
-             deadline=None):
+class SearchBudget:
+    """What the search may spend: a ``time.perf_counter()`` deadline and a
+    number of steps, shared by the steps of a bisection (either None:
+    no limit)."""
+
+    def __init__(self, deadline=None, steps=None):
+        self.deadline, self.steps_left = deadline, steps
+
+    def spend(self, steps):
+        """Charge ``steps``; SearchTimeout once a limit is passed."""
+        if self.steps_left is not None:
+            self.steps_left -= steps
+            if self.steps_left < 0:
+                raise SearchTimeout
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            raise SearchTimeout
+
+
+def fit_into(demand, capacity, *, allowed=None, groups=None, budget=None):
     """Decide whether the units fit on members of the given capacities
     (bin packing with one bin per member), exactly.
 
@@ -275,8 +308,8 @@ def fit_into(demand, capacity, *, allowed=None, groups=None,
         Members each unit may use. Default: all.
     groups : array-like of int, shape (F,), optional
         Anti-affinity groups, as in :func:`place`.
-    deadline : float, optional
-        ``time.perf_counter()`` value at which to give up.
+    budget : SearchBudget, optional
+        Time and steps the search may spend. Default: no limit.
 
     Returns
     -------
@@ -287,7 +320,7 @@ def fit_into(demand, capacity, *, allowed=None, groups=None,
     Raises
     ------
     SearchTimeout
-        When the deadline passes first.
+        When the budget runs out first.
 
     Notes
     -----
@@ -369,9 +402,8 @@ def fit_into(demand, capacity, *, allowed=None, groups=None,
             if load + after[k] < need:
                 continue
             ticks[0] += 1
-            if deadline is not None and not ticks[0] % SEARCH_CLOCK_TICKS \
-                    and time.perf_counter() > deadline:
-                raise SearchTimeout
+            if budget is not None and not ticks[0] % SEARCH_CLOCK_TICKS:
+                budget.spend(SEARCH_CLOCK_TICKS)
             if k == count:
                 if not plain or not _swap_dominated(values, chosen,
                                                     cap - load):
@@ -402,8 +434,8 @@ def fit_into(demand, capacity, *, allowed=None, groups=None,
         yield from sorted(batch, key=lambda item: -item[0])
 
     def fill(j, left, mask, slack, previous_load):
-        if deadline is not None and time.perf_counter() > deadline:
-            raise SearchTimeout
+        if budget is not None:
+            budget.spend(1)
         most = previous_load if same_as_previous[j] else np.inf
         if j == members - 1:
             load = sum(size[unit] for unit in left)
@@ -487,7 +519,7 @@ def _room_for(left, j, slack, rounding, size, room, may):
     return True
 
 
-def _bisect(demand, speed, bound, incumbent, options, deadline, *,
+def _bisect(demand, speed, bound, incumbent, options, budget, *,
             allowed=None, groups=None):
     """Bisection on the peak from the incumbent down: each step asks
     :func:`fit_into` for a packing at ``peak * (1 - mip_rel_gap)``; a
@@ -501,11 +533,11 @@ def _bisect(demand, speed, bound, incumbent, options, deadline, *,
                            * (1 + SEARCH_CAPACITY_MARGIN))
         try:
             member = fit_into(demand, anything, allowed=allowed,
-                              groups=groups, deadline=deadline)
+                              groups=groups, budget=budget)
         except SearchTimeout:
             return _unplaced(demand.size, 1, "No placement found within "
-                             "the time limit (LPT left a unit without an "
-                             "allowed member).")
+                             "the time or step limit (LPT left a unit "
+                             "without an allowed member).")
         if member is None:
             return _unplaced(demand.size, 2, STATUS_MESSAGES[2])
         incumbent = _result(member, demand, speed, bound, "search", 1)
@@ -520,7 +552,7 @@ def _bisect(demand, speed, bound, incumbent, options, deadline, *,
             packed = fit_into(demand, trial * speed
                               * (1 + SEARCH_CAPACITY_MARGIN),
                               allowed=allowed, groups=groups,
-                              deadline=deadline)
+                              budget=budget)
         except SearchTimeout:
             break
         if packed is None:
@@ -879,7 +911,9 @@ def _milp(demand, speed, allowed, groups, bound, incumbent, options):
                                      np.concatenate(lower),
                                      np.concatenate(upper)),
         options={"time_limit": options["time_limit"],
-                 "mip_rel_gap": options["mip_rel_gap"]})
+                 "mip_rel_gap": options["mip_rel_gap"],
+                 **({} if options["node_limit"] is None
+                    else {"node_limit": options["node_limit"]})})
     dual = getattr(result, "mip_dual_bound", None)
     if dual is not None and np.isfinite(dual):
         bound = max(bound, float(dual))

@@ -19,7 +19,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from models import evacuation, migration
-from solvers.placement import place
+from solvers.placement import EVALUATE_OPTIONS, place
 
 #: Relative change of every rate below which the fixed point stops
 #: (0.1 %: below what a plan can tell apart).
@@ -32,12 +32,6 @@ UNDAMPED_ITERATIONS, MAX_ITERATIONS = 4, 40
 #: neighbours, and the order comparison must stay within its 2 s
 #: benchmark), this many rounds of best improvement.
 LOCAL_SEARCH_VMS, LOCAL_SEARCH_ROUNDS = 100, 3
-#: Longest the slot-placement search (bin completion, or the MILP) of the
-#: lower bound may run [s]: it runs
-#: once per evacuation, only where LPT's gap exceeds 0.5 % on a small
-#: instance (:func:`solvers.placement.place`), and the order comparison
-#: must stay within its 2 s benchmark.
-MILP_TIME_LIMIT_S = 0.2
 
 
 @dataclass(frozen=True)
@@ -298,7 +292,7 @@ def slot_order(slot_time, concurrency, method="lpt"):
     takes them by planned start. Returns (order, proven lower bound on that
     placement problem [s], the method that placed them)."""
     placed = place(slot_time, np.ones(concurrency), method=method,
-                   options={"time_limit": MILP_TIME_LIMIT_S})
+                   options=EVALUATE_OPTIONS)
     slot, time = placed.member, np.asarray(slot_time, dtype=float)
     begins = np.empty_like(time)
     for s in range(concurrency):   # a few slots; each sorted once
