@@ -4,6 +4,7 @@ import functools
 
 from PySide6 import QtCore, QtGui
 
+from app.gui.appearance import chart_theme
 from app.gui.charts import variant_colour
 from app.validation_io import ValidationDataError, provenance_index
 from solvers.results import format_number
@@ -89,9 +90,9 @@ def row_label(metric):
 
 
 @functools.lru_cache(maxsize=None)
-def _variant_brush(index):
+def _variant_brush(index, theme):
     # asked for at every repaint of the header: made once per colour
-    return QtGui.QBrush(QtGui.QColor(variant_colour(index)))
+    return QtGui.QBrush(QtGui.QColor(variant_colour(index, theme)))
 
 
 class ComparisonModel(QtCore.QAbstractTableModel):
@@ -164,7 +165,7 @@ class ComparisonModel(QtCore.QAbstractTableModel):
             if role in (_Qt.DisplayRole, _Qt.ToolTipRole):
                 return self._results.variants[section].name
             if role == _Qt.ForegroundRole:
-                return _variant_brush(section)
+                return _variant_brush(section, chart_theme())
             return None
         if role == _Qt.DisplayRole:
             return self._labels[section]

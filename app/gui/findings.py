@@ -9,12 +9,13 @@ from html import escape
 
 from PySide6 import QtCore, QtWidgets
 
+from app.gui.appearance import colour
 from solvers import metric_ids
 from solvers.results import format_number
 
-#: Severities in the order they are listed, with their colour.
-SEVERITIES = (("critical", "#B00020"), ("warning", "#B35900"),
-              ("info", "#1f5a8a"))
+#: Severities in the order they are listed (each its colour's name in
+#: :func:`app.gui.appearance.colour`).
+SEVERITIES = ("critical", "warning", "info")
 
 #: A dot inside a parameter path or metric id (not a decimal point).
 _PATH_DOT = re.compile(r"\.(?=[A-Za-z_\[])")
@@ -196,11 +197,12 @@ class FindingsPanel(QtWidgets.QWidget):
         if not variant.findings:
             return "<p><b>Findings</b>: none</p>"
         html = "<p><b>Findings</b></p>"
-        for severity, colour in SEVERITIES:
+        for severity in SEVERITIES:
             found = [f for f in variant.findings if f.severity == severity]
             if not found:
                 continue
-            html += (f"<p style='margin-left:8px; color:{colour}'><b>"
+            html += (f"<p style='margin-left:8px; "
+                     f"color:{colour(severity)}'><b>"
                      f"{severity.capitalize()} ({len(found)})</b></p>")
             for finding in found:
                 evidence = evidence_text(finding.evidence)
@@ -243,6 +245,12 @@ class FindingsPanel(QtWidgets.QWidget):
             for names, a in specific]
         return ("<p><b>Assumptions</b></p><ul style='margin-left:-20px'>"
                 + "".join(f"<li>{i}</li>" for i in items) + "</ul>")
+
+    def changeEvent(self, event):
+        # the severities' colours follow a light or dark palette
+        if event.type() == QtCore.QEvent.Type.PaletteChange:
+            self._redraw()
+        super().changeEvent(event)
 
     def plain_text(self):
         """Everything the panel shows, as plain text (tests, copy)."""

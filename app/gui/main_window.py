@@ -11,9 +11,12 @@ import re
 from html import escape
 from pathlib import Path
 
+import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.gui.accuracy_dialog import show_accuracy
+from app.gui.appearance import chart_theme, system_scheme
+from app.gui.charts import apply_theme, theme_of
 from app.gui import persistence
 from app.gui.advice import AdviceDialog
 from app.gui.comparison import ComparisonModel
@@ -175,6 +178,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self._build_menus()
         self.resize(1280, 800)
         self._restore_layout()
+        system_scheme()   # the palette follows the system's light or dark
+        self._restyle_charts()
 
         session = self.session
         # no event may reach the window's widgets once Qt deleted them
@@ -690,6 +695,26 @@ class MainWindow(QtWidgets.QMainWindow):
         self.table.resizeColumnsToContents()   # whole names and values
         self.findings.show_results(results)
         self.advice_timer.start()
+
+    def changeEvent(self, event):
+        if event.type() == QtCore.QEvent.Type.PaletteChange:
+            self._restyle_charts()
+        super().changeEvent(event)
+
+    def _restyle_charts(self):
+        """Charts in the colours of the palette (light or dark), redrawn
+        when they change."""
+        theme = chart_theme()
+        plots = [p for p in self.findChildren(pg.PlotWidget)
+                 if theme_of(p.getPlotItem()) is not theme]
+        if not plots:
+            return
+        for plot in plots:
+            apply_theme(plot, theme)
+        if self.results is not None:
+            self._stale_views = set(self.view_tabs)
+            self._draw_shown_view()
+        self.sweep_panel.redraw()
 
     def _show_evaluation_error(self, generation, message):
         if generation == self.session.generation:
