@@ -227,6 +227,46 @@ def format_number(value):
     return f"{value:,.{decimals}f}"
 
 
+#: A "gain" metric (unit %) whose every value is below this [%] is noise
+#: (MTU 9000 gaining 0.015 % IOPS): tables leave it out.
+NOISE_GAIN_PCT = 0.5
+
+#: Values closer than this fraction of the larger one are the same for a
+#: reader (a table shows four significant digits).
+SAME_FRACTION = 5e-4
+
+
+def noise_rows(results, metric_ids):
+    """Metric ids of "gain" rows (unit %) whose every value is below
+    :data:`NOISE_GAIN_PCT`."""
+    noisy = []
+    for metric_id in metric_ids:
+        if "gain" not in metric_id.rsplit(".", 1)[-1]:
+            continue
+        values = [m.value for v in results.variants for m in v.metrics
+                  if m.id == metric_id]
+        if values and all(abs(v) < NOISE_GAIN_PCT for v in values):
+            noisy.append(metric_id)
+    return noisy
+
+
+def differing_rows(results, metric_ids):
+    """Metric ids whose values differ between the variants by at least
+    :data:`SAME_FRACTION` of the larger (or that some variants lack)."""
+    by_variant = [{m.id: m.value for m in v.metrics}
+                  for v in results.variants]
+    differing = []
+    for metric_id in metric_ids:
+        values = [values.get(metric_id) for values in by_variant]
+        if None in values:
+            differing.append(metric_id)
+            continue
+        low, high = min(values), max(values)
+        if high - low > SAME_FRACTION * max(abs(low), abs(high)):
+            differing.append(metric_id)
+    return differing
+
+
 def csv_cell(text):
     """A CSV text cell that a spreadsheet will not run as a formula."""
     text = str(text)

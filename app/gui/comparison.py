@@ -2,12 +2,12 @@
 
 import functools
 
-from PySide6 import QtCore, QtGui
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.gui.appearance import chart_theme
 from app.gui.charts import variant_colour
 from app.validation_io import ValidationDataError, provenance_index
-from solvers.results import format_number
+from solvers.results import differing_rows, format_number, noise_rows
 
 _Qt = QtCore.Qt
 # views ask data() ~20 times per cell and repaint: compare against
@@ -95,11 +95,27 @@ def _variant_brush(index, theme):
     return QtGui.QBrush(QtGui.QColor(variant_colour(index, theme)))
 
 
+def relevant_rows(results, metric_ids, pinned=()):
+    """The rows worth reading: those whose value differs between the
+    variants (all, with a single variant), without noise-level gains;
+    ``pinned`` ids (the goal's metric) and convergence flags always."""
+    dropped = set(noise_rows(results, metric_ids))
+    if len(results.variants) > 1:
+        differing = set(differing_rows(results, metric_ids))
+        dropped.update(i for i in metric_ids if i not in differing)
+    return [i for i in metric_ids if i not in dropped or i in pinned
+            or i.endswith(".converged")]
+
+
 class ComparisonModel(QtCore.QAbstractTableModel):
-    """Read-only table model over a ``Results``."""
+    """Read-only table model over a ``Results``: the relevant rows
+    (:func:`relevant_rows`), or all of them with ``all_rows``."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
+        self.all_rows = False
+        self.pinned = ()    # metric ids shown even when equal (the goal's)
+        self.hidden_rows = 0
         self._results = None
         self._metric_ids = []
         self._cells = []    # [row][column] -> Metric or None
@@ -109,7 +125,7 @@ class ComparisonModel(QtCore.QAbstractTableModel):
     def set_results(self, results):
         """Show ``results``: cells update in place (``dataChanged``) when
         the rows and columns stay, the model resets when they do not."""
-        metric_ids = results.metric_ids(unique_rows=True) if results else []
+        metric_ids = self._shown_rows(results)
         names = [v.name for v in results.variants] if results else []
         in_place = self._results is not None and results is not None and \
             metric_ids == self._metric_ids and \
@@ -136,6 +152,22 @@ class ComparisonModel(QtCore.QAbstractTableModel):
                 self.index(0, 0),
                 self.index(len(metric_ids) - 1, len(names) - 1))
             self.headerDataChanged.emit(_Qt.Vertical, 0, len(metric_ids) - 1)
+
+    def _shown_rows(self, results):
+        if results is None:
+            self.hidden_rows = 0
+            return []
+        every = results.metric_ids(unique_rows=True)
+        shown = every if self.all_rows else \
+            relevant_rows(results, every, self.pinned)
+        self.hidden_rows = len(every) - len(shown)
+        return shown
+
+    def show_all_rows(self, on):
+        """Every row, or only the relevant ones."""
+        self.all_rows = bool(on)
+        if self._results is not None:
+            self.set_results(self._results)
 
     def rowCount(self, parent=_ROOT):
         return 0 if parent.isValid() else len(self._metric_ids)
@@ -169,10 +201,59 @@ class ComparisonModel(QtCore.QAbstractTableModel):
             return None
         if role == _Qt.DisplayRole:
             return self._labels[section]
-        if role == _Qt.ToolTipRole:
+        if role == _Qt.ToolTipRole:   # the whole name, when elided
             metric_id = self._metric_ids[section]
-            return f"{metric_id}\n{backing_text(metric_id)}"
+            return f"{self._labels[section]}\nid: {metric_id}\n" \
+                   f"{backing_text(metric_id)}"
         return None
+
+
+#: Share of the table's width the row names may take; longer names are
+#: elided (whole in their tooltip), so the variants' columns stay in view.
+ROW_NAMES_SHARE = 0.45
+
+#: Widest a variant's column grows [characters]: a value with its change
+#: ("3,250,975 (+12.5 %)"); a longer variant name is elided in the header
+#: and whole in its tooltip.
+COLUMN_CHARACTERS = 20
+
+
+class ComparisonView(QtWidgets.QTableView):
+    """The comparison table, fitted to its width: row names take at most
+    :data:`ROW_NAMES_SHARE` of it, each column at most
+    :data:`COLUMN_CHARACTERS`."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.verticalHeader().setTextElideMode(_Qt.TextElideMode.ElideRight)
+        self.horizontalHeader().setTextElideMode(
+            _Qt.TextElideMode.ElideRight)
+
+    def resizeEvent(self, event):
+        self._fit_row_names()
+        super().resizeEvent(event)
+
+    def resizeColumnsToContents(self):
+        """Columns as wide as their contents, up to the most."""
+        super().resizeColumnsToContents()
+        widest = self.fontMetrics().horizontalAdvance("0" *
+                                                      COLUMN_CHARACTERS)
+        for column in range(self.model().columnCount()):
+            if self.columnWidth(column) > widest:
+                self.setColumnWidth(column, widest)
+        self._fit_row_names()
+
+    def _fit_row_names(self):
+        # the room the columns leave, and at least the share
+        columns = sum(self.columnWidth(c)
+                      for c in range(self.model().columnCount())) \
+            if self.model() is not None else 0
+        room = self.width() - columns - 2 * self.frameWidth() - \
+            self.verticalScrollBar().sizeHint().width()
+        self.verticalHeader().setMaximumWidth(max(
+            self.fontMetrics().averageCharWidth() * 16,
+            int(self.width() * ROW_NAMES_SHARE), room))
+        self.updateGeometries()
 
 
 def backing_text(metric_id):

@@ -182,9 +182,18 @@ class FindingsPanel(QtWidgets.QWidget):
         html = (f"<b>Binding limit</b><p style='margin-left:8px'>"
                 f"{escape(variant.bottleneck.message)}</p>")
         rows = calculation(variant)
+        # "Migration: total time", "Migration: downtime": the analysis
+        # named once, above its rows
+        prefix = rows[0][0].partition(": ")[0] + ": " if rows else ""
+        if len(rows) > 1 and all(r[0].startswith(prefix) for r in rows):
+            rows = [(label.removeprefix(prefix), value, unit)
+                    for label, value, unit in rows]
+            heading = f"Calculation ({prefix[:-2].lower()})"
+        else:
+            heading = "Calculation"
         if rows:
-            html += ("<p style='margin-left:8px; color:gray'>Calculation"
-                     "</p><table style='margin-left:16px' cellspacing='0' "
+            html += ("<p style='margin-left:8px; color:gray'>"
+                     f"{escape(heading)}</p><table style='margin-left:16px' cellspacing='0' "
                      "cellpadding='1'>" + "".join(
                          f"<tr><td>{escape(label)}</td><td align='right'>"
                          f"&nbsp;&nbsp;{escape(value)}&nbsp;"

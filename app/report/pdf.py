@@ -23,7 +23,7 @@ from app.gui.views import REPORT_CHART_WIDTH, VIEWS, ReportChart
 from app.report.summary import executive_summary
 from app.scenario_io import atomic_write
 from models.scenario import dump_scenario
-from solvers.results import format_number
+from solvers.results import NOISE_GAIN_PCT, format_number, noise_rows
 
 #: Logical resolution of the PDF [dpi]: cosmetic (1 px) chart pens come out
 #: about 0.26 mm wide, as on screen (Orange's PDF exporter does the same).
@@ -153,26 +153,8 @@ FOOTER = 22
 #: are counted (the full list is in the attached scenario.toml).
 CHANGES_LISTED = 3
 
-#: A "gain" row whose every value is below this [%] is noise (MTU 9000
-#: gaining 0.015 % IOPS) and left out of the comparison table.
-NOISE_GAIN_PCT = 0.5
-
 #: Severities in the order the findings are listed.
 SEVERITY_ORDER = ("critical", "warning", "info")
-
-
-def noise_rows(results, metric_ids):
-    """Metric ids of "gain" rows (unit %) whose every value is below
-    :data:`NOISE_GAIN_PCT`."""
-    noisy = []
-    for metric_id in metric_ids:
-        if "gain" not in metric_id.rsplit(".", 1)[-1]:
-            continue
-        values = [m.value for v in results.variants for m in v.metrics
-                  if m.id == metric_id]
-        if values and all(abs(v) < NOISE_GAIN_PCT for v in values):
-            noisy.append(metric_id)
-    return noisy
 
 
 def grouped_findings(results):
