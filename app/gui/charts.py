@@ -4,6 +4,7 @@ colours of the plot's theme (light, or dark on a dark desktop; the report
 is always light)."""
 
 from dataclasses import dataclass
+from html import escape
 
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
@@ -167,25 +168,67 @@ def draw_metric_bars(plot_item, results, metric_id, label, missing=None):
         Text for variants without the metric (e.g. "does not converge");
         None leaves them out.
     """
-    rows = [(i, v) for i, v in enumerate(results.variants)
+    rows = [(i, v, metric_id, v.name) for i, v in enumerate(results.variants)
             if missing is not None or metric_id in {m.id for m in v.metrics}]
+    _draw_bars(plot_item, rows, label, missing, legend=False)
+
+
+def item_metrics(results, metric_id):
+    """``(item name, metric id)`` of each named item (workload, transfer,
+    migration) carrying the headline ``metric_id``'s key, in order:
+    ``storage.iops`` -> ``[('nfs3', 'storage.nfs3.iops'), ...]``."""
+    family, key = metric_id.split(".", 1)
+    found = {}
+    for variant in results.variants:
+        for metric in variant.metrics:
+            parsed = _parsed(metric.id)
+            if parsed is not None and parsed.family == family and \
+                    parsed.key == key and parsed.name is not None:
+                found.setdefault(parsed.name, metric.id)
+    return list(found.items())
+
+
+def draw_item_bars(plot_item, results, items, label, missing=None):
+    """Bars of several items (``(name, metric id)``, e.g. every storage
+    workload), one group per item with a bar per variant, coloured like
+    the variant's column; a legend names the variants."""
+    rows = [(i, v, metric_id, name if i == 0 else "")
+            for name, metric_id in items
+            for i, v in enumerate(results.variants)
+            if missing is not None or metric_id in {m.id for m in v.metrics}]
+    _draw_bars(plot_item, rows, label, missing,
+               legend=len(results.variants) > 1)
+
+
+def _draw_bars(plot_item, rows, label, missing, legend):
+    """Horizontal bars ``(colour index, variant, metric id, tick text)``
+    from the top, each value printed at its end."""
     theme = theme_of(plot_item)
-    key = ("bars", metric_id, theme.name) + tuple(v.name for _, v in rows)
+    key = ("bars", label, theme.name) + tuple(
+        (v.name, metric_id) for _, v, metric_id, _ in rows)
     items = _reusable(plot_item, key)
     if items is None:
         plot_item.setLabel("bottom", label)
         plot_item.showGrid(x=False, y=False)
         axis = plot_item.getAxis("left")
-        axis.setTicks([[(-row, v.name) for row, (_, v) in enumerate(rows)]])
+        axis.setTicks([[(-row, tick) for row, (*_, tick) in enumerate(rows)
+                        if tick]])
         # wide enough for the longest name now: an offscreen render (the
         # PDF) happens before the axis would grow by itself
         metrics = QtGui.QFontMetrics(axis.style.get("tickFont") or
                                      QtWidgets.QApplication.font())
-        axis.setWidth(12 + max((metrics.horizontalAdvance(v.name)
-                                for _, v in rows), default=0))
+        axis.setWidth(12 + max((metrics.horizontalAdvance(tick)
+                                for *_, tick in rows), default=0))
+        # the variants' colours named above the chart, where no bar is
+        variants = {v.name: index for index, v, _, _ in rows}
+        plot_item.setTitle("&nbsp;&nbsp;".join(
+            f"<span style='color:{variant_colour(index, theme)}'>■</span>"
+            f"&nbsp;{escape(name)}" for name, index in variants.items())
+            if legend else None, size="9pt", color=theme.text)
         items = []
-        for row, (index, _) in enumerate(rows):
-            bar = pg.BarGraphItem(x0=0, y=-row, width=0.0, height=0.6,
+        for row, (index, variant, _, _) in enumerate(rows):
+            bar = pg.BarGraphItem(x0=0, y=-row, width=0.0,
+                                  height=0.8 if legend else 0.6,
                                   brush=variant_colour(index, theme),
                                   pen=pg.mkPen(None))
             text = pg.TextItem("", color=theme.text, anchor=(0, 0.5))
@@ -194,7 +237,8 @@ def draw_metric_bars(plot_item, results, metric_id, label, missing=None):
             items.append((bar, text))
         _remember(plot_item, key, items)
     widest = 0.0
-    for row, ((bar, text), (_, variant)) in enumerate(zip(items, rows)):
+    for row, ((bar, text), (_, variant, metric_id, _)) in enumerate(
+            zip(items, rows)):
         try:
             value = variant.metric(metric_id).value
             shown = format_number(value)
@@ -289,6 +333,7 @@ def draw_policy_peaks(plot_item, variant):
     plot_item.getAxis("left").setTicks([[]])
     plot_item.getAxis("left").setWidth(8)
     widest = 0.0
+    names = []
     for row, trace in enumerate(traces):
         value = variant.metric(metric_ids.teaming(
             trace["policy"], "peak_util_pct", team)).value
@@ -300,6 +345,7 @@ def draw_policy_peaks(plot_item, variant):
         name = pg.TextItem(trace["label"], color=theme.muted, anchor=(0, 1))
         name.setPos(0, -row + 0.1)
         plot_item.addItem(name)
+        names.append((name, trace["label"]))
         text = pg.TextItem(f"{format_number(value)} %", color=theme.text,
                            anchor=(0, 0.5))
         text.setPos(value, -row - 0.12)
@@ -315,6 +361,28 @@ def draw_policy_peaks(plot_item, variant):
     plot_item.getViewBox().setRange(
         xRange=(0, max(widest, optimal, 1e-9) * 1.22),
         yRange=(-len(traces) + 0.4, 0.6), padding=0)
+    _elide_to_view(plot_item, names)
+
+
+def _elide_to_view(plot_item, texts):
+    """Keep text items ``(item, whole text)`` inside the plot's view:
+    elided to its width now and whenever it is resized (a long policy
+    name in a narrow chart), whole where they fit."""
+    view = plot_item.getViewBox()
+    view._linkplan_texts = texts
+
+    def fit():
+        width = view.width() - 8
+        if width < 40:   # not laid out yet: nothing to measure against
+            return
+        for item, whole in view._linkplan_texts:
+            metrics = QtGui.QFontMetrics(item.textItem.font())
+            item.setText(metrics.elidedText(
+                whole, QtCore.Qt.TextElideMode.ElideRight, int(width)))
+    if not getattr(view, "_linkplan_fits", False):
+        view.sigResized.connect(fit)
+        view._linkplan_fits = True
+    fit()
 
 
 #: Gantt rows labelled with VM names up to this many VMs (beyond, the

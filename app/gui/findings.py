@@ -20,6 +20,9 @@ SEVERITIES = ("critical", "warning", "info")
 #: A dot inside a parameter path or metric id (not a decimal point).
 _PATH_DOT = re.compile(r"\.(?=[A-Za-z_\[])")
 
+#: The link that shows all assumptions or only those that differ.
+ASSUMPTIONS_LINK = "assumptions:toggle"
+
 #: Most intermediate values listed under the binding limit: the headline
 #: numbers of its analysis, not every per-item repeat.
 CALCULATION_ROWS = 12
@@ -131,6 +134,7 @@ class FindingsPanel(QtWidgets.QWidget):
         layout.addWidget(self.browser, 1)
         #: link -> (recommendation, as_variant) of the text shown
         self.links = {}
+        self.all_assumptions = False   # or only those that differ
 
     # -- input -------------------------------------------------------------
 
@@ -152,8 +156,12 @@ class FindingsPanel(QtWidgets.QWidget):
         self._redraw()
 
     def follow(self, link):
-        """Apply the recommendation behind an Apply / As variant link."""
-        if link in self.links:
+        """Apply the recommendation behind an Apply / As variant link, or
+        show all assumptions or only those that differ."""
+        if link == ASSUMPTIONS_LINK:
+            self.all_assumptions = not self.all_assumptions
+            self._redraw()
+        elif link in self.links:
             self.apply_requested.emit(*self.links[link])
 
     # -- drawing -----------------------------------------------------------
@@ -248,11 +256,24 @@ class FindingsPanel(QtWidgets.QWidget):
         return html
 
     def _assumptions_section(self):
+        """The assumptions that differ between the variants; those every
+        variant shares behind a link (all of them with one variant)."""
         shared, specific = self.results.assumptions_by_scope()
-        items = [escape(a) for a in shared] + [
-            f"<i>{escape(', '.join(names))}</i>: {escape(a)}"
-            for names, a in specific]
-        return ("<p><b>Assumptions</b></p><ul style='margin-left:-20px'>"
+        items = [f"<i>{escape(', '.join(names))}</i>: {escape(a)}"
+                 for names, a in specific]
+        every = self.all_assumptions or len(self.results.variants) == 1
+        if every:
+            items = [escape(a) for a in shared] + items
+        html = "<p><b>Assumptions</b>"
+        if len(self.results.variants) > 1 and shared:
+            html += (f" — <a href='{ASSUMPTIONS_LINK}'>" + (
+                "only those that differ" if every else
+                f"show the {len(shared)} every variant shares") + "</a>")
+        html += "</p>"
+        if not items:
+            return html + ("<p style='margin-left:8px'>The variants make "
+                           "the same assumptions.</p>")
+        return (html + "<ul style='margin-left:-20px'>"
                 + "".join(f"<li>{i}</li>" for i in items) + "</ul>")
 
     def changeEvent(self, event):
