@@ -108,10 +108,11 @@ class Results:
         """Metric ids in first-seen order over all variants.
 
         With ``unique_rows``, leave out a per-item metric
-        (``transfer.<name>.x``, ``migration.<name>.x``) whose headline
-        (``host.x``, ``migration.x``) has the same value in every variant,
-        as when a scenario has a single transfer. For tables; the data
-        keeps both.
+        (``transfer.<name>.x``, ``migration.<name>.x``, the one storage
+        workload's ``storage.<name>.x``) whose headline (``host.x``,
+        ``migration.x``, ``storage.x``) has the same value in every
+        variant, as when a scenario has a single transfer. For tables; the
+        data keeps both.
         """
         ids = list(dict.fromkeys(m.id for v in self.variants
                                  for m in v.metrics))
@@ -119,11 +120,16 @@ class Results:
             return ids
         by_variant = [{m.id: m.value for m in v.metrics}
                       for v in self.variants]
+        # the storage headline is the first workload's: a repeat only
+        # when there is no other
+        storage_items = {p.name for p in map(metric_ids.parse, ids)
+                         if p.family == "storage" and p.name is not None}
+        families = ("transfer", "migration", "evacuation") + (
+            ("storage",) if len(storage_items) == 1 else ())
 
         def repeats_headline(metric_id):
             parsed = metric_ids.parse(metric_id)
-            if parsed.name is None or parsed.family not in (
-                    "transfer", "migration", "evacuation"):
+            if parsed.name is None or parsed.family not in families:
                 return False
             headline = metric_ids.headline(
                 metric_ids.HEADLINE_OF[parsed.family], parsed.key)

@@ -7,6 +7,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from app.gui.appearance import chart_theme
 from app.gui.charts import variant_colour
 from app.validation_io import ValidationDataError, provenance_index
+from solvers.metric_ids import parse as parse_metric_id
 from solvers.results import differing_rows, format_number, noise_rows
 
 _Qt = QtCore.Qt
@@ -95,16 +96,27 @@ def _variant_brush(index, theme):
     return QtGui.QBrush(QtGui.QColor(variant_colour(index, theme)))
 
 
-def relevant_rows(results, metric_ids, pinned=()):
+def _family_and_key(metric_id):
+    try:
+        parsed = parse_metric_id(metric_id)
+    except ValueError:
+        return None
+    return parsed.family, parsed.key
+
+
+def relevant_rows(results, ids, pinned=()):
     """The rows worth reading: those whose value differs between the
     variants (all, with a single variant), without noise-level gains;
-    ``pinned`` ids (the goal's metric) and convergence flags always."""
-    dropped = set(noise_rows(results, metric_ids))
+    always the convergence flags and the ``pinned`` metrics (the goal's)
+    of every item and policy: each workload's IOPS, each policy's peak
+    (seed 000's variants differ only in which policy is configured)."""
+    dropped = set(noise_rows(results, ids))
     if len(results.variants) > 1:
-        differing = set(differing_rows(results, metric_ids))
-        dropped.update(i for i in metric_ids if i not in differing)
-    return [i for i in metric_ids if i not in dropped or i in pinned
-            or i.endswith(".converged")]
+        differing = set(differing_rows(results, ids))
+        dropped.update(i for i in ids if i not in differing)
+    kept = {_family_and_key(i) for i in pinned}
+    return [i for i in ids if i not in dropped or i.endswith(".converged")
+            or _family_and_key(i) in kept]
 
 
 class ComparisonModel(QtCore.QAbstractTableModel):
@@ -116,6 +128,7 @@ class ComparisonModel(QtCore.QAbstractTableModel):
         self.all_rows = False
         self.pinned = ()    # metric ids shown even when equal (the goal's)
         self.hidden_rows = 0
+        self._every = None  # every row of the results shown
         self._results = None
         self._metric_ids = []
         self._cells = []    # [row][column] -> Metric or None
@@ -158,14 +171,30 @@ class ComparisonModel(QtCore.QAbstractTableModel):
             self.hidden_rows = 0
             return []
         every = results.metric_ids(unique_rows=True)
-        shown = every if self.all_rows else \
-            relevant_rows(results, every, self.pinned)
+        if self.all_rows:
+            shown = every
+        else:
+            relevant = set(relevant_rows(results, every, self.pinned))
+            # edits of the same document keep the rows shown so far: the
+            # table does not jump while the user types (rows that start
+            # to differ join)
+            if self._results is not None and \
+                    self._every == every and self._names(results) == \
+                    self._names(self._results):
+                relevant.update(self._metric_ids)
+            shown = [i for i in every if i in relevant]
+        self._every = every
         self.hidden_rows = len(every) - len(shown)
         return shown
+
+    @staticmethod
+    def _names(results):
+        return [v.name for v in results.variants]
 
     def show_all_rows(self, on):
         """Every row, or only the relevant ones."""
         self.all_rows = bool(on)
+        self._every = None   # chosen afresh
         if self._results is not None:
             self.set_results(self._results)
 

@@ -115,6 +115,9 @@ class FieldEditor(QtWidgets.QWidget):
             self.input.setMinimumContentsLength(12)
             self.input.view().setMinimumWidth(
                 self.input.view().sizeHintForColumn(0) + 24)
+            # the whole choice where the box elides it
+            self.input.currentTextChanged.connect(
+                lambda text: self.input.setToolTip(f"{text}\n\n{tip}"))
             self.input.activated.connect(
                 lambda i: self.committed.emit(self.path,
                                               self.input.itemData(i)))

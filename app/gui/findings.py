@@ -4,6 +4,7 @@ with their evidence, the recommendations with their re-evaluated effect
 and an Apply button (to the base or as a new variant), and the
 assumptions."""
 
+import math
 import re
 from html import escape
 
@@ -91,9 +92,15 @@ def effect_text(recommendation):
         unit = "" if effect["unit"] in ("1", "") else f" {effect['unit']}"
         change = effect.get("change_pct")
         change = "" if change is None else f" ({change:+.1f} %)"
-        lines.append(f"{label}: {format_number(effect['before'])} → "
-                     f"{format_number(effect['after'])}{unit}{change}")
+        lines.append(f"{label}: {_number(effect['before'])} → "
+                     f"{_number(effect['after'])}{unit}{change}")
     return lines
+
+
+def _number(value):
+    """A number as the panel shows it; "none" for NaN (a goal the
+    variant has no value for: a migration that does not converge)."""
+    return format_number(value) if math.isfinite(value) else "none"
 
 
 def change_text(recommendation):
@@ -237,8 +244,8 @@ class FindingsPanel(QtWidgets.QWidget):
                     f"{escape(self.advice_note or 'none')}</p>")
         html = (f"<p><b>Recommendations (base)</b> — goal "
                 f"{escape(advice.goal)}: {escape(advice.metric)} = "
-                f"{format_number(advice.base_value)} now; each effect is "
-                "the model re-solved with the change</p>")
+                f"{_number(advice.base_value)} now; each effect is the "
+                "model re-solved with the change</p>")
         if not advice.recommendations:
             return html + "<p style='margin-left:8px'>No change improves " \
                 "the goal.</p>"

@@ -165,7 +165,7 @@ class MainWindow(QtWidgets.QMainWindow):
         bottom.setStretchFactor(1, 2)
         # at 1280 px: the base and two variants in view, and a verdict
         # panel wide enough for its calculation's label and value
-        bottom.setSizes([530, 370])
+        bottom.setSizes([520, 360])
         right.addWidget(self.tabs)
         right.addWidget(bottom)
         right.setSizes([400, 400])
@@ -174,7 +174,9 @@ class MainWindow(QtWidgets.QMainWindow):
         splitter.addWidget(left)
         splitter.addWidget(right)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([380, 900])
+        # the editor's widest choices ("Route based on physical NIC
+        # load") whole beside their labels
+        splitter.setSizes([400, 880])
         self.setCentralWidget(splitter)
         self.solve_time = QtWidgets.QLabel()
         self.solve_time.setToolTip("How long the last evaluation took")
