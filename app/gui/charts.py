@@ -517,6 +517,7 @@ def draw_uplink_bars(plot_item, trace, state=0):
     plot_item.addItem(pg.InfiniteLine(
         pos=100, angle=90,
         pen=pg.mkPen(theme.guide, width=1, style=QtCore.Qt.DashLine)))
+    # room for "132.0 %" after the longest bar in a third-width chart
     plot_item.getViewBox().setRange(
-        xRange=(0, widest * 1.2), yRange=(-len(uplinks) + 0.4, 0.6),
+        xRange=(0, widest * 1.3), yRange=(-len(uplinks) + 0.4, 0.6),
         padding=0)

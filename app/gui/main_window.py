@@ -173,7 +173,9 @@ class MainWindow(QtWidgets.QMainWindow):
         splitter = self.splitter = QtWidgets.QSplitter()
         splitter.addWidget(left)
         splitter.addWidget(right)
-        splitter.setStretchFactor(1, 1)
+        # a wider screen widens the editor a little, the analyses more
+        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(1, 5)
         # the editor's widest choices ("Route based on physical NIC
         # load") whole beside their labels
         splitter.setSizes([400, 880])
