@@ -258,3 +258,18 @@ def test_refused_field_is_legible_in_the_dark(qapp, window):
     finally:
         hints.colorSchemeChanged.emit(QtCore.Qt.ColorScheme.Light)
         qapp.processEvents()
+
+
+def test_variant_changes_name_choices_as_the_editor_does(window):
+    # issue 16: internal ids ('port_id', 'lbt') where the boxes show the
+    # vendors' names; seed 000's variant sets the team policy
+    from app.schema_fields import VALUE_LABELS
+    open_example(window, "seed000_lbt.toml")
+    window.variants.setCurrentRow(1)
+    item = window.variants_panel.changes.topLevelItem(0)
+    assert item.data(0, QtCore.Qt.ItemDataRole.UserRole) == \
+        "teams[0].policy"
+    names = VALUE_LABELS["policy"]
+    assert (item.toolTip(1), item.toolTip(2)) == (names["port_id"],
+                                                  names["lbt"])
+    assert "port_id" not in item.text(1) and "lbt" not in item.text(2)
