@@ -239,7 +239,7 @@ class ComparisonModel(QtCore.QAbstractTableModel):
 
 #: Share of the table's width the row names may take; longer names are
 #: elided (whole in their tooltip), so the variants' columns stay in view.
-ROW_NAMES_SHARE = 0.45
+ROW_NAMES_SHARE = 0.4
 
 #: Widest a variant's column grows [characters]: a value with its change
 #: ("3,250,975 (+12.5 %)"); a longer variant name is elided in the header

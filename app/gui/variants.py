@@ -156,6 +156,7 @@ def _choice(path, value):
     return labels.get(value, value) if isinstance(value, str) else value
 
 
-def _short(value, width=28):
+def _short(value, width=16):
+    # the path keeps room beside both values; the tooltips are whole
     text = value if isinstance(value, str) else show_value(value)
     return text if len(text) <= width else text[:width - 1] + "…"
