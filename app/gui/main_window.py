@@ -925,10 +925,26 @@ class MainWindow(QtWidgets.QMainWindow):
         state = store.value("window/state")
         if state is not None:
             self.restoreState(state)
+        # the default split is made for the width the window is first
+        # shown at (showEvent), unless the user's is remembered
+        self._default_split = store.value("window/splitter") is None
         for key, splitter in self._splitters():
             sizes = store.value(key)
             if sizes is not None:
                 splitter.restoreState(sizes)
+
+    def showEvent(self, event):
+        if self._default_split:
+            self._default_split = False
+            # 400 px of editor at 1280 (its widest choices whole), a
+            # quarter of a wider window up to 520 px
+            # (the window's width: its splitters are not laid out yet)
+            width = self.width()
+            editor = max(400, min(width // 4, 520))
+            self.splitter.setSizes([editor, width - editor])
+            self.bottom_splitter.setSizes([(width - editor) * 3 // 5,
+                                           (width - editor) * 2 // 5])
+        super().showEvent(event)
 
     def _save_layout(self):
         store = persistence.settings()

@@ -68,12 +68,13 @@ def _sweep(window, two):
 def main():
     app = application()
     from app.gui.appearance import system_scheme
-    # the default layout, not the one of whoever runs this
-    QtCore.QSettings.setPath(QtCore.QSettings.Format.IniFormat,
-                             QtCore.QSettings.Scope.UserScope,
-                             tempfile.mkdtemp())
     from app.gui.main_window import MainWindow
     for width, height in ((1280, 800), (1920, 1080)):
+        # the default layout, not the one of whoever runs this (nor the
+        # one the other size left)
+        QtCore.QSettings.setPath(QtCore.QSettings.Format.IniFormat,
+                                 QtCore.QSettings.Scope.UserScope,
+                                 tempfile.mkdtemp())
         window = MainWindow(recovery_folder=Path(tempfile.mkdtemp()))
         window.resize(width, height)
         window.show()
