@@ -208,8 +208,8 @@ class FindingsPanel(QtWidgets.QWidget):
             heading = "Calculation"
         if rows:
             html += ("<p style='margin-left:8px; color:gray'>"
-                     f"{escape(heading)}</p><table style='margin-left:16px' cellspacing='0' "
-                     "cellpadding='1'>" + "".join(
+                     f"{escape(heading)}</p><table style='margin-left:16px'"
+                     " cellspacing='0' cellpadding='1'>" + "".join(
                          f"<tr><td>{escape(label)}</td><td align='right'>"
                          f"&nbsp;&nbsp;{escape(value)}&nbsp;"
                          f"{escape('' if unit == '1' else unit)}</td></tr>"
