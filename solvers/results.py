@@ -108,11 +108,10 @@ class Results:
         """Metric ids in first-seen order over all variants.
 
         With ``unique_rows``, leave out a per-item metric
-        (``transfer.<name>.x``, ``migration.<name>.x``, the one storage
-        workload's ``storage.<name>.x``) whose headline (``host.x``,
-        ``migration.x``, ``storage.x``) has the same value in every
-        variant, as when a scenario has a single transfer. For tables; the
-        data keeps both.
+        (``transfer.<name>.x``, ``migration.<name>.x``) whose headline
+        (``host.x``, ``migration.x``) has the same value in every variant,
+        as when a scenario has a single transfer. For tables; the data
+        keeps both.
         """
         ids = list(dict.fromkeys(m.id for v in self.variants
                                  for m in v.metrics))
@@ -120,16 +119,11 @@ class Results:
             return ids
         by_variant = [{m.id: m.value for m in v.metrics}
                       for v in self.variants]
-        # the storage headline is the first workload's: a repeat only
-        # when there is no other
-        storage_items = {p.name for p in map(metric_ids.parse, ids)
-                         if p.family == "storage" and p.name is not None}
-        families = ("transfer", "migration", "evacuation") + (
-            ("storage",) if len(storage_items) == 1 else ())
 
         def repeats_headline(metric_id):
             parsed = metric_ids.parse(metric_id)
-            if parsed.name is None or parsed.family not in families:
+            if parsed.name is None or parsed.family not in (
+                    "transfer", "migration", "evacuation"):
                 return False
             headline = metric_ids.headline(
                 metric_ids.HEADLINE_OF[parsed.family], parsed.key)
@@ -231,46 +225,6 @@ def format_number(value):
     magnitude = math.floor(math.log10(abs(value)))
     decimals = max(0, 3 - magnitude)
     return f"{value:,.{decimals}f}"
-
-
-#: A "gain" metric (unit %) whose every value is below this [%] is noise
-#: (MTU 9000 gaining 0.015 % IOPS): tables leave it out.
-NOISE_GAIN_PCT = 0.5
-
-#: Values closer than this fraction of the larger one are the same for a
-#: reader (a table shows four significant digits).
-SAME_FRACTION = 5e-4
-
-
-def noise_rows(results, metric_ids):
-    """Metric ids of "gain" rows (unit %) whose every value is below
-    :data:`NOISE_GAIN_PCT`."""
-    noisy = []
-    for metric_id in metric_ids:
-        if "gain" not in metric_id.rsplit(".", 1)[-1]:
-            continue
-        values = [m.value for v in results.variants for m in v.metrics
-                  if m.id == metric_id]
-        if values and all(abs(v) < NOISE_GAIN_PCT for v in values):
-            noisy.append(metric_id)
-    return noisy
-
-
-def differing_rows(results, metric_ids):
-    """Metric ids whose values differ between the variants by at least
-    :data:`SAME_FRACTION` of the larger (or that some variants lack)."""
-    by_variant = [{m.id: m.value for m in v.metrics}
-                  for v in results.variants]
-    differing = []
-    for metric_id in metric_ids:
-        values = [values.get(metric_id) for values in by_variant]
-        if None in values:
-            differing.append(metric_id)
-            continue
-        low, high = min(values), max(values)
-        if high - low > SAME_FRACTION * max(abs(low), abs(high)):
-            differing.append(metric_id)
-    return differing
 
 
 def csv_cell(text):

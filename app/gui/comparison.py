@@ -7,8 +7,9 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from app.gui.appearance import chart_theme
 from app.gui.charts import variant_colour
 from app.validation_io import ValidationDataError, provenance_index
+from app.report.content import table_rows
 from solvers.metric_ids import parse as parse_metric_id
-from solvers.results import differing_rows, format_number, noise_rows
+from solvers.results import format_number
 
 _Qt = QtCore.Qt
 # views ask data() ~20 times per cell and repaint: compare against
@@ -104,19 +105,21 @@ def _family_and_key(metric_id):
     return parsed.family, parsed.key
 
 
-def relevant_rows(results, ids, pinned=()):
-    """The rows worth reading: those whose value differs between the
-    variants (all, with a single variant), without noise-level gains;
-    always the convergence flags and the ``pinned`` metrics (the goal's)
-    of every item and policy: each workload's IOPS, each policy's peak
-    (seed 000's variants differ only in which policy is configured)."""
-    dropped = set(noise_rows(results, ids))
-    if len(results.variants) > 1:
-        differing = set(differing_rows(results, ids))
-        dropped.update(i for i in ids if i not in differing)
+def relevant_rows(results, pinned=()):
+    """The rows worth reading and all rows, in table order: those whose
+    value differs between the variants (all, with a single variant),
+    without noise-level gains (:func:`app.report.content.table_rows`,
+    as the report); always the convergence flags and the ``pinned``
+    metrics (the goal's) of every item and policy: each workload's IOPS,
+    each policy's peak (seed 000's variants differ only in which policy
+    is configured)."""
+    rows = table_rows(results)
+    every = set(rows.compared + rows.same + rows.noise)
+    every = [i for i in results.metric_ids(unique_rows=True) if i in every]
     kept = {_family_and_key(i) for i in pinned}
-    return [i for i in ids if i not in dropped or i.endswith(".converged")
-            or _family_and_key(i) in kept]
+    compared = set(rows.compared)
+    return [i for i in every if i in compared or i.endswith(".converged")
+            or _family_and_key(i) in kept], every
 
 
 class ComparisonModel(QtCore.QAbstractTableModel):
@@ -170,11 +173,11 @@ class ComparisonModel(QtCore.QAbstractTableModel):
         if results is None:
             self.hidden_rows = 0
             return []
-        every = results.metric_ids(unique_rows=True)
+        relevant, every = relevant_rows(results, self.pinned)
         if self.all_rows:
             shown = every
         else:
-            relevant = set(relevant_rows(results, every, self.pinned))
+            relevant = set(relevant)
             # edits of the same document keep the rows shown so far: the
             # table does not jump while the user types (rows that start
             # to differ join)

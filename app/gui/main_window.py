@@ -28,6 +28,7 @@ from app.gui.variants import VariantsPanel
 from app.gui.views import VIEWS
 from app.paths import DEFAULT_EXAMPLE, TEMPLATES, resource_path
 from app.recovery import write_recovery
+from app.report.content import NOISE_GAIN_PCT
 from app.schema_fields import free_name
 from app.scenario_io import load_scenario, save_scenario
 from app.session import Session
@@ -35,7 +36,6 @@ from models.scenario import (GOALS, TEAMING_POLICIES, ScenarioError,
                              get_path, new_scenario, parse_path, set_path)
 from solvers import __version__
 from solvers.advise import resolve_goal
-from solvers.results import NOISE_GAIN_PCT
 
 _FILE_FILTER = "Linkplan scenarios (*.toml *.json);;All files (*)"
 

@@ -11,8 +11,7 @@ from models import wire
 from app.scenario_io import load_scenario
 from models.scenario import ScenarioError, parse_scenario, scenario_from_dict
 from solvers.evaluate import evaluate
-from solvers.results import (Metric, differing_rows, format_number,
-                             noise_rows)
+from solvers.results import Metric, format_number
 from tests.conftest import EXAMPLES, ROOT, minimal_document
 
 REQUIRED_METRICS = ("wire.efficiency_pct", "wire.goodput_gbps",
@@ -196,33 +195,6 @@ def test_table_rows_drop_only_repeats_of_a_headline():
     # equal values on different links are not repeats
     assert {f"uplink.vmnic{i}.rx_util_pct" for i in range(4)} <= set(rows)
     assert set(rows) < set(results.metric_ids())
-
-
-def test_one_storage_workload_is_not_repeated_but_several_are_kept():
-    # seed 002 has one workload: its rows repeat the storage headline;
-    # seed 004's eight each keep their own (the headline is the first's)
-    def rows(name):
-        return evaluate(parse_scenario(
-            (EXAMPLES / f"{name}.toml").read_text(), "toml")
-        ).metric_ids(unique_rows=True)
-    assert "storage.iops" in rows("seed002_hcibench")
-    assert "storage.hcibench.iops" not in rows("seed002_hcibench")
-    assert "storage.nfs3_max_tput_100r.iops" in rows(
-        "seed004_jumbo_ip_storage")
-
-
-def test_rows_that_differ_and_noise_gains():
-    # seed 004: MTU 9000 on a 1 GbE storage path; the link rate is 1 Gbit/s
-    # in both variants, the wire efficiency 94.15 against 99.00 %, and the
-    # IOPS gain from MTU 9000 0 % in both (below the 0.5 % noise level)
-    results = evaluate(parse_scenario(
-        (EXAMPLES / "seed004_jumbo_ip_storage.toml").read_text(), "toml"))
-    ids = results.metric_ids(unique_rows=True)
-    differing = differing_rows(results, ids)
-    assert "wire.efficiency_pct" in differing
-    assert "wire.link_gbps" not in differing
-    assert "storage.jumbo_gain_pct" in noise_rows(results, ids)
-    assert "wire.efficiency_pct" not in noise_rows(results, ids)
 
 
 def test_packet_rate_question_at_a_frame_size():
