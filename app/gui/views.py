@@ -211,6 +211,33 @@ VIEWS = (
 
 # -- tabs of the main window -------------------------------------------------
 
+class DeferredTab:
+    """A view's tab whose contents are built the first time they are
+    drawn or looked into (``build()`` makes them): a tab holds up to four
+    pyqtgraph plots, each tens of ms to create, and most tabs are never
+    opened before the first window is painted. ``widget`` is the page
+    the tab widget shows from the start."""
+
+    def __init__(self, build):
+        self._build = build
+        self._contents = None
+        self.widget = QtWidgets.QWidget()
+        QtWidgets.QVBoxLayout(self.widget).setContentsMargins(0, 0, 0, 0)
+
+    def show_results(self, results):
+        self._built().show_results(results)
+
+    def _built(self):
+        if self._contents is None:
+            self._contents = self._build()
+            self.widget.layout().addWidget(self._contents.widget)
+        return self._contents
+
+    def __getattr__(self, name):
+        # the contents' parts (plots, pickers), built when asked for
+        return getattr(self._built(), name)
+
+
 class _GoodputTab:
     def __init__(self):
         self.plot = self.widget = new_plot_widget()
