@@ -5,7 +5,6 @@ import functools
 from PySide6 import QtCore, QtGui
 
 from app.gui.charts import variant_colour
-from app.validation_io import ValidationDataError, provenance_index
 from solvers.results import format_number
 
 _Qt = QtCore.Qt
@@ -176,7 +175,9 @@ class ComparisonModel(QtCore.QAbstractTableModel):
 
 def backing_text(metric_id):
     """Which validated cases back the model a metric comes from (the
-    validation set is read once, on the first tooltip)."""
+    validation set is read once, on the first tooltip, and its module
+    imported then: start-up does without it)."""
+    from app.validation_io import ValidationDataError, provenance_index
     try:
         return provenance_index()(metric_id).text()
     except ValidationDataError as err:
