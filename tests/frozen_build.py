@@ -41,20 +41,20 @@ def shared_libraries(folder):
 
 
 def identical_copies(folder):
-    """Groups of shared libraries shipped more than once: the same name
-    and the same bytes, as paths relative to ``folder``."""
-    by_content = defaultdict(list)
+    """Groups of shared libraries shipped more than once (the same bytes,
+    under one name or several), as paths relative to ``folder``."""
+    by_size = defaultdict(list)
     for path in shared_libraries(folder):
-        by_content[path.name, path.stat().st_size].append(path)
+        by_size[path.stat().st_size].append(path)
     groups = []
-    for paths in by_content.values():
+    for paths in by_size.values():
         if len(paths) > 1:
             by_digest = defaultdict(list)
             for path in paths:
                 by_digest[_sha256(path)].append(path)
             groups += [sorted(str(p.relative_to(folder)) for p in same)
                        for same in by_digest.values() if len(same) > 1]
-    return groups
+    return sorted(groups)
 
 
 def openblas_copies(folder):

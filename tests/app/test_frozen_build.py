@@ -11,14 +11,19 @@ def _write(path, data):
 
 def test_same_library_twice_is_found_links_and_other_bytes_are_not(
         tmp_path):
+    # same name and bytes (numpy.libs, scipy.libs); same name, other bytes
     _write(tmp_path / "numpy.libs" / "libgfortran-1.so.5", b"same")
     _write(tmp_path / "scipy.libs" / "libgfortran-1.so.5", b"same")
     _write(tmp_path / "a" / "libother.so", b"one build")
     _write(tmp_path / "b" / "libother.so", b"another build")
     (tmp_path / "libgfortran-1.so.5").symlink_to(
         "numpy.libs/libgfortran-1.so.5")
+    # a wheel's version links, unpacked as files
+    _write(tmp_path / "pyarrow" / "libarrow_python.so", b"arrow")
+    _write(tmp_path / "pyarrow" / "libarrow_python.so.2600", b"arrow")
     assert identical_copies(tmp_path) == [
-        ["numpy.libs/libgfortran-1.so.5", "scipy.libs/libgfortran-1.so.5"]]
+        ["numpy.libs/libgfortran-1.so.5", "scipy.libs/libgfortran-1.so.5"],
+        ["pyarrow/libarrow_python.so", "pyarrow/libarrow_python.so.2600"]]
 
 
 def test_openblas_is_counted_per_integer_interface(tmp_path):
