@@ -55,12 +55,14 @@ class PlatformLimits:
 #: live migration: Microsoft Learn 'Live Migration Overview'; 'Live
 #: Migration Internals and Optimization', thisismydemo.cloud). Calibrated
 #: once across the eight published drains of
-#: evacuation_hyperv_drains.toml: 0 s holds four of them (median error
-#: 24 %), 2.4 s (what Finn's one VM alone on 1 GbE implies, 7 s against a
-#: 4.6 s copy) holds two (median 30 %): his 10- and 20-VM drains on the
-#: same link finish faster than their memory can cross it, so the
-#: published multi-VM drains leave no room for a set-up off the link.
-#: A measured set-up time goes in the scenario (evacuations[].setup_s).
+#: evacuation_hyperv_drains.toml as the smallest value that holds the most
+#: of them (tests/app/test_evacuation_calibration.py re-solves them all on
+#: a grid of 0-3 s): 0-0.2 s hold four (median error 24-23 %), 0.5 s three,
+#: 1 s one, 2.4 s (what Finn's one VM alone on 1 GbE implies, 7 s against
+#: a 4.6 s copy) two: his 10- and 20-VM drains on the same link finish
+#: faster than their memory can cross it, so the published multi-VM drains
+#: leave no room for a set-up off the link. A measured set-up time goes in
+#: the scenario (evacuations[].setup_s).
 HYPERV_SETUP_S = 0.0
 #: vMotion's and KubeVirt's time off the link [s]: no published
 #: measurement separates it from the memory copy (the single-migration

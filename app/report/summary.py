@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 
 from app.gui.advice import GOAL_LABELS
+from app.report.content import path_words, value_text
 from models.scenario import GOALS
 from solvers import metric_ids
 from solvers.advise import goal_value, resolve_goal
@@ -37,6 +38,10 @@ class Summary:
         The recommended variant's binding limit.
     next_step : str or None
         The top recommendation for the base, with its effect.
+    maximise : bool
+        Whether the goal is the larger the better.
+    metric : str or None
+        The goal's metric id.
     """
 
     question: str
@@ -47,6 +52,8 @@ class Summary:
     margin: str
     binding_limit: str
     next_step: str | None
+    maximise: bool = True
+    metric: str | None = None
 
 
 def _relative(value, reference):
@@ -78,7 +85,8 @@ def executive_summary(scenario, results, advice=None):
     if not ranked:
         return Summary(question, GOAL_LABELS[goal], unit, tuple(values),
                        None, "no variant reaches a value for this goal",
-                       base.bottleneck.message, _next_step(advice))
+                       base.bottleneck.message,
+                       _next_step(advice, scenario), sign > 0, metric_id)
     best_name, best_value = ranked[0]
     base_value = values[0][1]
     unit_text = {"": "", "1": "", "1/s": "/s"}.get(unit, f" {unit}")
@@ -101,11 +109,31 @@ def executive_summary(scenario, results, advice=None):
         parts.append(f"no value for {', '.join(missing)}")
     binding = results.variant(best_name).bottleneck.message
     return Summary(question, GOAL_LABELS[goal], unit, tuple(values),
-                   best_name, "; ".join(parts), binding, _next_step(advice))
+                   best_name, "; ".join(parts), binding,
+                   _next_step(advice, scenario), sign > 0, metric_id)
 
 
-def _next_step(advice):
+def change_words(recommendation, scenario):
+    """A recommendation's change in words: 'Evacuation esx01 ›
+    Concurrency: 8 → 4'."""
+    return "; ".join(
+        f"{path_words(scenario, path)}: "
+        f"{value_text(path.rpartition('.')[2], c['old'])} → "
+        f"{value_text(path.rpartition('.')[2], c['new'])}"
+        for path, c in recommendation.change.items())
+
+
+def reason(recommendation):
+    """Why the rule proposes the change (the message's 'because' part),
+    or ''."""
+    return recommendation.message.partition("; because ")[2]
+
+
+def _next_step(advice, scenario):
+    """The top recommendation: its change in words and its effect on
+    the goal, re-evaluated."""
     if advice is None or not advice.recommendations:
         return None
     top = advice.recommendations[0]
-    return f"{top.message} ({top.gain_pct:+.1f} % on the goal)"
+    return f"{change_words(top, scenario)} ({top.gain_pct:+.1f} % on the " \
+        "goal, re-evaluated)"

@@ -32,18 +32,21 @@ def test_pages_and_their_sections(report):
     # goal is throughput, which MTU 9000 raises most (9.900 Gbit/s)
     for text in (scenario.meta.name, "executive summary", "Question",
                  "Recommended MTU 9000", "Margin 9.900 Gbit/s",
-                 "Binding limit", "Page 1"):
+                 "Binding limit", "What MTU 9000 changes against the base",
+                 "Network › MTU: 1500 B → 9000 B"):
         assert text in pages[0]
     assert "Comparison" not in pages[0]
     for text in ("Comparison", "Link-bound TCP goodput", "9.900", "VXLAN",
-                 "(+5.2 %)", "Page 2"):
+                 "(+5.2 %)"):
         assert text in pages[1]
     rest = " ".join(pages[1:])
     assert "Goodput versus MTU" in rest
     assert "Transfer throughput and host CPU" in rest
+    # the scenario's own sweep, as the app's sweep tab draws it
+    assert "Sweep mtu_by_link_speed" in rest
     assert "Assumptions" in rest and "No packet loss" in rest
     for number, page in enumerate(pages, 1):
-        assert f"Page {number}" in page
+        assert f"Page {number} of {len(pages)}" in page
     assert reader.metadata.title == f"Linkplan report: {scenario.meta.name}"
 
 
@@ -111,7 +114,11 @@ def test_recommendations_are_the_advice_passed_in(qapp, tmp_path):
     write_report(scenario, results, tmp_path / "without.pdf")
     assert "Recommended changes (base scenario)" in _text(
         tmp_path / "with.pdf")
-    assert "threads_per_disk 1 → 2" in _text(tmp_path / "with.pdf")
+    # the change in words, its reason and its re-evaluated effect
+    assert "Storage workload hcibench › Threads per disk: 1 → 2 " \
+        "(+28.0 % on the goal)" in _text(tmp_path / "with.pdf")
+    assert "Why: outstanding IO 10 is below the knee" in _text(
+        tmp_path / "with.pdf")
     assert "Recommended changes" not in _text(tmp_path / "without.pdf")
 
 
@@ -123,7 +130,7 @@ def test_cli_report_lists_the_recommendations(tmp_path):
                     str(path)], cwd=ROOT, check=True, capture_output=True,
                    env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
                    timeout=120)
-    assert "threads_per_disk 1 → 2" in _text(path)
+    assert "Threads per disk: 1 → 2" in _text(path)
 
 
 def test_evacuation_gantt_and_advice_when_the_host_is_evacuated(qapp,
@@ -140,4 +147,4 @@ def test_evacuation_gantt_and_advice_when_the_host_is_evacuated(qapp,
                     "Auto concurrency, optimized order"):
         assert f"Evacuation esx01: {variant}" in text
     # the recommendation, re-evaluated: concurrency 8 -> 4
-    assert "workloads.evacuations[0].concurrency 8 → 4" in text
+    assert "Evacuation esx01 › Concurrency: 8 → 4" in text

@@ -3,6 +3,7 @@ refused with a message naming a path, or solves with finite metrics and
 saves back to the same document (issue 19). ``make fuzz`` runs many more
 (tests/fuzzing.py)."""
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 from tests.fuzzing import COUNTS, check_document, mutated_documents
@@ -13,6 +14,8 @@ from tests.fuzzing import COUNTS, check_document, mutated_documents
 FUZZ_EXAMPLES = 2_000
 
 
+# a minute of CPU, four on a loaded machine: beyond the suite's 300 s
+@pytest.mark.timeout(1200)
 @settings(max_examples=FUZZ_EXAMPLES, deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow,
                                  HealthCheck.data_too_large])
