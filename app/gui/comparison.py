@@ -6,7 +6,6 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.gui.appearance import chart_theme
 from app.gui.charts import variant_colour
-from app.validation_io import ValidationDataError, provenance_index
 from app.report.content import table_rows
 from solvers.metric_ids import parse as parse_metric_id
 from solvers.results import format_number
@@ -290,7 +289,9 @@ class ComparisonView(QtWidgets.QTableView):
 
 def backing_text(metric_id):
     """Which validated cases back the model a metric comes from (the
-    validation set is read once, on the first tooltip)."""
+    validation set is read once, on the first tooltip, and its module
+    imported then: start-up does without it)."""
+    from app.validation_io import ValidationDataError, provenance_index
     try:
         return provenance_index()(metric_id).text()
     except ValidationDataError as err:

@@ -14,7 +14,6 @@ from pathlib import Path
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.gui.accuracy_dialog import show_accuracy
 from app.gui.appearance import chart_theme, system_scheme
 from app.gui.charts import apply_theme, theme_of
 from app.gui import persistence
@@ -22,10 +21,9 @@ from app.gui.advice import AdviceDialog
 from app.gui.comparison import ComparisonModel, ComparisonView
 from app.gui.editor import ScenarioEditor
 from app.gui.findings import FindingsPanel
-from app.gui.import_dialog import run_import_dialog
 from app.gui.sweep_panel import SweepPanel
 from app.gui.variants import VariantsPanel
-from app.gui.views import VIEWS
+from app.gui.views import VIEWS, DeferredTab
 from app.paths import DEFAULT_EXAMPLE, TEMPLATES, resource_path
 from app.recovery import write_recovery
 from app.report.content import NOISE_GAIN_PCT
@@ -151,7 +149,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._stale_views = set()   # tabs whose results are not drawn yet
         self.view_tabs = {}
         for view in VIEWS:
-            tab = self.view_tabs[view.key] = view.tab()
+            tab = self.view_tabs[view.key] = DeferredTab(view.tab)
             self.tabs.addTab(tab.widget, view.title.replace("&", "&&"))
         self.sweep_panel = SweepPanel()
         self.tabs.addTab(self.sweep_panel, "Sweep")
@@ -247,7 +245,7 @@ class MainWindow(QtWidgets.QMainWindow):
                 ("&Save", self.save, keys.Save),
                 ("Save &As…", self.save_as_dialog,
                  QtGui.QKeySequence("Ctrl+Shift+S")),
-                ("&Import…", lambda: run_import_dialog(self),
+                ("&Import…", self.import_dialog,
                  QtGui.QKeySequence("Ctrl+I")),
                 ("&Export PDF…", self.export_pdf_dialog,
                  QtGui.QKeySequence("Ctrl+E")),
@@ -287,7 +285,7 @@ class MainWindow(QtWidgets.QMainWindow):
                                             self.recommend_dialog)
         recommend.setShortcut(QtGui.QKeySequence("Ctrl+R"))
         help_menu = self.menuBar().addMenu("&Help")
-        help_menu.addAction("Model &accuracy…", lambda: show_accuracy(self)
+        help_menu.addAction("Model &accuracy…", self.accuracy_dialog
                             ).setShortcut(QtGui.QKeySequence("Ctrl+Shift+A"))
         help_menu.addAction("&About Linkplan…", self.about).setShortcut(
             QtGui.QKeySequence("F1"))
@@ -329,6 +327,17 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def about(self):
         QtWidgets.QMessageBox.about(self, "About Linkplan", about_html())
+
+    # The import and accuracy dialogs are imported when first asked for:
+    # the importers' fit pulls in scipy.optimize, and the accuracy dialog
+    # the validation set, neither needed to show the first window.
+    def import_dialog(self):
+        from app.gui.import_dialog import run_import_dialog
+        run_import_dialog(self)
+
+    def accuracy_dialog(self):
+        from app.gui.accuracy_dialog import show_accuracy
+        show_accuracy(self)
 
     def recommend_dialog(self):
         """Advise on the base scenario (computed off the GUI thread); the

@@ -212,6 +212,37 @@ VIEWS = (
 
 # -- tabs of the main window -------------------------------------------------
 
+class DeferredTab:
+    """A view's tab whose contents are made the first time they are
+    drawn or looked into (``make()`` returns them): a tab holds up to four
+    pyqtgraph plots, each tens of ms to create, and most tabs are not on
+    screen when the first window is painted. ``widget`` is the page the
+    tab widget shows from the start."""
+
+    def __init__(self, make):
+        self._make = make
+        self._contents = None
+        self.widget = QtWidgets.QWidget()
+        QtWidgets.QVBoxLayout(self.widget).setContentsMargins(0, 0, 0, 0)
+
+    @property
+    def built(self):
+        return self._contents is not None
+
+    def show_results(self, results):
+        self._made().show_results(results)
+
+    def _made(self):
+        if self._contents is None:
+            self._contents = self._make()
+            self.widget.layout().addWidget(self._contents.widget)
+        return self._contents
+
+    def __getattr__(self, name):
+        # the contents' parts (plots, pickers), made when asked for
+        return getattr(self._made(), name)
+
+
 class _GoodputTab:
     def __init__(self):
         self.plot = self.widget = new_plot_widget()
