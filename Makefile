@@ -50,7 +50,11 @@ bench: $(STAMP)
 dist: $(STAMP)
 	$(BIN)/pyinstaller --noconfirm --clean --log-level WARN build.spec
 
-## smoke: the frozen build's smoke tests
+## smoke: the frozen build's smoke tests; then nothing shipped twice and
+## --version loads no Qt (tests/frozen_build.py)
+# a migration log the importer fits with scipy.optimize (scipy's OpenBLAS)
+IMPORT_SAMPLES := tests/data/import/qmp_query_migrate_rounds.jsonl \
+	tests/data/import/qmp_query_dirty_rate.json
 smoke:
 	dist/linkplan/linkplan --version
 	dist/linkplan/linkplan solve $(EXAMPLE) --format json > /dev/null
@@ -58,7 +62,9 @@ smoke:
 	dist/linkplan/linkplan solve resources/examples/seed000_lbt.toml --format csv > /dev/null
 	dist/linkplan/linkplan advise resources/examples/seed002_hcibench.toml > /dev/null
 	dist/linkplan/linkplan sweep $(EXAMPLE) --processes 2 > /dev/null
+	dist/linkplan/linkplan import qemu $(IMPORT_SAMPLES) > /dev/null 2>&1
 	QT_QPA_PLATFORM=offscreen dist/linkplan/linkplan --self-test
+	$(BIN)/python -m tests.frozen_build dist/linkplan
 
 clean:
 	rm -rf build dist .pytest_cache

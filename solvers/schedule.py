@@ -19,7 +19,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from models import evacuation, migration
-from solvers.placement import place
+from solvers.placement import EVALUATE_OPTIONS, place
 
 #: Relative change of every rate below which the fixed point stops
 #: (0.1 %: below what a plan can tell apart).
@@ -32,11 +32,6 @@ UNDAMPED_ITERATIONS, MAX_ITERATIONS = 4, 40
 #: neighbours, and the order comparison must stay within its 2 s
 #: benchmark), this many rounds of best improvement.
 LOCAL_SEARCH_VMS, LOCAL_SEARCH_ROUNDS = 100, 3
-#: Longest the slot-placement MILP of the lower bound may run [s]: it runs
-#: once per evacuation, only where LPT's gap exceeds 0.5 % on a small
-#: instance (:func:`solvers.placement.place`), and the order comparison
-#: must stay within its 2 s benchmark.
-MILP_TIME_LIMIT_S = 0.2
 
 
 @dataclass(frozen=True)
@@ -292,12 +287,12 @@ def slot_order(slot_time, concurrency, method="lpt"):
     """Queue order of a placement of the VMs on ``concurrency`` identical
     slots that minimises the longest slot (``P||Cmax``,
     :func:`solvers.placement.place`: LPT with local search, with
-    ``method='auto'`` a MILP where small and LPT is not proven within
-    0.5 %), each slot running its VMs longest first; the queue takes them
-    by planned start. Returns (order, proven lower bound on that
+    ``method='auto'`` a bin-completion search where LPT is not proven
+    within 0.5 %), each slot running its VMs longest first; the queue
+    takes them by planned start. Returns (order, proven lower bound on that
     placement problem [s], the method that placed them)."""
     placed = place(slot_time, np.ones(concurrency), method=method,
-                   options={"time_limit": MILP_TIME_LIMIT_S})
+                   options=EVALUATE_OPTIONS)
     slot, time = placed.member, np.asarray(slot_time, dtype=float)
     begins = np.empty_like(time)
     for s in range(concurrency):   # a few slots; each sorted once
@@ -462,12 +457,12 @@ def lower_bound(columns, share, concurrency, *, setup=0.0, prove=True):
     the largest of :func:`models.evacuation.makespan_bound` (volume over
     the fastest aggregate rate up to ``concurrency``, the longest VM, the
     slot bounds) and the proven bound of the slot placement problem with
-    those times (:func:`slot_order`: closed forms and the MILP's dual
-    bound). Returns (bound [s], the placement method).
+    those times (:func:`slot_order`: closed forms and the bound the
+    search proved). Returns (bound [s], the placement method).
 
-    With ``prove=False`` the MILP is not run where the closed forms
+    With ``prove=False`` the search is not run where the closed forms
     already reach LPT's makespan: no bound of the placement problem
-    exceeds a placement's makespan, so the MILP cannot raise the bound
+    exceeds a placement's makespan, so the search cannot raise the bound
     there (the same number; only the method named differs). """
     share = np.asarray(share, dtype=float)
     vms = columns["memory"].size
@@ -485,7 +480,7 @@ def lower_bound(columns, share, concurrency, *, setup=0.0, prove=True):
     slot_time, slots = setup + alone["total_time"], min(concurrency, vms)
     if not prove:
         lpt = place(slot_time, np.ones(slots), method="lpt")
-        # a margin far above HiGHS' tolerance on the incumbent's cap
+        # a margin far above the 1e-12 capacity margin of the search
         if closed >= lpt.peak * (1 + 1e-6):
             return closed, lpt.method
     _, placed, method = slot_order(slot_time, slots, method="auto")

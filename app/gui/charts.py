@@ -1,5 +1,10 @@
 """Chart drawing shared by the main window and the PDF report: the same
-function draws into the on-screen plot and into the report's plot."""
+function draws into the on-screen plot and into the report's plot, in the
+colours of the plot's theme (light, or dark on a dark desktop; the report
+is always light)."""
+
+from dataclasses import dataclass
+from html import escape
 
 import contextlib
 
@@ -14,10 +19,58 @@ from solvers.results import format_number
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00",
            "#56B4E9", "#000000", "#B8A400")  # darkened yellow: legible text
 
+#: The same hues lightened for a dark background (black becomes light
+#: grey), so a variant keeps its colour's name in either scheme.
+DARK_PALETTE = ("#4FA8E8", "#F07A3A", "#2FC79B", "#E08FC0", "#F0B03C",
+                "#9AD4F5", "#E0E0E0", "#F0E442")
 
-def variant_colour(index):
+
+@dataclass(frozen=True)
+class ChartTheme:
+    """The colours of a chart: its canvas, its text and guide lines, and
+    the variants' series (``palette``; the first three also mark within
+    limit, over the limit and the optimum)."""
+
+    name: str
+    background: str
+    text: str      # axes, tick labels, values at the bars' ends
+    muted: str     # names above bars, labels of guide lines
+    guide: str     # dashed reference lines (thresholds, 100 %)
+    faint: str     # dotted event lines, lost uplinks
+    palette: tuple
+
+
+LIGHT = ChartTheme("light", "#FFFFFF", "#000000", "#333333", "#555555",
+                   "#999999", PALETTE)
+DARK = ChartTheme("dark", "#1E1E1E", "#E6E6E6", "#C8C8C8", "#AAAAAA",
+                  "#6E6E6E", DARK_PALETTE)
+
+
+def variant_colour(index, theme=LIGHT):
     """The colour of the variant at this position."""
-    return PALETTE[index % len(PALETTE)]
+    return theme.palette[index % len(theme.palette)]
+
+
+def theme_of(plot_item):
+    """The theme a plot is drawn in (set by :func:`apply_theme`)."""
+    return getattr(plot_item, "linkplan_theme", LIGHT)
+
+
+def apply_theme(widget, theme):
+    """Give a plot widget the theme's canvas and axes; the next draw
+    rebuilds its items in the theme's colours."""
+    plot_item = widget.getPlotItem()
+    plot_item.linkplan_theme = theme
+    plot_item._linkplan_chart = None   # cached items carry the old colours
+    widget.setBackground(theme.background)
+    for axis in ("left", "bottom", "right", "top"):
+        axis_item = plot_item.getAxis(axis)
+        axis_item.setTextPen(theme.text)
+        axis_item.setPen(theme.text)
+    if plot_item.legend is not None:
+        plot_item.legend.setLabelTextColor(theme.text)
+    plot_item.titleLabel.setAttr("color", theme.text)
+    plot_item.titleLabel.setText(plot_item.titleLabel.text)
 
 
 def draw_goodput_vs_mtu(plot_item, results):
@@ -31,25 +84,29 @@ def draw_goodput_vs_mtu(plot_item, results):
     results : solvers.results.Results
         Results whose variants carry the ``goodput_vs_mtu`` trace.
     """
-    key = ("goodput_vs_mtu",) + tuple(v.name for v in results.variants)
+    theme = theme_of(plot_item)
+    key = ("goodput_vs_mtu", theme.name) + tuple(v.name
+                                                 for v in results.variants)
     items = _reusable(plot_item, key)
     if items is None:
         if plot_item.legend is None:
             # bottom right: the curves rise towards the top right
-            plot_item.addLegend(offset=(-10, -10))
+            plot_item.addLegend(offset=(-10, -10),
+                                labelTextColor=theme.text)
         plot_item.setLabel("bottom", "IP MTU [B]")
         plot_item.setLabel("left", "Link-bound goodput [Gbit/s]")
         plot_item.showGrid(x=True, y=True, alpha=0.25)
         items = []
         for index, variant in enumerate(results.variants):
-            colour = variant_colour(index)
+            colour = variant_colour(index, theme)
             curve = plot_item.plot(pen=pg.mkPen(colour, width=2),
                                    name=variant.name)
             # one point at the origin, placed by its position: moving it
             # is one transform, new data would rebuild its symbol
             marker = pg.ScatterPlotItem([0.0], [0.0], symbol="o", size=10,
                                         brush=colour,
-                                        pen=pg.mkPen("w", width=1))
+                                        pen=pg.mkPen(theme.background,
+                                                     width=1))
             plot_item.addItem(marker)
             items.append((curve, marker))
         _remember(plot_item, key, items)
@@ -112,22 +169,21 @@ def _remember(plot_item, key, items):
     plot_item._linkplan_chart = (key, items)
 
 
-def new_plot_widget():
-    """A plot widget with Linkplan's light look."""
-    widget = pg.PlotWidget(background="w")
+def new_plot_widget(theme=LIGHT):
+    """A plot widget with Linkplan's look in ``theme``'s colours."""
+    widget = pg.PlotWidget(background=theme.background)
     widget.setMinimumSize(QtCore.QSize(320, 240))
     tick_font = QtGui.QFont(QtWidgets.QApplication.font())
     tick_font.setPointSizeF(8.5)
     for axis in ("left", "bottom"):
         axis_item = widget.getPlotItem().getAxis(axis)
-        axis_item.setTextPen("k")
-        axis_item.setPen("k")
         axis_item.setTickFont(tick_font)
         # labels carry their unit: no SI rescaling of the ticks. Turned off
         # here, before any range is set, because turning it off later
         # freezes the scale of that moment (a 0.44 s bar under ticks read
         # 100-500 after another scenario's chart).
         axis_item.enableAutoSIPrefix(False)
+    apply_theme(widget, theme)
     return widget
 
 
@@ -155,33 +211,77 @@ def draw_metric_bars(plot_item, results, metric_id, label, missing=None):
         Text for variants without the metric (e.g. "does not converge");
         None leaves them out.
     """
-    rows = [(i, v) for i, v in enumerate(results.variants)
+    rows = [(i, v, metric_id, v.name) for i, v in enumerate(results.variants)
             if missing is not None or metric_id in {m.id for m in v.metrics}]
-    key = ("bars", metric_id) + tuple(v.name for _, v in rows)
+    _draw_bars(plot_item, rows, label, missing, legend=False)
+
+
+def item_metrics(results, metric_id):
+    """``(item name, metric id)`` of each named item (workload, transfer,
+    migration) carrying the headline ``metric_id``'s key, in order:
+    ``storage.iops`` -> ``[('nfs3', 'storage.nfs3.iops'), ...]``."""
+    family, key = metric_id.split(".", 1)
+    found = {}
+    for variant in results.variants:
+        for metric in variant.metrics:
+            parsed = _parsed(metric.id)
+            if parsed is not None and parsed.family == family and \
+                    parsed.key == key and parsed.name is not None:
+                found.setdefault(parsed.name, metric.id)
+    return list(found.items())
+
+
+def draw_item_bars(plot_item, results, items, label, missing=None):
+    """Bars of several items (``(name, metric id)``, e.g. every storage
+    workload), one group per item with a bar per variant, coloured like
+    the variant's column; a legend names the variants."""
+    rows = [(i, v, metric_id, name if i == 0 else "")
+            for name, metric_id in items
+            for i, v in enumerate(results.variants)
+            if missing is not None or metric_id in {m.id for m in v.metrics}]
+    _draw_bars(plot_item, rows, label, missing,
+               legend=len(results.variants) > 1)
+
+
+def _draw_bars(plot_item, rows, label, missing, legend):
+    """Horizontal bars ``(colour index, variant, metric id, tick text)``
+    from the top, each value printed at its end."""
+    theme = theme_of(plot_item)
+    key = ("bars", label, theme.name) + tuple(
+        (v.name, metric_id) for _, v, metric_id, _ in rows)
     items = _reusable(plot_item, key)
     if items is None:
         plot_item.setLabel("bottom", label)
         plot_item.showGrid(x=False, y=False)
         axis = plot_item.getAxis("left")
-        axis.setTicks([[(-row, v.name) for row, (_, v) in enumerate(rows)]])
+        axis.setTicks([[(-row, tick) for row, (*_, tick) in enumerate(rows)
+                        if tick]])
         # wide enough for the longest name now: an offscreen render (the
         # PDF) happens before the axis would grow by itself
         metrics = QtGui.QFontMetrics(axis.style.get("tickFont") or
                                      QtWidgets.QApplication.font())
-        axis.setWidth(12 + max((metrics.horizontalAdvance(v.name)
-                                for _, v in rows), default=0))
+        axis.setWidth(12 + max((metrics.horizontalAdvance(tick)
+                                for *_, tick in rows), default=0))
+        # the variants' colours named above the chart, where no bar is
+        variants = {v.name: index for index, v, _, _ in rows}
+        plot_item.setTitle("&nbsp;&nbsp;".join(
+            f"<span style='color:{variant_colour(index, theme)}'>■</span>"
+            f"&nbsp;{escape(name)}" for name, index in variants.items())
+            if legend else None, size="9pt", color=theme.text)
         items = []
-        for row, (index, _) in enumerate(rows):
-            bar = pg.BarGraphItem(x0=0, y=-row, width=0.0, height=0.6,
-                                  brush=variant_colour(index),
+        for row, (index, variant, _, _) in enumerate(rows):
+            bar = pg.BarGraphItem(x0=0, y=-row, width=0.0,
+                                  height=0.8 if legend else 0.6,
+                                  brush=variant_colour(index, theme),
                                   pen=pg.mkPen(None))
-            text = pg.TextItem("", color="k", anchor=(0, 0.5))
+            text = pg.TextItem("", color=theme.text, anchor=(0, 0.5))
             plot_item.addItem(bar)
             plot_item.addItem(text)
             items.append((bar, text))
         _remember(plot_item, key, items)
     widest = 0.0
-    for row, ((bar, text), (_, variant)) in enumerate(zip(items, rows)):
+    for row, ((bar, text), (_, variant, metric_id, _)) in enumerate(
+            zip(items, rows)):
         try:
             value = variant.metric(metric_id).value
             shown = format_number(value)
@@ -238,29 +338,30 @@ def draw_uplink_series(plot_item, trace):
     trace : dict
         A ``teaming[.<team>].<policy>.uplink_util`` trace.
     """
+    theme = theme_of(plot_item)
     plot_item.clear()
     if plot_item.legend is None:
         # bottom right: the ramps climb towards the top
-        plot_item.addLegend(offset=(-10, -10))
+        plot_item.addLegend(offset=(-10, -10), labelTextColor=theme.text)
     plot_item.legend.clear()
     plot_item.setLabel("bottom", "Time [s]")
     plot_item.setLabel("left", "Uplink utilization [%]")
-    plot_item.setTitle(trace["label"], size="9pt")
+    plot_item.setTitle(trace["label"], size="9pt", color=theme.text)
     plot_item.showGrid(x=True, y=True, alpha=0.25)
     t = trace["x"]["values"]
     for index, series in enumerate(trace["series"]):
         plot_item.plot(t, series["values"], name=series["id"],
-                       pen=pg.mkPen(variant_colour(index), width=2))
+                       pen=pg.mkPen(variant_colour(index, theme), width=2))
     if trace["threshold_pct"] is not None:
         plot_item.addItem(pg.InfiniteLine(
             pos=trace["threshold_pct"], angle=0,
-            pen=pg.mkPen("#555555", width=1, style=QtCore.Qt.DashLine),
+            pen=pg.mkPen(theme.guide, width=1, style=QtCore.Qt.DashLine),
             label=f"LBT threshold {trace['threshold_pct']:g} %",
-            labelOpts={"position": 0.72, "color": "#333333"}))
+            labelOpts={"position": 0.72, "color": theme.muted}))
     for event in trace["events"]:
         plot_item.addItem(pg.InfiniteLine(
             pos=event["t_s"], angle=90,
-            pen=pg.mkPen("#999999", width=1, style=QtCore.Qt.DotLine)))
+            pen=pg.mkPen(theme.faint, width=1, style=QtCore.Qt.DotLine)))
     plot_item.getViewBox().enableAutoRange()
 
 
@@ -268,24 +369,27 @@ def draw_policy_peaks(plot_item, variant):
     """Peak uplink utilization of every compared policy against the
     optimal placement (dashed line)."""
     traces, team = teaming_traces(variant)
+    theme = theme_of(plot_item)
     plot_item.clear()
     # the vendors' policy names (as in the policy boxes) are too long for
     # axis ticks: each stands above its bar instead
     plot_item.getAxis("left").setTicks([[]])
     plot_item.getAxis("left").setWidth(8)
     widest = 0.0
+    names = []
     for row, trace in enumerate(traces):
         value = variant.metric(metric_ids.teaming(
             trace["policy"], "peak_util_pct", team)).value
         widest = max(widest, value)
-        colour = "#D55E00" if value > 100 else "#0072B2"
+        colour = theme.palette[1] if value > 100 else theme.palette[0]
         plot_item.addItem(pg.BarGraphItem(x0=0, y=-row - 0.12, width=value,
                                           height=0.42, brush=colour,
                                           pen=pg.mkPen(None)))
-        name = pg.TextItem(trace["label"], color="#333333", anchor=(0, 1))
+        name = pg.TextItem(trace["label"], color=theme.muted, anchor=(0, 1))
         name.setPos(0, -row + 0.1)
         plot_item.addItem(name)
-        text = pg.TextItem(f"{format_number(value)} %", color="k",
+        names.append((name, trace["label"]))
+        text = pg.TextItem(f"{format_number(value)} %", color=theme.text,
                            anchor=(0, 0.5))
         text.setPos(value, -row - 0.12)
         plot_item.addItem(text)
@@ -295,10 +399,33 @@ def draw_policy_peaks(plot_item, variant):
                        f"{format_number(optimal)} %")
     plot_item.addItem(pg.InfiniteLine(
         pos=optimal, angle=90,
-        pen=pg.mkPen("#009E73", width=2, style=QtCore.Qt.DashLine)))
+        pen=pg.mkPen(theme.palette[2], width=2,
+                     style=QtCore.Qt.DashLine)))
     plot_item.getViewBox().setRange(
         xRange=(0, max(widest, optimal, 1e-9) * 1.22),
         yRange=(-len(traces) + 0.4, 0.6), padding=0)
+    _elide_to_view(plot_item, names)
+
+
+def _elide_to_view(plot_item, texts):
+    """Keep text items ``(item, whole text)`` inside the plot's view:
+    elided to its width now and whenever it is resized (a long policy
+    name in a narrow chart), whole where they fit."""
+    view = plot_item.getViewBox()
+    view._linkplan_texts = texts
+
+    def fit():
+        width = view.width() - 8
+        if width < 40:   # not laid out yet: nothing to measure against
+            return
+        for item, whole in view._linkplan_texts:
+            metrics = QtGui.QFontMetrics(item.textItem.font())
+            item.setText(metrics.elidedText(
+                whole, QtCore.Qt.TextElideMode.ElideRight, int(width)))
+    if not getattr(view, "_linkplan_fits", False):
+        view.sigResized.connect(fit)
+        view._linkplan_fits = True
+    fit()
 
 
 #: Gantt rows labelled with VM names up to this many VMs (beyond, the
@@ -330,8 +457,9 @@ def draw_evacuation_gantt(plot_item, name, trace):
     trace : dict
         An ``evacuation.<name>.schedule`` trace.
     """
+    theme = theme_of(plot_item)
     plot_item.clear()
-    plot_item.setTitle(f"Evacuation {name}", size="9pt")
+    plot_item.setTitle(f"Evacuation {name}", size="9pt", color=theme.text)
     plot_item.setLabel("bottom", "Time [s]")
     plot_item.showGrid(x=True, y=False, alpha=0.25)
     names = trace["vm"]
@@ -348,7 +476,8 @@ def draw_evacuation_gantt(plot_item, name, trace):
                                      QtWidgets.QApplication.font())
         axis.setWidth(12 + max((metrics.horizontalAdvance(n)
                                 for n in names), default=0))
-    for converged, colour in ((True, "#0072B2"), (False, "#D55E00")):
+    for converged, colour in ((True, theme.palette[0]),
+                              (False, theme.palette[1])):
         rows = [row for row, ok in enumerate(trace["converged"])
                 if ok == converged]
         if not rows:
@@ -361,9 +490,9 @@ def draw_evacuation_gantt(plot_item, name, trace):
     end = max(trace["end_s"], default=0.0)
     plot_item.addItem(pg.InfiniteLine(
         pos=end, angle=90,
-        pen=pg.mkPen("#555555", width=1, style=QtCore.Qt.DashLine),
+        pen=pg.mkPen(theme.guide, width=1, style=QtCore.Qt.DashLine),
         label=f"{format_number(end)} s",
-        labelOpts={"position": 0.95, "color": "#333333"}))
+        labelOpts={"position": 0.95, "color": theme.muted}))
     plot_item.getViewBox().setRange(
         xRange=(0, max(end, 1e-9) * 1.08),
         yRange=(-len(names) + 0.4, 0.6), padding=0)
@@ -393,6 +522,7 @@ def draw_uplink_bars(plot_item, trace, state=0):
     state : int
         Index into ``trace["states"]``.
     """
+    theme = theme_of(plot_item)
     plot_item.clear()
     shown = trace["states"][state]
     uplinks = trace["uplinks"]
@@ -403,21 +533,21 @@ def draw_uplink_bars(plot_item, trace, state=0):
     axis.setWidth(12 + max(metrics.horizontalAdvance(n) for n in uplinks))
     # short texts: a title wider than the chart widens its scene past
     # the view (the policy's name is in the picker and the report heading)
-    plot_item.setTitle(shown["label"], size="9pt")
+    plot_item.setTitle(shown["label"], size="9pt", color=theme.text)
     optimal = trace["optimal"]
     plot_item.setLabel("bottom", "Peak utilization [%]" + (
         "; green: optimum" if optimal else ""))
     widest = 100.0
     for row, (name, value) in enumerate(zip(uplinks, shown["peak_pct"])):
         lost = name in shown["failed"]
-        colour = "#999999" if lost else \
-            "#D55E00" if value > 100 else "#0072B2"
+        colour = theme.faint if lost else \
+            theme.palette[1] if value > 100 else theme.palette[0]
         offset = 0.14 if optimal else 0.0
         plot_item.addItem(pg.BarGraphItem(
             x0=0, y=-row + offset, width=value, height=0.36 if optimal
             else 0.6, brush=colour, pen=pg.mkPen(None)))
         text = pg.TextItem("lost" if lost else f"{format_number(value)} %",
-                           color="k", anchor=(0, 0.5))
+                           color=theme.text, anchor=(0, 0.5))
         text.setPos(value, -row + offset)
         plot_item.addItem(text)
         widest = max(widest, value)
@@ -425,11 +555,12 @@ def draw_uplink_bars(plot_item, trace, state=0):
             best = optimal["peak_pct"][row]
             plot_item.addItem(pg.BarGraphItem(
                 x0=0, y=-row - 0.24, width=best, height=0.3,
-                brush="#009E73", pen=pg.mkPen(None)))
+                brush=theme.palette[2], pen=pg.mkPen(None)))
             widest = max(widest, best)
     plot_item.addItem(pg.InfiniteLine(
         pos=100, angle=90,
-        pen=pg.mkPen("#555555", width=1, style=QtCore.Qt.DashLine)))
+        pen=pg.mkPen(theme.guide, width=1, style=QtCore.Qt.DashLine)))
+    # room for "132.0 %" after the longest bar in a third-width chart
     plot_item.getViewBox().setRange(
-        xRange=(0, widest * 1.2), yRange=(-len(uplinks) + 0.4, 0.6),
+        xRange=(0, widest * 1.3), yRange=(-len(uplinks) + 0.4, 0.6),
         padding=0)

@@ -2,10 +2,12 @@
 
 import functools
 
-from PySide6 import QtCore, QtGui
+from PySide6 import QtCore, QtGui, QtWidgets
 
+from app.gui.appearance import chart_theme
 from app.gui.charts import variant_colour
-from app.validation_io import ValidationDataError, provenance_index
+from app.report.content import table_rows
+from solvers.metric_ids import parse as parse_metric_id
 from solvers.results import format_number
 
 _Qt = QtCore.Qt
@@ -92,16 +94,46 @@ def row_label(metric):
 
 
 @functools.lru_cache(maxsize=None)
-def _variant_brush(index):
+def _variant_brush(index, theme):
     # asked for at every repaint of the header: made once per colour
-    return QtGui.QBrush(QtGui.QColor(variant_colour(index)))
+    return QtGui.QBrush(QtGui.QColor(variant_colour(index, theme)))
+
+
+def _family_and_key(metric_id):
+    try:
+        parsed = parse_metric_id(metric_id)
+    except ValueError:
+        return None
+    return parsed.family, parsed.key
+
+
+def relevant_rows(results, pinned=()):
+    """The rows worth reading and all rows, in table order: those whose
+    value differs between the variants (all, with a single variant),
+    without noise-level gains (:func:`app.report.content.table_rows`,
+    as the report); always the convergence flags and the ``pinned``
+    metrics (the goal's) of every item and policy: each workload's IOPS,
+    each policy's peak (seed 000's variants differ only in which policy
+    is configured)."""
+    rows = table_rows(results)
+    every = set(rows.compared + rows.same + rows.noise)
+    every = [i for i in results.metric_ids(unique_rows=True) if i in every]
+    kept = {_family_and_key(i) for i in pinned}
+    compared = set(rows.compared)
+    return [i for i in every if i in compared or i.endswith(".converged")
+            or _family_and_key(i) in kept], every
 
 
 class ComparisonModel(QtCore.QAbstractTableModel):
-    """Read-only table model over a ``Results``."""
+    """Read-only table model over a ``Results``: the relevant rows
+    (:func:`relevant_rows`), or all of them with ``all_rows``."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
+        self.all_rows = False
+        self.pinned = ()    # metric ids shown even when equal (the goal's)
+        self.hidden_rows = 0
+        self._every = None  # every row of the results shown
         self._results = None
         self._metric_ids = []
         self._cells = []    # [row][column] -> Metric or None
@@ -119,7 +151,7 @@ class ComparisonModel(QtCore.QAbstractTableModel):
         bool
             True when the model was reset.
         """
-        metric_ids = results.metric_ids(unique_rows=True) if results else []
+        metric_ids = self._shown_rows(results)
         names = [v.name for v in results.variants] if results else []
         in_place = self._results is not None and results is not None and \
             metric_ids == self._metric_ids and \
@@ -170,6 +202,38 @@ class ComparisonModel(QtCore.QAbstractTableModel):
         return [max((advance(row[c]) for row in self._display), default=0)
                 for c in range(self.columnCount())]
 
+    def _shown_rows(self, results):
+        if results is None:
+            self.hidden_rows = 0
+            return []
+        relevant, every = relevant_rows(results, self.pinned)
+        if self.all_rows:
+            shown = every
+        else:
+            relevant = set(relevant)
+            # edits of the same document keep the rows shown so far: the
+            # table does not jump while the user types (rows that start
+            # to differ join)
+            if self._results is not None and \
+                    self._every == every and self._names(results) == \
+                    self._names(self._results):
+                relevant.update(self._metric_ids)
+            shown = [i for i in every if i in relevant]
+        self._every = every
+        self.hidden_rows = len(every) - len(shown)
+        return shown
+
+    @staticmethod
+    def _names(results):
+        return [v.name for v in results.variants]
+
+    def show_all_rows(self, on):
+        """Every row, or only the relevant ones."""
+        self.all_rows = bool(on)
+        self._every = None   # chosen afresh
+        if self._results is not None:
+            self.set_results(self._results)
+
     def rowCount(self, parent=_ROOT):
         return 0 if parent.isValid() else len(self._metric_ids)
 
@@ -198,19 +262,70 @@ class ComparisonModel(QtCore.QAbstractTableModel):
             if role == _DISPLAY or role == _TOOLTIP:
                 return self._results.variants[section].name
             if role == _FOREGROUND:
-                return _variant_brush(section)
+                return _variant_brush(section, chart_theme())
             return None
         if role == _DISPLAY:
             return self._labels[section]
-        if role == _TOOLTIP:
+        if role == _TOOLTIP:   # the whole name, when elided
             metric_id = self._metric_ids[section]
-            return f"{metric_id}\n{backing_text(metric_id)}"
+            return f"{self._labels[section]}\nid: {metric_id}\n" \
+                   f"{backing_text(metric_id)}"
         return None
+
+
+#: Share of the table's width the row names may take; longer names are
+#: elided (whole in their tooltip), so the variants' columns stay in view.
+ROW_NAMES_SHARE = 0.4
+
+#: Widest a variant's column grows [characters]: a value with its change
+#: ("3,250,975 (+12.5 %)"); a longer variant name is elided in the header
+#: and whole in its tooltip.
+COLUMN_CHARACTERS = 20
+
+
+class ComparisonView(QtWidgets.QTableView):
+    """The comparison table, fitted to its width: row names take at most
+    :data:`ROW_NAMES_SHARE` of it, each column at most
+    :data:`COLUMN_CHARACTERS`."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.verticalHeader().setTextElideMode(_Qt.TextElideMode.ElideRight)
+        self.horizontalHeader().setTextElideMode(
+            _Qt.TextElideMode.ElideRight)
+
+    def resizeEvent(self, event):
+        self._fit_row_names()
+        super().resizeEvent(event)
+
+    def resizeColumnsToContents(self):
+        """Columns as wide as their contents, up to the most."""
+        super().resizeColumnsToContents()
+        widest = self.fontMetrics().horizontalAdvance("0" *
+                                                      COLUMN_CHARACTERS)
+        for column in range(self.model().columnCount()):
+            if self.columnWidth(column) > widest:
+                self.setColumnWidth(column, widest)
+        self._fit_row_names()
+
+    def _fit_row_names(self):
+        # the room the columns leave, and at least the share
+        columns = sum(self.columnWidth(c)
+                      for c in range(self.model().columnCount())) \
+            if self.model() is not None else 0
+        room = self.width() - columns - 2 * self.frameWidth() - \
+            self.verticalScrollBar().sizeHint().width()
+        self.verticalHeader().setMaximumWidth(max(
+            self.fontMetrics().averageCharWidth() * 16,
+            int(self.width() * ROW_NAMES_SHARE), room))
+        self.updateGeometries()
 
 
 def backing_text(metric_id):
     """Which validated cases back the model a metric comes from (the
-    validation set is read once, on the first tooltip)."""
+    validation set is read once, on the first tooltip, and its module
+    imported then: start-up does without it)."""
+    from app.validation_io import ValidationDataError, provenance_index
     try:
         return provenance_index()(metric_id).text()
     except ValidationDataError as err:

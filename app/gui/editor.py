@@ -21,16 +21,13 @@ import re
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from app.gui.appearance import colour
 from app.presets import PRESETS
 from app.schema_fields import (NAMING_FIELDS, entry_name, field_label,
                                fields_of, free_name, parse_text, show_value)
 from models.scenario import (Scenario, TEAMING_POLICIES, get_path,
                              parse_path, set_path)
 
-#: Background of a refused field (a pale tint of the charts' Okabe–Ito
-#: vermilion); a palette keeps the platform's look of the field.
-_REFUSED_TINT = QtGui.QColor("#F9D9C6")
-_ERROR_COLOUR = "#B04000"
 #: Mark of a field that differs from its default (base) or from the base
 #: (variant): a sizer's "customized" state.
 CHANGED_MARK = "●"
@@ -118,6 +115,9 @@ class FieldEditor(QtWidgets.QWidget):
             self.input.setMinimumContentsLength(12)
             self.input.view().setMinimumWidth(
                 self.input.view().sizeHintForColumn(0) + 24)
+            # the whole choice where the box elides it
+            self.input.currentTextChanged.connect(
+                lambda text: self.input.setToolTip(f"{text}\n\n{tip}"))
             self.input.activated.connect(
                 lambda i: self.committed.emit(self.path,
                                               self.input.itemData(i)))
@@ -151,7 +151,6 @@ class FieldEditor(QtWidgets.QWidget):
         layout.addWidget(self.reset, 0, 2)
         self.error = QtWidgets.QLabel()
         self.error.setWordWrap(True)
-        self.error.setStyleSheet(f"color: {_ERROR_COLOUR};")
         self.error.setTextInteractionFlags(
             QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         self.error.hide()
@@ -231,11 +230,14 @@ class FieldEditor(QtWidgets.QWidget):
     def show_error(self, message):
         """Refuse: the message beneath the field, the field tinted."""
         self.error.setText(f"Not applied: {message}")
+        self.error.setStyleSheet(f"color: {colour('error')};")
         self.error.show()
+        # a tint of the charts' vermilion behind the field; a palette
+        # keeps the platform's look of the field
         palette = self.input.palette()
         for role in (QtGui.QPalette.ColorRole.Base,
                      QtGui.QPalette.ColorRole.Button):
-            palette.setColor(role, _REFUSED_TINT)
+            palette.setColor(role, QtGui.QColor(colour("refused")))
         self.input.setPalette(palette)
         self.input.setToolTip(f"Not applied: {message}")
         self.setProperty("refused", True)
@@ -425,7 +427,6 @@ class ScenarioEditor(QtWidgets.QWidget):
 
         self.refusal = QtWidgets.QLabel()
         self.refusal.setWordWrap(True)
-        self.refusal.setStyleSheet(f"color: {_ERROR_COLOUR};")
         self.refusal.setTextInteractionFlags(
             QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         self.refusal.hide()
@@ -781,6 +782,7 @@ class ScenarioEditor(QtWidgets.QWidget):
             self._marked.append(editor)
         if not shown:
             self.refusal.setText(f"Not applied: {message}")
+            self.refusal.setStyleSheet(f"color: {colour('error')};")
             self.refusal.show()
 
     def refusal_text(self):

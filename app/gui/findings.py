@@ -4,20 +4,25 @@ with their evidence, the recommendations with their re-evaluated effect
 and an Apply button (to the base or as a new variant), and the
 assumptions."""
 
+import math
 import re
 from html import escape
 
 from PySide6 import QtCore, QtWidgets
 
+from app.gui.appearance import colour
 from solvers import metric_ids
 from solvers.results import format_number
 
-#: Severities in the order they are listed, with their colour.
-SEVERITIES = (("critical", "#B00020"), ("warning", "#B35900"),
-              ("info", "#1f5a8a"))
+#: Severities in the order they are listed (each its colour's name in
+#: :func:`app.gui.appearance.colour`).
+SEVERITIES = ("critical", "warning", "info")
 
 #: A dot inside a parameter path or metric id (not a decimal point).
 _PATH_DOT = re.compile(r"\.(?=[A-Za-z_\[])")
+
+#: The link that shows all assumptions or only those that differ.
+ASSUMPTIONS_LINK = "assumptions:toggle"
 
 #: Most intermediate values listed under the binding limit: the headline
 #: numbers of its analysis, not every per-item repeat.
@@ -87,9 +92,15 @@ def effect_text(recommendation):
         unit = "" if effect["unit"] in ("1", "") else f" {effect['unit']}"
         change = effect.get("change_pct")
         change = "" if change is None else f" ({change:+.1f} %)"
-        lines.append(f"{label}: {format_number(effect['before'])} → "
-                     f"{format_number(effect['after'])}{unit}{change}")
+        lines.append(f"{label}: {_number(effect['before'])} → "
+                     f"{_number(effect['after'])}{unit}{change}")
     return lines
+
+
+def _number(value):
+    """A number as the panel shows it; "none" for NaN (a goal the
+    variant has no value for: a migration that does not converge)."""
+    return format_number(value) if math.isfinite(value) else "none"
 
 
 def change_text(recommendation):
@@ -135,6 +146,7 @@ class FindingsPanel(QtWidgets.QWidget):
         #: link -> (recommendation, as_variant) of the text shown
         self.links = {}
         self._html = None   # the text shown
+        self.all_assumptions = False   # or only those that differ
 
     # -- input -------------------------------------------------------------
 
@@ -160,8 +172,12 @@ class FindingsPanel(QtWidgets.QWidget):
         self._redraw()
 
     def follow(self, link):
-        """Apply the recommendation behind an Apply / As variant link."""
-        if link in self.links:
+        """Apply the recommendation behind an Apply / As variant link, or
+        show all assumptions or only those that differ."""
+        if link == ASSUMPTIONS_LINK:
+            self.all_assumptions = not self.all_assumptions
+            self._redraw()
+        elif link in self.links:
             self.apply_requested.emit(*self.links[link])
 
     # -- drawing -----------------------------------------------------------
@@ -194,10 +210,19 @@ class FindingsPanel(QtWidgets.QWidget):
         html = (f"<b>Binding limit</b><p style='margin-left:8px'>"
                 f"{escape(variant.bottleneck.message)}</p>")
         rows = calculation(variant)
+        # "Migration: total time", "Migration: downtime": the analysis
+        # named once, above its rows
+        prefix = rows[0][0].partition(": ")[0] + ": " if rows else ""
+        if len(rows) > 1 and all(r[0].startswith(prefix) for r in rows):
+            rows = [(label.removeprefix(prefix), value, unit)
+                    for label, value, unit in rows]
+            heading = f"Calculation ({prefix[:-2].lower()})"
+        else:
+            heading = "Calculation"
         if rows:
-            html += ("<p style='margin-left:8px; color:gray'>Calculation"
-                     "</p><table style='margin-left:16px' cellspacing='0' "
-                     "cellpadding='1'>" + "".join(
+            html += ("<p style='margin-left:8px; color:gray'>"
+                     f"{escape(heading)}</p><table style='margin-left:16px'"
+                     " cellspacing='0' cellpadding='1'>" + "".join(
                          f"<tr><td>{escape(label)}</td><td align='right'>"
                          f"&nbsp;&nbsp;{escape(value)}&nbsp;"
                          f"{escape('' if unit == '1' else unit)}</td></tr>"
@@ -209,11 +234,12 @@ class FindingsPanel(QtWidgets.QWidget):
         if not variant.findings:
             return "<p><b>Findings</b>: none</p>"
         html = "<p><b>Findings</b></p>"
-        for severity, colour in SEVERITIES:
+        for severity in SEVERITIES:
             found = [f for f in variant.findings if f.severity == severity]
             if not found:
                 continue
-            html += (f"<p style='margin-left:8px; color:{colour}'><b>"
+            html += (f"<p style='margin-left:8px; "
+                     f"color:{colour(severity)}'><b>"
                      f"{severity.capitalize()} ({len(found)})</b></p>")
             for finding in found:
                 evidence = evidence_text(finding.evidence)
@@ -231,8 +257,8 @@ class FindingsPanel(QtWidgets.QWidget):
                     f"{escape(self.advice_note or 'none')}</p>")
         html = (f"<p><b>Recommendations (base)</b> — goal "
                 f"{escape(advice.goal)}: {escape(advice.metric)} = "
-                f"{format_number(advice.base_value)} now; each effect is "
-                "the model re-solved with the change</p>")
+                f"{_number(advice.base_value)} now; each effect is the "
+                "model re-solved with the change</p>")
         if not advice.recommendations:
             return html + "<p style='margin-left:8px'>No change improves " \
                 "the goal.</p>"
@@ -250,12 +276,31 @@ class FindingsPanel(QtWidgets.QWidget):
         return html
 
     def _assumptions_section(self):
+        """The assumptions that differ between the variants; those every
+        variant shares behind a link (all of them with one variant)."""
         shared, specific = self.results.assumptions_by_scope()
-        items = [escape(a) for a in shared] + [
-            f"<i>{escape(', '.join(names))}</i>: {escape(a)}"
-            for names, a in specific]
-        return ("<p><b>Assumptions</b></p><ul style='margin-left:-20px'>"
+        items = [f"<i>{escape(', '.join(names))}</i>: {escape(a)}"
+                 for names, a in specific]
+        every = self.all_assumptions or len(self.results.variants) == 1
+        if every:
+            items = [escape(a) for a in shared] + items
+        html = "<p><b>Assumptions</b>"
+        if len(self.results.variants) > 1 and shared:
+            html += (f" — <a href='{ASSUMPTIONS_LINK}'>" + (
+                "only those that differ" if every else
+                f"show the {len(shared)} every variant shares") + "</a>")
+        html += "</p>"
+        if not items:
+            return html + ("<p style='margin-left:8px'>The variants make "
+                           "the same assumptions.</p>")
+        return (html + "<ul style='margin-left:-20px'>"
                 + "".join(f"<li>{i}</li>" for i in items) + "</ul>")
+
+    def changeEvent(self, event):
+        # the severities' colours follow a light or dark palette
+        if event.type() == QtCore.QEvent.Type.PaletteChange:
+            self._redraw()
+        super().changeEvent(event)
 
     def plain_text(self):
         """Everything the panel shows, as plain text (tests, copy)."""

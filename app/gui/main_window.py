@@ -11,26 +11,29 @@ import re
 from html import escape
 from pathlib import Path
 
+import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.gui.accuracy_dialog import show_accuracy
+from app.gui.appearance import chart_theme, system_scheme
+from app.gui.charts import apply_theme, theme_of
 from app.gui import persistence
 from app.gui.advice import AdviceDialog
-from app.gui.comparison import ComparisonModel
+from app.gui.comparison import ComparisonModel, ComparisonView
 from app.gui.editor import ScenarioEditor
 from app.gui.findings import FindingsPanel
-from app.gui.import_dialog import run_import_dialog
 from app.gui.sweep_panel import SweepPanel
 from app.gui.variants import VariantsPanel
-from app.gui.views import VIEWS
+from app.gui.views import VIEWS, DeferredTab
 from app.paths import DEFAULT_EXAMPLE, TEMPLATES, resource_path
 from app.recovery import write_recovery
+from app.report.content import NOISE_GAIN_PCT
 from app.schema_fields import free_name
 from app.scenario_io import load_scenario, save_scenario
 from app.session import Session
-from models.scenario import (TEAMING_POLICIES, ScenarioError, get_path,
-                             new_scenario, parse_path, set_path)
+from models.scenario import (GOALS, TEAMING_POLICIES, ScenarioError,
+                             get_path, new_scenario, parse_path, set_path)
 from solvers import __version__
+from solvers.advise import resolve_goal
 
 _FILE_FILTER = "Linkplan scenarios (*.toml *.json);;All files (*)"
 
@@ -119,7 +122,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
         self.table_model = ComparisonModel(self)
         self._text_widths = []   # the table's widest texts, per column
-        self.table = QtWidgets.QTableView()
+        self.table = ComparisonView()
         self.table.setModel(self.table_model)
         self.table.setAlternatingRowColors(True)
         # one line per row: a cell with its delta must not wrap and grow
@@ -147,7 +150,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._stale_views = set()   # tabs whose results are not drawn yet
         self.view_tabs = {}
         for view in VIEWS:
-            tab = self.view_tabs[view.key] = view.tab()
+            tab = self.view_tabs[view.key] = DeferredTab(view.tab)
             self.tabs.addTab(tab.widget, view.title.replace("&", "&&"))
         self.sweep_panel = SweepPanel()
         self.tabs.addTab(self.sweep_panel, "Sweep")
@@ -155,20 +158,26 @@ class MainWindow(QtWidgets.QMainWindow):
             QtCore.Qt.Orientation.Vertical)
         # the verdict beside the numbers it explains
         bottom = self.bottom_splitter = QtWidgets.QSplitter()
-        bottom.addWidget(self.table)
+        bottom.addWidget(self._table_with_filter())
         bottom.addWidget(self.findings)
-        bottom.setStretchFactor(0, 2)
-        bottom.setStretchFactor(1, 1)
-        bottom.setSizes([560, 280])
+        bottom.setStretchFactor(0, 3)
+        bottom.setStretchFactor(1, 2)
+        # at 1280 px: the base and two variants in view, and a verdict
+        # panel wide enough for its calculation's label and value
+        bottom.setSizes([520, 360])
         right.addWidget(self.tabs)
         right.addWidget(bottom)
-        right.setSizes([420, 380])
+        right.setSizes([400, 400])
 
         splitter = self.splitter = QtWidgets.QSplitter()
         splitter.addWidget(left)
         splitter.addWidget(right)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([460, 820])
+        # a wider screen widens the editor a little, the analyses more
+        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(1, 5)
+        # the editor's widest choices ("Route based on physical NIC
+        # load") whole beside their labels
+        splitter.setSizes([400, 880])
         self.setCentralWidget(splitter)
         self.solve_time = QtWidgets.QLabel()
         self.solve_time.setToolTip("How long the last evaluation took")
@@ -176,6 +185,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self._build_menus()
         self.resize(1280, 800)
         self._restore_layout()
+        system_scheme()   # the palette follows the system's light or dark
+        self._restyle_charts()
 
         session = self.session
         # no event may reach the window's widgets once Qt deleted them
@@ -191,6 +202,37 @@ class MainWindow(QtWidgets.QMainWindow):
         if session.results is not None:   # ready before the subscription
             self._show_results(session.generation, session.results)
 
+    def _table_with_filter(self):
+        """The comparison table under its row filter: the rows that differ
+        between the variants, or all of them."""
+        self.all_rows = QtWidgets.QCheckBox("Show all rows")
+        self.all_rows.setToolTip(
+            "Also the rows equal in every variant and gains below "
+            f"{NOISE_GAIN_PCT:g} % (noise)")
+        self.all_rows.toggled.connect(self._show_all_rows)
+        self.rows_note = QtWidgets.QLabel()
+        self.rows_note.setEnabled(False)   # greyed: a note, not a value
+        bar = QtWidgets.QHBoxLayout()
+        bar.addWidget(self.rows_note, 1)
+        bar.addWidget(self.all_rows)
+        box = QtWidgets.QWidget()
+        layout = QtWidgets.QVBoxLayout(box)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(bar)
+        layout.addWidget(self.table, 1)
+        return box
+
+    def _show_all_rows(self, on):
+        self.table_model.show_all_rows(on)
+        self.table.resizeColumnsToContents()
+        self._note_hidden_rows()
+
+    def _note_hidden_rows(self):
+        hidden = self.table_model.hidden_rows
+        self.rows_note.setText(
+            f"{hidden} row{'s' * (hidden != 1)} hidden: equal in every "
+            "variant, or noise" if hidden else "")
+
     # -- menus ---------------------------------------------------------------
 
     def _build_menus(self):
@@ -204,7 +246,7 @@ class MainWindow(QtWidgets.QMainWindow):
                 ("&Save", self.save, keys.Save),
                 ("Save &As…", self.save_as_dialog,
                  QtGui.QKeySequence("Ctrl+Shift+S")),
-                ("&Import…", lambda: run_import_dialog(self),
+                ("&Import…", self.import_dialog,
                  QtGui.QKeySequence("Ctrl+I")),
                 ("&Export PDF…", self.export_pdf_dialog,
                  QtGui.QKeySequence("Ctrl+E")),
@@ -244,7 +286,7 @@ class MainWindow(QtWidgets.QMainWindow):
                                             self.recommend_dialog)
         recommend.setShortcut(QtGui.QKeySequence("Ctrl+R"))
         help_menu = self.menuBar().addMenu("&Help")
-        help_menu.addAction("Model &accuracy…", lambda: show_accuracy(self)
+        help_menu.addAction("Model &accuracy…", self.accuracy_dialog
                             ).setShortcut(QtGui.QKeySequence("Ctrl+Shift+A"))
         help_menu.addAction("&About Linkplan…", self.about).setShortcut(
             QtGui.QKeySequence("F1"))
@@ -286,6 +328,17 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def about(self):
         QtWidgets.QMessageBox.about(self, "About Linkplan", about_html())
+
+    # The import and accuracy dialogs are imported when first asked for:
+    # the importers' fit pulls in scipy.optimize, and the accuracy dialog
+    # the validation set, neither needed to show the first window.
+    def import_dialog(self):
+        from app.gui.import_dialog import run_import_dialog
+        run_import_dialog(self)
+
+    def accuracy_dialog(self):
+        from app.gui.accuracy_dialog import show_accuracy
+        show_accuracy(self)
 
     def recommend_dialog(self):
         """Advise on the base scenario (computed off the GUI thread); the
@@ -661,6 +714,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.variants_panel.load(scenario)
         self.editor.load(scenario, self._selected_variant())
         self.sweep_panel.set_scenario(scenario)
+        self.table_model.pinned = goal_metrics(scenario)
         self.title.setText(scenario.meta.name)
         self.description.setText(scenario.meta.description)
         history = self.session.history
@@ -688,6 +742,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._stale_views = set(self.view_tabs)
         self._draw_shown_view()
         self._fit_table(self.table_model.set_results(results))
+        self._note_hidden_rows()
         self.findings.show_results(results)
         self.advice_timer.start()
 
@@ -704,6 +759,26 @@ class MainWindow(QtWidgets.QMainWindow):
                 if old != new:
                     self.table.resizeColumnToContents(column)
         self._text_widths = widths
+
+    def changeEvent(self, event):
+        if event.type() == QtCore.QEvent.Type.PaletteChange:
+            self._restyle_charts()
+        super().changeEvent(event)
+
+    def _restyle_charts(self):
+        """Charts in the colours of the palette (light or dark), redrawn
+        when they change."""
+        theme = chart_theme()
+        plots = [p for p in self.findChildren(pg.PlotWidget)
+                 if theme_of(p.getPlotItem()) is not theme]
+        if not plots:
+            return
+        for plot in plots:
+            apply_theme(plot, theme)
+        if self.results is not None:
+            self._stale_views = set(self.view_tabs)
+            self._draw_shown_view()
+        self.sweep_panel.redraw()
 
     def _show_evaluation_error(self, generation, message):
         if generation == self.session.generation:
@@ -873,10 +948,26 @@ class MainWindow(QtWidgets.QMainWindow):
         state = store.value("window/state")
         if state is not None:
             self.restoreState(state)
+        # the default split is made for the width the window is first
+        # shown at (showEvent), unless the user's is remembered
+        self._default_split = store.value("window/splitter") is None
         for key, splitter in self._splitters():
             sizes = store.value(key)
             if sizes is not None:
                 splitter.restoreState(sizes)
+
+    def showEvent(self, event):
+        if self._default_split:
+            self._default_split = False
+            # 400 px of editor at 1280 (its widest choices whole), a
+            # quarter of a wider window up to 520 px
+            # (the window's width: its splitters are not laid out yet)
+            width = self.width()
+            editor = max(400, min(width // 4, 520))
+            self.splitter.setSizes([editor, width - editor])
+            self.bottom_splitter.setSizes([(width - editor) * 3 // 5,
+                                           (width - editor) * 2 // 5])
+        super().showEvent(event)
 
     def _save_layout(self):
         store = persistence.settings()
@@ -926,6 +1017,15 @@ def about_html():
             "used under the GNU LGPL v3; pyqtgraph (MIT), NumPy and SciPy "
             "(BSD) under their own licences; the bundled DejaVu fonts "
             "under the Bitstream Vera licence.</p>")
+def goal_metrics(scenario):
+    """The metric ids of the scenario's goal (none when it has nothing
+    to optimise): the table shows them even when every variant agrees."""
+    try:
+        return (GOALS[resolve_goal(scenario)][0],)
+    except ValueError:
+        return ()
+
+
 def _repair_variants(base, changes, err):
     """The changes plus, for every variant the base's change breaks
     because its own team policy needs another switch mode, the switch

@@ -14,7 +14,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
-from app.gui.charts import new_plot_widget, variant_colour
+from app.gui.charts import new_plot_widget, theme_of, variant_colour
 from models.scenario import BASE_NAME, Axis, Sweep
 from solvers import metric_ids, sweep
 from solvers.inputs import column_targets
@@ -245,6 +245,7 @@ def marks(data, name, metric_id):
 def draw_sweep(plot_item, data, metric_id, heat_series=None):
     """A 1-D sweep as one line per series with its marks, or a 2-D sweep
     as a heatmap of ``heat_series`` with the convergence boundary."""
+    theme = theme_of(plot_item)
     plot_item.clear()
     if plot_item.legend is not None:
         plot_item.legend.clear()
@@ -259,14 +260,14 @@ def draw_sweep(plot_item, data, metric_id, heat_series=None):
     if len(paths) == 1:
         plot_item.setLabel("left", f"{label}{unit_text}")
         if plot_item.legend is None:
-            plot_item.addLegend(offset=(-10, -10))
+            plot_item.addLegend(offset=(-10, -10), labelTextColor=theme.text)
         x = data.axis_values(0)
         shown = set()
         for index, (name, _) in enumerate(data.request.series):
             if name not in data.values:
                 continue
             y = data.grid(name, metric_id)
-            colour = variant_colour(index)
+            colour = variant_colour(index, theme)
             plot_item.plot(x, y, pen=pg.mkPen(colour, width=2), name=name,
                            connect="finite")
             for at_x, at_y, text in marks(data, name, metric_id):
@@ -282,13 +283,14 @@ def draw_sweep(plot_item, data, metric_id, heat_series=None):
                     pen=pg.mkPen(colour, width=1,
                                  style=QtCore.Qt.PenStyle.DashLine),
                     label=text if labelled else None,
-                    labelOpts={"position": 0.9, "color": "#333333",
+                    labelOpts={"position": 0.9, "color": theme.muted,
                                "anchors": [(0, 0), (0, 0)]}))
         plot_item.getViewBox().enableAutoRange()
         return
     name = heat_series or data.request.series[0][0]
     plot_item.setLabel("left", paths[1])
-    plot_item.setTitle(f"{name}: {label}{unit_text}", size="9pt")
+    plot_item.setTitle(f"{name}: {label}{unit_text}", size="9pt",
+                       color=theme.text)
     grid = data.grid(name, metric_id)
     x, y = data.axis_values(0), data.axis_values(1)
     finite = grid[np.isfinite(grid)]
@@ -317,6 +319,8 @@ def draw_sweep(plot_item, data, metric_id, heat_series=None):
         plot_item._linkplan_colour_bar = colour_bar
     else:
         colour_bar.setImageItem(image)
+    colour_bar.axis.setTextPen(theme.text)
+    colour_bar.axis.setPen(theme.text)
     colour_bar.setLevels((low, high))
     plot_item.getViewBox().autoRange(padding=0)
 
@@ -432,7 +436,7 @@ class SweepPanel(QtWidgets.QWidget):
             QtWidgets.QComboBox.SizeAdjustPolicy
             .AdjustToMinimumContentsLengthWithIcon)
         self.metric.setMinimumContentsLength(24)
-        self.metric.currentIndexChanged.connect(self._redraw)
+        self.metric.currentIndexChanged.connect(self.redraw)
         controls.addWidget(self.metric, 1)
         controls.addWidget(QtWidgets.QLabel("Heatmap of"))
         self.heat_variant = QtWidgets.QComboBox()
@@ -590,9 +594,9 @@ class SweepPanel(QtWidgets.QWidget):
                                     metric_id)
             index = self.metric.findData(previous)
             self.metric.setCurrentIndex(index if index >= 0 else 0)
-        self._redraw()
+        self.redraw()
 
-    def _redraw(self):
+    def redraw(self):
         if self.data is None or self.metric.currentData() is None:
             return
         draw_sweep(self.plot.getPlotItem(), self.data,

@@ -4,7 +4,7 @@ changes against the base, each change with a way back."""
 
 from PySide6 import QtCore, QtWidgets
 
-from app.schema_fields import field_label, show_value
+from app.schema_fields import VALUE_LABELS, field_label, show_value
 
 
 def path_text(path):
@@ -120,8 +120,9 @@ class VariantsPanel(QtWidgets.QWidget):
         if not enabled:
             return
         for path, value in scenario.variants[index].set.items():
+            value = _choice(path, value)
             try:
-                base = show_value(scenario.value_at(path))
+                base = show_value(_choice(path, scenario.value_at(path)))
             except KeyError:
                 base = "(not in the base)"
             item = QtWidgets.QTreeWidgetItem(
@@ -129,6 +130,7 @@ class VariantsPanel(QtWidgets.QWidget):
             item.setData(0, QtCore.Qt.ItemDataRole.UserRole, path)
             item.setToolTip(0, path)
             item.setToolTip(1, show_value(value))
+            item.setToolTip(2, base)
             self.changes.addTopLevelItem(item)
         self.back.setEnabled(self.changes.topLevelItemCount() > 0)
         if self.changes.topLevelItemCount():
@@ -147,6 +149,14 @@ def _count(changes):
                                                   f"{changes} changes")
 
 
-def _short(value, width=28):
+def _choice(path, value):
+    """An enumerated value in the words its box in the editor uses
+    ('Route based on physical NIC load', not 'lbt')."""
+    labels = VALUE_LABELS.get(path.rpartition(".")[2], {})
+    return labels.get(value, value) if isinstance(value, str) else value
+
+
+def _short(value, width=16):
+    # the path keeps room beside both values; the tooltips are whole
     text = value if isinstance(value, str) else show_value(value)
     return text if len(text) <= width else text[:width - 1] + "…"

@@ -14,7 +14,8 @@ from typing import Callable
 from PySide6 import QtCore, QtWidgets
 
 from app.gui.charts import (GANTT_LABELLED_ROWS, draw_evacuation_gantt,
-                            draw_goodput_vs_mtu, draw_metric_bars,
+                            draw_goodput_vs_mtu, draw_item_bars,
+                            draw_metric_bars, item_metrics,
                             draw_policy_peaks, draw_uplink_bars,
                             draw_uplink_series, evacuation_schedules,
                             has_metric, new_plot_widget, placement_trace,
@@ -211,6 +212,37 @@ VIEWS = (
 
 # -- tabs of the main window -------------------------------------------------
 
+class DeferredTab:
+    """A view's tab whose contents are made the first time they are
+    drawn or looked into (``make()`` returns them): a tab holds up to four
+    pyqtgraph plots, each tens of ms to create, and most tabs are not on
+    screen when the first window is painted. ``widget`` is the page the
+    tab widget shows from the start."""
+
+    def __init__(self, make):
+        self._make = make
+        self._contents = None
+        self.widget = QtWidgets.QWidget()
+        QtWidgets.QVBoxLayout(self.widget).setContentsMargins(0, 0, 0, 0)
+
+    @property
+    def built(self):
+        return self._contents is not None
+
+    def show_results(self, results):
+        self._made().show_results(results)
+
+    def _made(self):
+        if self._contents is None:
+            self._contents = self._make()
+            self.widget.layout().addWidget(self._contents.widget)
+        return self._contents
+
+    def __getattr__(self, name):
+        # the contents' parts (plots, pickers), made when asked for
+        return getattr(self._made(), name)
+
+
 class _GoodputTab:
     def __init__(self):
         self.plot = self.widget = new_plot_widget()
@@ -219,14 +251,16 @@ class _GoodputTab:
         draw_goodput_vs_mtu(self.plot.getPlotItem(), results)
 
 
-def _hinted_charts(hint_text):
+def _hinted_charts(hint_text, picker=None):
     """A tab of two charts side by side, with a hint shown instead when
-    the scenario has nothing to chart."""
+    the scenario has nothing to chart (and a picker above them)."""
     widget = QtWidgets.QWidget()
     layout = QtWidgets.QVBoxLayout(widget)
     hint = QtWidgets.QLabel(hint_text)
     hint.setWordWrap(True)
     layout.addWidget(hint)
+    if picker is not None:
+        layout.addLayout(picker)
     charts = QtWidgets.QHBoxLayout()
     plots = (new_plot_widget(), new_plot_widget())
     for plot in plots:
@@ -235,20 +269,69 @@ def _hinted_charts(hint_text):
     return widget, hint, plots
 
 
+#: The item picker's first entry: every item, grouped.
+EVERY_ITEM = "All ({count})"
+
+
 class _BarsTab:
+    """Bar charts of the view's metrics; with several items (storage
+    workloads, transfers, migrations) a picker shows every item grouped,
+    or one of them."""
+
     def __init__(self, view):
-        self.view = view
-        self.widget, self.hint, self.plots = _hinted_charts(view.hint)
+        self.view, self.results = view, None
+        self.item = QtWidgets.QComboBox()
+        self.item.setToolTip("Every item side by side, or one of them")
+        self.item.setSizeAdjustPolicy(
+            QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.item_label = QtWidgets.QLabel("Show")
+        picker = QtWidgets.QHBoxLayout()
+        picker.addWidget(self.item_label)
+        picker.addWidget(self.item)
+        picker.addStretch(1)
+        self.widget, self.hint, self.plots = _hinted_charts(view.hint,
+                                                            picker)
+        self.item.currentIndexChanged.connect(self._draw)
 
     def show_results(self, results):
+        self.results = results
         shown = self.view.present(results)
         self.hint.setVisible(not shown)
+        names = [name for name, _ in item_metrics(results,
+                                                  self.view.bars[0][0])]
+        several = shown and len(names) > 1
+        self.item.setVisible(several)
+        self.item_label.setVisible(several)
+        if several:
+            previous = self.item.currentText()
+            entries = [EVERY_ITEM.format(count=len(names))] + names
+            with QtCore.QSignalBlocker(self.item):
+                self.item.clear()
+                self.item.addItems(entries)
+                self.item.setCurrentIndex(max(entries.index(previous)
+                                              if previous in entries
+                                              else 0, 0))
+        for plot in self.plots:
+            plot.setVisible(shown)
+        if shown:
+            self._draw()
+
+    def _draw(self):
+        several = self.item.isVisibleTo(self.widget)
+        picked = self.item.currentText()
         for plot, (metric_id, label, missing) in zip(self.plots,
                                                      self.view.bars):
-            plot.setVisible(shown)
-            if shown:
-                draw_metric_bars(plot.getPlotItem(), results, metric_id,
-                                 label, missing)
+            items = item_metrics(self.results, metric_id)
+            if several and self.item.currentIndex() == 0:
+                draw_item_bars(plot.getPlotItem(), self.results, items,
+                               label, missing)
+            elif several and picked in dict(items):
+                draw_metric_bars(plot.getPlotItem(), self.results,
+                                 dict(items)[picked], f"{label}: {picked}",
+                                 missing)
+            else:
+                draw_metric_bars(plot.getPlotItem(), self.results,
+                                 metric_id, label, missing)
 
 
 class _TeamingTab:

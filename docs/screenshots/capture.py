@@ -11,7 +11,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from PySide6 import QtWidgets  # noqa: E402
+from PySide6 import QtCore, QtWidgets  # noqa: E402
 
 from app.gui.bootstrap import application  # noqa: E402
 from app.paths import resource_path  # noqa: E402
@@ -20,6 +20,10 @@ OUT = Path(__file__).resolve().parent
 
 #: (file stem, example, tab title, what to do before the shot)
 SHOTS = (
+    ("editor-nic", "seed003_vmotion.toml", "Live migration", "nic"),
+    ("editor-team", "seed000_lbt.toml", "Teaming", "team"),
+    ("editor-variant", "seed003_vmotion.toml", "Live migration", "variant"),
+    ("editor-refused", "jumbo_10gbe.toml", "Wire & MTU", "refused"),
     ("wire", "jumbo_10gbe.toml", "Wire & MTU", None),
     ("transport", "seed001_live_migration.toml", "Transport & CPU", None),
     ("migration", "seed003_vmotion.toml", "Live migration", None),
@@ -29,6 +33,8 @@ SHOTS = (
     ("evacuation", "evacuation_maintenance.toml", "Evacuation", None),
     ("sweep", "seed003_vmotion.toml", "Sweep", "sweep"),
     ("sweep-2d", "seed003_vmotion.toml", "Sweep", "sweep2"),
+    ("storage-workloads", "seed004_jumbo_ip_storage.toml", "Storage", None),
+    ("dark", "seed001_live_migration.toml", "Transport & CPU", "dark"),
 )
 
 
@@ -61,13 +67,14 @@ def _sweep(window, two):
 
 def main():
     app = application()
-    from PySide6 import QtCore
-    # the default layout, not the one of whoever runs this
-    QtCore.QSettings.setPath(QtCore.QSettings.Format.IniFormat,
-                             QtCore.QSettings.Scope.UserScope,
-                             tempfile.mkdtemp())
+    from app.gui.appearance import system_scheme
     from app.gui.main_window import MainWindow
     for width, height in ((1280, 800), (1920, 1080)):
+        # the default layout, not the one of whoever runs this (nor the
+        # one the other size left)
+        QtCore.QSettings.setPath(QtCore.QSettings.Format.IniFormat,
+                                 QtCore.QSettings.Scope.UserScope,
+                                 tempfile.mkdtemp())
         window = MainWindow(recovery_folder=Path(tempfile.mkdtemp()))
         window.resize(width, height)
         window.show()
@@ -78,8 +85,21 @@ def main():
             titles = [window.tabs.tabText(i).replace("&&", "&")
                       for i in range(window.tabs.count())]
             window.tabs.setCurrentIndex(titles.index(tab))
+            dark = action == "dark"
+            system_scheme().follow(QtCore.Qt.ColorScheme.Dark if dark
+                                   else QtCore.Qt.ColorScheme.Light)
             if action == "n1":
                 window.view_tabs["teaming"].state.setCurrentIndex(1)
+            elif action == "nic":
+                window.editor.select("nics[0]")
+            elif action == "team":
+                window.editor.select("teams[0]")
+            elif action == "variant":
+                window.variants.setCurrentRow(1)
+                window.editor.select("network")
+            elif action == "refused":
+                window.editor.select("network")
+                window.editor.field("network.mtu").enter("10000")
             elif action in ("sweep", "sweep2"):
                 _sweep(window, action == "sweep2")
             window.advice_timer.stop()
@@ -100,6 +120,7 @@ def main():
                                 str(page), "-l", str(page), "-singlefile",
                                 str(pdf), str(OUT / f"report-page{page}")],
                                check=True)
+        system_scheme().follow(QtCore.Qt.ColorScheme.Light)
         window.session.history.set_clean()
         window.close()
 

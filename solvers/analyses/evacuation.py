@@ -29,6 +29,10 @@ FAMILIES = ("evacuations",)
 #: VMs named in a finding before "and N more".
 NAMED_VMS = 5
 
+#: How the slot placement bound was proved, by the placement's method
+#: (:class:`solvers.placement.PlacementResult`); 'lpt': closed forms.
+BOUND_METHODS = {"milp": "a MILP", "search": "a bin-completion search"}
+
 
 def analyse(inputs, upstream, *, details=True):
     """Evacuation metrics of every document (see :mod:`solvers.analysis`)."""
@@ -184,7 +188,7 @@ def _evaluate(item, columns, limit, caps, rates, target, details):
         "idle, alone at the fastest share; the largest of the volume over "
         "the fastest aggregate rate, the longest VM and the slot "
         "placement bound (proved by "
-        f"{'a MILP' if answer['bound_method'] == 'milp' else 'closed forms'}"
+        f"{BOUND_METHODS.get(answer['bound_method'], 'closed forms')}"
         "); each order's gap is its distance to it",
         f"Evacuation {item.name!r}: a VM that never converges holds its "
         "slot for one pass of its memory and is then given up"])

@@ -18,7 +18,7 @@ from models.scenario import TEAMING_POLICIES
 from solvers import metric_ids, teaming_dynamic
 from solvers.analysis import EMPTY, AnalysisResult, Candidate, metric_value
 from solvers.inputs import FlowColumns, team_flows
-from solvers.placement import place
+from solvers.placement import EVALUATE_OPTIONS, place
 from solvers.results import Bottleneck, Finding
 
 NAME = "teaming"
@@ -93,10 +93,6 @@ TRACE_POINTS = 300
 #: Distinct demand snapshots tried when looking for the best static
 #: placement over time.
 OPTIMAL_SNAPSHOTS = 4
-
-#: Time limit of one MILP inside evaluate() [s]: every edit re-solves, so
-#: an open gap is reported rather than waited for.
-MILP_TIME_LIMIT_S = 0.2
 
 
 def analyse(inputs, upstream, *, details=True):
@@ -436,7 +432,7 @@ def _optimal(columns, speed, usable, unit, results):
         result = place(demand[step], speeds,
                        allowed=allowed if columns.constrained else None,
                        groups=group if columns.constrained else None,
-                       options={"time_limit": MILP_TIME_LIMIT_S})
+                       options=EVALUATE_OPTIONS)
         if not result.success:   # a unit pinned to no active uplink
             return None
         bound = max(bound, result.lower_bound)

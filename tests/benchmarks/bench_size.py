@@ -4,9 +4,6 @@ documents the limits accept solve, advise and report within the targets.
 Each run is a fresh process: its wall time and peak memory as a user sees
 them."""
 
-import copy
-import resource
-import subprocess
 import sys
 import tempfile
 import time
@@ -18,6 +15,7 @@ import tomli_w
 from app.report.pdf import REPORT_MAX_VARIANTS
 from models.scenario import (MAX_ENTRIES, MAX_STORAGE_WORKLOADS,
                              MAX_TRANSFERS)
+from tests.benchmarks.timing import run_with_peak_rss
 from tests.conftest import EXAMPLES, ROOT
 
 #: Issue 19: 10,000 entries within 10 s and 1 GB, or refused at once.
@@ -81,17 +79,13 @@ def _run(document, *args):
         path = Path(directory) / "big.toml"
         path.write_text(tomli_w.dumps(document))
         arguments = [a.replace("{dir}", directory) for a in args]
-        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         start = time.perf_counter()
-        process = subprocess.run([sys.executable, "-m", "app",
-                                  arguments[0], str(path), *arguments[1:]],
-                                 cwd=ROOT, capture_output=True)
+        process, peak = run_with_peak_rss(
+            [sys.executable, "-m", "app", arguments[0], str(path),
+             *arguments[1:]], cwd=ROOT)
         seconds = time.perf_counter() - start
-        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    # ru_maxrss of children is the largest so far [KiB]: a lower bound
-    # for this run when an earlier one was larger
-    assert process.returncode == 0 or b"Traceback" not in process.stderr
-    return seconds, max(peak, before) / 1024, process.returncode
+    assert process.returncode == 0 or "Traceback" not in process.stderr
+    return seconds, peak, process.returncode
 
 
 _PEAKS = []

@@ -5,7 +5,6 @@ against the bare transport chain in the same run."""
 
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -16,7 +15,7 @@ from app.scenario_io import load_scenario
 from solvers import sweep
 from solvers.analyses.host import transfer_chain
 from tests.benchmarks import bench_host
-from tests.benchmarks.timing import best_time
+from tests.benchmarks.timing import best_time, run_with_peak_rss
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,15 +36,6 @@ def _sweep_file(folder, speeds=40):
     return path
 
 
-#: Runs the sweep in a small launcher process and prints the peak RSS of
-#: its process tree: measured from this (large) benchmark process, a forked
-#: child would count the parent's pages as its own.
-_LAUNCHER = """
-import resource, subprocess, sys
-subprocess.run(sys.argv[1:], check=True)
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-"""
-
 _MEASURED = {}
 
 
@@ -56,15 +46,14 @@ def _run(processes, speeds=40, output="out.csv", *options):
         path = _sweep_file(folder, speeds)
         out = Path(folder) / output
         start = time.perf_counter()
-        launcher = subprocess.run(
-            [sys.executable, "-c", _LAUNCHER, sys.executable, "-m", "app",
-             "sweep", str(path), "-o", str(out), "--processes",
-             str(processes), *options],
-            cwd=ROOT, check=True, capture_output=True, text=True)
+        process, peak = run_with_peak_rss(
+            [sys.executable, "-m", "app", "sweep", str(path), "-o",
+             str(out), "--processes", str(processes), *options], cwd=ROOT)
         seconds = time.perf_counter() - start
+        process.check_returncode()
         rows = _rows(out)
     assert rows == speeds * 2501, rows
-    return seconds, int(launcher.stdout.split()[-1]) / 1024
+    return seconds, peak
 
 
 def _rows(out):

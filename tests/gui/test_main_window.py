@@ -32,8 +32,14 @@ def test_opens_the_example_with_every_variant(window):
     assert window.table_model.columnCount() == 5
     # 7 wire metrics, then the iperf transfer's host, transfer and uplink
     # ones, less the 4 transfer rows that repeat their host headline
-    assert window.table_model.rowCount() == \
+    # (the 3 equal in every variant, the link rate among them, are
+    # hidden until Show all rows)
+    model = window.table_model
+    assert model.rowCount() + model.hidden_rows == \
         len(window.results.metric_ids(unique_rows=True)) == 16
+    assert "wire.link_gbps" not in model._metric_ids
+    window.all_rows.setChecked(True)
+    assert model.rowCount() == 16
     assert len(window.results.metric_ids()) == 20
     assert window.variants.count() == 5
     assert goodput_cell(window) == "9.415"

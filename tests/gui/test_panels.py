@@ -35,7 +35,8 @@ def test_panel_shows_the_verdict_its_calculation_and_grouped_findings(
     text = window.findings.plain_text()
     assert "converges only by throttling the guest" in \
         text.split("Findings")[0]
-    assert "Migration: final guest throttle" in text
+    assert "Calculation (migration)" in text
+    assert "final guest throttle" in text
     assert "Warning (1)" in text
     assert "Evidence:" in text
 
