@@ -11,7 +11,9 @@ import sys
 from tests.conftest import ROOT
 
 #: Packages and modules the first painted window must not have imported.
-DEFERRED = ("scipy", "pyarrow", "dask", "app.report", "app.importers",
+#: (``app.report.content``, the rows worth showing, serves the table too)
+DEFERRED = ("scipy", "pyarrow", "dask", "app.report.pdf",
+            "app.report.summary", "app.report.sweep", "app.importers",
             "app.gui.import_dialog", "app.gui.accuracy_dialog",
             "app.validation_io", "solvers.accuracy")
 
