@@ -116,7 +116,7 @@ def test_recommendations_are_the_advice_passed_in(qapp, tmp_path):
         tmp_path / "with.pdf")
     # the change in words, its reason and its re-evaluated effect
     assert "Storage workload hcibench › Threads per disk: 1 → 2 " \
-        "(+28.0 % on the goal)" in _text(tmp_path / "with.pdf")
+        "(+27.5 % on the goal)" in _text(tmp_path / "with.pdf")
     assert "Why: outstanding IO 10 is below the knee" in _text(
         tmp_path / "with.pdf")
     assert "Recommended changes" not in _text(tmp_path / "without.pdf")
