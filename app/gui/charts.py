@@ -172,7 +172,9 @@ def _remember(plot_item, key, items):
 def new_plot_widget(theme=LIGHT):
     """A plot widget with Linkplan's look in ``theme``'s colours."""
     widget = pg.PlotWidget(background=theme.background)
-    widget.setMinimumSize(QtCore.QSize(320, 240))
+    # small enough for two plots and the flows list side by side in the
+    # teaming tab of a 1280 px window
+    widget.setMinimumSize(QtCore.QSize(240, 200))
     tick_font = QtGui.QFont(QtWidgets.QApplication.font())
     tick_font.setPointSizeF(8.5)
     for axis in ("left", "bottom"):

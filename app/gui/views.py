@@ -360,6 +360,12 @@ class _TeamingTab:
         for label, combo in (("Variant", self.variant),
                              ("Uplinks", self.state),
                              ("Over time", self.policy)):
+            # long policy names must not widen the window beyond 1280 px:
+            # the combo shrinks and elides, whole names in the list
+            combo.setSizeAdjustPolicy(
+                QtWidgets.QComboBox.SizeAdjustPolicy
+                .AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(12)
             pickers.addWidget(QtWidgets.QLabel(label))
             pickers.addWidget(combo, 1)
         layout.addLayout(pickers)
