@@ -74,4 +74,4 @@ def test_summary_next_step_in_words():
     # outstanding IO (seed002)
     assert "back end caps IOPS" in summary.binding_limit
     assert summary.next_step.startswith(
-        "Storage workload hcibench › Threads per disk: 1 → 2 (+28.0 %")
+        "Storage workload hcibench › Threads per disk: 1 → 2 (+27.5 %")

@@ -126,9 +126,18 @@ def test_a_cancelled_document_sweep_is_dropped_and_a_new_run_starts(
     _document_sweep(panel, 400)   # minutes of work: cancelled long before
     finished = []
     panel._signals.finished.connect(lambda run, data: finished.append(run))
+    # cancelled on the first progress report, before any later report or
+    # the end the worker may have queued already (a fast machine may have)
+    clicked = []
+
+    def cancel_once(run, done, total):
+        if not clicked:
+            clicked.append(done)
+            panel.cancel_button.click()
+    panel._signals.progressed.connect(cancel_once)
     panel.start()
-    qtbot.waitUntil(lambda: panel.progress.value() > 0, timeout=30_000)
-    panel.cancel_button.click()
+    qtbot.waitUntil(lambda: bool(clicked), timeout=30_000)
+    panel._signals.progressed.disconnect(cancel_once)
     # dropped at once: the window does not wait for the worker
     assert not panel.running and panel.run_button.isEnabled(), \
         panel.status.text()
