@@ -146,7 +146,8 @@ def scalar_chain(row):
     compression = throughput / row["compressor"] \
         if compressed and not row["offload"] else 0.0
     return {"throughput": throughput, "wire_payload": wire_payload,
-            "cores": stack + compression, "busiest_core": min(busiest, 1.0),
+            "cores": stack + compression, "compression_cores": compression,
+            "busiest_core": min(busiest, 1.0),
             "busy_queues": 0.0 if rdma else busy,
             "limit": bounds.index(throughput), "spread_members": spread,
             "core_ceiling": core,
