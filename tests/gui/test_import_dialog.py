@@ -5,6 +5,7 @@ from PySide6 import QtWidgets
 
 from app.gui.import_dialog import ImportDialog
 from tests.app.import_samples import SAMPLES
+from tests.gui.helpers import import_action
 
 
 def test_preview_of_an_rvtools_export(qtbot):
@@ -52,9 +53,7 @@ def test_menu_opens_the_chosen_scenario(qtbot, window, monkeypatch):
         return True
 
     monkeypatch.setattr(ImportDialog, "exec", accept)
-    action = next(a for a in window.menuBar().actions()[0].menu().actions()
-                  if a.text() == "&Import…")
-    action.trigger()
+    import_action(window).trigger()
     assert window.scenario.meta.name.startswith("esx01.example")
     assert window.path is None
     assert len(window.scenario.workloads.flows) == 3
@@ -92,9 +91,7 @@ def test_import_runs_off_the_gui_thread_and_its_check_reaches_the_pdf(
         return True
 
     monkeypatch.setattr(ImportDialog, "exec", accept)
-    action = next(a for a in window.menuBar().actions()[0].menu().actions()
-                  if a.text() == "&Import…")
-    action.trigger()
+    import_action(window).trigger()
     assert started[0].startswith("Reading 1 file(s)")
     assert len(window.measured_checks) == 1
     out = tmp_path / "report.pdf"

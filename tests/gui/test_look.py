@@ -18,13 +18,10 @@ from app.gui.charts import DARK, DARK_PALETTE, LIGHT, PALETTE
 from app.paths import resource_path
 from app.scenario_io import load_scenario
 from solvers.advise import resolve_goal
+from tests.gui.helpers import open_example
 
 ROOT = Path(__file__).resolve().parents[2]
 
-
-def open_example(window, name):
-    window.open_path(resource_path("examples", name), as_template=True)
-    window.wait_for_results()
 
 
 def show_tab(qapp, window, title):

@@ -10,11 +10,8 @@ from pypdf import PdfReader
 
 from app.gui.sweep_panel import SweepRequest, axis_points, run_sweep
 from app.paths import resource_path
+from tests.gui.helpers import open_example, set_sweep_axis
 
-
-def open_example(window, name):
-    window.open_path(resource_path("examples", name), as_template=True)
-    window.wait_for_results()
 
 
 def advice_shown(qtbot, window):
@@ -81,10 +78,7 @@ def test_sweep_runs_off_the_gui_thread_and_exports_csv(qtbot, window,
                                                        tmp_path):
     open_example(window, "jumbo_10gbe.toml")
     panel = window.sweep_panel
-    panel.first.path.setCurrentText("network.mtu")
-    panel.first.start.setValue(1500)
-    panel.first.stop.setValue(9000)
-    panel.first.num.setValue(16)
+    set_sweep_axis(panel.first, "network.mtu", 1500, 9000, 16)
     panel.start()
     assert panel.running or panel.wait(0)
     qtbot.waitUntil(lambda: panel.data is not None, timeout=30_000)
@@ -111,15 +105,9 @@ def test_sweep_cancel_stops_within_100_ms(qtbot, window):
     # timing itself is the benchmark's; here: it stops, early, and says so)
     open_example(window, "seed003_vmotion.toml")
     panel = window.sweep_panel
-    panel.first.path.setCurrentText("network.mtu")
-    panel.first.start.setValue(1500)
-    panel.first.stop.setValue(9000)
-    panel.first.num.setValue(100)
+    set_sweep_axis(panel.first, "network.mtu", 1500, 9000, 100)
     panel.two_axes.setChecked(True)
-    panel.second.path.setCurrentText("nics[0].speed_gbps")
-    panel.second.start.setValue(1)
-    panel.second.stop.setValue(100)
-    panel.second.num.setValue(100)
+    set_sweep_axis(panel.second, "nics[0].speed_gbps", 1, 100, 100)
     # cancel on the first progress report: the column path is fast
     # enough that waiting for progress from the test could see the end
     panel.progress.valueChanged.connect(
@@ -174,10 +162,8 @@ def test_pdf_from_the_window_has_the_summary_the_sweep_and_page_numbers(
         qtbot, window, tmp_path):
     open_example(window, "seed003_vmotion.toml")
     panel = window.sweep_panel
-    panel.first.path.setCurrentText("workloads.migrations[0].dirty.rate_mib_s")
-    panel.first.start.setValue(500)
-    panel.first.stop.setValue(8000)
-    panel.first.num.setValue(12)
+    set_sweep_axis(panel.first, "workloads.migrations[0].dirty.rate_mib_s",
+                   500, 8000, 12)
     panel.start()
     qtbot.waitUntil(lambda: panel.data is not None, timeout=30_000)
     path = tmp_path / "report.pdf"

@@ -12,11 +12,8 @@ from PySide6 import QtCore
 
 from app.gui.comparison import ComparisonModel
 from app.paths import resource_path
+from tests.gui.helpers import open_example, set_sweep_axis
 
-
-def open_example(window, name):
-    window.open_path(resource_path("examples", name), as_template=True)
-    window.wait_for_results()
 
 
 def cell_texts(model):
@@ -111,11 +108,8 @@ def test_sweep_paths_are_listed_when_the_tab_is_shown(window):
 
 
 def _document_sweep(panel, points):
-    panel.first.path.setCurrentText(
-        "workloads.migrations[0].dirty.rate_mib_s")
-    panel.first.start.setValue(100)
-    panel.first.stop.setValue(8000)
-    panel.first.num.setValue(points)
+    set_sweep_axis(panel.first, "workloads.migrations[0].dirty.rate_mib_s",
+                   100, 8000, points)
     panel.two_axes.setChecked(False)
 
 
