@@ -247,15 +247,14 @@ def shared_queue(work, rate, order, concurrency, share, *, phases=False):
     n = np.arange(vms + 2)
     level = np.minimum(n, share.size - 1)
     each = (share[level] * level / np.maximum(n, 1)).tolist()
-    start = np.empty((count, vms))
-    end = np.empty((count, vms))
-    phase_end = np.full((count, vms, stages), np.nan)
-    phase_share = np.full((count, vms, stages), np.nan)
-    for s, (amounts, linked, queue, slots) in enumerate(zip(
-            amount.tolist(), on_link.tolist(), order.tolist(),
-            concurrency.tolist())):
-        start[s], end[s], phase_end[s], phase_share[s] = _queue(
-            amounts, linked, queue, slots, each)
+    runs = [_queue(amounts, linked, queue, slots, each)
+            for amounts, linked, queue, slots in zip(
+                amount.tolist(), on_link.tolist(), order.tolist(),
+                concurrency.tolist())]
+    start, end, phase_end, phase_share = (
+        np.array([r[i] for r in runs], dtype=float).reshape(shape)
+        for i, shape in enumerate([(count, vms), (count, vms),
+                                   work.shape, work.shape]))
     if phases:
         # a phase without work ends where the one before it ends
         before = start
@@ -271,13 +270,14 @@ def _queue(amount, linked, order, slots, each):
     """One schedule of :func:`shared_queue` on Python scalars: ``amount``
     and ``linked`` per VM and phase (bytes on the link, or seconds off
     it), the queue, the slots and each migration's rate by number on the
-    link. Returns start, end, phase end and phase share lists."""
+    link. Returns start, end, phase end and phase share lists (the
+    phase lists flat, VM by VM)."""
     push, pop = heapq.heappush, heapq.heappop
     vms = len(order)
     stages = len(amount[0]) if vms else 0
     start, end = [math.nan] * vms, [math.nan] * vms
-    phase_end = [[math.nan] * stages for _ in range(vms)]
-    phase_share = [[math.nan] * stages for _ in range(vms)]
+    phase_end = [math.nan] * (vms * stages)     # by vm * stages + phase
+    phase_share = [math.nan] * (vms * stages)
     on_now = [False] * vms    # the VM is on the link
     link, off = [], []        # heaps of (clock at a run's end | end of an
     #                           off-link phase, vm, phase)
@@ -289,7 +289,7 @@ def _queue(amount, linked, order, slots, each):
     ended = []
     while True:
         for _, vm, phase in ended:
-            phase_end[vm][phase] = now
+            phase_end[vm * stages + phase] = now
             if on_now[vm]:
                 on_now[vm] = False
                 on -= 1
@@ -337,7 +337,7 @@ def _queue(amount, linked, order, slots, each):
         # the share a phase after this one would get now: the VM on the
         # link with the others (counted once if it left)
         for _, vm, phase in ended:
-            phase_share[vm][phase] = each[on + (not on_now[vm])]
+            phase_share[vm * stages + phase] = each[on + (not on_now[vm])]
         if not (link or off):
             break
         pace = each[on]
@@ -358,13 +358,13 @@ def _queue(amount, linked, order, slots, each):
             ended.append(pop(off))
     for mark, vm, phase in inner:
         k = bisect.bisect_left(clocks, mark)
+        at = vm * stages + phase
         if clocks[k] == mark:
-            phase_end[vm][phase] = times[k]
+            phase_end[at] = times[k]
         else:   # between events k - 1 and k, at that interval's share
             k -= 1
-            phase_end[vm][phase] = times[k] + (mark - clocks[k]) / \
-                each[counts[k]]
-        phase_share[vm][phase] = each[counts[k]]
+            phase_end[at] = times[k] + (mark - clocks[k]) / each[counts[k]]
+        phase_share[at] = each[counts[k]]
     return start, end, phase_end, phase_share
 
 
