@@ -1,7 +1,8 @@
 """Evacuation schedules: the event simulation of a migration queue whose
 migrations share one transfer, the named orders, the optimized order and
-the concurrency sweep, all schedules of an evacuation in one vectorised
-pass.
+the concurrency sweep, all schedules of an evacuation in one pass (each
+distinct one once: orders that only swap VMs of equal inputs are one
+schedule).
 
 Each schedule is a queue order and a concurrency. The simulation is a
 fixed point: pre-copy of every VM (:func:`models.migration.precopy`, all
