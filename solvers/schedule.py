@@ -271,7 +271,9 @@ def _spread(values, row, source):
 
 
 def _simulate(columns, share, orders, concurrency, setup):
-    """:func:`simulate` of distinct schedules."""
+    """:func:`simulate` of distinct schedules. Each schedule stops
+    iterating once its own rates moved less than :data:`TOLERANCE` (its
+    numbers are those of that iteration); the others go on alone."""
     count, vms = orders.shape
     top = share.size - 1
     first = share[np.minimum(np.minimum(concurrency, vms), top)]
@@ -279,38 +281,54 @@ def _simulate(columns, share, orders, concurrency, setup):
     head = rest.copy()
     fixed = np.full((count, vms), float(setup))
     off_link = np.zeros((count, vms))
+    done = {}    # each schedule's numbers at its last iteration
+    active = np.arange(count)
     status, change = 1, np.inf
     for iteration in range(1, MAX_ITERATIONS + 1):
-        result = precopy(columns, rest, first_rate=head, trace=True)
-        work_head, work_rest = _phases(columns, result, rest, head)
+        h, r = head[active], rest[active]
+        result = precopy(columns, r, first_rate=h, trace=True)
+        work_head, work_rest = _phases(columns, result, r, h)
         start, end, bounds, moment = evacuation.shared_queue(
-            np.stack([fixed, work_head, work_rest], axis=-1),
-            np.stack([off_link, head, rest], axis=-1), orders, concurrency,
-            share, phases=True)
+            np.stack([fixed[active], work_head, work_rest], axis=-1),
+            np.stack([off_link[active], h, r], axis=-1), orders[active],
+            concurrency[active], share, phases=True)
         seconds_head = bounds[..., 1] - bounds[..., 0]
         seconds_rest = bounds[..., 2] - bounds[..., 1]
-        got_head = _average(head, work_head, seconds_head, head)
+        for name, values in [
+                ("start", start), ("end", end), ("work_head", work_head),
+                ("work_rest", work_rest), ("seconds_head", seconds_head),
+                ("seconds_rest", seconds_rest)] + [
+                (k, result[k]) for k in ("converged", "rounds", "downtime",
+                                         "throttle", "outcome")]:
+            if name not in done:
+                done[name] = np.empty((count, vms), dtype=values.dtype)
+            done[name][active] = values
+        got_head = _average(h, work_head, seconds_head, h)
         # a VM given up after its first pass: the rounds it would run next
         # see the share of the moment that pass ended
-        got_rest = _average(rest, work_rest, seconds_rest, moment[..., 1])
-        change = max(np.max(np.abs(got_head / head - 1)),
-                     np.max(np.abs(got_rest / rest - 1)))
-        if change < TOLERANCE:
+        got_rest = _average(r, work_rest, seconds_rest, moment[..., 1])
+        moved = np.maximum(np.max(np.abs(got_head / h - 1), axis=1),
+                           np.max(np.abs(got_rest / r - 1), axis=1))
+        change = moved.max()
+        going = moved >= TOLERANCE
+        if not going.any():
             status = 0
             break
         if iteration < MAX_ITERATIONS:  # else keep the rates simulated
             if iteration > UNDAMPED_ITERATIONS:
-                got_head, got_rest = 0.5 * (got_head + head), \
-                    0.5 * (got_rest + rest)
-            head, rest = got_head, got_rest
-    converged = result["converged"]
-    on_link = seconds_head + seconds_rest
+                got_head, got_rest = 0.5 * (got_head + h), \
+                    0.5 * (got_rest + r)
+            active = active[going]
+            head[active], rest[active] = got_head[going], got_rest[going]
+    converged = done["converged"]
+    on_link = done["seconds_head"] + done["seconds_rest"]
+    end = done["end"]
     return ScheduleResult(
-        start=start, end=end,
-        rate=(head * work_head + rest * work_rest) / on_link,
+        start=done["start"], end=end,
+        rate=(head * done["work_head"] + rest * done["work_rest"]) / on_link,
         converged=converged,
-        rounds=result["rounds"], downtime=result["downtime"],
-        throttle=result["throttle"], outcome=result["outcome"],
+        rounds=done["rounds"], downtime=done["downtime"],
+        throttle=done["throttle"], outcome=done["outcome"],
         makespan=end.max(axis=1),
         not_converged=np.count_nonzero(~converged, axis=1),
         iterations=iteration, success=status == 0, status=status,
