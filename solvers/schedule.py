@@ -48,6 +48,9 @@ class ScheduleResult:
         Migration intervals. [s]
     rate : numpy.ndarray
         Time-averaged rate each migration got. [B/s]
+    head_rate, rest_rate : numpy.ndarray
+        The fixed point's rates of each migration's first pass and of its
+        later rounds (a start for a nearby schedule's). [B/s]
     converged : numpy.ndarray of bool
     rounds, downtime, throttle : numpy.ndarray
         Pre-copy rounds, downtime [s] (NaN without switchover), final
@@ -68,6 +71,8 @@ class ScheduleResult:
     start: np.ndarray
     end: np.ndarray
     rate: np.ndarray
+    head_rate: np.ndarray
+    rest_rate: np.ndarray
     converged: np.ndarray
     rounds: np.ndarray
     downtime: np.ndarray
@@ -189,7 +194,8 @@ def _average(rate, work, seconds, fallback):
                     fallback)
 
 
-def simulate(columns, share, orders, concurrency, *, setup=0.0):
+def simulate(columns, share, orders, concurrency, *, setup=0.0,
+             start_rates=None):
     """Simulate schedules of one evacuation.
 
     Parameters
@@ -205,6 +211,10 @@ def simulate(columns, share, orders, concurrency, *, setup=0.0):
     setup : float, default 0
         Each migration's time off the link (the platform's set-up and
         switch-over work). [s]
+    start_rates : tuple of two numpy.ndarray, shape (S, N) or (N,), optional
+        First-pass and later-round rates of each VM to start the fixed
+        point from (a nearby schedule's ``head_rate`` and ``rest_rate``);
+        by default every VM's share at the schedule's concurrency. [B/s]
 
     Returns
     -------
@@ -233,13 +243,17 @@ def simulate(columns, share, orders, concurrency, *, setup=0.0):
     _, first, inverse = np.unique(kinds, axis=0, return_index=True,
                                   return_inverse=True)
     if first.size == count:
-        return _simulate(columns, share, orders, concurrency, setup)
+        return _simulate(columns, share, orders, concurrency, setup,
+                         start_rates)
     distinct = np.sort(first)
     position = np.empty_like(first)
     position[np.argsort(first)] = np.arange(first.size)
     row = position[inverse.ravel()]
     result = _simulate(columns, share, orders[distinct],
-                       concurrency[distinct], setup)
+                       concurrency[distinct], setup,
+                       None if start_rates is None else tuple(
+                           np.broadcast_to(r, orders.shape)[distinct]
+                           for r in start_rates))
     # VM orders[r, p] takes the result of VM orders[distinct[row[r]], p]
     source = np.empty_like(orders)
     np.put_along_axis(source, orders, orders[distinct][row], axis=1)
@@ -270,15 +284,19 @@ def _spread(values, row, source):
     return np.take_along_axis(values, source, axis=1)
 
 
-def _simulate(columns, share, orders, concurrency, setup):
+def _simulate(columns, share, orders, concurrency, setup, start_rates=None):
     """:func:`simulate` of distinct schedules. Each schedule stops
     iterating once its own rates moved less than :data:`TOLERANCE` (its
     numbers are those of that iteration); the others go on alone."""
     count, vms = orders.shape
     top = share.size - 1
     first = share[np.minimum(np.minimum(concurrency, vms), top)]
-    rest = np.broadcast_to(first[:, None], (count, vms)).copy()
-    head = rest.copy()
+    if start_rates is None:
+        rest = np.broadcast_to(first[:, None], (count, vms)).copy()
+        head = rest.copy()
+    else:
+        head, rest = (np.broadcast_to(r, (count, vms)).copy()
+                      for r in start_rates)
     fixed = np.full((count, vms), float(setup))
     off_link = np.zeros((count, vms))
     done = {}    # each schedule's numbers at its last iteration
@@ -326,6 +344,7 @@ def _simulate(columns, share, orders, concurrency, setup):
     return ScheduleResult(
         start=done["start"], end=end,
         rate=(head * done["work_head"] + rest * done["work_rest"]) / on_link,
+        head_rate=head, rest_rate=rest,
         converged=converged,
         rounds=done["rounds"], downtime=done["downtime"],
         throttle=done["throttle"], outcome=done["outcome"],
@@ -463,16 +482,24 @@ def improve(columns, share, plan_, row, *, setup=0.0):
         return plan_, row
     order = plan_["schedules"][row]
     key = (result.not_converged[row], result.makespan[row])
+    # a neighbour's rates start from the incumbent's fixed point: one swap
+    # moves few of them
+    rates = (result.head_rate[row], result.rest_rate[row])
     found = None
     for _ in range(LOCAL_SEARCH_ROUNDS):
         candidates = neighbours(order, concurrency)
+        # by queue position: a swapped VM takes the rates of the place it
+        # moved to
         tried = simulate(columns, share, candidates,
-                         np.full(len(candidates), concurrency), setup=setup)
+                         np.full(len(candidates), concurrency), setup=setup,
+                         start_rates=tuple(_by_position(r[order], candidates)
+                                           for r in rates))
         pick = int(np.lexsort((tried.makespan, tried.not_converged))[0])
         if (tried.not_converged[pick], tried.makespan[pick]) >= key:
             break
         order = candidates[pick]
         key = (tried.not_converged[pick], tried.makespan[pick])
+        rates = (tried.head_rate[pick], tried.rest_rate[pick])
         found = (tried, pick)
     if found is None:
         return plan_, row
@@ -489,6 +516,15 @@ def improve(columns, share, plan_, row, *, setup=0.0):
                     order=np.append(plan_["order"], -1),
                     schedules=np.vstack([plan_["schedules"], order]))
     return appended, len(appended["concurrency"]) - 1
+
+
+def _by_position(values, orders):
+    """Per-VM arrays of ``orders`` whose VM at queue position p takes
+    ``values[p]``."""
+    out = np.empty(orders.shape)
+    np.put_along_axis(out, orders, np.broadcast_to(values, orders.shape),
+                      axis=1)
+    return out
 
 
 def best(plan_, rows):

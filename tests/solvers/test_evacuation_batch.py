@@ -97,6 +97,30 @@ def test_schedules_equal_up_to_equal_vms_are_simulated_once(scenario):
     assert once.start[0, first] != once.start[0, fourth]
 
 
+def test_a_fixed_point_started_from_its_own_rates_stops_at_once(scenario):
+    # the local search starts each neighbour from the incumbent's rates:
+    # started from a schedule's own converged rates, the fixed point must
+    # find them unmoved (one iteration) and the same schedule within the
+    # fixed point's tolerance (TOLERANCE on every rate; makespans move by
+    # less than that relative change)
+    inputs = Inputs([("Base", scenario)])
+    columns = inputs.evacuations.columns[0]
+    share = np.array([0.0, 3.0e9, 2.8e9, 2.2e9, 1.8e9])
+    largest = np.argsort(-columns["memory"], kind="stable")
+    orders = np.array([largest, largest[::-1]])
+    concurrency = np.array([2, 4])
+    cold = schedule.simulate(columns, share, orders, concurrency)
+    assert cold.success and cold.iterations > 1
+    for row in range(2):
+        warm = schedule.simulate(
+            columns, share, orders[row:row + 1], concurrency[row:row + 1],
+            start_rates=(cold.head_rate[row], cold.rest_rate[row]))
+        assert warm.success and warm.iterations == 1
+        assert np.allclose(warm.end[0], cold.end[row],
+                           rtol=schedule.TOLERANCE, atol=0)
+        assert np.array_equal(warm.converged[0], cold.converged[row])
+
+
 def test_variants_share_plans_and_searches_with_the_same_numbers(scenario):
     # the analysis runs each plan and local search once for the variants
     # that share them (analyse's ``searched``): each variant's answer must
