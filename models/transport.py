@@ -36,9 +36,23 @@ UDP_DATAGRAM_CYCLES = 1_600.0
 #: How receive traffic spreads over the links a transfer may use:
 #: ``one`` member only (switch-independent team, a single route), ``hash``
 #: flows hashed onto members (static/LACP team), ``all`` members evenly
-#: (SMB Multichannel over separate NICs).
-SPREADS = ("one", "hash", "all")
-ONE, HASH, ALL = range(3)
+#: (SMB Multichannel over separate NICs), ``stripe`` every flow's packets
+#: dealt over all members in turn (Linux balance-rr).
+SPREADS = ("one", "hash", "all", "stripe")
+ONE, HASH, ALL, STRIPE = range(4)
+
+#: Share of the team's goodput one TCP stream reaches when its packets are
+#: striped over all members (balance-rr): the receiver sees segments out
+#: of order, duplicate ACKs trigger spurious fast retransmits, and each
+#: halves the congestion window. Fitted once, minimax, on the two
+#: published single-stream figures: a four-member bond carries "no more
+#: than approximately 2.3 interface's worth" (kernel
+#: ``Documentation/networking/bonding.txt``, section 12.1.1: 0.575) and
+#: Linux 6.8 with CUBIC over 2 x 1 GbE moves 1.19 Gbit/s where one member
+#: moves 0.94 (ibug.io 2026, "BanD Width! It's MyBOND!!": 0.633); 0.604
+#: is within 5 % of both. Datagrams are not penalised (the same
+#: documentation: UDP "scales near linearly"). [unitless]
+TCP_STRIPE_EFFICIENCY = 0.604
 
 #: Binding limits, in the order of the codes :func:`bulk_transfer` returns.
 LIMITS = ("link", "member_spread", "flow_per_member", "cpu_core",
@@ -194,7 +208,8 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
                   compressor_speed=np.inf, compression_threads=1,
                   compression_offload=False, flows_per_queue=1.0,
                   c_io=20_000.0, message_bytes=SMB_DIRECT_MESSAGE_BYTES,
-                  own_thread=False):
+                  own_thread=False,
+                  stripe_efficiency=TCP_STRIPE_EFFICIENCY):
     """Receive-side throughput, CPU and binding limit of a bulk transfer.
 
     Parameters
@@ -210,7 +225,8 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
     members : numeric
         Usable links (team members or SMB interfaces).
     spread : str or array-like of str
-        ``'one'``, ``'hash'`` or ``'all'``, see :data:`SPREADS` (or codes).
+        ``'one'``, ``'hash'``, ``'all'`` or ``'stripe'``, see
+        :data:`SPREADS` (or codes).
     flows : numeric
         TCP connections (ignored for SMB Direct).
     rss_queues : numeric
@@ -250,6 +266,9 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
         Each stream is a sending thread whose rate ``stream_cap`` already
         is (a traffic generator with a published packet rate per thread):
         the host stack's per-core ceiling does not bound it a second time.
+    stripe_efficiency : numeric, default :data:`TCP_STRIPE_EFFICIENCY`
+        Share of the members' goodput one striped TCP flow reaches
+        (``spread='stripe'``; UDP is not penalised). [unitless]
 
     Returns
     -------
@@ -272,6 +291,9 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
 
     where :math:`E` is :func:`models.host.expected_distinct`, one flow never
     exceeds one member nor one core, and RDMA has no per-core ceiling.
+    Striped (``stripe``) flows use every member, so one flow's bound is
+    :math:`n\,S_m \eta\,e_{rr}` instead of :math:`S_m \eta`, with
+    :math:`e_{rr}` the reordering efficiency for TCP and 1 for UDP.
     UDP is costed per datagram by the caller (no aggregation; see
     :data:`UDP_DATAGRAM_CYCLES`) and otherwise bounded like TCP; it sends
     no ACKs.
@@ -302,9 +324,13 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
 
     member_goodput = member_speed * efficiency
     # exact selection by arithmetic (each row has exactly one mask set)
+    striped = spread == STRIPE
     spread_members = ((spread == ONE)
                       + (spread == HASH) * expected_distinct(members, flows)
-                      + (spread == ALL) * members)
+                      + ((spread == ALL) | striped) * members)
+    # a striped flow spans every member; TCP loses to reordering
+    members_per_flow = pick(striped, members * pick(
+        transport == UDP, 1.0, stripe_efficiency), 1.0)
     queue_groups = flows / flows_per_queue
     per_member = expected_distinct(rss_queues, queue_groups / spread_members)
     busy_queues = np.minimum(np.minimum(spread_members * per_member,
@@ -318,7 +344,7 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
     bounds = (  # in the order of LIMITS
         members * scaled,
         spread_members * scaled,
-        flows * scaled + not_for_rdma,
+        flows * members_per_flow * scaled + not_for_rdma,
         busy_queues * per_core * ratio
         + no_core_bound,
         streams * np.asarray(stream_cap, dtype=float),

@@ -273,6 +273,11 @@ def _limit_message(limit, path, item, now, r):
         return (f"the team hash puts {path.flows} flow(s) on "
                 f"{now['spread_members'][r]:.2f} of {members} members "
                 "(expected value)")
+    if name == "flow_per_member" and path.spread == "stripe":
+        return (f"{path.flows} flow(s), each striped packet by packet over "
+                f"{members} × {speed:g} Gbit/s (balance-rr); TCP reaches "
+                f"{100 * transport.TCP_STRIPE_EFFICIENCY:.0f} % of them "
+                "through reordering")
     if name == "flow_per_member":
         return (f"{path.flows} flow(s), each limited to one {speed:g} "
                 "Gbit/s link")
