@@ -210,7 +210,10 @@ def _chain_chunk(inputs, mtu_limits):
     if stream_pps is not None and np.isfinite(stream_pps).any():
         # a packet rate per stream is a bit rate at this payload; a
         # generator thread on this host spends its core on each packet
-        generator_gbps = bytes_per_s_to_gbps(stream_pps * payload)
+        # and on copying each frame's bytes
+        generator_gbps = bytes_per_s_to_gbps(transport.generator_packet_rate(
+            stream_pps, frame - wire.L1_OVERHEAD_BYTES, inputs["ghz"])
+            * payload)
         stream_cap = np.minimum(stream_cap, generator_gbps)
         cycles = np.where(own_thread, 8.0 * inputs["ghz"]
                            / np.where(own_thread, generator_gbps, 1.0),
