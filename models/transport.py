@@ -57,8 +57,8 @@ def generator_packet_rate(packet_rate, frame_bytes, ghz, *,
     Parameters
     ----------
     packet_rate : numeric
-        The thread's rate at ``reference_frame`` (minimum-size frames).
-        [1/s]
+        The thread's rate at ``reference_frame`` (minimum-size frames);
+        inf where no generator paces the stream. [1/s]
     frame_bytes : numeric
         Frame size it sends, MAC header to FCS. [B]
     ghz : numeric
@@ -80,7 +80,7 @@ def generator_packet_rate(packet_rate, frame_bytes, ghz, *,
 
     .. math::
 
-        r(B) = \left(\frac{1}{r_{64}} + \frac{c_B (B - 64)}{f}\right)^{-1}
+        r(B) = \\left(\\frac{1}{r_{64}} + \\frac{c_B (B - 64)}{f}\\right)^{-1}
 
     A rate quoted without its size dependence (the 64 B figure) would
     overstate what the thread sends at jumbo sizes: 755 kpps at 64 B
@@ -90,11 +90,17 @@ def generator_packet_rate(packet_rate, frame_bytes, ghz, *,
     ----------
     Srivats P, "Ostinato throughput on a 40G NIC" (srivatsp.com).
     """
-    rate = require_positive("packet_rate", packet_rate, "1/s")
+    rate = np.asarray(packet_rate, dtype=float)
+    if not np.all(rate > 0):   # inf is allowed: no generator, no cap
+        raise ValueError("packet_rate must be > 0 [1/s] (inf for none), "
+                         f"got {rate[~(rate > 0)].flat[0]!r}")
     ghz = require_positive("ghz", ghz, "GHz")
     extra = np.maximum(np.asarray(frame_bytes, dtype=float)
                        - reference_frame, 0.0)
-    return 1.0 / (1.0 / rate + byte_cycles * extra / (ghz * 1e9))
+    paced = np.isfinite(rate)
+    per_packet = 1.0 / np.where(paced, rate, 1.0) \
+        + byte_cycles * extra / (ghz * 1e9)
+    return np.where(paced, 1.0 / per_packet, np.inf)
 
 
 #: How receive traffic spreads over the links a transfer may use:
@@ -356,7 +362,7 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
     where :math:`E` is :func:`models.host.expected_distinct`, one flow never
     exceeds one member nor one core, and RDMA has no per-core ceiling.
     Striped (``stripe``) flows use every member, so one flow's bound is
-    :math:`n\,S_m \eta\,e_{rr}` instead of :math:`S_m \eta`, with
+    :math:`n\\,S_m \\eta\\,e_{rr}` instead of :math:`S_m \\eta`, with
     :math:`e_{rr}` the reordering efficiency for TCP and 1 for UDP.
     UDP is costed per datagram by the caller (no aggregation; see
     :data:`UDP_DATAGRAM_CYCLES`) and otherwise bounded like TCP; it sends

@@ -219,3 +219,12 @@ def test_generator_packet_rate_scales_its_copy_with_clock():
     slow = 1 / transport.generator_packet_rate(1e6, 4096.0, 2.0) - 1e-6
     fast = 1 / transport.generator_packet_rate(1e6, 4096.0, 4.0) - 1e-6
     assert slow == pytest.approx(2 * fast)
+
+
+def test_generator_packet_rate_keeps_no_cap_uncapped():
+    # inf (no generator on the row) stays inf at any size; exact
+    rates = transport.generator_packet_rate(np.array([np.inf, 1e6]),
+                                            9018.0, 2.6)
+    assert np.isinf(rates[0]) and np.isfinite(rates[1])
+    with pytest.raises(ValueError, match="packet_rate must be > 0"):
+        transport.generator_packet_rate(0.0, 64.0, 2.6)
