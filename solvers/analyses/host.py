@@ -271,7 +271,8 @@ def _limit_message(limit, path, item, now, r):
                     f" hash sends every connection from one peer on one "
                     f"member ({speed:g} Gbit/s) of {members}")
         if path.spread == "one":
-            return (f"a switch-independent team receives on one member "
+            verb = "receives" if item.direction == "receive" else "sends"
+            return (f"a switch-independent team {verb} on one member "
                     f"({speed:g} Gbit/s) of {members}")
         return (f"the team hash puts {path.flows} flow(s) on "
                 f"{now['spread_members'][r]:.2f} of {members} members "
