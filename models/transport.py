@@ -117,7 +117,7 @@ ONE, HASH, ALL, STRIPE = range(4)
 #: halves the congestion window. Fitted once, minimax, on the two
 #: published single-stream figures: a four-member bond carries "no more
 #: than approximately 2.3 interface's worth" (kernel
-#: ``Documentation/networking/bonding.txt``, section 12.1.1: 0.575) and
+#: ``Documentation/networking/bonding.txt``, section 13.1.1: 0.575) and
 #: Linux 6.8 with CUBIC over 2 x 1 GbE moves 1.19 Gbit/s where one member
 #: moves 0.94 (ibug.io 2026, "BanD Width! It's MyBOND!!": 0.633); 0.604
 #: is within 5 % of both. Datagrams are not penalised (the same
