@@ -24,6 +24,9 @@ ORDER = 2
 #: the verdict on the question, not the transport's line rate.
 BOTTLENECK_PRIORITY = -1
 REQUIRES = ("host",)
+#: Document fields it reads (the key of its kept results, see
+#: :mod:`solvers.analysis_cache`).
+READS = ("host", "workloads.transfers", "workloads.migrations")
 #: Inputs families it reads with ``details=False`` (it reads no
 #: document field a column sweep varies): see :mod:`solvers.analysis`.
 FAMILIES = ("migrations",)
