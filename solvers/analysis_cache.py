@@ -11,10 +11,16 @@ of those fields of every document, in order, with ``details`` and the keys
 of the analyses it requires: equal keys, equal results (each analysis is
 deterministic, and its results are never changed once made). Documents'
 names are no input of any analysis.
+
+Within an analysis, a costly step that reads only part of its inputs (the
+time-budget goal seek of a migration reads its columns, not the rate an
+MTU edit moves) is kept the same way, keyed on the arrays it reads
+(:meth:`AnalysisCache.reuse`, reached as :meth:`solvers.inputs.Inputs.reuse`).
 """
 
 from collections import OrderedDict
 
+import numpy as np
 import pydantic_core
 
 #: Results kept per analysis: an edit, its undo and redo, and a few values
@@ -40,7 +46,18 @@ class AnalysisCache:
     def results(self, analysis, key, compute):
         """The results of ``analysis`` for ``key``: kept ones, else
         ``compute()``'s, then kept."""
-        store = self._stores.setdefault(analysis.NAME, OrderedDict())
+        return self._kept(analysis.NAME, key, compute)
+
+    def reuse(self, name, arrays, compute):
+        """``compute()``, a function of ``arrays`` alone (e.g. a root
+        search on columns an edit left as they were), kept under ``name``
+        for arrays of equal type, shape and values."""
+        key = tuple((a.dtype.str, a.shape, a.tobytes())
+                    for a in map(np.asarray, arrays))
+        return self._kept(name, key, compute)
+
+    def _kept(self, name, key, compute):
+        store = self._stores.setdefault(name, OrderedDict())
         if key in store:
             store.move_to_end(key)
             return store[key]

@@ -56,7 +56,7 @@ def analyse_all(documents, *, details=True, cache=None):
     list of (module, list of AnalysisResult)
         Each analysis with its result for every document.
     """
-    inputs = Inputs(documents)
+    inputs = Inputs(documents, cache)
     keys = None if cache is None else InputKeys(inputs.documents, details)
     done = {}
     for analysis in registry():

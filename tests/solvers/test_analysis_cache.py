@@ -200,3 +200,28 @@ def test_the_least_recently_used_results_go_first(monkeypatch):
     assert "wire" not in ran          # kept: among the last two
     evaluate(scenario.with_value("network.mtu", 1500), cache=cache)
     assert "wire" in ran              # dropped: the oldest of three
+
+
+def test_an_mtu_edit_keeps_the_migration_time_budget_search(monkeypatch):
+    # the rate a migration needs for its time budget reads its own columns,
+    # not the transfer rate an MTU edit moves: searched once, while the
+    # migration itself (at the new rate) is solved again
+    from solvers import goalseek
+    scenario = example("seed003_vmotion")
+    edited = scenario.with_value("network.mtu", 4000)
+    searched = []
+    plain = goalseek.rate_for_time
+    monkeypatch.setattr(goalseek, "rate_for_time", lambda *a, **k: (
+        searched.append(1), plain(*a, **k))[1])
+    cache = AnalysisCache()
+    evaluate(scenario, cache=cache)
+    assert searched
+    searched.clear()
+    ran = _spied(monkeypatch)
+    kept = evaluate(edited, cache=cache)
+    assert "migration" in ran and not searched
+    assert kept.to_json() == evaluate(edited).to_json()
+    # a time budget edit searches again
+    evaluate(scenario.with_value("workloads.migrations[0].time_budget_s",
+                                 30.0), cache=cache)
+    assert searched
