@@ -198,6 +198,7 @@ def test_undo_and_redo_re_solve_nothing(session, example, monkeypatch):
     # the session keeps each analysis's results (solvers/analysis_cache.py):
     # going back to a document already solved runs no analysis again
     from solvers.analyses import registry
+    assert session.wait(30)   # the opened document solved (not superseded)
     session.edit({"network.mtu": 4000}, "Set MTU to 4000")
     assert session.wait(30)
     edited = session.results
