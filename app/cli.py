@@ -54,7 +54,13 @@ progress bar shows on a terminal. With -o the rows go to FILE.partial
 first; Ctrl-C keeps that partial file (whole rows only), success renames
 it to FILE. Sweeps of 5,000 points or more use every core unless
 --processes says otherwise (below that, starting workers costs more than
-it saves)."""
+it saves).
+
+  linkplan sweep plans/ --format parquet -o fleet.parquet
+  linkplan sweep plans/ -o fleet.csv --engine dask --scheduler tcp://h:8786
+
+Several files or a directory (a fleet) sweep every variant of each file
+into one output, in any format and on either engine."""
 _ACCURACY_EXAMPLE = """example:
   linkplan accuracy
   linkplan accuracy --format csv -o accuracy.csv
@@ -150,7 +156,7 @@ def build_parser():
                        help="scenario file with a [[sweeps]] table; several "
                        "files, quoted globs or directories sweep every "
                        "variant of each (a fleet: columns scenario and "
-                       "variant; csv or jsonl, local engine)")
+                       "variant)")
     sweep.add_argument("--sweep", dest="sweep_name", metavar="NAME",
                        help="which sweep (default: the first)")
     sweep.add_argument("--format", choices=("csv", "jsonl", "parquet"),
