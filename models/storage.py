@@ -316,10 +316,12 @@ def closed_queue_iops(oio, iops_max, unloaded_latency, *, servers=1,
             if n % 16:
                 continue
             # done: past its N; past the mode with weights 40 e-folds below
-            # the total; or at the full rate (later states add no deficit)
-            # with the deficit below rounding (e^-37 ~ 1e-16 of mu(N))
+            # the total; or at the full rate to rounding (later states add
+            # no deficit; placed IOs approach it geometrically) with the
+            # deficit below rounding (e^-37 ~ 1e-16 of mu(N))
             done = (n >= count) | ((step < 0) & (weight < total - 40)) \
-                | ((rate >= top) & (deficit - total < np.log(top) - 37))
+                | ((top - rate <= 1e-15 * top)
+                   & (deficit - total < np.log(top) - 37))
             log_total[live[done]] = total[done]
             log_deficit[live[done]] = deficit[done]
             keep = ~done
