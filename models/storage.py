@@ -202,11 +202,14 @@ def units_in_service(ios, servers, placed_fraction=0.0):
     ios = np.asarray(ios, dtype=float)
     servers = np.asarray(servers, dtype=float)
     placed = np.asarray(placed_fraction, dtype=float)
+    pooled = np.minimum(ios, servers)
+    if not placed.any():
+        return pooled
     with np.errstate(divide="ignore", invalid="ignore"):
         # c (1 - (1 - 1/c)^n) without cancellation; c = 1 gives 1
         occupied = -servers * np.expm1(ios * np.log1p(-1.0 / servers))
     occupied = np.where(np.isposinf(servers), ios, occupied)
-    return placed * occupied + (1.0 - placed) * np.minimum(ios, servers)
+    return placed * occupied + (1.0 - placed) * pooled
 
 
 def closed_queue_iops(oio, iops_max, unloaded_latency, *, servers=1,
@@ -296,6 +299,7 @@ def closed_queue_iops(oio, iops_max, unloaded_latency, *, servers=1,
     live = np.flatnonzero(~busy)
     state = [a.ravel()[live] for a in (oio, servers, service, iops_max,
                                        log_think, at_bottleneck, placed)]
+    any_placed = bool(placed.any())
     weight, total, deficit = (np.zeros(live.size), np.zeros(live.size),
                               log_deficit[live])
     with np.errstate(divide="ignore"):
@@ -303,8 +307,9 @@ def closed_queue_iops(oio, iops_max, unloaded_latency, *, servers=1,
             if not live.size:
                 break
             count, parallel, hold, cap, log_z, top, share = state
-            rate = np.minimum(units_in_service(n, parallel, share) / hold,
-                              cap)
+            in_service = units_in_service(n, parallel, share) \
+                if any_placed else np.minimum(n, parallel)
+            rate = np.minimum(in_service / hold, cap)
             step = np.log(np.maximum(count - n + 1, 1.0)) - log_z \
                 - np.log(rate)
             summing = n <= count
