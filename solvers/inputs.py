@@ -540,6 +540,9 @@ def storage_row(doc, item):
         "serving_cores": cores if item.protocol == "local" else min(
             len(used) * sessions_per_path(item, used, rdma, cores), cores),
         "device_servers": device_servers(backend, service),
+        # random reads wait for the die that holds their page
+        "placed": (item.read_pct / 100) * (item.random_pct / 100)
+        if backend.kind == "nvme" else 0.0,
         "mtu": net.mtu, "mtu_min": net.mtu_min, "mtu_max": net.mtu_max,
         "ip_version": net.ip_version,
         "timestamps": net.tcp_timestamps, "vlan_tags": net.vlan_tags,
