@@ -1461,7 +1461,12 @@ _RESOLVED = {}
 
 
 def _resolve_variant(base, index, variant):
-    data = base.model_dump(mode="json")
+    # Only the top-level fields a change touches are dumped and validated
+    # again; the others are the base's validated objects, which pydantic
+    # takes as they are (it does not revalidate model instances), and the
+    # document's own checks (cross-references) run on the whole.
+    touched = {path.split(".", 1)[0].split("[", 1)[0] for path in variant.set}
+    data = base.model_dump(mode="json", include=touched)
     prefix = f"variants[{index}] ({variant.name!r})"
     for path, value in variant.set.items():
         try:
@@ -1469,8 +1474,10 @@ def _resolve_variant(base, index, variant):
         except KeyError as err:
             raise ScenarioError([(f'{prefix}.set."{path}"',
                                   err.args[0])]) from None
+    kept = {name: getattr(base, name) for name in Scenario.model_fields
+            if name not in data}
     try:
-        return Scenario.model_validate(data)
+        return Scenario.model_validate({**kept, **data})
     except ValidationError as err:
         raise ScenarioError([(f"{prefix}: {path}", message)
                              for path, message in _problems(err)]) from None
