@@ -1454,9 +1454,9 @@ def _check_unique(where, names, key):
 
 #: The resolved variants of each live scenario, by ``id``, with a weak
 #: reference that tells a live one from a later object of the same id:
-#: a scenario is frozen, and resolving validates every variant as a whole
-#: document, which a loaded file has already paid once
-#: (:func:`scenario_from_dict` resolves them all to check them).
+#: a scenario is frozen, and resolving validates every variant, which a
+#: loaded file has already paid once (:func:`scenario_from_dict` resolves
+#: them all to check them).
 _RESOLVED = {}
 
 

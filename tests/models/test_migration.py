@@ -517,7 +517,7 @@ def test_xen_v2_sends_the_small_dirty_set_live_once_more():
     assert float(idle["rounds"]) == 1
 
 
-# -- row independence ----------------------------------------------------------
+# -- row independence ---------------------------------------------------------
 
 #: One pre-copy row: every per-row input of the model, each switch of its
 #: code paths (sync rule, throttles, Xen pass rules, caps, budgets) drawn.
