@@ -14,8 +14,9 @@ import pytest
 from app import cli
 from tests.conftest import EXAMPLES, ROOT, write_fleet
 
-#: Two hosts of every example: a batch of one structure per example,
-#: hosts differing in clock, NIC speed, MTU, VM memory and dirty rates.
+#: Two hosts of every example, all in one batch (documents of every
+#: structure together), hosts differing in clock, NIC speed, MTU, VM
+#: memory and dirty rates.
 HOSTS = 2 * len(list(EXAMPLES.glob("*.toml")))
 
 
