@@ -551,6 +551,9 @@ def storage_row(doc, item):
         "serving_cores": cores if item.protocol == "local" else min(
             len(used) * sessions_per_path(item, used, rdma, cores), cores),
         "device_servers": device_servers(backend, service),
+        # random reads wait for the die that holds their page
+        "placed": (item.read_pct / 100) * (item.random_pct / 100)
+        if backend.kind == "nvme" else 0.0,
         "mtu": net.mtu, "mtu_min": net.mtu_min, "mtu_max": net.mtu_max,
         "ip_version": net.ip_version,
         "timestamps": net.tcp_timestamps, "vlan_tags": net.vlan_tags,
@@ -944,11 +947,25 @@ class Inputs:
     ----------
     documents : list of (str, Scenario)
         Resolved variants (or sweep points), base first.
+    cache : solvers.analysis_cache.AnalysisCache, optional
     """
 
-    def __init__(self, documents):
+    #: Where steps of the analyses are kept between evaluations (an
+    #: editing session's :class:`solvers.analysis_cache.AnalysisCache`),
+    #: or None.
+    cache = None
+
+    def __init__(self, documents, cache=None):
         self.names = [name for name, _ in documents]
         self.documents = [doc for _, doc in documents]
+        self.cache = cache
+
+    def reuse(self, name, arrays, compute):
+        """``compute()``, a function of the numpy ``arrays`` alone: kept
+        by :attr:`cache` for equal arrays, computed when there is none."""
+        if self.cache is None:
+            return compute()
+        return self.cache.reuse(name, arrays, compute)
 
     @functools.cached_property
     def wire(self):
