@@ -120,6 +120,19 @@ def test_setup_holds_the_slot_off_the_link():
     np.testing.assert_allclose(end, [[15, 25]])
 
 
+def test_serial_setups_queue_in_the_first_wave_only():
+    # set-up 1 s of each migration's own, 0.5 s one at a time. Queue
+    # VM 2, VM 0, VM 1 on 2 slots: the first two start together, the
+    # second waits for the first's serial part (1 + 2 x 0.5); VM 1 takes a
+    # slot when one frees and waits for none (1 + 0.5).
+    np.testing.assert_allclose(
+        ev.setup_work([[2, 0, 1]], [2], 1.0, 0.5), [[2.0, 1.5, 1.5]])
+    # all at once: the k-th of the queue waits for k serial set-ups
+    np.testing.assert_allclose(
+        ev.setup_work([[0, 1, 2], [2, 1, 0]], [3, 5], 0.0, 0.5),
+        [[0.5, 1.0, 1.5], [1.5, 1.0, 0.5]])
+
+
 def test_makespan_bound_with_setup_and_slots():
     # setup 1 s; VMs alone 4, 3, 3 s on the link, 100 B/s at most.
     # volume: 1 + 600/100 = 7; slots (c = 2): held 5, 4, 4: sum/2 = 6.5,
