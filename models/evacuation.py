@@ -426,10 +426,17 @@ def setup_work(order, concurrency, setup, serial_setup):
 
     .. math:: F_k = F + (k + 1)\\,F_s
 
-    Later VMs take a slot as it frees; slots free at different moments
-    (each after a whole migration), so their starts are taken not to
-    queue: :math:`F_k = F + F_s` (exact while slots free at least
-    :math:`F_s` apart).
+    Later VMs take a slot as it frees, at moments a whole migration
+    apart on each slot, so their starts are taken not to queue:
+    :math:`F_k = F + F_s` (exact while slots free at least :math:`F_s`
+    apart; slots freeing closer together would wait a little more).
+
+    References
+    ----------
+    A. Finn, "Windows Server 2012 Hyper-V Concurrent Live Migration & NIC
+    Teaming Speed Comparisons", aidanfinn.com/?p=12228 (2012): drains of
+    1, 10 and 20 idle VMs with 20 allowed at once over 10 GbE take 5, 13
+    and 21 s, 0.8 s more per VM with the link far from full.
     """
     order = np.atleast_2d(order)
     count, vms = order.shape
