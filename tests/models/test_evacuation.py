@@ -133,6 +133,24 @@ def test_serial_setups_queue_in_the_first_wave_only():
         [[0.5, 1.0, 1.5], [1.5, 1.0, 0.5]])
 
 
+def test_serial_setups_hide_on_a_full_link_and_show_on_a_fast_one():
+    # three VMs of 10 s of copy at 100 B/s, all started together, 1 s of
+    # serial set-up each (none of their own): starts at 1, 2 and 3 s.
+    fixed = ev.setup_work([[0, 1, 2]], [3], 0.0, 1.0)
+    work = np.stack([fixed, np.full((1, 3), 10.0)], axis=-1)
+    rate = np.stack([np.zeros((1, 3)), np.full((1, 3), 100.0)], axis=-1)
+    # a link of 100 B/s shared fairly: busy from the first start on, the
+    # 3000 B take 30 s: only the first set-up shows (31 s)
+    _, end = ev.shared_queue(work, rate, [[0, 1, 2]], [3],
+                             [0.0, 100.0, 50.0, 100 / 3])
+    assert end.max() == pytest.approx(31.0)
+    # a link ten times faster (100 B/s each, whatever the count): every
+    # copy runs alone-fast and the last starts after three set-ups (13 s)
+    _, end = ev.shared_queue(work, rate, [[0, 1, 2]], [3],
+                             [0.0, 100.0, 100.0, 100.0])
+    np.testing.assert_allclose(end, [[11.0, 12.0, 13.0]])
+
+
 def test_makespan_bound_with_setup_and_slots():
     # setup 1 s; VMs alone 4, 3, 3 s on the link, 100 B/s at most.
     # volume: 1 + 600/100 = 7; slots (c = 2): held 5, 4, 4: sum/2 = 6.5,
