@@ -1,7 +1,8 @@
 """Evacuation schedules: the event simulation of a migration queue whose
 migrations share one transfer, the named orders, the optimized order and
-the concurrency sweep, all schedules of an evacuation in one vectorised
-pass.
+the concurrency sweep, all schedules of an evacuation in one pass (each
+distinct one once: orders that only swap VMs of equal inputs are one
+schedule).
 
 Each schedule is a queue order and a concurrency. The simulation is a
 fixed point: pre-copy of every VM (:func:`models.migration.precopy`, all
@@ -227,6 +228,56 @@ def simulate(columns, share, orders, concurrency, *, setup=0.0,
     orders = np.atleast_2d(orders)
     count, vms = orders.shape
     concurrency = np.broadcast_to(np.asarray(concurrency), (count,))
+    # schedules that differ only by swapping VMs of equal inputs are the
+    # same schedule: each is simulated once and its VMs' results are
+    # handed to the VMs at the same queue positions of its equivalents
+    # (a copy does not move the fixed point's largest change, so the
+    # iterations and every number stay those of simulating them all)
+    kinds = np.column_stack([concurrency, _kinds(columns)[orders]])
+    _, first, inverse = np.unique(kinds, axis=0, return_index=True,
+                                  return_inverse=True)
+    if first.size == count:
+        return _simulate(columns, share, orders, concurrency, setup,
+                         serial_setup)
+    distinct = np.sort(first)
+    position = np.empty_like(first)
+    position[np.argsort(first)] = np.arange(first.size)
+    row = position[inverse.ravel()]
+    result = _simulate(columns, share, orders[distinct],
+                       concurrency[distinct], setup, serial_setup)
+    # VM orders[r, p] takes the result of VM orders[distinct[row[r]], p]
+    source = np.empty_like(orders)
+    np.put_along_axis(source, orders, orders[distinct][row], axis=1)
+    return ScheduleResult(**{
+        f.name: _spread(getattr(result, f.name), row, source)
+        for f in fields(result)})
+
+
+def _kinds(columns):
+    """Index of each VM's kind: VMs whose pre-copy inputs are all equal
+    share one."""
+    names = sorted(columns)
+    vms = columns["memory"].size
+    rows = zip(*(np.broadcast_to(columns[k], (vms,)).tolist()
+                 for k in names))
+    seen = {}
+    return np.array([seen.setdefault(r, len(seen)) for r in rows])
+
+
+def _spread(values, row, source):
+    """A :class:`ScheduleResult` field of the distinct schedules given to
+    every schedule: per schedule by ``row``, per VM from ``source``."""
+    if not isinstance(values, np.ndarray):
+        return values
+    values = values[row]
+    if values.ndim == 1:
+        return values
+    return np.take_along_axis(values, source, axis=1)
+
+
+def _simulate(columns, share, orders, concurrency, setup, serial_setup):
+    """:func:`simulate` of distinct schedules."""
+    count, vms = orders.shape
     top = share.size - 1
     first = share[np.minimum(np.minimum(concurrency, vms), top)]
     rest = np.broadcast_to(first[:, None], (count, vms)).copy()
@@ -366,30 +417,13 @@ def plan(columns, priority, share, concurrencies, *, setup=0.0,
         slot += range(len(candidates))
     orders, owner = np.array(orders), np.array(owner)
     # candidates often coincide (LPT and largest first, every order at
-    # concurrency 1 with equal VMs): each distinct schedule is simulated
-    # once (schedules do not interact, and a copy does not move the
-    # fixed point's largest change)
-    _, first, inverse = np.unique(np.column_stack([owner, orders]), axis=0,
-                                  return_index=True, return_inverse=True)
-    distinct = np.sort(first)
-    position = np.empty_like(first)
-    position[np.argsort(first)] = np.arange(first.size)
-    result = _rows(simulate(columns, share, orders[distinct],
-                            owner[distinct], setup=setup,
-                            serial_setup=serial_setup),
-                   position[inverse.ravel()])
+    # concurrency 1 with equal VMs): simulate() runs each once
+    result = simulate(columns, share, orders, owner, setup=setup,
+                      serial_setup=serial_setup)
     return {"result": result, "concurrency": owner,
             "order": np.array(slot), "orders": by_concurrency,
             "schedules": orders,
             "named": tuple(named_orders(columns, priority))}
-
-
-def _rows(result, rows):
-    """The schedules ``rows`` of a :class:`ScheduleResult`."""
-    return ScheduleResult(**{
-        f.name: getattr(result, f.name)[rows]
-        if isinstance(getattr(result, f.name), np.ndarray)
-        else getattr(result, f.name) for f in fields(result)})
 
 
 def neighbours(order, concurrency):

@@ -41,22 +41,28 @@ def analyse(inputs, upstream, *, details=True):
         return [EMPTY] * len(inputs.documents)
     out = [{"metrics": {}, "findings": [], "assumptions": [], "traces": {}}
            for _ in inputs.documents]
+    # a document's variants mostly share its evacuation's VMs and link:
+    # each plan and local search is run once for them all
+    searched = {}
     for (index, item), columns, limit, cap, total in zip(
             rows.owners, rows.columns, rows.limits, rows.per_migration_cap,
             rows.aggregate_cap):
         rates = upstream["host"][index].provides["rates"]
         _evaluate(item, columns, limit, (cap, total), rates, out[index],
-                  details)
+                  details, searched)
     return [AnalysisResult(metrics=o["metrics"],
                            findings=tuple(o["findings"]),
                            assumptions=tuple(o["assumptions"]),
                            traces=o["traces"]) for o in out]
 
 
-def evaluate_one(item, columns, limit, caps, rates, *, details=True):
+def evaluate_one(item, columns, limit, caps, rates, *, details=True,
+                 searched=None):
     """Every schedule of one evacuation and what it answers (plain data:
     the analysis and the tests read it). ``caps`` is (per migration, all
-    together) [B/s].
+    together) [B/s]. ``searched``, a dict kept across calls, holds the
+    plans and local searches already run, by their inputs (evacuations
+    that differ only in order or concurrency plan the same schedules).
 
     Returns
     -------
@@ -90,8 +96,14 @@ def evaluate_one(item, columns, limit, caps, rates, *, details=True):
     setup = item.setup_s if item.setup_s is not None else preset.setup_s
     serial_setup = item.serial_setup_s if item.serial_setup_s is not None \
         else preset.serial_setup_s
-    plan = schedule.plan(columns, priority, share, concurrencies,
-                         setup=setup, serial_setup=serial_setup)
+    searched = {} if searched is None else searched
+    key = (_fingerprint(columns, priority, share), tuple(concurrencies),
+           setup, serial_setup)
+    if key not in searched:
+        searched[key] = schedule.plan(columns, priority, share,
+                                      concurrencies, setup=setup,
+                                      serial_setup=serial_setup)
+    plan = searched[key]
 
     def rows_at(c):
         """Order name -> schedule row at concurrency c."""
@@ -107,10 +119,12 @@ def evaluate_one(item, columns, limit, caps, rates, *, details=True):
         used = int(plan["concurrency"][best_row])
     # the optimized order at the concurrency used: polished by local
     # search on the simulated schedule
-    plan, polished = schedule.improve(columns, share, plan,
-                                      rows_at(used)["optimized"],
-                                      setup=setup,
-                                      serial_setup=serial_setup)
+    start_row = rows_at(used)["optimized"]
+    if (key, start_row) not in searched:
+        searched[key, start_row] = schedule.improve(
+            columns, share, plan, start_row, setup=setup,
+            serial_setup=serial_setup)
+    plan, polished = searched[key, start_row]
     order_rows = rows_at(used)
     if item.order == "optimized":
         configured[used] = polished
@@ -127,9 +141,18 @@ def evaluate_one(item, columns, limit, caps, rates, *, details=True):
             "bound": bound, "bound_method": bound_method}
 
 
-def _evaluate(item, columns, limit, caps, rates, target, details):
+def _fingerprint(columns, priority, share):
+    """Bytes that tell an evacuation's planning inputs apart."""
+    arrays = [np.asarray(columns[k]) for k in sorted(columns)] + [
+        np.asarray(priority), np.asarray(share)]
+    return b"".join(str(a.dtype).encode() + str(a.shape).encode() +
+                    np.ascontiguousarray(a).tobytes() for a in arrays)
+
+
+def _evaluate(item, columns, limit, caps, rates, target, details,
+              searched):
     answer = evaluate_one(item, columns, limit, caps, rates,
-                          details=details)
+                          details=details, searched=searched)
     plan, row = answer["plan"], answer["row"]
     result = plan["result"]
     span = result.end[row] - result.start[row]
