@@ -16,19 +16,23 @@ from models.scenario import Scenario, ScenarioError
 from solvers import __version__
 from solvers.analyses import registry
 from solvers.analysis import ColumnResult
+from solvers.analysis_cache import InputKeys
 from solvers.grid import convert, grid_documents
 from solvers.inputs import Inputs, TiledInputs, column_targets
 from solvers.metric_ids import info as metric_info
 from solvers.results import Metric, Results, VariantResult
 
 
-def evaluate(scenario: Scenario) -> Results:
+def evaluate(scenario: Scenario, *, cache=None) -> Results:
     """Evaluate the base scenario and every variant.
 
     Parameters
     ----------
     scenario : Scenario
         A validated scenario document.
+    cache : solvers.analysis_cache.AnalysisCache, optional
+        Where each analysis's results are kept and looked up by the inputs
+        it reads (an editing session's); None computes every analysis.
 
     Returns
     -------
@@ -37,24 +41,31 @@ def evaluate(scenario: Scenario) -> Results:
     """
     return evaluate_documents(scenario.variant_documents(),
                               scenario=scenario.meta.name,
-                              scenario_sha256=scenario.sha256())
+                              scenario_sha256=scenario.sha256(),
+                              cache=cache)
 
 
-def analyse_all(documents, *, details=True):
+def analyse_all(documents, *, details=True, cache=None):
     """Every analysis of the registry on resolved ``(name, document)``
-    pairs, in order.
+    pairs, in order; with a ``cache``
+    (:class:`solvers.analysis_cache.AnalysisCache`), only those whose
+    inputs it does not hold results for.
 
     Returns
     -------
     list of (module, list of AnalysisResult)
         Each analysis with its result for every document.
     """
-    inputs = Inputs(documents)
+    inputs = Inputs(documents, cache)
+    keys = None if cache is None else InputKeys(inputs.documents, details)
     done = {}
     for analysis in registry():
-        done[analysis.NAME] = analysis.analyse(
-            inputs, {name: done[name] for name in analysis.REQUIRES},
+        run = functools.partial(
+            analysis.analyse, inputs,
+            {name: done[name] for name in analysis.REQUIRES},
             details=details)
+        done[analysis.NAME] = run() if cache is None else \
+            cache.results(analysis, keys.key(analysis), run)
     return [(analysis, done[analysis.NAME]) for analysis in registry()]
 
 
@@ -257,16 +268,16 @@ def evaluate_columns(template, columns, count):
 
 @_floating_point_errors_refused
 def evaluate_documents(documents, *, scenario, scenario_sha256,
-                       numbers_only=False):
+                       numbers_only=False, cache=None):
     """:func:`evaluate` on already resolved ``(name, document)`` pairs,
     e.g. the points of a search built without re-validating each one.
 
     ``numbers_only=True`` returns just one ``{metric id: value}`` dict per
     document (sweeps and searches: units come from
     :func:`solvers.metric_ids.info`), skipping chart traces, findings,
-    assumptions and result objects.
+    assumptions and result objects. ``cache`` as in :func:`evaluate`.
     """
-    analysed = analyse_all(documents, details=not numbers_only)
+    analysed = analyse_all(documents, details=not numbers_only, cache=cache)
     if numbers_only:
         numbers = [{} for _ in documents]
         for _, results in analysed:

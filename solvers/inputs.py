@@ -933,11 +933,25 @@ class Inputs:
     ----------
     documents : list of (str, Scenario)
         Resolved variants (or sweep points), base first.
+    cache : solvers.analysis_cache.AnalysisCache, optional
     """
 
-    def __init__(self, documents):
+    #: Where steps of the analyses are kept between evaluations (an
+    #: editing session's :class:`solvers.analysis_cache.AnalysisCache`),
+    #: or None.
+    cache = None
+
+    def __init__(self, documents, cache=None):
         self.names = [name for name, _ in documents]
         self.documents = [doc for _, doc in documents]
+        self.cache = cache
+
+    def reuse(self, name, arrays, compute):
+        """``compute()``, a function of the numpy ``arrays`` alone: kept
+        by :attr:`cache` for equal arrays, computed when there is none."""
+        if self.cache is None:
+            return compute()
+        return self.cache.reuse(name, arrays, compute)
 
     @functools.cached_property
     def wire(self):

@@ -21,6 +21,10 @@ NAME = "host"
 ORDER = 1
 BOTTLENECK_PRIORITY = 0
 REQUIRES = ()
+#: Document fields it reads (the key of its kept results, see
+#: :mod:`solvers.analysis_cache`).
+READS = ("host", "nics", "teams", "network", "workloads.transfers",
+         "workloads.migrations", "workloads.evacuations")
 #: Inputs families it reads with ``details=False`` (it reads no
 #: document field a column sweep varies): see :mod:`solvers.analysis`.
 FAMILIES = ("transfers",)

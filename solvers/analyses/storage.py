@@ -18,6 +18,9 @@ NAME = "storage"
 ORDER = 4
 BOTTLENECK_PRIORITY = 1
 REQUIRES = ()
+#: Document fields it reads (the key of its kept results, see
+#: :mod:`solvers.analysis_cache`).
+READS = ("goal", "host", "nics", "network", "workloads.storage")
 #: Inputs families it reads with ``details=False`` (it reads no
 #: document field a column sweep varies): see :mod:`solvers.analysis`.
 FAMILIES = ("storage",)

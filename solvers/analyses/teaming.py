@@ -25,6 +25,10 @@ NAME = "teaming"
 ORDER = 3
 BOTTLENECK_PRIORITY = 2
 REQUIRES = ()
+#: Document fields it reads (the key of its kept results, see
+#: :mod:`solvers.analysis_cache`).
+READS = ("host", "nics", "teams", "workloads.flows", "workloads.profiles",
+         "workloads.time_step_s")
 
 #: Policies compared by default, by hypervisor: the ones that platform
 #: offers (teaming.md sections 2-5).
