@@ -880,6 +880,12 @@ class Evacuation(_Strict):
                     "(set-up and switch-over work), e.g. measured on one "
                     "idle VM; None: the platform's (models.evacuation."
                     "PLATFORMS) [s]")
+    serial_setup_s: float | None = Field(
+        default=None, ge=0, le=600,
+        description="Set-up work the host does for one migration at a "
+                    "time (migrations started together wait for each "
+                    "other's); None: the platform's (models.evacuation."
+                    "PLATFORMS) [s]")
 
     @field_validator("concurrency")
     @classmethod

@@ -197,8 +197,19 @@ def transfer_path(doc, item):
         spread = "one"   # one peer: every connection on one member
     else:
         together = None
+    if spread == "hash" and _striped(doc, item):
+        spread = "stripe"
     return TransferPath(tuple(nics), kind, spread, flows, mode, tuple(notes),
                         together)
+
+
+def _striped(doc, item):
+    """A balance-rr team deals every packet to the next member: what this
+    host sends, and what it receives from a peer that stripes too (back to
+    back, or a switch given no hash of its own)."""
+    team = next(t for t in doc.teams if t.name == item.via)
+    return team.policy == "balance_rr" and (
+        item.direction == "send" or team.switch_hash is None)
 
 
 def _switch_keeps_together(doc, item):
