@@ -147,6 +147,23 @@ def test_csv_escapes_formula_cells():
     assert {r[3] for r in rows[1:]} == {"Base", "'+1 NIC"}
 
 
+def test_csv_rows_are_what_csv_writer_writes():
+    # to_csv joins pre-encoded fields instead of calling csv.writer per
+    # row; names with a comma, a quote, a line break and a formula prefix
+    # must come out as the writer quotes them (read back exactly)
+    name = 'a, "b"\nc'
+    scenario = scenario_from_dict(minimal_document(
+        meta={"name": name},
+        variants=[{"name": "-x, \"y\"", "set": {}}]))
+    results = evaluate(scenario)
+    rows = list(csv.reader(io.StringIO(results.to_csv())))
+    assert {r[0] for r in rows[1:]} == {name}
+    assert {r[3] for r in rows[1:]} == {"Base", "'-x, \"y\""}
+    metrics = [m for v in results.variants for m in v.metrics]
+    assert [(r[4], float(r[5]), r[6]) for r in rows[1:]] == \
+        [(m.id, m.value, m.unit) for m in metrics]
+
+
 def test_table_lists_shared_assumptions_once(results):
     table = results.to_table()
     assert table.count("No packet loss") == 1
