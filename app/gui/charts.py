@@ -101,6 +101,9 @@ def draw_goodput_vs_mtu(plot_item, results):
             colour = variant_colour(index, theme)
             curve = plot_item.plot(pen=pg.mkPen(colour, width=2),
                                    name=variant.name)
+            # drawn once into a pixmap: a moving marker exposes a few
+            # pixels of the curve, which then are copied, not re-stroked
+            _paint_cached(curve.curve)
             # one point at the origin, placed by its position: moving it
             # is one transform, new data would rebuild its symbol
             marker = pg.ScatterPlotItem([0.0], [0.0], symbol="o", size=10,
@@ -154,6 +157,14 @@ def _set_data(item, x, y):
     return True
 
 
+def _paint_cached(item):
+    """Keep ``item`` painted in a pixmap of device pixels (high-DPI
+    correct: Qt renders it at the screen's pixel ratio), redrawn only when
+    the item changes or the view scales."""
+    item.setCacheMode(
+        QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
+
+
 def _reusable(plot_item, key):
     """The items drawn last time for the same chart and variant names, or
     None after clearing the plot. Edits keep the variants, so redraws only
@@ -185,6 +196,9 @@ def new_plot_widget(theme=LIGHT):
         # freezes the scale of that moment (a 0.44 s bar under ticks read
         # 100-500 after another scenario's chart).
         axis_item.enableAutoSIPrefix(False)
+        # the axis draws the grid over the whole view: cached, a moving
+        # marker does not replay every tick and grid line under it
+        _paint_cached(axis_item)
     apply_theme(widget, theme)
     return widget
 
