@@ -96,14 +96,17 @@ def evaluate_one(item, columns, limit, caps, rates, *, details=True,
     concurrencies = sorted(set(range(1, allowed + 1)) | (
         {used} if used is not None else set()))
     priority = np.array([vm.priority for vm in item.vms])
-    setup = item.setup_s if item.setup_s is not None \
-        else evacuation.PLATFORMS[item.platform].setup_s
+    preset = evacuation.PLATFORMS[item.platform]
+    setup = item.setup_s if item.setup_s is not None else preset.setup_s
+    serial_setup = item.serial_setup_s if item.serial_setup_s is not None \
+        else preset.serial_setup_s
     searched = {} if searched is None else searched
     key = (_fingerprint(columns, priority, share), tuple(concurrencies),
-           setup)
+           setup, serial_setup)
     if key not in searched:
         searched[key] = schedule.plan(columns, priority, share,
-                                      concurrencies, setup=setup)
+                                      concurrencies, setup=setup,
+                                      serial_setup=serial_setup)
     plan = searched[key]
 
     def rows_at(c):
@@ -122,18 +125,21 @@ def evaluate_one(item, columns, limit, caps, rates, *, details=True,
     # search on the simulated schedule
     start_row = rows_at(used)["optimized"]
     if (key, start_row) not in searched:
-        searched[key, start_row] = schedule.improve(columns, share, plan,
-                                                    start_row, setup=setup)
+        searched[key, start_row] = schedule.improve(
+            columns, share, plan, start_row, setup=setup,
+            serial_setup=serial_setup)
     plan, polished = searched[key, start_row]
     order_rows = rows_at(used)
     if item.order == "optimized":
         configured[used] = polished
         if plan["concurrency"][best_row] == used:
             best_row = polished
-    bound, bound_method = schedule.lower_bound(columns, share, used,
-                                               setup=setup, prove=details)
+    bound, bound_method = schedule.lower_bound(
+        columns, share, used, setup=setup, serial_setup=serial_setup,
+        prove=details)
     return {"plan": plan, "share": share, "concurrency": used,
             "requested": requested, "limit": limit, "setup": setup,
+            "serial_setup": serial_setup,
             "row": order_rows[item.order], "order_rows": order_rows,
             "best_row": best_row, "by_concurrency": configured,
             "bound": bound, "bound_method": bound_method}
@@ -204,12 +210,17 @@ def _evaluate(item, columns, limit, caps, rates, target, details,
         f"{preset.source}",
         f"Evacuation {item.name!r}: each migration also holds its slot "
         f"{answer['setup']:g} s off the link (set-up and switch-over "
-        "work; " + ("setup_s of the scenario)" if item.setup_s is not None
-                    else "the platform's, models.evacuation)")
-        if answer["setup"] else
+        f"work) and {answer['serial_setup']:g} s of set-up the host does "
+        "for one migration at a time (migrations started together wait "
+        "for each other's; " + (
+            "the scenario's setup_s/serial_setup_s)"
+            if item.setup_s is not None or item.serial_setup_s is not None
+            else "the platform's, models.evacuation)")
+        if answer["setup"] or answer["serial_setup"] else
         f"Evacuation {item.name!r}: no set-up time off the link is "
         f"modelled for {preset.label} (the published drains do not "
-        "separate it from the copy; setup_s sets a measured one)",
+        "separate it from the copy; setup_s and serial_setup_s set "
+        "measured ones)",
         f"Evacuation {item.name!r}: lower bound {bound:.1f} s: every VM "
         "idle, alone at the fastest share; the largest of the volume over "
         "the fastest aggregate rate, the longest VM and the slot "

@@ -120,6 +120,37 @@ def test_setup_holds_the_slot_off_the_link():
     np.testing.assert_allclose(end, [[15, 25]])
 
 
+def test_serial_setups_queue_in_the_first_wave_only():
+    # set-up 1 s of each migration's own, 0.5 s one at a time. Queue
+    # VM 2, VM 0, VM 1 on 2 slots: the first two start together, the
+    # second waits for the first's serial part (1 + 2 x 0.5); VM 1 takes a
+    # slot when one frees and waits for none (1 + 0.5).
+    np.testing.assert_allclose(
+        ev.setup_work([[2, 0, 1]], [2], 1.0, 0.5), [[2.0, 1.5, 1.5]])
+    # all at once: the k-th of the queue waits for k serial set-ups
+    np.testing.assert_allclose(
+        ev.setup_work([[0, 1, 2], [2, 1, 0]], [3, 5], 0.0, 0.5),
+        [[0.5, 1.0, 1.5], [1.5, 1.0, 0.5]])
+
+
+def test_serial_setups_hide_on_a_full_link_and_show_on_a_fast_one():
+    # three VMs of 10 s of copy at 100 B/s, all started together, 1 s of
+    # serial set-up each (none of their own): starts at 1, 2 and 3 s.
+    fixed = ev.setup_work([[0, 1, 2]], [3], 0.0, 1.0)
+    work = np.stack([fixed, np.full((1, 3), 10.0)], axis=-1)
+    rate = np.stack([np.zeros((1, 3)), np.full((1, 3), 100.0)], axis=-1)
+    # a link of 100 B/s shared fairly: busy from the first start on, the
+    # 3000 B take 30 s: only the first set-up shows (31 s)
+    _, end = ev.shared_queue(work, rate, [[0, 1, 2]], [3],
+                             [0.0, 100.0, 50.0, 100 / 3])
+    assert end.max() == pytest.approx(31.0)
+    # a link ten times faster (100 B/s each, whatever the count): every
+    # copy runs alone-fast and the last starts after three set-ups (13 s)
+    _, end = ev.shared_queue(work, rate, [[0, 1, 2]], [3],
+                             [0.0, 100.0, 100.0, 100.0])
+    np.testing.assert_allclose(end, [[11.0, 12.0, 13.0]])
+
+
 def test_makespan_bound_with_setup_and_slots():
     # setup 1 s; VMs alone 4, 3, 3 s on the link, 100 B/s at most.
     # volume: 1 + 600/100 = 7; slots (c = 2): held 5, 4, 4: sum/2 = 6.5,
