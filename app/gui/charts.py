@@ -304,9 +304,14 @@ def _draw_bars(plot_item, rows, label, missing, legend):
         except KeyError:
             value, shown = 0.0, missing
         widest = max(widest, value)
-        bar.setOpts(width=value)
-        text.setText(shown)
-        text.setPos(value, -row)
+        # each setter repaints its item: an edit that leaves a bar as it
+        # was (most edits, for most bars) repaints nothing
+        if bar.opts["width"] != value:
+            bar.setOpts(width=value)
+        if text.toPlainText() != shown:
+            text.setText(shown)
+        if text.pos() != QtCore.QPointF(value, -row):
+            text.setPos(value, -row)
     # a quarter beyond the widest bar holds its printed value (a fifth
     # cut "0.2831" in a half-width chart); nothing to draw (no variant
     # converges): a plain 0-1 axis, not one zoomed onto rounding noise
