@@ -103,7 +103,7 @@ def draw_goodput_vs_mtu(plot_item, results):
                                    name=variant.name)
             # drawn once into a pixmap: a moving marker exposes a few
             # pixels of the curve, which then are copied, not re-stroked
-            _paint_cached(curve.curve)
+            _paint_cached(plot_item, curve.curve)
             # one point at the origin, placed by its position: moving it
             # is one transform, new data would rebuild its symbol
             marker = pg.ScatterPlotItem([0.0], [0.0], symbol="o", size=10,
@@ -112,6 +112,10 @@ def draw_goodput_vs_mtu(plot_item, results):
                                                      width=1))
             plot_item.addItem(marker)
             items.append((curve, marker))
+        # the axes draw the grid over the whole view: cached, a moving
+        # marker does not replay every tick and grid line under it
+        for side in ("left", "bottom"):
+            _paint_cached(plot_item, plot_item.getAxis(side))
         _remember(plot_item, key, items)
     curves_moved = False
     for (curve, _), variant in zip(items, results.variants):
@@ -157,10 +161,14 @@ def _set_data(item, x, y):
     return True
 
 
-def _paint_cached(item):
+def _paint_cached(plot_item, item):
     """Keep ``item`` painted in a pixmap of device pixels (high-DPI
     correct: Qt renders it at the screen's pixel ratio), redrawn only when
-    the item changes or the view scales."""
+    the item changes or the view scales; on screen only: a chart never
+    shown (the PDF's) stays vector graphics."""
+    view = plot_item.getViewBox().getViewWidget()
+    if view is None or not view.isVisible():
+        return
     item.setCacheMode(
         QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
@@ -196,9 +204,6 @@ def new_plot_widget(theme=LIGHT):
         # freezes the scale of that moment (a 0.44 s bar under ticks read
         # 100-500 after another scenario's chart).
         axis_item.enableAutoSIPrefix(False)
-        # the axis draws the grid over the whole view: cached, a moving
-        # marker does not replay every tick and grid line under it
-        _paint_cached(axis_item)
     apply_theme(widget, theme)
     return widget
 
