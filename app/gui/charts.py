@@ -101,6 +101,9 @@ def draw_goodput_vs_mtu(plot_item, results):
             colour = variant_colour(index, theme)
             curve = plot_item.plot(pen=pg.mkPen(colour, width=2),
                                    name=variant.name)
+            # drawn once into a pixmap: a moving marker exposes a few
+            # pixels of the curve, which then are copied, not re-stroked
+            _paint_cached(plot_item, curve.curve)
             # one point at the origin, placed by its position: moving it
             # is one transform, new data would rebuild its symbol
             marker = pg.ScatterPlotItem([0.0], [0.0], symbol="o", size=10,
@@ -109,6 +112,10 @@ def draw_goodput_vs_mtu(plot_item, results):
                                                      width=1))
             plot_item.addItem(marker)
             items.append((curve, marker))
+        # the axes draw the grid over the whole view: cached, a moving
+        # marker does not replay every tick and grid line under it
+        for side in ("left", "bottom"):
+            _paint_cached(plot_item, plot_item.getAxis(side))
         _remember(plot_item, key, items)
     curves_moved = False
     for (curve, _), variant in zip(items, results.variants):
@@ -152,6 +159,18 @@ def _set_data(item, x, y):
         return False
     item.setData(x, y)
     return True
+
+
+def _paint_cached(plot_item, item):
+    """Keep ``item`` painted in a pixmap of device pixels (high-DPI
+    correct: Qt renders it at the screen's pixel ratio), redrawn only when
+    the item changes or the view scales; on screen only: a chart never
+    shown (the PDF's) stays vector graphics."""
+    view = plot_item.getViewBox().getViewWidget()
+    if view is None or not view.isVisible():
+        return
+    item.setCacheMode(
+        QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
 
 def _reusable(plot_item, key):
@@ -290,9 +309,14 @@ def _draw_bars(plot_item, rows, label, missing, legend):
         except KeyError:
             value, shown = 0.0, missing
         widest = max(widest, value)
-        bar.setOpts(width=value)
-        text.setText(shown)
-        text.setPos(value, -row)
+        # each setter repaints its item: an edit that leaves a bar as it
+        # was (most edits, for most bars) repaints nothing
+        if bar.opts["width"] != value:
+            bar.setOpts(width=value)
+        if text.toPlainText() != shown:
+            text.setText(shown)
+        if text.pos() != QtCore.QPointF(value, -row):
+            text.setPos(value, -row)
     # a quarter beyond the widest bar holds its printed value (a fifth
     # cut "0.2831" in a half-width chart); nothing to draw (no variant
     # converges): a plain 0-1 axis, not one zoomed onto rounding noise

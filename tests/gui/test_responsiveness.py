@@ -9,7 +9,7 @@ import sys
 import threading
 
 import numpy as np
-from PySide6 import QtCore
+from PySide6 import QtCore, QtWidgets
 
 from app.gui.comparison import ComparisonModel
 from app.gui.main_window import GUI_SWITCH_INTERVAL_S
@@ -189,3 +189,40 @@ def test_the_window_takes_the_interpreter_back_from_workers_quickly(window):
     # within 1 ms; a headless report keeps Python's own interval
     # (tests/app/test_cli.py)
     assert sys.getswitchinterval() == GUI_SWITCH_INTERVAL_S
+
+
+def test_a_redraw_with_the_same_values_sets_no_bar_again(window, monkeypatch):
+    import pyqtgraph as pg
+    from app.gui.charts import draw_metric_bars, new_plot_widget
+    open_example(window, "seed003_vmotion.toml")
+    results = window.results
+    metric_id = results.variants[0].metrics[0].id
+    widget = new_plot_widget()   # kept: its C++ items live with it
+    plot = widget.getPlotItem()
+    draw_metric_bars(plot, results, metric_id, "value")
+    drawn = plot._linkplan_chart[1]   # (bar, value label) per row
+    widths = [bar.opts["width"] for bar, _ in drawn]
+    assert widths == [v.metric(metric_id).value for v in results.variants]
+    # each setter repaints its item: none is called for unchanged values
+    calls = []
+    for cls, name in ((pg.BarGraphItem, "setOpts"),
+                      (pg.TextItem, "setText"), (pg.TextItem, "setPos")):
+        original = getattr(cls, name)
+        monkeypatch.setattr(cls, name, lambda self, *a, _o=original,
+                            _n=name, **k: (calls.append(_n),
+                                           _o(self, *a, **k))[1])
+    draw_metric_bars(plot, results, metric_id, "value")
+    assert calls == []
+    assert [bar.opts["width"] for bar, _ in drawn] == widths
+
+
+def test_the_goodput_curves_and_axes_are_painted_from_a_pixel_cache(window):
+    # a moving marker then copies the pixels under it instead of
+    # re-stroking every curve and replaying the grid
+    open_example(window, "jumbo_10gbe.toml")
+    plot = window.view_tabs["wire"].plot.getPlotItem()
+    cached = QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache
+    assert all(curve.curve.cacheMode() == cached
+               for curve, _ in plot._linkplan_chart[1])
+    assert all(plot.getAxis(side).cacheMode() == cached
+               for side in ("left", "bottom"))
