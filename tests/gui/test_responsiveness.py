@@ -159,10 +159,11 @@ def test_stale_advice_stops_after_its_base_evaluation(monkeypatch):
     # the adviser's callback stops an advice the document moved on from
     import app.session as session_module
     from app.scenario_io import load_scenario
-    edited = threading.Event()
+    started, edited = threading.Event(), threading.Event()
     answers = []
 
     def advise(scenario, goal=None, *, callback=None):
+        started.set()
         edited.wait(30)
         answers.append(callback(None))
         return None
@@ -171,6 +172,9 @@ def test_stale_advice_stops_after_its_base_evaluation(monkeypatch):
         resource_path("examples", "jumbo_10gbe.toml")))
     try:
         future = session.request_advice()
+        # edit once the advice runs: an edit before it starts makes the
+        # worker skip a stale advice without asking the adviser at all
+        assert started.wait(30)
         session.edit({"network.mtu": 4000}, "Set MTU")
         edited.set()
         future.result(30)
