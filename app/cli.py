@@ -7,7 +7,9 @@ input is bad. Only ``report`` imports Qt, and only when it runs.
 """
 
 import argparse
+import contextlib
 import csv
+import gc
 import glob
 import io
 import json
@@ -54,7 +56,13 @@ progress bar shows on a terminal. With -o the rows go to FILE.partial
 first; Ctrl-C keeps that partial file (whole rows only), success renames
 it to FILE. Sweeps of 5,000 points or more use every core unless
 --processes says otherwise (below that, starting workers costs more than
-it saves)."""
+it saves).
+
+  linkplan sweep plans/ --format parquet -o fleet.parquet
+  linkplan sweep plans/ -o fleet.csv --engine dask --scheduler tcp://h:8786
+
+Several files or a directory (a fleet) sweep every variant of each file
+into one output, in any format and on either engine."""
 _ACCURACY_EXAMPLE = """example:
   linkplan accuracy
   linkplan accuracy --format csv -o accuracy.csv
@@ -150,7 +158,7 @@ def build_parser():
                        help="scenario file with a [[sweeps]] table; several "
                        "files, quoted globs or directories sweep every "
                        "variant of each (a fleet: columns scenario and "
-                       "variant; csv or jsonl, local engine)")
+                       "variant)")
     sweep.add_argument("--sweep", dest="sweep_name", metavar="NAME",
                        help="which sweep (default: the first)")
     sweep.add_argument("--format", choices=("csv", "jsonl", "parquet"),
@@ -350,8 +358,9 @@ def _solve(args):
     # the files' documents are evaluated together (one call of each
     # analysis for many files); CSV needs their numbers only
     numbers_only = args.format == "csv" and not args.schedule
-    with _Working(f"solve ({len(loaded)} files)" if len(loaded) > 1 else
-                  f"solve {loaded[0][0]}" if loaded else "solve"):
+    with _collector_frozen(), _Working(
+            f"solve ({len(loaded)} files)" if len(loaded) > 1 else
+            f"solve {loaded[0][0]}" if loaded else "solve"):
         done = evaluate_many((scenario for _, scenario in loaded),
                              details=not numbers_only)
         for (path, _), results in zip(loaded, done):
@@ -379,6 +388,19 @@ def _solve(args):
     _emit(args, "".join(parts) if args.format != "table" or args.schedule
           else "\n".join(parts))
     return code
+
+
+@contextlib.contextmanager
+def _collector_frozen():
+    """The objects alive now (the loaded documents of a fleet) left out of
+    garbage collection for the block: they live through it, and walking
+    them at every collection cost about a tenth of a fleet's evaluation
+    outside the evacuation scheduler."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def _solve_text(args, results, *, first):
@@ -473,6 +495,15 @@ def _advise(args):
 def _sweep(args):
     from solvers import sweep
 
+    if args.format == "parquet" and not args.output:
+        print("linkplan sweep: --format parquet writes a folder of parts: "
+              "give it with -o", file=sys.stderr)
+        return EXIT_USAGE
+    if (args.engine == "dask") != (args.scheduler is not None):
+        print("linkplan sweep: --engine dask needs --scheduler ADDRESS, "
+              "and --scheduler only goes with --engine dask",
+              file=sys.stderr)
+        return EXIT_USAGE
     if len(args.files) > 1 or Path(args.files[0]).is_dir() or \
             glob.has_magic(args.files[0]):
         return _sweep_fleet(args)
@@ -484,20 +515,12 @@ def _sweep(args):
     except ValueError as err:
         print(f"linkplan sweep: {err}", file=sys.stderr)
         return EXIT_USAGE
-    if args.format == "parquet" and not args.output:
-        print("linkplan sweep: --format parquet writes a folder of parts: "
-              "give it with -o", file=sys.stderr)
-        return EXIT_USAGE
-    if (args.engine == "dask") != (args.scheduler is not None):
-        print("linkplan sweep: --engine dask needs --scheduler ADDRESS, "
-              "and --scheduler only goes with --engine dask",
-              file=sys.stderr)
-        return EXIT_USAGE
     processes = args.processes or sweep.default_processes(plan.total,
                                                           os.cpu_count())
     try:
         # chunks evaluated elsewhere are written there, as part files
-        writer = _SweepWriter(args, scenario, plan, parts=processes > 1 or
+        writer = _SweepWriter(args, plan, scenario=scenario,
+                              parts=processes > 1 or
                               args.scheduler is not None)
     except ValueError as err:
         print(f"linkplan sweep: {err}", file=sys.stderr)
@@ -532,19 +555,12 @@ def _sweep(args):
 def _sweep_fleet(args):
     """``sweep`` of several files: every variant of each (a document
     without variants, with its file's sweeps) over its file's sweep, in
-    one output whose rows name the scenario and the variant. A file that
-    cannot be read, or whose sweep a variant refuses, is reported and the
-    rest done (exit 1)."""
+    one output whose rows name the scenario and the variant, on the
+    engine and in the format asked. A file that cannot be read, or whose
+    sweep a variant refuses, is reported and the rest done (exit 1)."""
     from models.scenario import BASE_NAME
     from solvers import sweep
 
-    if args.format == "parquet" or args.engine == "dask":
-        option = "--format parquet" if args.format == "parquet" \
-            else "--engine dask"
-        print("linkplan sweep: several scenario files are swept to csv or "
-              f"jsonl on the local engine; give one file for {option}",
-              file=sys.stderr)
-        return EXIT_USAGE
     paths, failed = _inputs(args)
     jobs = []
     for path in paths:
@@ -552,18 +568,19 @@ def _sweep_fleet(args):
         if scenario is None:
             failed.append(path)
             continue
-        name = None
+        name, label = None, (scenario.meta.name, scenario.sha256())
         try:
             for name, document in scenario.variant_documents():
                 swept = document.model_copy(
                     update={"sweeps": scenario.sweeps})
                 plan = sweep.plan(swept, args.sweep_name)
-                if jobs and plan.paths != jobs[0][3].paths:
+                if jobs and plan.paths != jobs[0][1].plan.paths:
                     raise ValueError(
                         f"its sweep's axes {list(plan.paths)} are not the "
-                        f"first file's {list(jobs[0][3].paths)} (one CSV "
+                        f"first file's {list(jobs[0][1].plan.paths)} (one "
                         "header for every row)")
-                jobs.append((path, scenario, name, plan, swept))
+                jobs.append((path, sweep.FleetJob(
+                    swept, plan, (label[0], name, label[1]))))
         except ValueError as err:
             where = "" if name in (None, BASE_NAME) else \
                 f"variant {name!r}: "
@@ -573,27 +590,38 @@ def _sweep_fleet(args):
     code = _batch_code(paths, failed)
     if not jobs:
         return code
-    writer = _SweepWriter(args, jobs[0][1], jobs[0][3], parts=False,
-                          fleet=True)
+    jobs = [job for _, job in jobs]
+    total = sum(job.plan.total for job in jobs)
+    processes = args.processes or sweep.default_processes(total,
+                                                          os.cpu_count())
+    try:
+        writer = _SweepWriter(args, jobs[0].plan, fleet=jobs,
+                              parts=processes > 1 or
+                              args.scheduler is not None)
+    except ValueError as err:
+        print(f"linkplan sweep: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    # JSON Lines heads each document with its own metrics; CSV and
+    # Parquet have one header (schema) for every row
+    results = sweep.run_fleet(jobs, format_task=writer.format_chunk,
+                              shared_columns=args.format != "jsonl",
+                              processes=processes, scheduler=args.scheduler)
     try:
         with _Working(f"sweep ({len(jobs)} variants of "
                       f"{len(paths) - len(failed)} files)"):
-            for path, scenario, name, plan, swept in jobs:
-                writer.section(scenario, name, plan)
-                chunks = sweep.run(swept, plan,
-                                   format_chunk=writer.format_chunk)
-                try:
-                    for chunk in chunks:
-                        writer.write(chunk)
-                finally:
-                    chunks.close()
+            for result in results:
+                writer.write_task(result)
         writer.finish()
+    except sweep.EngineUnavailable as err:
+        print(f"linkplan sweep: {err}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         where = writer.interrupted()
         print(f"\nlinkplan sweep: interrupted after {writer.points:,} "
               f"points; {where}", file=sys.stderr)
         return 130
     finally:
+        results.close()   # workers stop before their parts are removed
         writer.discard()
     return code
 
@@ -605,36 +633,55 @@ class _SweepWriter:
     the output, which this appends (or moves) in point order into an
     unnamed file (or hidden folder), renamed to OUT once complete
     (OUT.partial on Ctrl-C). Only whole rows are ever written; a process
-    killed outright leaves the hidden part folder behind."""
+    killed outright leaves the hidden part folder behind.
 
-    def __init__(self, args, scenario, plan, *, parts, fleet=False):
+    The sweep of ``scenario`` over ``plan`` is written chunk by chunk
+    (:meth:`write`); a fleet, ``fleet`` (its jobs, ``plan`` the first's),
+    task by task (:meth:`write_task`)."""
+
+    def __init__(self, args, plan, *, parts, scenario=None, fleet=None):
+        import dataclasses
         import tempfile
 
         from app.scenario_io import AtomicFile
-        from app.sweep_format import ParquetFormat, PartWriter, SweepFormat
+        from app.sweep_format import (FleetFormat, ParquetFormat, PartWriter,
+                                      SweepFormat, fleet_axis_types)
         from solvers.metric_ids import info as metric_info
 
         self.kind, self.plan, self.points = args.format, plan, 0
         # several scenarios and their variants: rows name them
-        self.fleet, self.variant = fleet, None
-        self.stamp = (__version__, scenario.sha256())
-        self.scenario_name = scenario.meta.name
+        self.fleet = fleet is not None
         self.output = Path(args.output) if args.output else None
         self.partial = f"{args.output}.partial" if args.output else None
         self.metrics, self.file, self.folder, self.parts = (None,) * 4
-        self.metric_info = metric_info
-        if self.kind == "parquet":
-            if self.output.exists() and not self.output.is_dir():
-                raise ValueError(f"{self.output}: a Parquet sweep is a "
-                                 "folder of parts, and this is a file")
-            self.format = ParquetFormat(tuple(plan.paths), plan.values, {
-                "linkplan_version": self.stamp[0],
-                "scenario": self.scenario_name,
-                "scenario_sha256": self.stamp[1], "sweep": plan.name,
-                "mode": plan.mode, "points": str(plan.total)})
+        self.metric_info, self.known_by = metric_info, {}
+        if self.kind == "parquet" and self.output.exists() and \
+                not self.output.is_dir():
+            raise ValueError(f"{self.output}: a Parquet sweep is a "
+                             "folder of parts, and this is a file")
+        if self.fleet:
+            self.format = FleetFormat(self.kind, __version__, plan.paths)
+            if self.kind == "parquet":
+                self.format = dataclasses.replace(
+                    self.format,
+                    axis_types=fleet_axis_types(j.plan for j in fleet),
+                    metadata={
+                        "linkplan_version": __version__,
+                        "scenarios": str(len({j.label[2] for j in fleet})),
+                        "variants": str(len(fleet)),
+                        "points": str(sum(j.plan.total for j in fleet))})
         else:
-            self.format = SweepFormat.of(
-                self.kind, f"{self.stamp[0]},{self.stamp[1]},", plan)
+            self.stamp = (__version__, scenario.sha256())
+            self.scenario_name = scenario.meta.name
+            if self.kind == "parquet":
+                self.format = ParquetFormat(tuple(plan.paths), plan.values, {
+                    "linkplan_version": self.stamp[0],
+                    "scenario": self.scenario_name,
+                    "scenario_sha256": self.stamp[1], "sweep": plan.name,
+                    "mode": plan.mode, "points": str(plan.total)})
+            else:
+                self.format = SweepFormat.of(
+                    self.kind, f"{self.stamp[0]},{self.stamp[1]},", plan)
         self.format_chunk = self.format
         if self.output is None:
             self.stream = sys.stdout
@@ -649,37 +696,20 @@ class _SweepWriter:
         if parts or self.kind == "parquet":
             self.parts = tempfile.mkdtemp(
                 dir=beside, prefix=f".{self.output.name}.parts-")
-            self.format_chunk = PartWriter(self.format, self.parts)
-
-    def section(self, scenario, variant, plan):
-        """Rows that follow are variant ``variant`` of ``scenario``, over
-        ``plan`` (a fleet): CSV rows start with their names, JSON Lines
-        get a header line of their own."""
-        from app.sweep_format import SweepFormat, quote
-        from solvers.results import csv_cell
-
-        self.stamp = (__version__, scenario.sha256())
-        self.scenario_name, self.variant, self.plan = \
-            scenario.meta.name, variant, plan
-        names = ",".join(quote(csv_cell(n)) for n in (self.scenario_name,
-                                                      variant))
-        self.format = self.format_chunk = SweepFormat.of(
-            self.kind, f"{self.stamp[0]},{self.stamp[1]},{names},", plan)
-        if self.kind == "jsonl":
-            self.metrics = None
+            self.format_chunk = dataclasses.replace(
+                self.format, folder=self.parts) if self.fleet \
+                else PartWriter(self.format, self.parts)
 
     def write(self, chunk):
         if self.metrics is None:
-            self._header(chunk)
+            self._header(chunk.metric_ids)
         output = chunk.text
         if chunk.metric_ids != tuple(self.metrics):
             # map this chunk's metrics onto the fixed columns
             import dataclasses   # here: it costs --version 10 ms
             import numpy as np
 
-            extra = set(chunk.metric_ids) - self.known
-            if extra:
-                self._drop(extra)
+            self._drop(set(chunk.metric_ids), self.known)
             where = dict(zip(chunk.metric_ids, chunk.columns))
             missing = np.full(len(chunk), np.nan)
             if output is not None and self.parts:
@@ -689,9 +719,27 @@ class _SweepWriter:
                 columns=tuple(where.get(m, missing) for m in self.metrics)))
         elif output is None:
             output = self.format_chunk(chunk)
+        self._place(output, chunk.start)
+        self.points += len(chunk)
+
+    def write_task(self, result):
+        """A fleet task's rows (``solvers.sweep.FleetResult``), formatted
+        (and written to a part) where it ran."""
+        if self.metrics is None and None in result.columns:
+            self._header(result.columns[None])   # the one CSV header
+        for key, metrics in result.columns.items():
+            self.known_by.setdefault(key, set(metrics))
+        for key, extra in result.dropped:
+            self._drop(set(extra), self.known_by[key])
+        self._place(result.text, result.first_row)
+        self.points += result.rows
+
+    def _place(self, output, first):
+        """Append formatted rows (text, or the part file holding them), or
+        move a Parquet part into the output folder, as ``part-<first row>``
+        so that the folder lists in row order."""
         if self.folder is not None:
-            os.replace(output, self.folder / f"part-{chunk.start:015d}"
-                       ".parquet")
+            os.replace(output, self.folder / f"part-{first:015d}.parquet")
         elif self.parts:
             import shutil
 
@@ -703,18 +751,19 @@ class _SweepWriter:
                               else output)
         if self.folder is None:
             self.stream.flush()
-        self.points += len(chunk)
 
-    def _drop(self, extra):
+    def _drop(self, metrics, known):
         # a metric the first chunk did not have: the columns are fixed
-        self.known |= extra
-        print(f"linkplan sweep: metrics {sorted(extra)} appear only in "
-              "later points and are left out", file=sys.stderr)
+        extra = metrics - known
+        if extra:
+            known |= extra
+            print(f"linkplan sweep: metrics {sorted(extra)} appear only in "
+                  "later points and are left out", file=sys.stderr)
 
-    def _header(self, chunk):
+    def _header(self, metric_ids):
         from app.sweep_format import quote
 
-        self.metrics = list(chunk.metric_ids)
+        self.metrics = list(metric_ids)
         units = {m: self.metric_info(m)[0] for m in self.metrics}
         self.known = set(self.metrics)
         if self.kind == "parquet":   # units are in the parts' fields
@@ -729,7 +778,6 @@ class _SweepWriter:
             text = json.dumps(
                 {"linkplan_version": self.stamp[0],
                  "scenario": self.scenario_name,
-                 **({"variant": self.variant} if self.fleet else {}),
                  "scenario_sha256": self.stamp[1], "sweep": self.plan.name,
                  "mode": self.plan.mode, "axes": list(self.plan.paths),
                  "points": self.plan.total, "units": units},

@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass
 
 from solvers.advise import AdviceResult, advise
+from solvers.analysis_cache import AnalysisCache
 from solvers.evaluate import evaluate
 
 
@@ -172,6 +173,9 @@ class Session:
         self._advice_future = None
         self._advice_key = None   # (generation, goal) of _advice_future
         self._solve_seconds = None
+        # each analysis re-runs only when an edit changes what it reads;
+        # undo and redo find their results kept (used by the worker only)
+        self._analysis_cache = AnalysisCache()
         self._clean = True
         self._set(scenario, path, History(scenario))
 
@@ -295,7 +299,7 @@ class Session:
             return
         started = time.perf_counter()
         try:
-            results = evaluate(scenario)
+            results = evaluate(scenario, cache=self._analysis_cache)
         except Exception as err:  # a model bug must not lose the document
             message = f"{type(err).__name__}: {err}"
             with self._lock:

@@ -129,16 +129,10 @@ class SweepFormat:
         point = pc.cast(pa.array(np.arange(chunk.start,
                                            chunk.start + len(chunk))),
                         pa.string())
-        # a headline metric is its first item's column (the same array):
-        # formatted once
-        cells = {}
-        metrics = [cells[id(c)] if id(c) in cells
-                   else cells.setdefault(id(c), float_cells(c))
-                   for c in chunk.columns]
+        metrics = _metric_cells(chunk.columns)
         if self.kind == "csv":
-            return _text(pc.binary_join_element_wise(
-                pa.scalar(self.prefix[:-1]), point, *axes, *metrics, ",",
-                null_handling="replace", null_replacement=""))
+            return _csv_rows(pa.scalar(self.prefix[:-1]), point, axes,
+                             metrics)
         members = [pc.binary_join_element_wise(
             pa.scalar(json.dumps(m, ensure_ascii=False) + ":"), cells, "")
             for m, cells in zip(chunk.metric_ids, metrics)]
@@ -148,6 +142,22 @@ class SweepFormat:
             pc.binary_join_element_wise(*members, ",",
                                         null_handling="skip")
             if members else "", "}}", ""))
+
+
+def _metric_cells(columns):
+    """:func:`float_cells` of each column; a headline metric is its first
+    item's column (the same array): formatted once."""
+    cells = {}
+    return [cells[id(c)] if id(c) in cells
+            else cells.setdefault(id(c), float_cells(c)) for c in columns]
+
+
+def _csv_rows(prefix, point, axes, metrics):
+    """CSV rows of the cells ``prefix`` (text or a text per row), point,
+    axes and metrics (empty where null)."""
+    return _text(pc.binary_join_element_wise(
+        prefix, point, *axes, *metrics, ",", null_handling="replace",
+        null_replacement=""))
 
 
 def axis_cell(value):
@@ -189,25 +199,37 @@ class ParquetFormat:
 
     def table(self, chunk):
         """The chunk as a pyarrow.Table."""
-        from solvers.metric_ids import info as metric_info
-
         fields = [pa.field("point", pa.int64())]
         columns = [pa.array(np.arange(chunk.start, chunk.start + len(chunk)),
                             pa.int64())]
         for path, values, index in zip(self.paths, self.axis_values,
                                        chunk.indices):
-            try:
-                axis = pa.array(values)
-            except (pa.ArrowInvalid, pa.ArrowTypeError):
-                axis = pa.array([str(v) for v in values])
+            axis = axis_array(values)
             fields.append(pa.field(path, axis.type))
             columns.append(axis.take(pa.array(index)))
-        for metric, column in zip(chunk.metric_ids, chunk.columns):
-            fields.append(pa.field(metric, pa.float64(), metadata={
-                "unit": metric_info(metric)[0]}))
-            columns.append(pa.array(column, pa.float64(), from_pandas=True))
+        _add_metrics(fields, columns, chunk.metric_ids, chunk.columns)
         return pa.Table.from_arrays(columns, schema=pa.schema(
             fields, metadata=self.metadata))
+
+
+def axis_array(values, type=None):
+    """An axis's values as an Arrow array of ``type`` (by default their
+    own type); as text when they do not fit one type."""
+    try:
+        return pa.array(values, type)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return pa.array([str(v) for v in values])
+
+
+def _add_metrics(fields, columns, metric_ids, values):
+    """Append a float field per metric (its unit in the field's metadata;
+    null where NaN) and its column."""
+    from solvers.metric_ids import info as metric_info
+
+    for metric, column in zip(metric_ids, values):
+        fields.append(pa.field(metric, pa.float64(), metadata={
+            "unit": metric_info(metric)[0]}))
+        columns.append(pa.array(column, pa.float64(), from_pandas=True))
 
 
 @dataclass(frozen=True)
@@ -238,3 +260,136 @@ class PartWriter:
         with open(path, "wb") as stream:
             stream.write(self.format(chunk).encode("utf-8"))
         return path
+
+
+@dataclass(frozen=True)
+class FleetFormat:
+    """How the tasks of a fleet sweep (``solvers.sweep.run_fleet``) are
+    written, where they are evaluated: each task's pieces (a document's
+    chunk with its label ``(scenario, variant, scenario_sha256)`` and
+    plan) as CSV rows that start with version, hash, scenario and variant;
+    as JSON Lines with a header line before each document's first point;
+    or as one Parquet table (``scenario_sha256``, ``scenario``,
+    ``variant``, ``point``, the axes, the metrics).
+
+    Attributes
+    ----------
+    kind : str
+        ``csv``, ``jsonl`` or ``parquet``.
+    version : str
+    paths : tuple of str
+        The axes, the same in every document.
+    axis_types : tuple
+        Parquet: the Arrow type of each axis over the whole fleet
+        (:func:`fleet_axis_types`), so that every part has one schema.
+    metadata : dict
+        Parquet: str -> str, the schema's metadata in every part.
+    folder : str or None
+        Write each task to a file of its own here (named after its first
+        row) and return its path; else return the text.
+    """
+
+    kind: str
+    version: str
+    paths: tuple
+    axis_types: tuple = ()
+    metadata: dict = None
+    folder: str = None
+
+    def __call__(self, first_row, pieces):
+        import os
+
+        if self.folder is not None:
+            path = os.path.join(self.folder, f"{first_row:015d}.part")
+        if self.kind == "parquet":
+            import pyarrow.parquet as pq
+
+            pq.write_table(self.table(pieces), path)
+            return path
+        text = self._csv(pieces) if self.kind == "csv" else \
+            "".join(self._jsonl(*piece) for piece in pieces)
+        if self.folder is None:
+            return text
+        with open(path, "wb") as stream:
+            stream.write(text.encode("utf-8"))
+        return path
+
+    def _csv(self, pieces):
+        # the pieces stacked into columns: one formatting pass per task,
+        # however many small documents it holds
+        from solvers.results import csv_cell
+
+        which = pa.array(np.repeat(np.arange(len(pieces)),
+                                   [len(c) for _, _, c in pieces]))
+        prefix = pa.array([
+            ",".join([self.version, sha256, quote(csv_cell(scenario)),
+                      quote(csv_cell(variant))])
+            for (scenario, variant, sha256), _, _ in pieces]).take(which)
+        axes = [pa.array([axis_cell(v) for _, plan, _ in pieces
+                          for v in plan.values[a]], pa.string()).take(
+                              pa.array(_stacked_index(pieces, a)))
+                for a in range(len(self.paths))]
+        metrics = _metric_cells(_stacked_columns(pieces))
+        return _csv_rows(prefix, pc.cast(pa.array(_stacked_points(pieces)),
+                                         pa.string()), axes, metrics)
+
+    def _jsonl(self, label, plan, chunk):
+        from solvers.metric_ids import info as metric_info
+
+        scenario, variant, sha256 = label
+        head = "" if chunk.start else json.dumps(
+            {"linkplan_version": self.version, "scenario": scenario,
+             "variant": variant, "scenario_sha256": sha256,
+             "sweep": plan.name, "mode": plan.mode,
+             "axes": list(plan.paths), "points": plan.total,
+             "units": {m: metric_info(m)[0] for m in chunk.metric_ids}},
+            ensure_ascii=False, separators=(",", ":")) + "\n"
+        return head + SweepFormat.of("jsonl", "", plan)(chunk)
+
+    def table(self, pieces):
+        """The task's pieces as one pyarrow.Table."""
+        which = pa.array(np.repeat(np.arange(len(pieces)),
+                                   [len(c) for _, _, c in pieces]))
+        fields = [pa.field(name, pa.string()) for name in
+                  ("scenario_sha256", "scenario", "variant")]
+        columns = [pa.array([label[i] for label, _, _ in pieces],
+                            pa.string()).take(which) for i in (2, 0, 1)]
+        fields.append(pa.field("point", pa.int64()))
+        columns.append(pa.array(_stacked_points(pieces), pa.int64()))
+        for a, (path, kind) in enumerate(zip(self.paths, self.axis_types)):
+            fields.append(pa.field(path, kind))
+            columns.append(axis_array(
+                [v for _, plan, _ in pieces for v in plan.values[a]],
+                kind).take(pa.array(_stacked_index(pieces, a))))
+        _add_metrics(fields, columns, pieces[0][2].metric_ids,
+                     _stacked_columns(pieces))
+        return pa.Table.from_arrays(columns, schema=pa.schema(
+            fields, metadata=self.metadata))
+
+
+def fleet_axis_types(plans):
+    """The Arrow type of each axis over every plan of a fleet: their
+    values' common type, else text."""
+    axes = zip(*(plan.values for plan in plans))
+    return tuple(axis_array([v for values in axis for v in values]).type
+                 for axis in axes)
+
+
+def _stacked_points(pieces):
+    return np.concatenate([np.arange(c.start, c.start + len(c))
+                           for _, _, c in pieces])
+
+
+def _stacked_index(pieces, axis):
+    """Per row of the stacked pieces, the index of its value of ``axis``
+    in the pieces' values laid end to end."""
+    offsets = np.cumsum([0] + [len(plan.values[axis])
+                               for _, plan, _ in pieces[:-1]])
+    return np.concatenate([c.indices[axis] + offset for offset, (_, _, c)
+                           in zip(offsets, pieces)])
+
+
+def _stacked_columns(pieces):
+    """Per metric (the same in every piece), its column over the pieces."""
+    return [np.concatenate(columns) for columns in
+            zip(*(c.columns for _, _, c in pieces))]

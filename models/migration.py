@@ -414,8 +414,9 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         stopped making progress (what precedes a switch to post-copy at
         the budget); the outcome is then TIME_BUDGET.
     round_limit : int, default 300
-        Rounds simulated before declaring no convergence; with any
-        scenario on the QEMU rule at least :data:`QEMU_SYNC_LIMIT` syncs.
+        Rounds simulated before declaring no convergence; a scenario on
+        the QEMU rule gets at least :data:`QEMU_SYNC_LIMIT` syncs. Each
+        scenario's result is the same whatever the others in the call.
     trace : bool, default False
         Also return the per-round volumes and durations.
 
@@ -536,7 +537,7 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
                     sync=sync)
         seconds = _next_sync(live, pending, first_rate, np.zeros(count),
                              first_pass=True)
-        leftover = np.maximum(pending - first_rate * seconds, 0.0)
+        leftover = _unsent(sync, pending, first_rate, seconds)
         live["leftover"] = leftover
     else:
         seconds, leftover = pending / first_rate, 0.0
@@ -594,7 +595,7 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
     trace_rows = [(np.arange(count), pending - leftover, seconds)] \
         if trace else []
     steps = max(round_limit, QEMU_SYNC_LIMIT) if any_qemu else round_limit
-    for _ in range(steps):
+    for round_index in range(steps):
         s = live
         dirty = dirty_bytes(s["seconds"], s["nonzero"], s["cold_rate"],
                             hot_set=s["hot_set"], hot_rate=s["hot_rate"],
@@ -715,8 +716,8 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         if any_qemu:
             s["seconds"] = _next_sync(s, s["pending"], s["rate"],
                                       s["elapsed"])
-            s["leftover"] = np.maximum(s["pending"] - s["rate"]
-                                       * s["seconds"], 0.0)
+            s["leftover"] = _unsent(s["sync"], s["pending"], s["rate"],
+                                    s["seconds"])
             sent_now = s["pending"] - s["leftover"]
         else:
             s["seconds"] = s["pending"] / s["rate"]
@@ -728,6 +729,15 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
             trace_rows.append((s["index"][s["alive"]],
                                sent_now[s["alive"]],
                                s["seconds"][s["alive"]]))
+        if round_index == round_limit - 1 < steps - 1:
+            # the round rule's rows stop at round_limit as they would in a
+            # call without QEMU rows: a row's result never depends on the
+            # others in the call
+            expired = s["alive"] & (s["sync"] != QEMU_SYNC)
+            where = s["index"][expired]
+            rounds_out[where] = s["rounds"][expired]
+            fraction_out[where] = s["fraction"][expired]
+            s["alive"] = s["alive"] & ~expired
     else:  # still running after round_limit rounds
         where = live["index"][live["alive"]]
         rounds_out[where] = live["rounds"][live["alive"]]
@@ -824,6 +834,14 @@ def postcopy(result, rate, mode, fixed_downtime=FIXED_DOWNTIME,
                             result["bytes_sent"]),
         postcopy_time=post, postcopy_bytes=left)
     return out
+
+
+def _unsent(sync, pending, rate, seconds):
+    """What a pass leaves unsent at its sync: the QEMU rule's part left
+    over; none under the round rule, which sends the whole pass (exactly
+    0, not ``pending - rate * (pending / rate)``, which may be an ulp)."""
+    return np.where(sync == QEMU_SYNC,
+                    np.maximum(pending - rate * seconds, 0.0), 0.0)
 
 
 def _next_sync(s, pending, rate, elapsed, first_pass=False):

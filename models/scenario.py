@@ -20,6 +20,7 @@ import json
 import math
 import re
 import tomllib
+import weakref
 from typing import Any, Callable, Literal
 
 import tomli_w
@@ -879,6 +880,12 @@ class Evacuation(_Strict):
                     "(set-up and switch-over work), e.g. measured on one "
                     "idle VM; None: the platform's (models.evacuation."
                     "PLATFORMS) [s]")
+    serial_setup_s: float | None = Field(
+        default=None, ge=0, le=600,
+        description="Set-up work the host does for one migration at a "
+                    "time (migrations started together wait for each "
+                    "other's); None: the platform's (models.evacuation."
+                    "PLATFORMS) [s]")
 
     @field_validator("concurrency")
     @classmethod
@@ -1407,11 +1414,18 @@ class Scenario(_Strict):
             ``(BASE_NAME, base)`` first, then one entry per variant in file
             order.
         """
+        key = id(self)
+        known = _RESOLVED.get(key)
+        if known is not None and known[0]() is self:
+            return list(known[1])
         base = self.model_copy(update={"variants": [], "sweeps": []})
         resolved = [(BASE_NAME, base)]
         for index, variant in enumerate(self.variants):
             resolved.append((variant.name,
                              _resolve_variant(base, index, variant)))
+        _RESOLVED[key] = (weakref.ref(self, lambda _: _RESOLVED.pop(key,
+                                                                    None)),
+                          tuple(resolved))
         return resolved
 
     def value_at(self, path):
@@ -1444,8 +1458,21 @@ def _check_unique(where, names, key):
         seen.add(name)
 
 
+#: The resolved variants of each live scenario, by ``id``, with a weak
+#: reference that tells a live one from a later object of the same id:
+#: a scenario is frozen, and resolving validates every variant, which a
+#: loaded file has already paid once (:func:`scenario_from_dict` resolves
+#: them all to check them).
+_RESOLVED = {}
+
+
 def _resolve_variant(base, index, variant):
-    data = base.model_dump(mode="json")
+    # Only the top-level fields a change touches are dumped and validated
+    # again; the others are the base's validated objects, which pydantic
+    # takes as they are (it does not revalidate model instances), and the
+    # document's own checks (cross-references) run on the whole.
+    touched = {path.split(".", 1)[0].split("[", 1)[0] for path in variant.set}
+    data = base.model_dump(mode="json", include=touched)
     prefix = f"variants[{index}] ({variant.name!r})"
     for path, value in variant.set.items():
         try:
@@ -1453,8 +1480,10 @@ def _resolve_variant(base, index, variant):
         except KeyError as err:
             raise ScenarioError([(f'{prefix}.set."{path}"',
                                   err.args[0])]) from None
+    kept = {name: getattr(base, name) for name in Scenario.model_fields
+            if name not in data}
     try:
-        return Scenario.model_validate(data)
+        return Scenario.model_validate({**kept, **data})
     except ValidationError as err:
         raise ScenarioError([(f"{prefix}: {path}", message)
                              for path, message in _problems(err)]) from None

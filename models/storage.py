@@ -160,8 +160,60 @@ def iops_bound(oio, iops_max, unloaded_latency):
 LARGE_COUNT = 1e9
 
 
+def units_in_service(ios, servers, placed_fraction=0.0):
+    """Expected device units busy with ``ios`` IOs in the device, when a
+    share of them must go to the unit that holds their data.
+
+    Parameters
+    ----------
+    ios : array-like of float
+        IOs in the device, n >= 1. [1]
+    servers : array-like of float
+        Units that each serve one IO at a time c (an NVMe device's dies;
+        ``inf`` for no limit). [1]
+    placed_fraction : array-like of float, default 0
+        Share of IOs whose unit is fixed by their address p: random reads
+        (the flash translation layer put each page on one die when it was
+        written); the rest (writes, which the FTL steers to a free die, and
+        sequential reads, striped over the dies) take any free unit. [1]
+
+    Returns
+    -------
+    numpy.ndarray
+        Units busy. [1]
+
+    Notes
+    -----
+    A pooled IO waits only when every unit is busy, :math:`\\min(n, c)`.
+    IOs at independent uniformly random units occupy on average
+
+    .. math:: c \\left[1 - (1 - 1/c)^n\\right]
+
+    of them (the occupancy problem: n balls in c cells), so random reads
+    collide on a die before the device is full and latency rises from
+    QD1 on. The two mix linearly in p [Model]. Both give 1 for c = 1 and n
+    for c = inf.
+
+    References
+    ----------
+    .. [1] W. Feller, An Introduction to Probability Theory and Its
+       Applications, vol. 1, 3rd ed., 1968, section II.5 (occupancy).
+    """
+    ios = np.asarray(ios, dtype=float)
+    servers = np.asarray(servers, dtype=float)
+    placed = np.asarray(placed_fraction, dtype=float)
+    pooled = np.minimum(ios, servers)
+    if not placed.any():
+        return pooled
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # c (1 - (1 - 1/c)^n) without cancellation; c = 1 gives 1
+        occupied = -servers * np.expm1(ios * np.log1p(-1.0 / servers))
+    occupied = np.where(np.isposinf(servers), ios, occupied)
+    return placed * occupied + (1.0 - placed) * pooled
+
+
 def closed_queue_iops(oio, iops_max, unloaded_latency, *, servers=1,
-                      service_time=None):
+                      service_time=None, placed_fraction=0.0):
     """IOPS of a closed single-class queue with ``oio`` requests in flight:
     the machine-repairman model with ``servers`` repairmen (M/M/c//N).
 
@@ -182,6 +234,10 @@ def closed_queue_iops(oio, iops_max, unloaded_latency, *, servers=1,
         Time one IO holds a server S. [s] Default ``servers / iops_max``:
         the c servers together give exactly μ (with c = 1, a single
         server at the bottleneck rate).
+    placed_fraction : array-like of float, default 0
+        Share of IOs that must go to one given server (random reads on an
+        NVMe device's dies, :func:`units_in_service`); 0: any free server
+        takes any IO (M/M/c//N). [1]
 
     Returns
     -------
@@ -192,9 +248,11 @@ def closed_queue_iops(oio, iops_max, unloaded_latency, *, servers=1,
     -----
     IOs not in service spend :math:`Z = R_0 - S` elsewhere (network,
     host). With :math:`n` IOs at the bottleneck it completes them at
-    :math:`\\mu(n) = \\min(\\min(n, c)/S, \\mu)`, a load-dependent service
-    centre (Lazowska et al. ch. 8): the birth-death chain of the finite
-    source gives
+    :math:`\\mu(n) = \\min(b(n)/S, \\mu)`, with :math:`b(n) = \\min(n, c)`
+    busy servers when any server takes any IO and the occupancy of
+    :func:`units_in_service` when IOs are placed: a load-dependent service
+    centre (Lazowska et al. ch. 8, a flow-equivalent server). The
+    birth-death chain of the finite source gives
 
     .. math:: p(n) = p(n-1) \\frac{N - n + 1}{Z \\, \\mu(n)}, \\qquad
               X(N) = \\sum_n p(n) \\, \\mu(n),
@@ -223,13 +281,15 @@ def closed_queue_iops(oio, iops_max, unloaded_latency, *, servers=1,
     require_range("oio", oio, 1, 1e7)
     service = servers / iops_max if service_time is None \
         else require_positive("service_time", service_time, "s")
-    oio, iops_max, latency, servers, service = np.broadcast_arrays(
-        oio, iops_max, latency, servers, service)
+    placed = require_range("placed_fraction", placed_fraction, 0, 1)
+    oio, iops_max, latency, servers, service, placed = np.broadcast_arrays(
+        oio, iops_max, latency, servers, service, placed)
     think = np.maximum(latency - service, 0.0)
     # no think time: every IO always waits at the bottleneck
     busy = think <= 1e-12 * service
     log_think = np.log(np.where(busy, 1.0, think))
-    at_bottleneck = np.minimum(np.minimum(oio, servers) / service, iops_max)
+    at_bottleneck = np.minimum(
+        units_in_service(oio, servers, placed) / service, iops_max)
     # X = mu(N) - sum p(n) (mu(N) - mu(n)): states at the full rate add
     # nothing, so far past the knee X is mu(N) to the last bit, like 1 - B
     log_total = np.zeros(oio.size)
@@ -238,15 +298,18 @@ def closed_queue_iops(oio, iops_max, unloaded_latency, *, servers=1,
     # summing: every 16 steps the finished ones leave the arrays
     live = np.flatnonzero(~busy)
     state = [a.ravel()[live] for a in (oio, servers, service, iops_max,
-                                       log_think, at_bottleneck)]
+                                       log_think, at_bottleneck, placed)]
+    any_placed = bool(placed.any())
     weight, total, deficit = (np.zeros(live.size), np.zeros(live.size),
                               log_deficit[live])
     with np.errstate(divide="ignore"):
         for n in range(1, int(oio.max(initial=0)) + 1):
             if not live.size:
                 break
-            count, parallel, hold, cap, log_z, top = state
-            rate = np.minimum(np.minimum(n, parallel) / hold, cap)
+            count, parallel, hold, cap, log_z, top, share = state
+            in_service = units_in_service(n, parallel, share) \
+                if any_placed else np.minimum(n, parallel)
+            rate = np.minimum(in_service / hold, cap)
             step = np.log(np.maximum(count - n + 1, 1.0)) - log_z \
                 - np.log(rate)
             summing = n <= count
@@ -258,10 +321,12 @@ def closed_queue_iops(oio, iops_max, unloaded_latency, *, servers=1,
             if n % 16:
                 continue
             # done: past its N; past the mode with weights 40 e-folds below
-            # the total; or at the full rate (later states add no deficit)
-            # with the deficit below rounding (e^-37 ~ 1e-16 of mu(N))
+            # the total; or at the full rate to rounding (later states add
+            # no deficit; placed IOs approach it geometrically) with the
+            # deficit below rounding (e^-37 ~ 1e-16 of mu(N))
             done = (n >= count) | ((step < 0) & (weight < total - 40)) \
-                | ((rate >= top) & (deficit - total < np.log(top) - 37))
+                | ((top - rate <= 1e-15 * top)
+                   & (deficit - total < np.log(top) - 37))
             log_total[live[done]] = total[done]
             log_deficit[live[done]] = deficit[done]
             keep = ~done
@@ -446,7 +511,8 @@ def iops_ceiling(backend, network, cpu):
 
 def storage_chain(protocol, block_bytes, read_fraction, oio, backend,
                   service_time, link_bytes, serving_cores, mtu, ip_version, hz,
-                  cores, *, device_servers=0.0, timestamps=True, vlan_tags=0,
+                  cores, *, device_servers=0.0, placed_fraction=0.0,
+                  timestamps=True, vlan_tags=0,
                   encapsulation_bytes=0, encrypted=False, rdma=False,
                   c_io=20_000.0, c_byte=0.65, c_pkt=10_000.0, c_wire=500.0,
                   aggregate_bytes=AGGREGATE_BYTES,
@@ -492,6 +558,11 @@ def storage_chain(protocol, block_bytes, read_fraction, oio, backend,
         NVMe device's internal parallelism, ``inf`` for a cloud volume
         that serves whatever is in flight up to its cap. 0: an array known
         only by its ceiling, one server at that rate (M/M/1//N). [1]
+    placed_fraction : numeric, default 0
+        Share of IOs bound to the device unit that holds their data
+        (:func:`units_in_service`): the random reads of an NVMe device,
+        ``read_fraction × random share``; 0: any free unit serves any IO.
+        [1]
     timestamps, vlan_tags, encapsulation_bytes
         Framing, as :func:`models.wire.wire_bytes`.
     encrypted : bool, default False
@@ -621,7 +692,8 @@ def storage_chain(protocol, block_bytes, read_fraction, oio, backend,
         iops_bound(oio, ceiling, unloaded),
         closed_queue_iops(
             oio, ceiling, unloaded, servers=np.where(parallel, servers, 1.0),
-            service_time=np.where(parallel, service_time, 1.0 / ceiling)))
+            service_time=np.where(parallel, service_time, 1.0 / ceiling),
+            placed_fraction=placed_fraction))
     cpu_pct = 100 * iops * cycles / (cores * hz)
     return {"iops": iops, "latency_s": oio / iops,
             "mbps": iops * block_bytes / MB, "knee": unloaded * ceiling,

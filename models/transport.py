@@ -33,12 +33,96 @@ TCP, COMPRESSION, SMB, SMB_DIRECT, UDP, RDMA = range(6)
 #: ``c_wire`` or ``c_byte_tx`` change. [cycles]
 UDP_DATAGRAM_CYCLES = 1_600.0
 
+#: Cycles one traffic-generator thread spends per byte of each frame it
+#: sends, beyond its per-packet work: the copy of the frame from the
+#: generator's buffer into the kernel's socket buffer (libpcap's
+#: ``pcap_sendpacket`` on a packet socket). Fitted once, minimax, on
+#: Ostinato's one-stream rates on 40 GbE from 128 to 4096 B (753 to 574
+#: kpps against 755 kpps at 64 B; srivatsp.com, cases OSTINATO-40G-1518
+#: and -JUMBO; clock not stated, the schema's 2.6 GHz taken): 0.22
+#: cycles/B reproduces every size within 4.7 %, a copy at about 12 GB/s.
+#: [cycles/B]
+GENERATOR_BYTE_CYCLES = 0.22
+
+#: Frame size at which a generator's packet rate per thread is quoted
+#: (``stream_cap_pps``): the minimum Ethernet frame. [B]
+GENERATOR_REFERENCE_FRAME = 64
+
+
+def generator_packet_rate(packet_rate, frame_bytes, ghz, *,
+                          byte_cycles=GENERATOR_BYTE_CYCLES,
+                          reference_frame=GENERATOR_REFERENCE_FRAME):
+    """Packets per second one traffic-generator thread sends at a size.
+
+    Parameters
+    ----------
+    packet_rate : numeric
+        The thread's rate at ``reference_frame`` (minimum-size frames);
+        inf where no generator paces the stream. [1/s]
+    frame_bytes : numeric
+        Frame size it sends, MAC header to FCS. [B]
+    ghz : numeric
+        Core clock. [GHz]
+    byte_cycles : numeric, default :data:`GENERATOR_BYTE_CYCLES`
+        Cycles per byte of frame the thread copies. [cycles/B]
+    reference_frame : numeric, default 64
+        Frame size ``packet_rate`` is quoted at. [B]
+
+    Returns
+    -------
+    numeric
+        Packet rate at ``frame_bytes``. [1/s]
+
+    Notes
+    -----
+    The thread's time per packet is its time at the reference size plus
+    the copy of the extra bytes:
+
+    .. math::
+
+        r(B) = \\left(\\frac{1}{r_{64}} + \\frac{c_B (B - 64)}{f}\\right)^{-1}
+
+    A rate quoted without its size dependence (the 64 B figure) would
+    overstate what the thread sends at jumbo sizes: 755 kpps at 64 B
+    falls to 574 kpps at 4096 B (Ostinato on 40 GbE).
+
+    References
+    ----------
+    Srivats P, "Ostinato throughput on a 40G NIC" (srivatsp.com).
+    """
+    rate = np.asarray(packet_rate, dtype=float)
+    if not np.all(rate > 0):   # inf is allowed: no generator, no cap
+        raise ValueError("packet_rate must be > 0 [1/s] (inf for none), "
+                         f"got {rate[~(rate > 0)].flat[0]!r}")
+    ghz = require_positive("ghz", ghz, "GHz")
+    extra = np.maximum(np.asarray(frame_bytes, dtype=float)
+                       - reference_frame, 0.0)
+    paced = np.isfinite(rate)
+    per_packet = 1.0 / np.where(paced, rate, 1.0) \
+        + byte_cycles * extra / (ghz * 1e9)
+    return np.where(paced, 1.0 / per_packet, np.inf)
+
+
 #: How receive traffic spreads over the links a transfer may use:
 #: ``one`` member only (switch-independent team, a single route), ``hash``
 #: flows hashed onto members (static/LACP team), ``all`` members evenly
-#: (SMB Multichannel over separate NICs).
-SPREADS = ("one", "hash", "all")
-ONE, HASH, ALL = range(3)
+#: (SMB Multichannel over separate NICs), ``stripe`` every flow's packets
+#: dealt over all members in turn (Linux balance-rr).
+SPREADS = ("one", "hash", "all", "stripe")
+ONE, HASH, ALL, STRIPE = range(4)
+
+#: Share of the team's goodput one TCP stream reaches when its packets are
+#: striped over all members (balance-rr): the receiver sees segments out
+#: of order, duplicate ACKs trigger spurious fast retransmits, and each
+#: halves the congestion window. Fitted once, minimax, on the two
+#: published single-stream figures: a four-member bond carries "no more
+#: than approximately 2.3 interface's worth" (kernel
+#: ``Documentation/networking/bonding.txt``, section 13.1.1: 0.575) and
+#: Linux 6.8 with CUBIC over 2 x 1 GbE moves 1.19 Gbit/s where one member
+#: moves 0.94 (ibug.io 2026, "BanD Width! It's MyBOND!!": 0.633); 0.604
+#: is within 5 % of both. Datagrams are not penalised (the same
+#: documentation: UDP "scales near linearly"). [unitless]
+TCP_STRIPE_EFFICIENCY = 0.604
 
 #: Binding limits, in the order of the codes :func:`bulk_transfer` returns.
 LIMITS = ("link", "member_spread", "flow_per_member", "cpu_core",
@@ -194,7 +278,8 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
                   compressor_speed=np.inf, compression_threads=1,
                   compression_offload=False, flows_per_queue=1.0,
                   c_io=20_000.0, message_bytes=SMB_DIRECT_MESSAGE_BYTES,
-                  own_thread=False):
+                  own_thread=False,
+                  stripe_efficiency=TCP_STRIPE_EFFICIENCY):
     """Receive-side throughput, CPU and binding limit of a bulk transfer.
 
     Parameters
@@ -210,7 +295,8 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
     members : numeric
         Usable links (team members or SMB interfaces).
     spread : str or array-like of str
-        ``'one'``, ``'hash'`` or ``'all'``, see :data:`SPREADS` (or codes).
+        ``'one'``, ``'hash'``, ``'all'`` or ``'stripe'``, see
+        :data:`SPREADS` (or codes).
     flows : numeric
         TCP connections (ignored for SMB Direct).
     rss_queues : numeric
@@ -250,6 +336,9 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
         Each stream is a sending thread whose rate ``stream_cap`` already
         is (a traffic generator with a published packet rate per thread):
         the host stack's per-core ceiling does not bound it a second time.
+    stripe_efficiency : numeric, default :data:`TCP_STRIPE_EFFICIENCY`
+        Share of the members' goodput one striped TCP flow reaches
+        (``spread='stripe'``; UDP is not penalised). [unitless]
 
     Returns
     -------
@@ -272,6 +361,9 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
 
     where :math:`E` is :func:`models.host.expected_distinct`, one flow never
     exceeds one member nor one core, and RDMA has no per-core ceiling.
+    Striped (``stripe``) flows use every member, so one flow's bound is
+    :math:`n\\,S_m \\eta\\,e_{rr}` instead of :math:`S_m \\eta`, with
+    :math:`e_{rr}` the reordering efficiency for TCP and 1 for UDP.
     UDP is costed per datagram by the caller (no aggregation; see
     :data:`UDP_DATAGRAM_CYCLES`) and otherwise bounded like TCP; it sends
     no ACKs.
@@ -302,9 +394,13 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
 
     member_goodput = member_speed * efficiency
     # exact selection by arithmetic (each row has exactly one mask set)
+    striped = spread == STRIPE
     spread_members = ((spread == ONE)
                       + (spread == HASH) * expected_distinct(members, flows)
-                      + (spread == ALL) * members)
+                      + ((spread == ALL) | striped) * members)
+    # a striped flow spans every member; TCP loses to reordering
+    members_per_flow = pick(striped, members * pick(
+        transport == UDP, 1.0, stripe_efficiency), 1.0)
     queue_groups = flows / flows_per_queue
     per_member = expected_distinct(rss_queues, queue_groups / spread_members)
     busy_queues = np.minimum(np.minimum(spread_members * per_member,
@@ -318,7 +414,7 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
     bounds = (  # in the order of LIMITS
         members * scaled,
         spread_members * scaled,
-        flows * scaled + not_for_rdma,
+        flows * members_per_flow * scaled + not_for_rdma,
         busy_queues * per_core * ratio
         + no_core_bound,
         streams * np.asarray(stream_cap, dtype=float),

@@ -13,6 +13,15 @@ An analysis is a module of :mod:`solvers.analyses` that defines
   one result per document of the :class:`solvers.inputs.Inputs`;
   ``upstream`` maps each required name to its results; ``details=False``
   asks for metrics only (sweeps and searches);
+- optionally ``READS``: every document field it (and the
+  :class:`solvers.inputs.Inputs` families it asks for) may read, as
+  paths: a section (``"host"``, ``"nics"``, ``"goal"``) or a field of
+  ``workloads`` (``"workloads.flows"``). An editing session keeps its
+  results keyed on these fields of every document
+  (:mod:`solvers.analysis_cache`), so an edit elsewhere does not re-run
+  it; without ``READS`` it is keyed on the whole document. A field read
+  but not listed would hand back stale results: tests/solvers/
+  test_analysis_cache.py records what each analysis reads;
 - optionally ``FAMILIES``: the :class:`solvers.inputs.Inputs` families it
   reads with ``details=False``, when those (and its upstream) are all it
   reads besides fields no column sweep varies. A column sweep

@@ -197,8 +197,19 @@ def transfer_path(doc, item):
         spread = "one"   # one peer: every connection on one member
     else:
         together = None
+    if spread == "hash" and _striped(doc, item):
+        spread = "stripe"
     return TransferPath(tuple(nics), kind, spread, flows, mode, tuple(notes),
                         together)
+
+
+def _striped(doc, item):
+    """A balance-rr team deals every packet to the next member: what this
+    host sends, and what it receives from a peer that stripes too (back to
+    back, or a switch given no hash of its own)."""
+    team = next(t for t in doc.teams if t.name == item.via)
+    return team.policy == "balance_rr" and (
+        item.direction == "send" or team.switch_hash is None)
 
 
 def _switch_keeps_together(doc, item):
@@ -540,6 +551,9 @@ def storage_row(doc, item):
         "serving_cores": cores if item.protocol == "local" else min(
             len(used) * sessions_per_path(item, used, rdma, cores), cores),
         "device_servers": device_servers(backend, service),
+        # random reads wait for the die that holds their page
+        "placed": (item.read_pct / 100) * (item.random_pct / 100)
+        if backend.kind == "nvme" else 0.0,
         "mtu": net.mtu, "mtu_min": net.mtu_min, "mtu_max": net.mtu_max,
         "ip_version": net.ip_version,
         "timestamps": net.tcp_timestamps, "vlan_tags": net.vlan_tags,
@@ -933,11 +947,25 @@ class Inputs:
     ----------
     documents : list of (str, Scenario)
         Resolved variants (or sweep points), base first.
+    cache : solvers.analysis_cache.AnalysisCache, optional
     """
 
-    def __init__(self, documents):
+    #: Where steps of the analyses are kept between evaluations (an
+    #: editing session's :class:`solvers.analysis_cache.AnalysisCache`),
+    #: or None.
+    cache = None
+
+    def __init__(self, documents, cache=None):
         self.names = [name for name, _ in documents]
         self.documents = [doc for _, doc in documents]
+        self.cache = cache
+
+    def reuse(self, name, arrays, compute):
+        """``compute()``, a function of the numpy ``arrays`` alone: kept
+        by :attr:`cache` for equal arrays, computed when there is none."""
+        if self.cache is None:
+            return compute()
+        return self.cache.reuse(name, arrays, compute)
 
     @functools.cached_property
     def wire(self):

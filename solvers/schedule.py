@@ -1,7 +1,8 @@
 """Evacuation schedules: the event simulation of a migration queue whose
 migrations share one transfer, the named orders, the optimized order and
-the concurrency sweep, all schedules of an evacuation in one vectorised
-pass.
+the concurrency sweep, all schedules of an evacuation in one pass (each
+distinct one once: orders that only swap VMs of equal inputs are one
+schedule).
 
 Each schedule is a queue order and a concurrency. The simulation is a
 fixed point: pre-copy of every VM (:func:`models.migration.precopy`, all
@@ -188,7 +189,8 @@ def _average(rate, work, seconds, fallback):
                     fallback)
 
 
-def simulate(columns, share, orders, concurrency, *, setup=0.0):
+def simulate(columns, share, orders, concurrency, *, setup=0.0,
+             serial_setup=0.0):
     """Simulate schedules of one evacuation.
 
     Parameters
@@ -204,6 +206,9 @@ def simulate(columns, share, orders, concurrency, *, setup=0.0):
     setup : float, default 0
         Each migration's time off the link (the platform's set-up and
         switch-over work). [s]
+    serial_setup : float, default 0
+        Set-up work the host does for one migration at a time
+        (:func:`models.evacuation.setup_work`). [s]
 
     Returns
     -------
@@ -223,11 +228,62 @@ def simulate(columns, share, orders, concurrency, *, setup=0.0):
     orders = np.atleast_2d(orders)
     count, vms = orders.shape
     concurrency = np.broadcast_to(np.asarray(concurrency), (count,))
+    # schedules that differ only by swapping VMs of equal inputs are the
+    # same schedule: each is simulated once and its VMs' results are
+    # handed to the VMs at the same queue positions of its equivalents
+    # (a copy does not move the fixed point's largest change, so the
+    # iterations and every number stay those of simulating them all)
+    kinds = np.column_stack([concurrency, _kinds(columns)[orders]])
+    _, first, inverse = np.unique(kinds, axis=0, return_index=True,
+                                  return_inverse=True)
+    if first.size == count:
+        return _simulate(columns, share, orders, concurrency, setup,
+                         serial_setup)
+    distinct = np.sort(first)
+    position = np.empty_like(first)
+    position[np.argsort(first)] = np.arange(first.size)
+    row = position[inverse.ravel()]
+    result = _simulate(columns, share, orders[distinct],
+                       concurrency[distinct], setup, serial_setup)
+    # VM orders[r, p] takes the result of VM orders[distinct[row[r]], p]
+    source = np.empty_like(orders)
+    np.put_along_axis(source, orders, orders[distinct][row], axis=1)
+    return ScheduleResult(**{
+        f.name: _spread(getattr(result, f.name), row, source)
+        for f in fields(result)})
+
+
+def _kinds(columns):
+    """Index of each VM's kind: VMs whose pre-copy inputs are all equal
+    share one."""
+    names = sorted(columns)
+    vms = columns["memory"].size
+    rows = zip(*(np.broadcast_to(columns[k], (vms,)).tolist()
+                 for k in names))
+    seen = {}
+    return np.array([seen.setdefault(r, len(seen)) for r in rows])
+
+
+def _spread(values, row, source):
+    """A :class:`ScheduleResult` field of the distinct schedules given to
+    every schedule: per schedule by ``row``, per VM from ``source``."""
+    if not isinstance(values, np.ndarray):
+        return values
+    values = values[row]
+    if values.ndim == 1:
+        return values
+    return np.take_along_axis(values, source, axis=1)
+
+
+def _simulate(columns, share, orders, concurrency, setup, serial_setup):
+    """:func:`simulate` of distinct schedules."""
+    count, vms = orders.shape
     top = share.size - 1
     first = share[np.minimum(np.minimum(concurrency, vms), top)]
     rest = np.broadcast_to(first[:, None], (count, vms)).copy()
     head = rest.copy()
-    fixed = np.full((count, vms), float(setup))
+    fixed = evacuation.setup_work(orders, concurrency, setup,
+                                  serial_setup)
     off_link = np.zeros((count, vms))
     status, change = 1, np.inf
     for iteration in range(1, MAX_ITERATIONS + 1):
@@ -318,7 +374,8 @@ def candidate_orders(columns, priority, alone_time, fails_shared,
             placed]
 
 
-def plan(columns, priority, share, concurrencies, *, setup=0.0):
+def plan(columns, priority, share, concurrencies, *, setup=0.0,
+         serial_setup=0.0):
     """Every candidate order at every concurrency, simulated together.
 
     Parameters
@@ -330,8 +387,9 @@ def plan(columns, priority, share, concurrencies, *, setup=0.0):
         Per-migration rate by number running, k = 0..K. [B/s]
     concurrencies : sequence of int
         Concurrencies to evaluate (each <= K).
-    setup : float, default 0
-        Each migration's time off the link. [s]
+    setup, serial_setup : float, default 0
+        Each migration's time off the link, and the part the host does
+        for one migration at a time (:func:`simulate`). [s]
 
     Returns
     -------
@@ -349,7 +407,8 @@ def plan(columns, priority, share, concurrencies, *, setup=0.0):
     for c in concurrencies:
         rate = np.full(vms, share[min(c, vms)])
         shared = precopy(columns, rate)
-        alone_time = setup + _durations(columns, shared, rate)
+        alone_time = setup + serial_setup + _durations(columns, shared,
+                                                       rate)
         candidates = candidate_orders(columns, priority, alone_time,
                                       ~shared["converged"], c)
         by_concurrency[c] = candidates
@@ -358,29 +417,13 @@ def plan(columns, priority, share, concurrencies, *, setup=0.0):
         slot += range(len(candidates))
     orders, owner = np.array(orders), np.array(owner)
     # candidates often coincide (LPT and largest first, every order at
-    # concurrency 1 with equal VMs): each distinct schedule is simulated
-    # once (schedules do not interact, and a copy does not move the
-    # fixed point's largest change)
-    _, first, inverse = np.unique(np.column_stack([owner, orders]), axis=0,
-                                  return_index=True, return_inverse=True)
-    distinct = np.sort(first)
-    position = np.empty_like(first)
-    position[np.argsort(first)] = np.arange(first.size)
-    result = _rows(simulate(columns, share, orders[distinct],
-                            owner[distinct], setup=setup),
-                   position[inverse.ravel()])
+    # concurrency 1 with equal VMs): simulate() runs each once
+    result = simulate(columns, share, orders, owner, setup=setup,
+                      serial_setup=serial_setup)
     return {"result": result, "concurrency": owner,
             "order": np.array(slot), "orders": by_concurrency,
             "schedules": orders,
             "named": tuple(named_orders(columns, priority))}
-
-
-def _rows(result, rows):
-    """The schedules ``rows`` of a :class:`ScheduleResult`."""
-    return ScheduleResult(**{
-        f.name: getattr(result, f.name)[rows]
-        if isinstance(getattr(result, f.name), np.ndarray)
-        else getattr(result, f.name) for f in fields(result)})
 
 
 def neighbours(order, concurrency):
@@ -398,7 +441,7 @@ def neighbours(order, concurrency):
     return out
 
 
-def improve(columns, share, plan_, row, *, setup=0.0):
+def improve(columns, share, plan_, row, *, setup=0.0, serial_setup=0.0):
     """Local search from schedule ``row`` of a plan: rounds of best
     improvement over :func:`neighbours` (all simulated together), keeping
     a neighbour only when it has no more VMs that fail and a shorter
@@ -416,7 +459,8 @@ def improve(columns, share, plan_, row, *, setup=0.0):
     for _ in range(LOCAL_SEARCH_ROUNDS):
         candidates = neighbours(order, concurrency)
         tried = simulate(columns, share, candidates,
-                         np.full(len(candidates), concurrency), setup=setup)
+                         np.full(len(candidates), concurrency), setup=setup,
+                         serial_setup=serial_setup)
         pick = int(np.lexsort((tried.makespan, tried.not_converged))[0])
         if (tried.not_converged[pick], tried.makespan[pick]) >= key:
             break
@@ -450,7 +494,8 @@ def best(plan_, rows):
     return int(rows[key[0]])
 
 
-def lower_bound(columns, share, concurrency, *, setup=0.0, prove=True):
+def lower_bound(columns, share, concurrency, *, setup=0.0, serial_setup=0.0,
+                prove=True):
     """Lower bound on the makespan at a concurrency: every VM as if its
     guest were idle (one pass of its memory: dirtying adds rounds,
     throttling cannot remove that pass) and alone at the fastest share;
@@ -458,7 +503,8 @@ def lower_bound(columns, share, concurrency, *, setup=0.0, prove=True):
     the fastest aggregate rate up to ``concurrency``, the longest VM, the
     slot bounds) and the proven bound of the slot placement problem with
     those times (:func:`slot_order`: closed forms and the bound the
-    search proved). Returns (bound [s], the placement method).
+    search proved), each VM holding its slot ``setup + serial_setup`` more.
+    Returns (bound [s], the placement method).
 
     With ``prove=False`` the search is not run where the closed forms
     already reach LPT's makespan: no bound of the placement problem
@@ -475,9 +521,12 @@ def lower_bound(columns, share, concurrency, *, setup=0.0, prove=True):
     k = np.arange(1, top + 1)
     closed = evacuation.makespan_bound(
         alone["bytes_sent"], alone["total_time"],
-        np.max(k * share[1:top + 1]), setup=setup,
+        np.max(k * share[1:top + 1]), setup=setup + serial_setup,
         concurrency=min(concurrency, vms))
-    slot_time, slots = setup + alone["total_time"], min(concurrency, vms)
+    # every migration holds its slot for its own set-up and one
+    # serial set-up
+    slot_time = setup + serial_setup + alone["total_time"]
+    slots = min(concurrency, vms)
     if not prove:
         lpt = place(slot_time, np.ones(slots), method="lpt")
         # a margin far above the 1e-12 capacity margin of the search

@@ -9,7 +9,7 @@ import dataclasses
 import math
 import signal
 from collections import deque
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -272,10 +272,14 @@ def _formatted(chunk, format_chunk):
     return dataclasses.replace(chunk, text=format_chunk(chunk))
 
 
-def _init_worker(text, sweep_plan, format_chunk):
+def _ignore_ctrl_c():
     # Ctrl-C is the parent's to handle: it stops handing out chunks and
     # closes the output cleanly
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _init_worker(text, sweep_plan, format_chunk):
+    _ignore_ctrl_c()
     _WORKER["base"] = parse_scenario(text, "json")
     _WORKER["plan"] = sweep_plan
     _WORKER["format"] = format_chunk
@@ -302,15 +306,7 @@ SCHEDULER_TIMEOUT_S = 10
 
 def _dask_chunks(scenario, sweep_plan, chunk_points, scheduler,
                  format_chunk):
-    from distributed import Client
-
-    try:
-        client = Client(scheduler, timeout=SCHEDULER_TIMEOUT_S,
-                        set_as_default=False)
-    except (OSError, TimeoutError, ValueError, TypeError) as err:
-        raise EngineUnavailable(
-            f"cannot reach the Dask scheduler at {scheduler!r} within "
-            f"{SCHEDULER_TIMEOUT_S} s: {err}") from None
+    client = _dask_client(scheduler)
     pending = deque()
     try:
         text = _base(scenario).model_dump_json()
@@ -329,6 +325,20 @@ def _dask_chunks(scenario, sweep_plan, chunk_points, scheduler,
         for future in pending:
             future.cancel()
         client.close()
+
+
+def _dask_client(scheduler):
+    """A client of the Dask scheduler at ``scheduler`` (Dask imported only
+    here); EngineUnavailable when it does not answer in time."""
+    from distributed import Client
+
+    try:
+        return Client(scheduler, timeout=SCHEDULER_TIMEOUT_S,
+                      set_as_default=False)
+    except (OSError, TimeoutError, ValueError, TypeError) as err:
+        raise EngineUnavailable(
+            f"cannot reach the Dask scheduler at {scheduler!r} within "
+            f"{SCHEDULER_TIMEOUT_S} s: {err}") from None
 
 
 def _worker_chunk(bounds):
@@ -352,3 +362,244 @@ def default_processes(total, cores):
 #: 5,040 points 1.41 / 1.21 s; 20,160 points 3.73 / 2.63 s; 100,040
 #: points 12.2 / 6.3 s.
 PARALLEL_FROM_POINTS = 5_000
+
+
+# Fleets: the sweeps of many documents (every variant of many scenario
+# files) in one run. Each document's points are cut into chunks as its own
+# sweep's are, so that every chunk is evaluated exactly as that sweep
+# alone evaluates it; chunks of consecutive documents are packed into
+# tasks of up to CHUNK_POINTS points, each a pure function of plain data
+# run wherever the engine runs it, which formats (and writes) its rows.
+
+#: Most documents in one fleet task: a document costs about 1 ms to parse
+#: and a few to evaluate even with a handful of points, so a fleet of
+#: small sweeps is spread over this many tasks per 200 documents.
+FLEET_TASK_DOCUMENTS = 200
+
+
+@dataclass(frozen=True)
+class FleetJob:
+    """One document of a fleet and its sweep.
+
+    Attributes
+    ----------
+    base : Scenario
+        The document (its variants and sweeps are not evaluated).
+    plan : SweepPlan
+        Planned on ``base``.
+    label : object
+        Plain data the face needs to write the document's rows (its
+        scenario and variant names), handed to ``format_task`` with them.
+    """
+
+    base: object
+    plan: SweepPlan
+    label: object
+
+
+@dataclass(frozen=True)
+class FleetPiece:
+    """Points ``start`` to ``stop`` of one fleet document: ``base`` is the
+    document, or its JSON text when the task runs elsewhere; ``key`` names
+    the list of metrics its columns follow (see :func:`run_fleet`)."""
+
+    base: object
+    plan: SweepPlan
+    label: object
+    start: int
+    stop: int
+    key: object
+
+
+@dataclass(frozen=True)
+class FleetResult:
+    """What a fleet task returns.
+
+    Attributes
+    ----------
+    first_row : int
+        Rows of the fleet's output before this task's.
+    rows : int
+    columns : dict
+        Key -> the metric ids of the lists this task defined (the first
+        chunk of a key's documents).
+    dropped : tuple of (key, tuple of str)
+        Metrics a chunk had beyond its key's list, left out, in order.
+    text : object
+        What ``format_task`` returned (the pieces as
+        ``(label, plan, chunk)`` without one).
+    """
+
+    first_row: int
+    rows: int
+    columns: dict
+    dropped: tuple
+    text: object
+
+
+def fleet_tasks(jobs, chunk_points=CHUNK_POINTS):
+    """The tasks of a fleet: per task, its first row and its
+    ``(job index, start, stop)`` chunks, in output order. A document's
+    chunks start at multiples of ``chunk_points`` of its own points, as
+    :func:`run` cuts them; a task holds whole chunks, at most
+    ``chunk_points`` points (a chunk alone may fill it) and
+    :data:`FLEET_TASK_DOCUMENTS` chunks."""
+    tasks, bounds, points, first_row = [], [], 0, 0
+    for index, job in enumerate(jobs):
+        for start in range(0, job.plan.total, chunk_points):
+            stop = min(start + chunk_points, job.plan.total)
+            if bounds and (points + stop - start > chunk_points
+                           or len(bounds) >= FLEET_TASK_DOCUMENTS):
+                tasks.append((first_row, bounds))
+                first_row += points
+                bounds, points = [], 0
+            bounds.append((index, start, stop))
+            points += stop - start
+    if bounds:
+        tasks.append((first_row, bounds))
+    return tasks
+
+
+def run_fleet(jobs, *, format_task=None, shared_columns=True,
+              chunk_points=CHUNK_POINTS, processes=1, scheduler=None):
+    """Evaluate every point of every job, task by task, in output order.
+
+    Parameters
+    ----------
+    jobs : sequence of FleetJob
+    format_task : callable, optional
+        ``format_task(first_row, pieces)`` with ``pieces`` a list of
+        ``(label, plan, chunk)``: a picklable function of plain data, run
+        where the task is evaluated; what it returns is the result's
+        ``text``.
+    shared_columns : bool
+        Every chunk's columns follow the metrics of the fleet's first
+        chunk (one header, one schema); else those of its own document's
+        first chunk. A metric missing from a chunk is NaN, one beyond the
+        list is left out (named in the result's ``dropped``).
+    chunk_points, processes, scheduler
+        As for :func:`run`: one process evaluates in this one.
+
+    Yields
+    ------
+    FleetResult
+
+    Raises
+    ------
+    EngineUnavailable
+        The scheduler does not answer.
+    """
+    def key_of(index):
+        return None if shared_columns else index
+
+    def defines(index, start):
+        return start == 0 and (index == 0 or not shared_columns)
+
+    submit, window, close = _fleet_engine(processes, scheduler)
+    remote = scheduler is not None or processes > 1
+    known, pending, text = {}, deque(), (None, None)
+    try:
+        for first_row, bounds in fleet_tasks(jobs, chunk_points):
+            here = set()
+            for index, start, _ in bounds:
+                key = key_of(index)
+                if defines(index, start):
+                    here.add(key)
+                while key not in known and key not in here and pending:
+                    # its list comes from a task still running
+                    result = pending.popleft().result()
+                    known.update(result.columns)
+                    yield result
+            pieces = []
+            for index, start, stop in bounds:
+                job = jobs[index]
+                if not remote:
+                    base = _base(job.base)
+                else:   # plain data, dumped once per document
+                    if text[0] != index:
+                        text = (index, _base(job.base).model_dump_json())
+                    base = text[1]
+                pieces.append(FleetPiece(base, job.plan, job.label, start,
+                                         stop, key_of(index)))
+            lists = {key: known[key] for key in {p.key for p in pieces}
+                     if key in known}
+            pending.append(submit(evaluate_fleet_task, pieces, lists,
+                                  format_task, first_row))
+            while len(pending) >= window:
+                result = pending.popleft().result()
+                known.update(result.columns)
+                yield result
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        close(pending)
+
+
+def evaluate_fleet_task(pieces, lists, format_task, first_row):
+    """Evaluate and format one fleet task: a pure function of plain data
+    (what a worker runs).
+
+    Parameters
+    ----------
+    pieces : list of FleetPiece
+    lists : dict
+        Key -> metric ids, for the keys this task does not define.
+    format_task : callable or None
+    first_row : int
+
+    Returns
+    -------
+    FleetResult
+    """
+    lists, defined, dropped, done, parsed = dict(lists), {}, [], [], {}
+    for piece in pieces:
+        base = piece.base
+        if isinstance(base, str):
+            if base not in parsed:
+                parsed[base] = parse_scenario(base, "json")
+            base = parsed[base]
+        chunk = _evaluate_chunk(base, piece.plan, piece.start, piece.stop)
+        metrics = lists.get(piece.key)
+        if metrics is None:
+            metrics = lists[piece.key] = defined[piece.key] = \
+                chunk.metric_ids
+        extra = tuple(m for m in chunk.metric_ids if m not in metrics)
+        if extra:
+            dropped.append((piece.key, extra))
+        if chunk.metric_ids != metrics:
+            where = dict(zip(chunk.metric_ids, chunk.columns))
+            missing = np.full(len(chunk), np.nan)
+            chunk = dataclasses.replace(
+                chunk, metric_ids=metrics,
+                columns=tuple(where.get(m, missing) for m in metrics))
+        done.append((piece.label, piece.plan, chunk))
+    return FleetResult(first_row, sum(len(c) for _, _, c in done), defined,
+                       tuple(dropped), done if format_task is None
+                       else format_task(first_row, done))
+
+
+def _fleet_engine(processes, scheduler):
+    """``submit(function, *args) -> future``, how many tasks to keep in
+    flight, and ``close(pending)``: in this process, local processes or
+    a Dask cluster."""
+    if scheduler is not None:
+        client = _dask_client(scheduler)
+        threads = max(1, sum(client.nthreads().values()))
+
+        def close_client(pending):
+            for future in pending:
+                future.cancel()
+            client.close()
+        # pure=False: a task writes its own part where it runs
+        return (lambda f, *a: client.submit(f, *a, pure=False),
+                2 * threads, close_client)
+    if processes > 1:
+        pool = ProcessPoolExecutor(processes, initializer=_ignore_ctrl_c)
+        return pool.submit, 2 * processes, \
+            lambda pending: pool.shutdown(wait=True, cancel_futures=True)
+
+    def here(function, *args):
+        done = Future()
+        done.set_result(function(*args))
+        return done
+    return here, 1, lambda pending: None

@@ -15,24 +15,12 @@ from solvers import __version__
 FONT_FAMILY = "DejaVu Sans"
 
 
-#: Longest a worker thread keeps the interpreter while the GUI thread
-#: waits for it [s]. Measured (50 VMs on 4 uplinks, an edit while the
-#: teaming evaluates): 5 ms (Python's default) 321 ms, 1 ms 190 ms,
-#: 0.5 ms 157 ms longest GUI block, loaded machine; 1 ms keeps the
-#: workers' own switching overhead small.
-GUI_SWITCH_INTERVAL_S = 0.001
-
-
 def application():
     """The process's QApplication, created once with Linkplan's settings."""
     app = QtWidgets.QApplication.instance()
     if app is not None:
         return app
     app = QtWidgets.QApplication([sys.argv[0]])
-    # the GUI thread takes the interpreter back from a busy worker (an
-    # evaluation, a sweep) within this, not Python's default 5 ms: a
-    # repaint calls back into Python dozens of times
-    sys.setswitchinterval(GUI_SWITCH_INTERVAL_S)
     app.setApplicationName("Linkplan")
     app.setApplicationVersion(__version__)
     for font_file in sorted(resource_path("fonts").glob("*.ttf")):

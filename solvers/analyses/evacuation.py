@@ -22,6 +22,10 @@ NAME = "evacuation"
 ORDER = 6
 BOTTLENECK_PRIORITY = 6
 REQUIRES = ("host",)
+#: Document fields it reads (the key of its kept results, see
+#: :mod:`solvers.analysis_cache`).
+READS = ("host", "nics", "teams", "workloads.transfers",
+         "workloads.evacuations")
 #: Inputs families it reads with ``details=False`` (it reads no
 #: document field a column sweep varies): see :mod:`solvers.analysis`.
 FAMILIES = ("evacuations",)
@@ -41,22 +45,28 @@ def analyse(inputs, upstream, *, details=True):
         return [EMPTY] * len(inputs.documents)
     out = [{"metrics": {}, "findings": [], "assumptions": [], "traces": {}}
            for _ in inputs.documents]
+    # a document's variants mostly share its evacuation's VMs and link:
+    # each plan and local search is run once for them all
+    searched = {}
     for (index, item), columns, limit, cap, total in zip(
             rows.owners, rows.columns, rows.limits, rows.per_migration_cap,
             rows.aggregate_cap):
         rates = upstream["host"][index].provides["rates"]
         _evaluate(item, columns, limit, (cap, total), rates, out[index],
-                  details)
+                  details, searched)
     return [AnalysisResult(metrics=o["metrics"],
                            findings=tuple(o["findings"]),
                            assumptions=tuple(o["assumptions"]),
                            traces=o["traces"]) for o in out]
 
 
-def evaluate_one(item, columns, limit, caps, rates, *, details=True):
+def evaluate_one(item, columns, limit, caps, rates, *, details=True,
+                 searched=None):
     """Every schedule of one evacuation and what it answers (plain data:
     the analysis and the tests read it). ``caps`` is (per migration, all
-    together) [B/s].
+    together) [B/s]. ``searched``, a dict kept across calls, holds the
+    plans and local searches already run, by their inputs (evacuations
+    that differ only in order or concurrency plan the same schedules).
 
     Returns
     -------
@@ -86,10 +96,18 @@ def evaluate_one(item, columns, limit, caps, rates, *, details=True):
     concurrencies = sorted(set(range(1, allowed + 1)) | (
         {used} if used is not None else set()))
     priority = np.array([vm.priority for vm in item.vms])
-    setup = item.setup_s if item.setup_s is not None \
-        else evacuation.PLATFORMS[item.platform].setup_s
-    plan = schedule.plan(columns, priority, share, concurrencies,
-                         setup=setup)
+    preset = evacuation.PLATFORMS[item.platform]
+    setup = item.setup_s if item.setup_s is not None else preset.setup_s
+    serial_setup = item.serial_setup_s if item.serial_setup_s is not None \
+        else preset.serial_setup_s
+    searched = {} if searched is None else searched
+    key = (_fingerprint(columns, priority, share), tuple(concurrencies),
+           setup, serial_setup)
+    if key not in searched:
+        searched[key] = schedule.plan(columns, priority, share,
+                                      concurrencies, setup=setup,
+                                      serial_setup=serial_setup)
+    plan = searched[key]
 
     def rows_at(c):
         """Order name -> schedule row at concurrency c."""
@@ -105,26 +123,40 @@ def evaluate_one(item, columns, limit, caps, rates, *, details=True):
         used = int(plan["concurrency"][best_row])
     # the optimized order at the concurrency used: polished by local
     # search on the simulated schedule
-    plan, polished = schedule.improve(columns, share, plan,
-                                      rows_at(used)["optimized"],
-                                      setup=setup)
+    start_row = rows_at(used)["optimized"]
+    if (key, start_row) not in searched:
+        searched[key, start_row] = schedule.improve(
+            columns, share, plan, start_row, setup=setup,
+            serial_setup=serial_setup)
+    plan, polished = searched[key, start_row]
     order_rows = rows_at(used)
     if item.order == "optimized":
         configured[used] = polished
         if plan["concurrency"][best_row] == used:
             best_row = polished
-    bound, bound_method = schedule.lower_bound(columns, share, used,
-                                               setup=setup, prove=details)
+    bound, bound_method = schedule.lower_bound(
+        columns, share, used, setup=setup, serial_setup=serial_setup,
+        prove=details)
     return {"plan": plan, "share": share, "concurrency": used,
             "requested": requested, "limit": limit, "setup": setup,
+            "serial_setup": serial_setup,
             "row": order_rows[item.order], "order_rows": order_rows,
             "best_row": best_row, "by_concurrency": configured,
             "bound": bound, "bound_method": bound_method}
 
 
-def _evaluate(item, columns, limit, caps, rates, target, details):
+def _fingerprint(columns, priority, share):
+    """Bytes that tell an evacuation's planning inputs apart."""
+    arrays = [np.asarray(columns[k]) for k in sorted(columns)] + [
+        np.asarray(priority), np.asarray(share)]
+    return b"".join(str(a.dtype).encode() + str(a.shape).encode() +
+                    np.ascontiguousarray(a).tobytes() for a in arrays)
+
+
+def _evaluate(item, columns, limit, caps, rates, target, details,
+              searched):
     answer = evaluate_one(item, columns, limit, caps, rates,
-                          details=details)
+                          details=details, searched=searched)
     plan, row = answer["plan"], answer["row"]
     result = plan["result"]
     span = result.end[row] - result.start[row]
@@ -178,12 +210,17 @@ def _evaluate(item, columns, limit, caps, rates, target, details):
         f"{preset.source}",
         f"Evacuation {item.name!r}: each migration also holds its slot "
         f"{answer['setup']:g} s off the link (set-up and switch-over "
-        "work; " + ("setup_s of the scenario)" if item.setup_s is not None
-                    else "the platform's, models.evacuation)")
-        if answer["setup"] else
+        f"work) and {answer['serial_setup']:g} s of set-up the host does "
+        "for one migration at a time (migrations started together wait "
+        "for each other's; " + (
+            "the scenario's setup_s/serial_setup_s)"
+            if item.setup_s is not None or item.serial_setup_s is not None
+            else "the platform's, models.evacuation)")
+        if answer["setup"] or answer["serial_setup"] else
         f"Evacuation {item.name!r}: no set-up time off the link is "
         f"modelled for {preset.label} (the published drains do not "
-        "separate it from the copy; setup_s sets a measured one)",
+        "separate it from the copy; setup_s and serial_setup_s set "
+        "measured ones)",
         f"Evacuation {item.name!r}: lower bound {bound:.1f} s: every VM "
         "idle, alone at the fastest share; the largest of the volume over "
         "the fastest aggregate rate, the longest VM and the slot "

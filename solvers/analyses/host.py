@@ -21,6 +21,10 @@ NAME = "host"
 ORDER = 1
 BOTTLENECK_PRIORITY = 0
 REQUIRES = ()
+#: Document fields it reads (the key of its kept results, see
+#: :mod:`solvers.analysis_cache`).
+READS = ("host", "nics", "teams", "network", "workloads.transfers",
+         "workloads.migrations", "workloads.evacuations")
 #: Inputs families it reads with ``details=False`` (it reads no
 #: document field a column sweep varies): see :mod:`solvers.analysis`.
 FAMILIES = ("transfers",)
@@ -210,7 +214,10 @@ def _chain_chunk(inputs, mtu_limits):
     if stream_pps is not None and np.isfinite(stream_pps).any():
         # a packet rate per stream is a bit rate at this payload; a
         # generator thread on this host spends its core on each packet
-        generator_gbps = bytes_per_s_to_gbps(stream_pps * payload)
+        # and on copying each frame's bytes
+        generator_gbps = bytes_per_s_to_gbps(transport.generator_packet_rate(
+            stream_pps, frame - wire.L1_OVERHEAD_BYTES, inputs["ghz"])
+            * payload)
         stream_cap = np.minimum(stream_cap, generator_gbps)
         cycles = np.where(own_thread, 8.0 * inputs["ghz"]
                            / np.where(own_thread, generator_gbps, 1.0),
@@ -268,11 +275,17 @@ def _limit_message(limit, path, item, now, r):
                     f" hash sends every connection from one peer on one "
                     f"member ({speed:g} Gbit/s) of {members}")
         if path.spread == "one":
-            return (f"a switch-independent team receives on one member "
+            verb = "receives" if item.direction == "receive" else "sends"
+            return (f"a switch-independent team {verb} on one member "
                     f"({speed:g} Gbit/s) of {members}")
         return (f"the team hash puts {path.flows} flow(s) on "
                 f"{now['spread_members'][r]:.2f} of {members} members "
                 "(expected value)")
+    if name == "flow_per_member" and path.spread == "stripe":
+        return (f"{path.flows} flow(s), each striped packet by packet over "
+                f"{members} × {speed:g} Gbit/s (balance-rr); TCP reaches "
+                f"{100 * transport.TCP_STRIPE_EFFICIENCY:.0f} % of them "
+                "through reordering")
     if name == "flow_per_member":
         return (f"{path.flows} flow(s), each limited to one {speed:g} "
                 "Gbit/s link")

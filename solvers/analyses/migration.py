@@ -24,6 +24,9 @@ ORDER = 2
 #: the verdict on the question, not the transport's line rate.
 BOTTLENECK_PRIORITY = -1
 REQUIRES = ("host",)
+#: Document fields it reads (the key of its kept results, see
+#: :mod:`solvers.analysis_cache`).
+READS = ("host", "workloads.transfers", "workloads.migrations")
 #: Inputs families it reads with ``details=False`` (it reads no
 #: document field a column sweep varies): see :mod:`solvers.analysis`.
 FAMILIES = ("migrations",)
@@ -37,7 +40,7 @@ def analyse(inputs, upstream, *, details=True):
     out = [{"metrics": {}, "findings": [], "assumptions": [], "traces": {},
             "bottleneck": None} for _ in inputs.documents]
     _evaluate(rows, [r.provides["rates"] for r in upstream["host"]], out,
-              details, inputs.documents)
+              details, inputs)
     return [AnalysisResult(metrics=o["metrics"],
                            findings=tuple(o["findings"]),
                            assumptions=tuple(o["assumptions"]),
@@ -60,7 +63,7 @@ def analyse_columns(inputs, upstream):
     carried = [rates[_carrier(item)] for _, item in one]
     result, rate, window_rate, answers = _solve(
         rows, np.concatenate([c[0] for c in carried]),
-        np.concatenate([c[1] for c in carried]), False)
+        np.concatenate([c[1] for c in carried]), False, inputs.reuse)
     metrics = {}
     for j, (_, item) in enumerate(one):
         r = slice(j * count, (j + 1) * count)
@@ -96,10 +99,11 @@ def _carrier(item):
         else ("migration", item.name)
 
 
-def _solve(rows, throughput, spread, details):
+def _solve(rows, throughput, spread, details, reuse):
     """Pre-copy of every row at its carrier's ``throughput`` [Gbit/s]
     shared by its concurrency, the rate that would converge within the
-    downtime budget and the goal-seek answers."""
+    downtime budget and the goal-seek answers (``reuse``:
+    :meth:`solvers.inputs.Inputs.reuse`)."""
     rate = gbps_to_bytes_per_s(throughput) / rows.concurrency  # each [B/s]
     p = rows.columns
     result = precopy(p, rate, trace=details)
@@ -110,14 +114,15 @@ def _solve(rows, throughput, spread, details):
         np.maximum(p["downtime_limit"], 1e-3),
         p["memory"] * (1 - p["zero_fraction"]), cold_rate=p["cold_rate"],
         hot_set=p["hot_set"], hot_rate=p["hot_rate"]).x
-    return result, rate, window_rate, _goal_seek(p, rate, spread)
+    return result, rate, window_rate, _goal_seek(p, rate, spread, reuse)
 
 
-def _evaluate(rows, rates, out, details, documents):
+def _evaluate(rows, rates, out, details, inputs):
     carried = [rates[index][_carrier(item)] for index, item in rows.owners]
     result, rate, window_rate, answers = _solve(
         rows, np.array([c[0] for c in carried]),
-        np.array([c[1] for c in carried]), details)
+        np.array([c[1] for c in carried]), details, inputs.reuse)
+    documents = inputs.documents
 
     for r, (index, item) in enumerate(rows.owners):
         converged = bool(result["converged"][r])
@@ -226,7 +231,7 @@ def _mode_assumptions(doc, item):
     return notes
 
 
-def _goal_seek(p, rate, spread):
+def _goal_seek(p, rate, spread, reuse):
     """What would change each migration (all solved at once):
     ``dirty_limit_gbps``, the dirtying at which it stops converging
     without throttling; with a time budget, ``rate_needed_gbps`` and
@@ -252,8 +257,13 @@ def _goal_seek(p, rate, spread):
                      fixed_downtime=p["fixed_downtime"][timed],
                      throttle=p["throttle"][timed],
                      first_rate_cap=p["first_cap"][timed])
-        needed = goalseek.rate_for_time(budget[timed], p["memory"][timed],
-                                        **model).x
+        # the rate it needs reads the migrations, not the rate they get:
+        # an edit that only moves the rate (an MTU) keeps it
+        arguments = (budget[timed], p["memory"][timed])
+        needed = reuse("migration.rate_for_time",
+                       arguments + tuple(model.values()),
+                       lambda: goalseek.rate_for_time(*arguments,
+                                                      **model).x)
         # NICs of the kind in use, each giving its share of the goodput
         per_nic = rate[timed] / spread[timed]
         answers["rate_needed_gbps"][timed] = bytes_per_s_to_gbps(needed)

@@ -13,6 +13,9 @@ NAME = "pcie"
 ORDER = 5
 BOTTLENECK_PRIORITY = 8
 REQUIRES = ()
+#: Document fields it reads (the key of its kept results, see
+#: :mod:`solvers.analysis_cache`).
+READS = ("nics",)
 
 
 def _slots(doc):

@@ -18,6 +18,9 @@ NAME = "storage"
 ORDER = 4
 BOTTLENECK_PRIORITY = 1
 REQUIRES = ()
+#: Document fields it reads (the key of its kept results, see
+#: :mod:`solvers.analysis_cache`).
+READS = ("goal", "host", "nics", "network", "workloads.storage")
 #: Inputs families it reads with ``details=False`` (it reads no
 #: document field a column sweep varies): see :mod:`solvers.analysis`.
 FAMILIES = ("storage",)
@@ -134,6 +137,7 @@ def evaluate_rows(col):
         backend[:, None], column("service_s"), column("link_bytes"),
         column("serving_cores"), mtu, column("ip_version"), column("hz"),
         column("cores"), device_servers=column("device_servers"),
+        placed_fraction=column("placed"),
         timestamps=column("timestamps"),
         vlan_tags=column("vlan_tags"), encapsulation_bytes=column("encap"),
         encrypted=column("encrypted"), rdma=column("rdma"),
@@ -221,9 +225,11 @@ def _assumptions(item):
         f"{storage.RDMA_MESSAGE_CYCLES:,.0f}-cycle messages",
     ]
     if item.backend.kind == "nvme":
-        notes.append("NVMe device: a pool of channels, each IO served in "
-                     "the service time on any free channel (latency flat "
-                     "until they fill), up to the rating")
+        notes.append("NVMe device: channels (dies) each serving one IO in "
+                     "the service time, up to the rating; a random read "
+                     "waits for the die that holds its data (random "
+                     "placement: latency rises from QD1 on), writes and "
+                     "sequential reads take any free die")
     elif item.backend.kind == "cloud_volume":
         notes.append("Cloud volume: every IO in flight served in the "
                      "volume's latency (Little's law) up to the documented "

@@ -25,6 +25,10 @@ NAME = "teaming"
 ORDER = 3
 BOTTLENECK_PRIORITY = 2
 REQUIRES = ()
+#: Document fields it reads (the key of its kept results, see
+#: :mod:`solvers.analysis_cache`).
+READS = ("host", "nics", "teams", "workloads.flows", "workloads.profiles",
+         "workloads.time_step_s")
 
 #: Policies compared by default, by hypervisor: the ones that platform
 #: offers (teaming.md sections 2-5).
@@ -96,8 +100,32 @@ OPTIMAL_SNAPSHOTS = 4
 
 
 def analyse(inputs, upstream, *, details=True):
-    """Teaming metrics of every document (see :mod:`solvers.analysis`)."""
-    return [_analyse_document(doc) for doc in inputs.documents]
+    """Teaming metrics of every document (see :mod:`solvers.analysis`).
+
+    Documents that agree in everything this analysis reads
+    (:func:`_teaming_inputs`) share one result: variants that change
+    something else, and the alike hosts of a fleet, are analysed once."""
+    done = {}
+    results = []
+    for doc in inputs.documents:
+        key = _teaming_inputs(doc)
+        if key not in done:
+            done[key] = _analyse_document(doc)
+        results.append(done[key])
+    return results
+
+
+def _teaming_inputs(doc):
+    """What the teaming analysis reads of a document, as a hashable key:
+    the hypervisor, the teams, the NIC speeds, and the flows with their
+    time profiles and step (None: nothing to analyse)."""
+    if not doc.workloads.flows or not doc.teams:
+        return None
+    return (doc.host.hypervisor,
+            tuple(team.model_dump_json() for team in doc.teams),
+            tuple((nic.id, nic.speed_gbps) for nic in doc.nics),
+            doc.workloads.model_dump_json(
+                include={"flows", "profiles", "time_step_s"}))
 
 
 def _analyse_document(doc):

@@ -249,3 +249,18 @@ def test_report_of_more_variants_than_it_shows_is_refused_at_once(tmp_path):
         f"{REPORT_MAX_VARIANTS} variants (the base included), this scenario "
         f"has {REPORT_MAX_VARIANTS + 1}")
     assert not (tmp_path / "r.pdf").exists()
+
+
+def test_report_leaves_the_interpreter_switch_interval_alone(tmp_path):
+    # the GUI's 1 ms thread switching (app.gui.main_window) is for a window
+    # with workers; the report imports GUI pieces but has no window
+    script = ("import sys; from app.cli import main; "
+              "before = sys.getswitchinterval(); "
+              f"code = main(['report', {EXAMPLE!r}, '-o', "
+              f"{str(tmp_path / 'r.pdf')!r}]); "
+              "print(code, before, sys.getswitchinterval())")
+    process = subprocess.run([sys.executable, "-c", script], cwd=ROOT,
+                             capture_output=True, text=True, timeout=60)
+    code, before, after = process.stdout.splitlines()[-1].split()
+    assert (code, after) == ("0", before), process.stderr
+    assert (tmp_path / "r.pdf").exists()

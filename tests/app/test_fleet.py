@@ -14,8 +14,9 @@ import pytest
 from app import cli
 from tests.conftest import EXAMPLES, ROOT, write_fleet
 
-#: Two hosts of every example: a batch of one structure per example,
-#: hosts differing in clock, NIC speed, MTU, VM memory and dirty rates.
+#: Two hosts of every example, all in one batch (documents of every
+#: structure together), hosts differing in clock, NIC speed, MTU, VM
+#: memory and dirty rates.
 HOSTS = 2 * len(list(EXAMPLES.glob("*.toml")))
 
 
@@ -199,12 +200,156 @@ def test_sweep_of_a_directory_with_bad_files_does_the_rest(tmp_path):
     assert len(rows) == 5 * 80
 
 
-def test_sweep_of_several_files_refuses_parquet_at_once(tmp_path):
-    write_fleet(tmp_path, 2, examples=[EXAMPLES / "jumbo_10gbe.toml"])
+def fleet_csv_and_parquet(tmp_path, folder, *options):
+    """The CSV rows and the Parquet folder of the same fleet sweep."""
+    code, text = sweep(tmp_path, folder)
+    assert code == 0
+    out = tmp_path / "sweep.parquet"
+    assert cli.main(["sweep", str(folder), "--format", "parquet", "-o",
+                     str(out), *options]) == 0
+    return list(csv.DictReader(io.StringIO(text))), out
+
+
+def test_parquet_of_a_directory_holds_the_csv_rows(tmp_path, monkeypatch):
+    import pyarrow.parquet as pq
+
+    from solvers import sweep as sweeps
+
+    # 2 files x 5 variants x 80 points, 4 documents a task: parts of
+    # 320, 320 and 160 rows, named after their first row
+    monkeypatch.setattr(sweeps, "FLEET_TASK_DOCUMENTS", 4)
+    fleet = tmp_path / "fleet"
+    fleet.mkdir()
+    write_fleet(fleet, 2, examples=[EXAMPLES / "jumbo_10gbe.toml"])
+    rows, out = fleet_csv_and_parquet(tmp_path, fleet)
+    assert sorted(p.name for p in out.iterdir()) == [
+        "part-000000000000000.parquet", "part-000000000000320.parquet",
+        "part-000000000000640.parquet"]
+    assert [pq.read_metadata(p).num_rows for p in sorted(out.iterdir())] \
+        == [320, 320, 160]
+    table = pq.read_table(out)
+    header = list(rows[0])
+    metrics = [h.rsplit("[", 1)[0] for h in header[7:]]
+    # the CSV's columns, version in the metadata, units in the fields
+    assert table.column_names == header[1:7] + metrics
+    assert table.schema.metadata[b"variants"] == b"10"
+    assert table.schema.field("wire.goodput_gbps").metadata[b"unit"] == \
+        b"Gbit/s"
+    assert table.num_rows == len(rows) == 2 * 5 * 80
+    for row, point in zip(rows, table.to_pylist()):
+        assert row["linkplan_version"] == \
+            table.schema.metadata[b"linkplan_version"].decode()
+        for name in ("scenario_sha256", "scenario", "variant"):
+            assert point[name] == row[name]
+        assert point["point"] == int(row["point"])
+        assert point["network.mtu"] == int(row["network.mtu"])
+        assert point["nics[0].speed_gbps"] == \
+            float(row["nics[0].speed_gbps"])
+        for metric, cell in zip(metrics, header[7:]):
+            # the same float64: repr() round-trips exactly; an empty
+            # cell is a null
+            assert point[metric] == (float(row[cell]) if row[cell]
+                                     else None), (metric, row["point"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "fleet", "sweep.csv", "sweep.parquet"]
+
+
+def test_parquet_of_files_whose_axes_differ_in_type_is_one_table(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from solvers import sweep as sweeps
+
+    # one file's speed axis has whole numbers, the other's floats: one
+    # schema (float) for every part
+    for i, speeds in enumerate(([10, 25], [1.0, 2.5])):
+        path = write_sweep_file(tmp_path, f"host{i}", [
+            {"path": "nics[0].speed_gbps", "values": speeds},
+            {"path": "network.mtu", "values": [1500, 9000]}])
+        data = json.loads(path.read_text())
+        data["variants"] = []
+        path.write_text(json.dumps(data))
+    out = tmp_path / "out.parquet"
+    old = sweeps.FLEET_TASK_DOCUMENTS
+    try:
+        sweeps.FLEET_TASK_DOCUMENTS = 1   # a part per file
+        assert cli.main(["sweep", str(tmp_path / "host0.json"),
+                         str(tmp_path / "host1.json"), "--format",
+                         "parquet", "-o", str(out)]) == 0
+    finally:
+        sweeps.FLEET_TASK_DOCUMENTS = old
+    assert len(list(out.iterdir())) == 2
+    table = pq.read_table(out)
+    assert table.schema.field("nics[0].speed_gbps").type == pa.float64()
+    assert table.column("nics[0].speed_gbps").to_pylist() == \
+        [10.0, 10.0, 25.0, 25.0, 1.0, 1.0, 2.5, 2.5]
+
+
+def write_sweep_file(folder, name, axes, example="jumbo_10gbe"):
+    """An example as ``folder/name.json`` with one sweep."""
+    from app.scenario_io import load_scenario
+
+    data = load_scenario(EXAMPLES / f"{example}.toml").model_dump(
+        mode="json")
+    data["meta"]["name"] = name
+    data["sweeps"] = [{"name": "s", "mode": "product", "axes": axes}]
+    path = folder / f"{name}.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_worker_processes_write_the_bytes_of_one_process(tmp_path,
+                                                         monkeypatch):
+    from solvers import sweep as sweeps
+
+    monkeypatch.setattr(sweeps, "FLEET_TASK_DOCUMENTS", 3)
+    fleet = tmp_path / "fleet"
+    fleet.mkdir()
+    write_fleet(fleet, 2, examples=[EXAMPLES / "jumbo_10gbe.toml"])
+    for kind in ("csv", "jsonl", "parquet"):
+        one, two = tmp_path / f"one.{kind}", tmp_path / f"two.{kind}"
+        for out, processes in ((one, "1"), (two, "2")):
+            assert cli.main(["sweep", str(fleet), "--format", kind, "-o",
+                             str(out), "--processes", processes]) == 0
+        assert same_output(one, two), kind
+    # nothing left of the workers' parts
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def same_output(first, second):
+    """Two sweep outputs (files, or folders of parts) are the same bytes,
+    part by part."""
+    if first.is_file():
+        return first.read_bytes() == second.read_bytes()
+    parts = sorted(p.name for p in first.iterdir())
+    return parts == sorted(p.name for p in second.iterdir()) and all(
+        (first / p).read_bytes() == (second / p).read_bytes() for p in parts)
+
+
+def test_parquet_of_a_directory_with_bad_files_does_the_rest(tmp_path):
+    import pyarrow.parquet as pq
+
+    write_fleet(tmp_path, 1, examples=[EXAMPLES / "jumbo_10gbe.toml"])
+    (tmp_path / "broken.json").write_text("{not json")
+    # a 1e12-point grid: refused at once with its count, the rest swept
+    write_sweep_file(tmp_path, "huge", [
+        {"path": "network.mtu", "linspace": {"start": 1500, "stop": 9000,
+                                             "num": 1_000_000}},
+        {"path": "nics[0].speed_gbps", "linspace": {"start": 1, "stop": 100,
+                                                    "num": 1_000_000}}])
+    out = tmp_path.parent / f"{tmp_path.name}.parquet"
     process = subprocess.run(
         [sys.executable, "-m", "app", "sweep", str(tmp_path), "--format",
-         "parquet", "-o", str(tmp_path / "out")], cwd=ROOT,
-        capture_output=True, text=True, timeout=120)
-    assert process.returncode == 2
-    assert "give one file for --format parquet" in process.stderr
-    assert not (tmp_path / "out").exists()
+         "parquet", "-o", str(out)], cwd=ROOT, capture_output=True,
+        text=True, timeout=120)
+    assert process.returncode == 1, process.stderr
+    assert "Traceback" not in process.stderr
+    assert f"{tmp_path / 'broken.json'}: malformed JSON" in process.stderr
+    assert f"{tmp_path / 'huge.json'}: sweeps[0] ('s'): " \
+        "1,000,000,000,000 points (1,000,000 x 1,000,000)" in process.stderr
+    assert process.stderr.rstrip().endswith(
+        f"2 of 3 inputs failed: {tmp_path / 'broken.json'}, "
+        f"{tmp_path / 'huge.json'}")
+    table = pq.read_table(out)
+    assert set(table.column("scenario").to_pylist()) == {"host 0000"}
+    assert table.num_rows == 5 * 80

@@ -116,12 +116,12 @@ def test_only_the_newest_documents_results_are_announced(session,
     started, release = threading.Event(), threading.Event()
     evaluated = []
 
-    def slow_evaluate(scenario):
+    def slow_evaluate(scenario, *, cache):
         evaluated.append(scenario.network.mtu)
         if scenario.network.mtu == 2000:
             started.set()
             release.wait(30)
-        return evaluate(scenario)
+        return evaluate(scenario, cache=cache)
 
     monkeypatch.setattr(session_module, "evaluate", slow_evaluate)
     ready = recorder(session.results_ready)
@@ -141,7 +141,7 @@ def test_an_evaluation_error_is_an_event_and_the_document_stays(
         session, monkeypatch):
     session.wait()
 
-    def broken(scenario):
+    def broken(scenario, *, cache):
         raise RuntimeError("model bug")
 
     monkeypatch.setattr(session_module, "evaluate", broken)
@@ -192,3 +192,25 @@ def test_advice_is_computed_once_per_document_version(monkeypatch):
         assert nothing.message
     finally:
         session.close()
+
+
+def test_undo_and_redo_re_solve_nothing(session, example, monkeypatch):
+    # the session keeps each analysis's results (solvers/analysis_cache.py):
+    # going back to a document already solved runs no analysis again
+    from solvers.analyses import registry
+    assert session.wait(30)   # the opened document solved (not superseded)
+    session.edit({"network.mtu": 4000}, "Set MTU to 4000")
+    assert session.wait(30)
+    edited = session.results
+    original = evaluate(example).to_json()
+    ran = []
+    for analysis in registry():
+        monkeypatch.setattr(analysis, "analyse", lambda *a, plain=(
+            analysis.analyse), **k: (ran.append(1), plain(*a, **k))[1])
+    session.undo()
+    assert session.wait(30)
+    assert session.results.to_json() == original
+    session.redo()
+    assert session.wait(30)
+    assert ran == []
+    assert session.results.to_json() == edited.to_json()

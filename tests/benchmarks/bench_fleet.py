@@ -1,17 +1,19 @@
-"""A fleet study (issue 15, item 3): 1,000 scenario files and all their
-variants solved by one `solve` run, which pays start-up once. The hosts
+"""A fleet study (issue 15, items 3 and 6): 1,000 scenario files and all
+their variants solved by one `solve` run, which pays start-up once, and
+swept (a 2 x 2 grid each) into Parquet by one `sweep` run. The hosts
 cycle through the examples, each with its own clock, NIC speeds, MTU, VM
 memory and dirty rates (tests.conftest.fleet_document): no two hosts of an
 example are the same document."""
 
 import csv
+import json
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from tests.conftest import write_fleet
+from tests.conftest import EXAMPLES, write_fleet
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = 1_000
@@ -36,4 +38,30 @@ def fleet_solve_time():
     return seconds, "s", 10.0, False
 
 
-BENCHMARKS = [fleet_solve_time]
+def fleet_sweep_time():
+    """sweep: 1,000 files x 5 variants x 4 points to Parquet [s]"""
+    import pyarrow.parquet as pq
+
+    with tempfile.TemporaryDirectory() as folder:
+        fleet = Path(folder) / "fleet"
+        fleet.mkdir()
+        variants = write_fleet(fleet, FILES,
+                               examples=[EXAMPLES / "jumbo_10gbe.toml"])
+        for path in fleet.iterdir():
+            data = json.loads(path.read_text())
+            data["sweeps"] = [{"name": "small", "mode": "product", "axes": [
+                {"path": "nics[0].speed_gbps", "values": [10.0, 25.0]},
+                {"path": "network.mtu", "values": [1500, 9000]}]}]
+            path.write_text(json.dumps(data))
+        out = Path(folder) / "fleet.parquet"
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "app", "sweep", str(fleet),
+                        "--format", "parquet", "-o", str(out)], cwd=ROOT,
+                       check=True, capture_output=True)
+        seconds = time.perf_counter() - start
+        rows = pq.read_table(out).num_rows
+    assert rows == 4 * variants, (rows, variants)
+    return seconds, "s", 10.0, False
+
+
+BENCHMARKS = [fleet_solve_time, fleet_sweep_time]

@@ -166,7 +166,7 @@ def test_failing_save_keeps_the_document_modified(window, dialogs, tmp_path):
 def test_an_evaluation_error_becomes_a_dialog(window, dialogs, monkeypatch):
     import app.session as module
 
-    def broken(scenario):
+    def broken(scenario, *, cache):
         raise RuntimeError("model bug")
 
     monkeypatch.setattr(module, "evaluate", broken)

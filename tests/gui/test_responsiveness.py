@@ -5,12 +5,14 @@ timings themselves are the benchmarks' (tests/benchmarks/
 bench_workspace.py, bench_sweep_screen.py); these tests pin the
 behaviour the timings rest on."""
 
+import sys
 import threading
 
 import numpy as np
 from PySide6 import QtCore
 
 from app.gui.comparison import ComparisonModel
+from app.gui.main_window import GUI_SWITCH_INTERVAL_S
 from app.paths import resource_path
 from tests.gui.helpers import open_example, set_sweep_axis
 
@@ -180,3 +182,10 @@ def test_stale_advice_stops_after_its_base_evaluation(monkeypatch):
         assert answers == [True, False]
     finally:
         session.close()
+
+
+def test_the_window_takes_the_interpreter_back_from_workers_quickly(window):
+    # its workers (evaluation, sweep) hand the interpreter to the GUI thread
+    # within 1 ms; a headless report keeps Python's own interval
+    # (tests/app/test_cli.py)
+    assert sys.getswitchinterval() == GUI_SWITCH_INTERVAL_S

@@ -194,3 +194,47 @@ def test_nvme_tcp_message_bytes():
     assert (float(to), float(back)) == (72, 24 + 4096 + 24)
     to, back = storage.io_message_bytes("nvmeof", 4096, False)
     assert (float(to), float(back)) == (72 + 4096, 24)
+
+
+def test_random_placement_occupancy():
+    # Feller vol. 1 section II.5: n balls in c cells leave on average
+    # c (1 - (1 - 1/c)^n) cells occupied; exact to rounding. It agrees with
+    # the pooled count min(n, c) for one unit and for unlimited units.
+    n = np.array([1.0, 2.0, 16.0])
+    assert storage.units_in_service(n, 36.0, 1.0) == pytest.approx(
+        36 * (1 - (35 / 36) ** n), rel=1e-12)
+    assert storage.units_in_service(n, 1.0, 1.0).tolist() == [1, 1, 1]
+    assert storage.units_in_service(n, np.inf, 1.0).tolist() == [1, 2, 16]
+    assert storage.units_in_service(n, 8.0, 0.0).tolist() == [1, 2, 8]
+    # half placed, half pooled: the mean of the two counts
+    assert storage.units_in_service(16.0, 36.0, 0.5) == pytest.approx(
+        (16 + 36 * (1 - (35 / 36) ** 16)) / 2, rel=1e-12)
+
+
+def test_placed_random_reads_raise_latency_before_the_dies_fill():
+    # P3700-800-QD16 (AnandTech 2017): 36 dies of 78.125 us each; 16
+    # random reads keep 36 (1 - (35/36)^16) = 13.06 dies busy, so latency
+    # is 16/13.06 = 1.23 x the QD1 latency where pooled dies stay flat.
+    # Nothing is spent outside the device (local IO), so the curve is the
+    # load-dependent rate itself, to floating point.
+    service = 78.125e-6
+    placed = storage.closed_queue_iops([1, 16], 450_000.0, service,
+                                       servers=36, service_time=service,
+                                       placed_fraction=1.0)
+    busy = 36 * (1 - (35 / 36) ** 16)
+    assert placed == pytest.approx([1 / service, busy / service], rel=1e-12)
+    pooled = storage.closed_queue_iops(16, 450_000.0, service, servers=36,
+                                       service_time=service)
+    assert float(pooled) == pytest.approx(16 / service, rel=1e-12)
+
+
+def test_placed_reads_with_time_outside_the_device_stay_under_the_bounds():
+    # with a network round trip outside the device the curve stays under
+    # min(N / R0, busy(N) / S) and rises with N (asymptotic bounds)
+    oio = np.arange(1, 97)
+    iops = storage.closed_queue_iops(oio, 1e6, 150e-6, servers=32,
+                                     service_time=100e-6,
+                                     placed_fraction=1.0)
+    cap = storage.units_in_service(oio, 32.0, 1.0) / 100e-6
+    assert (iops <= np.minimum(oio / 150e-6, cap) * (1 + 1e-12)).all()
+    assert (np.diff(iops) > 0).all()

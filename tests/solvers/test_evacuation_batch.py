@@ -11,7 +11,9 @@ import pytest
 
 from app.scenario_io import load_scenario
 from solvers import schedule
-from solvers.evaluate import evaluate, evaluate_documents
+from solvers.analyses import evacuation, registry
+from solvers.evaluate import analyse_all, evaluate, evaluate_documents
+from solvers.inputs import Inputs
 from tests.conftest import EXAMPLES
 
 EXAMPLE = EXAMPLES / "evacuation_maintenance.toml"
@@ -34,7 +36,9 @@ def test_a_plan_equals_every_candidate_simulated(scenario, monkeypatch):
 
     monkeypatch.setattr(schedule, "plan", spy)
     evaluate(scenario)
-    assert len(calls) == 3   # base and two variants
+    # the base and its two variants (concurrency 2; auto and optimized)
+    # share VMs, link and concurrencies: one plan serves all three
+    assert len(calls) == 1
     (columns, _, share, _), kwargs, plan = calls[0]
     assert len({(c, *o) for c, o in zip(plan["concurrency"].tolist(),
                                         plan["schedules"].tolist())}) \
@@ -61,3 +65,72 @@ def test_numbers_only_equal_the_full_evaluation(scenario):
     for variant, values in zip(full.variants, numbers, strict=True):
         assert [(m.id, m.value) for m in variant.metrics] == \
             list(values.items())
+
+
+def test_schedules_equal_up_to_equal_vms_are_simulated_once(scenario):
+    # the example's VMs come in groups of equal inputs (four SQL servers,
+    # ten application servers...): orders that only swap VMs of a group
+    # are simulated once and the results handed over by queue position;
+    # every number must be the one simulating each order gives (exactly:
+    # the same arithmetic on the same inputs)
+    inputs = Inputs([("Base", scenario)])
+    columns = inputs.evacuations.columns[0]
+    share = np.array([0.0, 3.0e9, 2.8e9, 2.2e9, 1.8e9])
+    largest = np.argsort(-columns["memory"], kind="stable")
+    swapped = largest.copy()
+    swapped[[0, 3]] = swapped[[3, 0]]   # two of the equal 128 GiB VMs
+    assert columns["memory"][largest[0]] == columns["memory"][largest[3]]
+    other = largest[::-1]               # not equivalent: simulated too
+    orders = np.array([largest, swapped, other, swapped])
+    concurrency = np.array([2, 2, 2, 4])
+    # with time off the link of both kinds: a serial set-up goes by queue
+    # position, so a swap of equal VMs still changes nothing
+    once = schedule.simulate(columns, share, orders, concurrency, setup=2.0,
+                             serial_setup=0.8)
+    every = schedule._simulate(columns, share, orders, concurrency, 2.0,
+                               0.8)
+    for field in fields(every):
+        mine, theirs = getattr(once, field.name), getattr(every, field.name)
+        if isinstance(theirs, np.ndarray):
+            assert np.array_equal(mine, theirs, equal_nan=True), field.name
+        else:
+            assert mine == theirs, field.name
+    # the swapped VMs traded their results
+    first, fourth = largest[0], largest[3]
+    assert once.start[1, first] == once.start[0, fourth]
+    assert once.start[0, first] != once.start[0, fourth]
+
+
+def test_variants_share_plans_and_searches_with_the_same_numbers(scenario):
+    # the analysis runs each plan and local search once for the variants
+    # that share them (analyse's ``searched``): each variant's answer must
+    # be exactly what evaluating it alone gives
+    documents = scenario.variant_documents()
+    inputs = Inputs(documents)
+    host = dict(analyse_all(documents))
+    rows = inputs.evacuations
+    searched = {}
+    for (index, item), columns, limit, cap, total in zip(
+            rows.owners, rows.columns, rows.limits, rows.per_migration_cap,
+            rows.aggregate_cap):
+        rates = host[registered("host")][index].provides["rates"]
+        shared = evacuation.evaluate_one(item, columns, limit, (cap, total),
+                                         rates, searched=searched)
+        alone = evacuation.evaluate_one(item, columns, limit, (cap, total),
+                                        rates)
+        for key in ("row", "best_row", "concurrency", "bound"):
+            assert shared[key] == alone[key], key
+        for field in fields(alone["plan"]["result"]):
+            mine = getattr(shared["plan"]["result"], field.name)
+            theirs = getattr(alone["plan"]["result"], field.name)
+            if isinstance(theirs, np.ndarray):
+                assert np.array_equal(mine, theirs, equal_nan=True), \
+                    field.name
+            else:
+                assert mine == theirs, field.name
+    assert len(searched) < 2 * len(rows.owners)   # something was shared
+
+
+def registered(name):
+    """The analysis module of the registry called ``name``."""
+    return next(a for a in registry() if a.NAME == name)

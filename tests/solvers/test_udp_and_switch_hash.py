@@ -167,3 +167,29 @@ def test_teaming_receives_where_the_switch_hash_puts_a_flow():
 
     assert peak("src_dst_ip") == pytest.approx(120.0, rel=1e-12)
     assert peak("src_ip") == pytest.approx(120.0, rel=1e-12)
+
+
+def _round_robin(switch_hash=None, **transfer):
+    return dict(
+        host={"hypervisor": "kvm"}, nics=_FOUR[:2],
+        teams=[{"name": "b", "members": ["e0", "e1"],
+                "switch_mode": "static", "policy": "balance_rr",
+                "switch_hash": switch_hash}],
+        workloads={"transfers": [{"name": "t", "via": "b", **transfer}]})
+
+
+def test_balance_rr_stripes_what_is_striped_towards_this_host():
+    # bonding.txt 13.1.1: balance-rr is the only mode that stripes one
+    # TCP connection; through a switch that hashes, one connection
+    # arriving at the bond uses one interface (exact on both rules)
+    one = 1.0 * wire.efficiency(1500)
+    sent = _solve(**_round_robin(direction="send")).variants[0]
+    assert sent.metric("host.throughput_gbps").value == pytest.approx(
+        2 * one * transport.TCP_STRIPE_EFFICIENCY, rel=1e-12)
+    assert "balance-rr" in sent.bottleneck.message
+    back_to_back = _solve(**_round_robin()).variants[0]
+    assert back_to_back.metric("host.throughput_gbps").value == \
+        pytest.approx(2 * one * transport.TCP_STRIPE_EFFICIENCY, rel=1e-12)
+    hashed = _solve(**_round_robin("src_dst_ip")).variants[0]
+    assert hashed.metric("host.throughput_gbps").value == \
+        pytest.approx(one, rel=1e-12)
