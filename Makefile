@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 EXAMPLE := resources/examples/jumbo_10gbe.toml
 export QT_API := PySide6
 
-.PHONY: run test lint test-core test-app fuzz bench dist smoke clean
+.PHONY: run test lint test-core test-app fuzz bench dist-venv dist smoke clean
 
 $(STAMP): requirements.txt requirements-dev.txt .ci/system-deps
 	bash .ci/system-deps
@@ -46,9 +46,50 @@ fuzz: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m tests.benchmarks
 
-## dist: PyInstaller one-folder build in dist/linkplan
-dist: $(STAMP)
-	$(BIN)/pyinstaller --noconfirm --clean --log-level WARN build.spec
+# The frozen build's own virtualenv: the pinned set plus numpy rebuilt from
+# its sdist against the OpenBLAS that scipy's wheel vendors (scipy.libs), so
+# that the build ships one OpenBLAS (build.spec says why). The .pc file
+# points numpy's meson build at that very file (LP64, symbols scipy_*); the
+# run path finds it from site-packages/numpy/*/ as the wheels' own do.
+DIST_VENV := build/venv
+DIST_BIN := $(DIST_VENV)/bin
+DIST_STAMP := $(DIST_VENV)/.installed
+NUMPY_VERSION := $(shell sed -n 's/^numpy==//p' requirements.txt)
+
+$(DIST_STAMP): requirements.txt requirements-dev.txt requirements-dist.txt .ci/system-deps
+	bash .ci/system-deps g++ pkg-config
+	$(PYTHON) -m venv $(DIST_VENV)
+	$(DIST_BIN)/python -m pip install --disable-pip-version-check -q -r requirements-dist.txt
+	rm -rf build/pkgconfig build/wheels
+	site=$$($(DIST_BIN)/python -c 'import sysconfig; print(sysconfig.get_path("platlib"))') && \
+	library=$$(cd "$$site/scipy.libs" && echo libscipy_openblas-*.so) && \
+	mkdir -p build/pkgconfig && \
+	printf '%s\n' "libdir=$$site/scipy.libs" \
+	  "includedir=$$site/scipy_openblas32/include" \
+	  "Name: scipy-openblas" "Description: the OpenBLAS of scipy's wheel" \
+	  "Version: $$($(DIST_BIN)/python -c 'import scipy_openblas32; print(scipy_openblas32.__version__)')" \
+	  "Libs: -L\$${libdir} -l:$$library -Wl,-rpath,\$$ORIGIN/../../scipy.libs" \
+	  "Cflags: -I\$${includedir} -DBLAS_SYMBOL_PREFIX=scipy_" \
+	  > build/pkgconfig/scipy-openblas.pc
+	PATH="$(CURDIR)/$(DIST_BIN):$$PATH" PKG_CONFIG_PATH="$(CURDIR)/build/pkgconfig" \
+	  $(DIST_BIN)/python -m pip wheel --disable-pip-version-check -q \
+	  --no-deps --no-build-isolation --no-binary numpy -w build/wheels \
+	  numpy==$(NUMPY_VERSION) -Csetup-args=-Dblas=scipy-openblas \
+	  -Csetup-args=-Dlapack=scipy-openblas -Csetup-args=-Dallow-noblas=false
+	$(DIST_BIN)/python -m pip install --disable-pip-version-check -q \
+	  --no-deps --force-reinstall build/wheels/numpy-$(NUMPY_VERSION)-*.whl
+	# the build tools go again: pydantic, scipy and pyarrow import Cython
+	# when it is there, and PyInstaller would freeze it and setuptools
+	$(DIST_BIN)/python -m pip uninstall --disable-pip-version-check -q -y \
+	  $$(sed -n 's/==.*//p' requirements-dist.txt)
+	touch $(DIST_STAMP)
+
+dist-venv: $(DIST_STAMP)
+
+## dist: PyInstaller one-folder build in dist/linkplan (its first run
+## builds numpy from source: a few minutes)
+dist: $(DIST_STAMP)
+	$(DIST_BIN)/pyinstaller --noconfirm --clean --log-level WARN build.spec
 
 ## smoke: the frozen build's smoke tests; then nothing shipped twice and
 ## --version loads no Qt (tests/frozen_build.py)

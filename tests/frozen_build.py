@@ -1,7 +1,7 @@
 """Checks of the frozen build, run by ``make smoke`` after ``make dist``:
-no shared library shipped twice (OpenBLAS included), and ``linkplan
---version`` loads no Qt (issue 15, item 7). Prints what it found; exit code
-1 when a check fails.
+no shared library shipped twice, one OpenBLAS that numpy and scipy both
+call, and ``linkplan --version`` loads no Qt (issue 15, item 7). Prints what
+it found and the build's size; exit code 1 when a check fails.
 
     python -m tests.frozen_build dist/linkplan
 """
@@ -18,10 +18,18 @@ from pathlib import Path
 #: ``--version`` (nor by any CLI command, which never imports Qt).
 QT_LIBRARIES = re.compile(r"lib(Qt6|pyside6|shiboken6)")
 
-#: OpenBLAS by integer interface: numpy's wheel vendors an ILP64 build
-#: (64-bit integers, ``scipy_openblas64_``), scipy's an LP64 one; each
-#: serves only its own package (build.spec says why), so one of each.
+#: OpenBLAS under its names: a system's libopenblas, and the scipy-openblas
+#: builds the wheels vendor, LP64 (scipy's, ``libscipy_openblas``) or ILP64
+#: (64-bit integers, numpy's PyPI wheel, ``libscipy_openblas64_``). The
+#: build ships one: scipy's, which `make dist` builds numpy against
+#: (build.spec says why).
 OPENBLAS = re.compile(r"lib(scipy_)?openblas(?P<ilp64>64_)?")
+
+#: A command that calls both numpy (every command) and scipy's LAPACK: the
+#: importer fits a migration log with scipy.optimize.least_squares.
+BOTH_BLAS_USERS = ["import", "qemu", *(
+    str(Path(__file__).parent / "data" / "import" / name) for name in
+    ("qmp_query_migrate_rounds.jsonl", "qmp_query_dirty_rate.json"))]
 
 #: A file name of a shared library (Linux, macOS, Windows).
 SHARED_LIBRARY = re.compile(r"\.(so(\.\d+)*|dylib|dll|pyd)$")
@@ -58,24 +66,55 @@ def identical_copies(folder):
 
 
 def openblas_copies(folder):
-    """OpenBLAS libraries shipped, by interface ('ILP64', 'LP64')."""
-    copies = defaultdict(list)
+    """OpenBLAS libraries shipped, as ``{path relative to folder: integer
+    interface ('ILP64' or 'LP64')}``."""
+    copies = {}
     for path in shared_libraries(folder):
         match = OPENBLAS.match(path.name)
         if match:
-            copies["ILP64" if match["ilp64"] else "LP64"].append(
-                str(path.relative_to(folder)))
-    return dict(copies)
+            copies[str(path.relative_to(folder))] = (
+                "ILP64" if match["ilp64"] else "LP64")
+    return copies
 
 
 def loaded_libraries(command):
-    """Paths of the shared objects the dynamic linker initialised while
-    ``command`` ran (glibc's ``LD_DEBUG=files``), and its result."""
+    """What the dynamic linker did while ``command`` ran (glibc's
+    ``LD_DEBUG=files``): the paths of the shared objects it initialised,
+    ``{library name: the objects that needed it}`` and the command's
+    result."""
     run = subprocess.run(command, env=dict(os.environ, LD_DEBUG="files"),
                          capture_output=True, text=True, timeout=120)
-    loaded = [line.split("calling init:", 1)[1].strip()
-              for line in run.stderr.splitlines() if "calling init:" in line]
-    return loaded, run
+    loaded, needed_by = [], defaultdict(list)
+    for line in run.stderr.splitlines():
+        if "calling init:" in line:
+            loaded.append(line.split("calling init:", 1)[1].strip())
+        elif "needed by" in line:
+            needed = re.search(r"file=(\S+) .*needed by (\S+)", line)
+            needed_by[Path(needed[1]).name].append(needed[2])
+    return loaded, dict(needed_by), run
+
+
+def _check_one_openblas_serves_both(folder):
+    """Failures unless a command that calls numpy and scipy's LAPACK
+    loads one OpenBLAS, and numpy's core module is what needs it."""
+    loaded, needed_by, run = loaded_libraries(
+        [str(folder / "linkplan"), *BOTH_BLAS_USERS])
+    if run.returncode != 0:
+        return [f"linkplan {' '.join(BOTH_BLAS_USERS)} failed "
+                f"({run.returncode})"]
+    openblas = [path for path in loaded if OPENBLAS.match(Path(path).name)]
+    users = [user for path in openblas
+             for user in needed_by.get(Path(path).name, [])]
+    print(f"linkplan {BOTH_BLAS_USERS[0]} loaded {len(openblas)} OpenBLAS, "
+          f"needed by {', '.join(Path(user).name for user in users)}")
+    failures = []
+    if len(openblas) != 1:
+        failures.append(f"{len(openblas)} OpenBLAS loaded by one command: "
+                        + ", ".join(openblas))
+    if not any("_multiarray_umath" in user for user in users):
+        failures.append("numpy's _multiarray_umath does not link the "
+                        "shipped OpenBLAS")
+    return failures
 
 
 def main(argv=None):
@@ -90,17 +129,17 @@ def main(argv=None):
     for group in twice:
         failures.append("shipped more than once: " + ", ".join(group))
     openblas = openblas_copies(folder)
-    for interface, paths in sorted(openblas.items()):
-        megabytes = sum((folder / p).stat().st_size for p in paths) / 2**20
-        print(f"OpenBLAS {interface}: {', '.join(paths)} ({megabytes:.1f} "
-              "MiB)")
-        if len(paths) > 1:
-            failures.append(f"OpenBLAS {interface} shipped {len(paths)} "
-                            "times")
+    for path, interface in sorted(openblas.items()):
+        print(f"OpenBLAS {interface}: {path} "
+              f"({(folder / path).stat().st_size / 2**20:.1f} MiB)")
+    if len(openblas) != 1:
+        failures.append(f"{len(openblas)} OpenBLAS libraries shipped, not "
+                        "one (make dist builds numpy against scipy's)")
 
     if sys.platform.startswith("linux"):
-        loaded, run = loaded_libraries([str(folder / "linkplan"),
-                                        "--version"])
+        failures += _check_one_openblas_serves_both(folder)
+        loaded, _, run = loaded_libraries([str(folder / "linkplan"),
+                                           "--version"])
         if run.returncode != 0 or not run.stdout.strip():
             failures.append(f"--version failed ({run.returncode})")
         elif not any("libpython" in path for path in loaded):
