@@ -104,7 +104,15 @@ class MainWindow(QtWidgets.QMainWindow):
         self.autosave_timer.setInterval(AUTOSAVE_DELAY_MS)
         self.autosave_timer.timeout.connect(self.autosave)
         self._gui_thread = _GuiThreadCalls(self)
-        self.session = Session(new_scenario())
+        # an edit's evaluation starts once the window has redrawn the
+        # edit (a zero timer fires after the pending repaints)
+        self._evaluation_timer = QtCore.QTimer(self)
+        self._evaluation_timer.setSingleShot(True)
+        self._evaluation_timer.setInterval(0)
+        self._evaluation_timer.timeout.connect(self._start_evaluation)
+        self._evaluation_start = None
+        self.session = Session(new_scenario(),
+                               schedule=self._schedule_evaluation)
 
         self._last_base_edit = None   # (changes, old values, label)
         self.editor = ScenarioEditor()
@@ -216,6 +224,13 @@ class MainWindow(QtWidgets.QMainWindow):
         self._show_document(session.scenario)
         if session.results is not None:   # ready before the subscription
             self._show_results(session.generation, session.results)
+
+    def _schedule_evaluation(self, start):
+        self._evaluation_start = start
+        self._evaluation_timer.start()
+
+    def _start_evaluation(self):
+        self._evaluation_start()
 
     def _table_with_filter(self):
         """The comparison table under its row filter: the rows that differ
