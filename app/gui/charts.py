@@ -101,9 +101,6 @@ def draw_goodput_vs_mtu(plot_item, results):
             colour = variant_colour(index, theme)
             curve = plot_item.plot(pen=pg.mkPen(colour, width=2),
                                    name=variant.name)
-            # drawn once into a pixmap: a moving marker exposes a few
-            # pixels of the curve, which then are copied, not re-stroked
-            _paint_cached(plot_item, curve.curve)
             # one point at the origin, placed by its position: moving it
             # is one transform, new data would rebuild its symbol
             marker = pg.ScatterPlotItem([0.0], [0.0], symbol="o", size=10,
@@ -112,11 +109,13 @@ def draw_goodput_vs_mtu(plot_item, results):
                                                      width=1))
             plot_item.addItem(marker)
             items.append((curve, marker))
-        # the axes draw the grid over the whole view: cached, a moving
-        # marker does not replay every tick and grid line under it
-        for side in ("left", "bottom"):
-            _paint_cached(plot_item, plot_item.getAxis(side))
         _remember(plot_item, key, items)
+    # the curves drawn once into a pixmap: a moving marker exposes a few
+    # pixels of a curve, which then are copied, not re-stroked; the axes
+    # draw the grid over the whole view: cached, a moving marker does not
+    # replay every tick and grid line under it
+    _paint_cached(plot_item, [curve.curve for curve, _ in items] +
+                  [plot_item.getAxis(side) for side in ("left", "bottom")])
     curves_moved = False
     for (curve, _), variant in zip(items, results.variants):
         trace = variant.traces["goodput_vs_mtu"]
@@ -161,16 +160,22 @@ def _set_data(item, x, y):
     return True
 
 
-def _paint_cached(plot_item, item):
-    """Keep ``item`` painted in a pixmap of device pixels (high-DPI
-    correct: Qt renders it at the screen's pixel ratio), redrawn only when
-    the item changes or the view scales; on screen only: a chart never
-    shown (the PDF's) stays vector graphics."""
+_DEVICE_CACHE = QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache
+
+
+def _paint_cached(plot_item, items):
+    """Keep ``items`` painted in pixmaps of device pixels (high-DPI
+    correct: Qt renders them at the screen's pixel ratio), redrawn only
+    when an item changes or the view scales; on screen only: a chart
+    never shown (the PDF's) stays vector graphics. Asked at every draw:
+    a chart first drawn before its window was shown (the first file's)
+    is cached from its first draw on screen."""
     view = plot_item.getViewBox().getViewWidget()
     if view is None or not view.isVisible():
         return
-    item.setCacheMode(
-        QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache)
+    for item in items:
+        if item.cacheMode() != _DEVICE_CACHE:
+            item.setCacheMode(_DEVICE_CACHE)
 
 
 def _reusable(plot_item, key):
