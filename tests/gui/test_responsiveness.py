@@ -230,3 +230,55 @@ def test_the_goodput_curves_and_axes_are_painted_from_a_pixel_cache(window):
                for curve, _ in plot._linkplan_chart[1])
     assert all(plot.getAxis(side).cacheMode() == cached
                for side in ("left", "bottom"))
+
+
+def test_a_chart_drawn_before_the_window_is_shown_is_cached_on_screen(
+        qtbot, qapp, dialogs):
+    # the first file's chart is drawn before the window is shown (start-up)
+    # and kept by later edits: it is cached from its first draw on screen
+    from app.gui.main_window import MainWindow
+    hidden = MainWindow()
+    qtbot.addWidget(hidden)
+    hidden.open_example()
+    hidden.wait_for_results()
+    plot = hidden.view_tabs["wire"].plot.getPlotItem()
+    cached = QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache
+    curves = [curve.curve for curve, _ in plot._linkplan_chart[1]]
+    assert all(c.cacheMode() != cached for c in curves)   # not on screen
+    hidden.show()
+    hidden.editor.field("network.mtu").enter("4000")
+    hidden.wait_for_results()
+    assert [curve.curve for curve, _ in plot._linkplan_chart[1]] == curves
+    assert all(c.cacheMode() == cached for c in curves)
+    hidden.session.history.set_clean()
+
+
+def test_a_scheduled_evaluation_starts_when_called_or_waited_for():
+    # the window starts an edit's evaluation once it has redrawn the edit:
+    # until then no worker competes with it for the interpreter
+    import app.session as session_module
+    from app.scenario_io import load_scenario
+    starts = []
+    session = session_module.Session(load_scenario(
+        resource_path("examples", "jumbo_10gbe.toml")),
+        schedule=starts.append)
+    submitted = []
+    submit = session._evaluator.submit
+    session._evaluator.submit = lambda call, generation, scenario: (
+        submitted.append(scenario.network.mtu),
+        submit(call, generation, scenario))[1]
+    try:
+        assert len(starts) == 1 and submitted == []
+        starts[0]()
+        assert submitted == [1500]
+        assert session.wait(60) and session.results is not None
+        session.edit({"network.mtu": 4000}, "Set MTU")
+        session.edit({"network.mtu": 7000}, "Set MTU")
+        assert len(starts) == 3 and submitted == [1500]
+        assert session.wait(60)   # starts the newest document's at once
+        assert submitted == [1500, 7000] and session.results is not None
+        for start in starts[1:]:
+            start()   # a late scheduled start submits nothing again
+        assert submitted == [1500, 7000]
+    finally:
+        session.close()
