@@ -6,6 +6,7 @@ is always light)."""
 from dataclasses import dataclass
 from html import escape
 
+import contextlib
 
 import numpy as np
 import pyqtgraph as pg
@@ -106,8 +107,7 @@ def draw_goodput_vs_mtu(plot_item, results):
                                         brush=colour,
                                         pen=pg.mkPen(theme.background,
                                                      width=1))
-            # left out of the view's bounds: the curves set the range
-            plot_item.addItem(marker, ignoreBounds=True)
+            plot_item.addItem(marker)
             items.append((curve, marker))
         _remember(plot_item, key, items)
     # the curves drawn once into a pixmap: a moving marker exposes a few
@@ -121,31 +121,31 @@ def draw_goodput_vs_mtu(plot_item, results):
         trace = variant.traces["goodput_vs_mtu"]
         curves_moved |= _set_data(curve, trace["x"]["values"],
                                   trace["y"]["values"])
-    if curves_moved:
-        _fit_range(plot_item.getViewBox(), [curve for curve, _ in items])
-    # a marker sits on its curve: moving it repaints the pixels around
-    # it, never the range (and so never the whole view)
-    for (_, marker), variant in zip(items, results.variants):
-        at = variant.traces["goodput_vs_mtu"]["marker"]
-        marker.setPos(at["x"], at["y"])
+    viewbox = plot_item.getViewBox()
+    viewbox.enableAutoRange()
+    # a marker sits on its curve: when only markers move the range stays,
+    # and the view repaints the markers, not every curve and the grid
+    # (pyqtgraph repaints the whole view when an auto-ranged item moves)
+    with _range_kept(viewbox, not curves_moved):
+        for (_, marker), variant in zip(items, results.variants):
+            at = variant.traces["goodput_vs_mtu"]["marker"]
+            marker.setPos(at["x"], at["y"])
 
 
-#: Room around the curves, a share of their span on each axis.
-GOODPUT_PADDING = 0.04
-
-
-def _fit_range(viewbox, curves):
-    """The view fitted to the curves' points with a fixed share of room:
-    unlike pyqtgraph's auto-range, whose room is in pixels, the range does
-    not move again when the axes' labels change the view's width (a
-    second whole-view repaint at the first edit after opening a file)."""
-    x = np.concatenate([c.xData for c in curves])
-    y = np.concatenate([c.yData for c in curves])
-    x, y = x[np.isfinite(x)], y[np.isfinite(y)]
-    if not x.size or not y.size:
+@contextlib.contextmanager
+def _range_kept(viewbox, kept):
+    """Within: items of ``viewbox`` change without re-ranging (and so
+    without repainting) the whole view, when ``kept``."""
+    if not kept:
+        yield
         return
-    viewbox.setRange(xRange=(x.min(), x.max()), yRange=(y.min(), y.max()),
-                     padding=GOODPUT_PADDING)
+    auto = viewbox.state["autoRange"]   # pyqtgraph's per-axis flags
+    saved = auto[:]
+    auto[:] = [False, False]
+    try:
+        yield
+    finally:
+        auto[:] = saved
 
 
 def _set_data(item, x, y):
