@@ -131,6 +131,11 @@ def validate_values(base, paths, values_per_axis):
     """Check every axis's values against the schema, and the corners of the
     grid as whole documents.
 
+    Each document is validated again only along the changed paths
+    (:func:`_changed_document`); when one is refused, everything is
+    checked again by ``Scenario.with_values``, whose messages name the
+    field and value.
+
     Returns
     -------
     list
@@ -139,6 +144,16 @@ def validate_values(base, paths, values_per_axis):
         numeric axis with many values. Plain data, so worker processes
         can receive it.
     """
+    try:
+        return _validate_values(base, paths, values_per_axis,
+                                _changed_document)
+    except (ValueError, LookupError, TypeError, AttributeError):
+        # pydantic's ValidationError is a ValueError
+        return _validate_values(base, paths, values_per_axis,
+                                type(base).with_values)
+
+
+def _validate_values(base, paths, values_per_axis, with_values):
     converters = []
     extremes = []
     for path, values in zip(paths, values_per_axis):
@@ -146,14 +161,15 @@ def validate_values(base, paths, values_per_axis):
             raise ValueError(f"{path}: no values")
         if len(values) <= VALIDATE_EACH_UP_TO or not all(
                 isinstance(v, (int, float)) for v in values):
-            converters.append({repr(v): _validated(base, path, v)
+            converters.append({repr(v): _validated(base, path, v,
+                                                   with_values)
                                for v in values})
             extremes.append([values[0], values[-1]] if len(values) > 1
                             else values[:1])
         else:
             low, high = min(values), max(values)
-            kind = type(_validated(base, path, low))
-            _validated(base, path, high)
+            kind = type(_validated(base, path, low, with_values))
+            _validated(base, path, high, with_values)
             if kind is int and any(float(v) != int(v) for v in values):
                 raise ValueError(f"{path}: needs whole numbers, got "
                                  f"{next(v for v in values if v != int(v))!r}")
@@ -163,7 +179,7 @@ def validate_values(base, paths, values_per_axis):
     for corner in itertools.islice(itertools.product(*extremes),
                                    MAX_CORNERS):
         try:
-            base.with_values(dict(zip(paths, corner)))
+            with_values(base, dict(zip(paths, corner)))
         except ScenarioError as err:
             raise ValueError(f"the grid point {dict(zip(paths, corner))} "
                              f"is not valid: {err}") from None
@@ -177,9 +193,9 @@ def convert(converter, value):
     return converter(value)
 
 
-def _validated(base, path, value):
+def _validated(base, path, value, with_values):
     try:
-        changed = base.with_value(path, value)
+        changed = with_values(base, {path: value})
     except ScenarioError as err:
         raise ValueError(f"{path} = {value!r}: {err}") from None
     except KeyError as err:
@@ -209,9 +225,27 @@ def _validated_on_parent(base, path, values):
                              f"{err.errors()[0]['msg']}") from None
 
 
-def _replace(node, changes):
+def _changed_document(base, changes):
+    """``base.with_values(changes)`` (path -> value), validating again
+    only the models on the changed paths, each from its fields: every
+    other branch is the base's validated object, which pydantic takes as
+    it is (as models.scenario resolves a variant), so that a document of
+    hundreds of fields costs what its changed branches cost. Raises what
+    validation raises (pydantic's ValidationError, or a LookupError for a
+    path the document does not have)."""
+    changed = _replace(base, [(parse_path(path), value)
+                              for path, value in changes.items()],
+                       validate=True)
+    if changed.variants:
+        changed.variant_documents()   # each must validate, as in with_values
+    return changed
+
+
+def _replace(node, changes, validate=False):
     """A copy of ``node`` with each ``(keys, value)`` applied; every node
-    on a changed branch is copied once, however many changes pass it."""
+    on a changed branch is copied once, however many changes pass it;
+    with ``validate`` every model on a changed branch is validated again
+    (the others are kept as they are)."""
     if len(changes) == 1 and not changes[0][0]:
         return changes[0][1]
     branches = {}
@@ -220,8 +254,17 @@ def _replace(node, changes):
     if isinstance(node, list):
         items = list(node)
         for index, rest in branches.items():
-            items[index] = _replace(items[index], rest)
+            items[index] = _replace(items[index], rest, validate)
         return items
-    return node.model_copy(update={
-        key: _replace(getattr(node, key), rest)
-        for key, rest in branches.items()})
+    if not validate:
+        return node.model_copy(update={
+            key: _replace(getattr(node, key), rest)
+            for key, rest in branches.items()})
+    fields = type(node).model_fields
+    unknown = [key for key in branches if key not in fields]
+    if unknown:
+        raise KeyError(f"no field {unknown[0]!r}")
+    data = {name: getattr(node, name) for name in fields}
+    data.update({key: _replace(data[key], rest, validate)
+                 for key, rest in branches.items()})
+    return type(node).model_validate(data)
