@@ -131,10 +131,10 @@ def validate_values(base, paths, values_per_axis):
     """Check every axis's values against the schema, and the corners of the
     grid as whole documents.
 
-    Each document is validated again only along the changed paths
-    (:func:`_changed_document`); when one is refused, everything is
-    checked again by ``Scenario.with_values``, whose messages name the
-    field and value.
+    A grid whose axes have few values each (the sweeps of a fleet) is
+    checked by its corners alone (:func:`_corner_converters`); when that
+    fails, or does not apply, each value is checked in a document of its
+    own, then the corners, which names the first value refused.
 
     Returns
     -------
@@ -145,31 +145,26 @@ def validate_values(base, paths, values_per_axis):
         can receive it.
     """
     try:
-        return _validate_values(base, paths, values_per_axis,
-                                _changed_document)
+        converters = _corner_converters(base, paths, values_per_axis)
     except (ValueError, LookupError, TypeError, AttributeError):
         # pydantic's ValidationError is a ValueError
-        return _validate_values(base, paths, values_per_axis,
-                                type(base).with_values)
-
-
-def _validate_values(base, paths, values_per_axis, with_values):
+        converters = None
+    if converters is not None:
+        return converters
     converters = []
     extremes = []
     for path, values in zip(paths, values_per_axis):
         if not values:
             raise ValueError(f"{path}: no values")
-        if len(values) <= VALIDATE_EACH_UP_TO or not all(
-                isinstance(v, (int, float)) for v in values):
-            converters.append({repr(v): _validated(base, path, v,
-                                                   with_values)
+        if _each_value_checked(values):
+            converters.append({repr(v): _validated(base, path, v)
                                for v in values})
             extremes.append([values[0], values[-1]] if len(values) > 1
                             else values[:1])
         else:
             low, high = min(values), max(values)
-            kind = type(_validated(base, path, low, with_values))
-            _validated(base, path, high, with_values)
+            kind = type(_validated(base, path, low))
+            _validated(base, path, high)
             if kind is int and any(float(v) != int(v) for v in values):
                 raise ValueError(f"{path}: needs whole numbers, got "
                                  f"{next(v for v in values if v != int(v))!r}")
@@ -179,10 +174,45 @@ def _validate_values(base, paths, values_per_axis, with_values):
     for corner in itertools.islice(itertools.product(*extremes),
                                    MAX_CORNERS):
         try:
-            with_values(base, dict(zip(paths, corner)))
+            base.with_values(dict(zip(paths, corner)))
         except ScenarioError as err:
             raise ValueError(f"the grid point {dict(zip(paths, corner))} "
                              f"is not valid: {err}") from None
+    return converters
+
+
+def _each_value_checked(values):
+    return len(values) <= VALIDATE_EACH_UP_TO or not all(
+        isinstance(v, (int, float)) for v in values)
+
+
+def _corner_converters(base, paths, values_per_axis):
+    """:func:`validate_values` of axes of at most
+    :data:`VALIDATE_EACH_UP_TO` values, else None; raises at the first
+    document refused, without naming it.
+
+    The corners are validated as whole documents, each again only along
+    its changed paths (:func:`_changed_document`), and give the validated
+    values they hold: every point of a grid of two values an axis is a
+    corner, so that its values need no document of their own. The other
+    values are each validated in one (a value of an axis at the base's
+    other values, as :func:`validate_values` does)."""
+    if not all(values and _each_value_checked(values)
+               for values in values_per_axis):
+        return None
+    converters = [{} for _ in paths]
+    extremes = [[values[0], values[-1]] if len(values) > 1 else values[:1]
+                for values in values_per_axis]
+    for corner in itertools.islice(itertools.product(*extremes),
+                                   MAX_CORNERS):
+        document = _changed_document(base, dict(zip(paths, corner)))
+        for converter, path, value in zip(converters, paths, corner):
+            converter.setdefault(repr(value), _node(document, path))
+    for converter, path, values in zip(converters, paths, values_per_axis):
+        for value in values:
+            if repr(value) not in converter:
+                converter[repr(value)] = _node(
+                    _changed_document(base, {path: value}), path)
     return converters
 
 
@@ -193,14 +223,19 @@ def convert(converter, value):
     return converter(value)
 
 
-def _validated(base, path, value, with_values):
+def _validated(base, path, value):
     try:
-        changed = with_values(base, {path: value})
+        changed = base.with_value(path, value)
     except ScenarioError as err:
         raise ValueError(f"{path} = {value!r}: {err}") from None
     except KeyError as err:
         raise ValueError(f"{path}: {err.args[0]}") from None
-    node = changed
+    return _node(changed, path)
+
+
+def _node(document, path):
+    """The validated value at ``path`` in ``document``."""
+    node = document
     for key in parse_path(path):
         node = node[key] if isinstance(key, int) else getattr(node, key)
     return node
