@@ -200,19 +200,20 @@ def _corner_converters(base, paths, values_per_axis):
     if not all(values and _each_value_checked(values)
                for values in values_per_axis):
         return None
+    keys = [parse_path(path) for path in paths]
     converters = [{} for _ in paths]
     extremes = [[values[0], values[-1]] if len(values) > 1 else values[:1]
                 for values in values_per_axis]
     for corner in itertools.islice(itertools.product(*extremes),
                                    MAX_CORNERS):
-        document = _changed_document(base, dict(zip(paths, corner)))
-        for converter, path, value in zip(converters, paths, corner):
-            converter.setdefault(repr(value), _node(document, path))
-    for converter, path, values in zip(converters, paths, values_per_axis):
+        document = _changed_document(base, list(zip(keys, corner)))
+        for converter, at, value in zip(converters, keys, corner):
+            converter.setdefault(repr(value), _node(document, at))
+    for converter, at, values in zip(converters, keys, values_per_axis):
         for value in values:
             if repr(value) not in converter:
                 converter[repr(value)] = _node(
-                    _changed_document(base, {path: value}), path)
+                    _changed_document(base, [(at, value)]), at)
     return converters
 
 
@@ -230,13 +231,14 @@ def _validated(base, path, value):
         raise ValueError(f"{path} = {value!r}: {err}") from None
     except KeyError as err:
         raise ValueError(f"{path}: {err.args[0]}") from None
-    return _node(changed, path)
+    return _node(changed, parse_path(path))
 
 
-def _node(document, path):
-    """The validated value at ``path`` in ``document``."""
+def _node(document, keys):
+    """The validated value at ``keys`` (:func:`parse_path`) in
+    ``document``."""
     node = document
-    for key in parse_path(path):
+    for key in keys:
         node = node[key] if isinstance(key, int) else getattr(node, key)
     return node
 
@@ -261,16 +263,15 @@ def _validated_on_parent(base, path, values):
 
 
 def _changed_document(base, changes):
-    """``base.with_values(changes)`` (path -> value), validating again
+    """``base.with_values(changes)``, the changes as ``(keys, value)``
+    (keys: :func:`parse_path` of the path), validating again
     only the models on the changed paths, each from its fields: every
     other branch is the base's validated object, which pydantic takes as
     it is (as models.scenario resolves a variant), so that a document of
     hundreds of fields costs what its changed branches cost. Raises what
     validation raises (pydantic's ValidationError, or a LookupError for a
     path the document does not have)."""
-    changed = _replace(base, [(parse_path(path), value)
-                              for path, value in changes.items()],
-                       validate=True)
+    changed = _replace(base, changes, validate=True)
     if changed.variants:
         changed.variant_documents()   # each must validate, as in with_values
     return changed
