@@ -151,6 +151,12 @@ def validate_values(base, paths, values_per_axis):
         converters = None
     if converters is not None:
         return converters
+    return _validate_each(base, paths, values_per_axis)
+
+
+def _validate_each(base, paths, values_per_axis):
+    """:func:`validate_values` value by value, each in a whole document,
+    then the corners: the first value refused is named."""
     converters = []
     extremes = []
     for path, values in zip(paths, values_per_axis):
