@@ -550,8 +550,9 @@ def run_fleet(jobs, *, format_task=None, shared_columns=True,
 
 
 def evaluate_fleet_task(pieces, lists, format_task, first_row):
-    """Evaluate and format one fleet task: a pure function of plain data
-    (what a worker runs).
+    """Evaluate and format one fleet task: what a worker runs, a pure
+    function of plain data on Dask (pieces carry their documents' text),
+    of the jobs the process holds otherwise (pieces name them by index).
 
     Parameters
     ----------
