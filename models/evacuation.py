@@ -65,18 +65,20 @@ class PlatformLimits:
 #: unsolicited ARP (the six phases of a Hyper-V live migration: Microsoft
 #: Learn 'Live Migration Overview'; 'Live Migration Internals and
 #: Optimization', thisismydemo.cloud). With :data:`HYPERV_SERIAL_SETUP_S`
-#: calibrated once across the eight published drains of
-#: evacuation_hyperv_drains.toml as the smallest pair that holds the most
-#: of them (tests/app/test_evacuation_calibration.py re-solves them all on
-#: a grid of 0-3 s by 0-0.8 s): 2.0 s and 0.8 s hold five; no time off
-#: the link holds four, 3.0 s and 0.8 s four, either part alone at most
-#: three. Finn's 10 GbE drains grow 0.8 s per VM (5, 13, 21 s for 1,
-#: 10, 20 VMs, 20 allowed at once) with the link far from full, which only
-#: a start one migration at a time explains; his one VM takes 7 s on
-#: 1 GbE against 4.6 s of copy. The three drains it misses finish faster
-#: than their stated memory can cross the link at all, so they have no
-#: room for any time off it (the validation file says which). A measured
-#: time goes in the scenario (evacuations[].setup_s, serial_setup_s).
+#: calibrated once across the nine published drains (validation files
+#: evacuation_hyperv_drains.toml, evacuation_workinghardinit_dynamic_team
+#: .toml) as the smallest pair that holds the most of them
+#: (tests/app/test_evacuation_calibration.py re-solves them all on a grid
+#: of 0-3 s by 0-0.8 s): 2.0 s and 0.8 s hold six; no time off the link
+#: holds five, 3.0 s and 0.8 s five, any other pair at most four. Finn's
+#: 10 GbE drains grow 0.8 s per VM (5, 13, 21 s for 1, 10, 20 VMs, 20
+#: allowed at once) with the link far from full, which only a start one
+#: migration at a time explains; his one VM takes 7 s on 1 GbE against
+#: 4.6 s of copy. Of the three drains it misses, Finn's two on 1 GbE finish
+#: faster than their stated memory can cross the link at all, and Holman's
+#: on 10 GbE splits its total evenly over equal VMs (the validation file
+#: says why). A measured time goes in the scenario (evacuations[].setup_s,
+#: serial_setup_s).
 HYPERV_SETUP_S = 2.0
 #: Hyper-V's set-up work done for one migration at a time [s]
 #: (migrations started together wait for each other's): see

@@ -187,6 +187,8 @@ def transfer_path(doc, item):
                 min(n.speed_gbps for n in nics))))
         flows = item.sessions * streams
         spread = {"none": "one", "independent": "one"}.get(mode, "hash")
+        if mode == "independent" and _sends_by_hash(doc, item):
+            spread = "hash"
         if mode == "none" and item.multipath:
             spread = "all"
             nics = nics[:flows]  # a session per NIC, round robin
@@ -201,6 +203,17 @@ def transfer_path(doc, item):
         spread = "stripe"
     return TransferPath(tuple(nics), kind, spread, flows, mode, tuple(notes),
                         together)
+
+
+def _sends_by_hash(doc, item):
+    """A switch-independent LBFO team in Address Hash or Dynamic mode
+    spreads what this host sends over all members by connection (inbound
+    traffic arrives on one member): Microsoft, 'Windows Server 2012 R2 NIC
+    Teaming (LBFO) Deployment and Management'; live migrations leaving a
+    host through a Dynamic team use both members (WHI-DYNAMIC-SIX-LM)."""
+    team = next(t for t in doc.teams if t.name == item.via)
+    return item.direction == "send" and team.policy in ("address_hash",
+                                                         "dynamic")
 
 
 def _striped(doc, item):
