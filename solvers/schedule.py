@@ -393,19 +393,19 @@ def _simulate_many(batch):
     in one call (:func:`_distinct_precopy`: the model's cost is mostly
     per call, about 2 ms, against 1 us a row), then each evacuation's
     event simulation."""
-    points = [_FixedPoint(entry) for entry in batch]
     # every evacuation's VMs in one table, the pre-copy call's rows
     table = {k: np.concatenate([
         np.broadcast_to(entry.columns[k], entry.orders.shape[1:])
         for entry in batch]) for k in batch[0].columns} if batch else {}
     offsets = np.cumsum([0] + [entry.orders.shape[1] for entry in batch])
+    points = [_FixedPoint(entry, offset)
+              for entry, offset in zip(batch, offsets)]
     for iteration in range(1, MAX_ITERATIONS + 1):
         going = [p for p in points if p.going]
         if not going:
             break
         rates = [p.rates() for p in going]
-        results = _distinct_precopy(
-            table, [offsets[points.index(p)] for p in going], rates)
+        results = _distinct_precopy(table, [p.offset for p in going], rates)
         for point, (h, r), result in zip(going, rates, results):
             point.step(iteration, h, r, result)
     return [p.result() for p in points]
@@ -415,8 +415,8 @@ class _FixedPoint:
     """The fixed point of one evacuation's distinct schedules, iteration
     by iteration (:func:`_simulate_many`)."""
 
-    def __init__(self, entry):
-        self.entry = entry
+    def __init__(self, entry, offset):
+        self.entry, self.offset = entry, offset   # its VMs' first table row
         count, vms = entry.orders.shape
         share = entry.share
         top = share.size - 1

@@ -50,9 +50,11 @@ def analyse(inputs, upstream, *, details=True):
              for (index, item), columns, limit, cap, total in zip(
                  rows.owners, rows.columns, rows.limits,
                  rows.per_migration_cap, rows.aggregate_cap)]
-    answers = evaluate_all(tasks, details=details)
-    for ((index, _), (item, *_)), answer in zip(zip(rows.owners, tasks),
-                                               answers):
+    # all evacuations of all documents planned and searched together; a
+    # document's variants mostly share its evacuation's VMs and link, so
+    # each plan and local search runs once for them all
+    for (index, item), answer in zip(rows.owners,
+                                     evaluate_all(tasks, details=details)):
         _evaluate(item, answer, out[index], details)
     return [AnalysisResult(metrics=o["metrics"],
                            findings=tuple(o["findings"]),
