@@ -636,27 +636,18 @@ def _sweep(args):
         print(f"linkplan sweep: {err}", file=sys.stderr)
         return EXIT_USAGE
     progress = _Progress(plan) if sys.stderr.isatty() else None
+
+    def write(chunk):
+        writer.write(chunk)
+        if progress:
+            progress.update(writer.points)
     # each chunk is formatted (and with -o written) where it is evaluated
-    chunks = sweep.run(scenario, plan, processes=processes,
-                       format_chunk=writer.format_chunk,
-                       scheduler=args.scheduler)
-    try:
-        for chunk in chunks:
-            writer.write(chunk)
-            if progress:
-                progress.update(writer.points)
-        writer.finish()
-    except sweep.EngineUnavailable as err:
-        print(f"linkplan sweep: {err}", file=sys.stderr)
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        where = writer.interrupted()
-        print(f"\nlinkplan sweep: interrupted after {writer.points:,} of "
-              f"{plan.total:,} points; {where}", file=sys.stderr)
-        return 130
-    finally:
-        chunks.close()   # workers stop before their parts are removed
-        writer.discard()
+    stopped = _write_sweep(writer, sweep.run(
+        scenario, plan, processes=processes,
+        format_chunk=writer.format_chunk, scheduler=args.scheduler),
+        write, f" of {plan.total:,}")
+    if stopped is not None:
+        return stopped
     if progress:
         progress.done()
     return EXIT_OK
@@ -716,24 +707,38 @@ def _sweep_fleet(args):
     results = sweep.run_fleet(jobs, format_task=writer.format_chunk,
                               shared_columns=args.format != "jsonl",
                               processes=processes, scheduler=args.scheduler)
+    with _Working(f"sweep ({len(jobs)} variants of "
+                  f"{len(paths) - len(failed)} files)"):
+        stopped = _write_sweep(writer, results, writer.write_task)
+    return code if stopped is None else stopped
+
+
+def _write_sweep(writer, results, write, of_total=""):
+    """Write each of a running sweep's ``results`` (a generator of
+    solvers.sweep) with ``write`` and publish the output (a
+    :class:`_SweepWriter`); None once done, else the exit code after
+    saying why: an engine that cannot be reached (2), or Ctrl-C (130),
+    which publishes the rows so far as OUT.partial. The workers stop
+    before their parts are removed. ``of_total``: " of N" after the
+    points written, when the total is known."""
+    from solvers import sweep
+
     try:
-        with _Working(f"sweep ({len(jobs)} variants of "
-                      f"{len(paths) - len(failed)} files)"):
-            for result in results:
-                writer.write_task(result)
+        for result in results:
+            write(result)
         writer.finish()
     except sweep.EngineUnavailable as err:
         print(f"linkplan sweep: {err}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         where = writer.interrupted()
-        print(f"\nlinkplan sweep: interrupted after {writer.points:,} "
-              f"points; {where}", file=sys.stderr)
+        print(f"\nlinkplan sweep: interrupted after {writer.points:,}"
+              f"{of_total} points; {where}", file=sys.stderr)
         return 130
     finally:
-        results.close()   # workers stop before their parts are removed
+        results.close()
         writer.discard()
-    return code
+    return None
 
 
 class _SweepWriter:

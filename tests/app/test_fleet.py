@@ -385,3 +385,39 @@ def test_parquet_of_a_directory_with_bad_files_does_the_rest(tmp_path):
     table = pq.read_table(out)
     assert set(table.column("scenario").to_pylist()) == {"host 0000"}
     assert table.num_rows == 5 * 80
+
+
+def test_ctrl_c_in_a_fleet_sweep_keeps_the_rows_so_far(tmp_path, monkeypatch,
+                                                        capsys):
+    # the fleet's Ctrl-C is the one-scenario sweep's (app.cli's
+    # _write_sweep): whole rows so far in OUT.partial, OUT untouched
+    from models.scenario import BASE_NAME
+    from solvers import sweep as sweeps
+
+    fleet = tmp_path / "fleet"
+    fleet.mkdir()
+    write_fleet(fleet, 2, examples=[EXAMPLES / "jumbo_10gbe.toml"])
+    run_fleet = sweeps.run_fleet
+
+    def stopped_after_one_task(*args, **kwargs):
+        results = run_fleet(*args, **kwargs)
+        yield next(results)
+        results.close()
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sweeps, "run_fleet", stopped_after_one_task)
+    monkeypatch.setattr(sweeps, "FLEET_TASK_DOCUMENTS", 1)   # a task each
+    out = tmp_path / "out.csv"
+    out.write_text("old\n")
+    code = cli.main(["sweep", str(fleet), "-o", str(out), "--processes",
+                     "1"])
+    assert code == 130
+    assert out.read_text() == "old\n"
+    rows = list(csv.DictReader((tmp_path / "out.csv.partial").open()))
+    # the first task: the first file's base over its 80-point sweep
+    assert len(rows) == 80
+    assert {(r["scenario"], r["variant"]) for r in rows} == {
+        ("host 0000", BASE_NAME)}
+    err = capsys.readouterr().err
+    assert "interrupted after 80 points; the rows so far are in " \
+        f"{out}.partial" in err
