@@ -140,6 +140,10 @@ def build_parser():
     solve.add_argument("--schedule", action="store_true",
                        help="print each evacuation's schedule (one CSV row "
                        "per VM and variant) instead of the metrics")
+    solve.add_argument("--processes", type=_positive_int, default=None,
+                       help="processes that solve the files (default: 1 "
+                       f"below {PARALLEL_FROM_FILES} files, else one per "
+                       "core)")
 
     advise = add("advise", "Recommend parameter changes, each with its "
                  "predicted effect.", _ADVISE_EXAMPLE)
@@ -342,9 +346,14 @@ def _batch_code(paths, failed):
     return EXIT_FAILED
 
 
+#: Files from which ``solve`` uses every core (at most 8) by default:
+#: below that, a worker's start and its text sent back cost about what it
+#: saves.
+PARALLEL_FROM_FILES = 64
+
+
 def _solve(args):
     from models.scenario import ScenarioError
-    from solvers.evaluate import evaluate_many
 
     paths, failed = _inputs(args)
     loaded = []
@@ -355,29 +364,33 @@ def _solve(args):
         else:
             loaded.append((path, scenario))
     parts = []
-    # the files' documents are evaluated together (one call of each
-    # analysis for many files); CSV needs their numbers only
-    numbers_only = args.format == "csv" and not args.schedule
+    processes = args.processes or (
+        min(os.cpu_count() or 1, 8) if len(loaded) >= PARALLEL_FROM_FILES
+        else 1)
     with _collector_frozen(), _Working(
             f"solve ({len(loaded)} files)" if len(loaded) > 1 else
             f"solve {loaded[0][0]}" if loaded else "solve"):
-        done = evaluate_many((scenario for _, scenario in loaded),
-                             details=not numbers_only)
-        for (path, _), results in zip(loaded, done):
-            if isinstance(results, ScenarioError):
+        done = _solve_all(args, [scenario for _, scenario in loaded],
+                          processes)
+        for (path, _), outcome in zip(loaded, done):
+            if isinstance(outcome, ScenarioError):
                 print("linkplan: invalid scenario\n"
-                      f"{ScenarioError(results.problems, source=path)}",
+                      f"{ScenarioError(outcome.problems, source=path)}",
                       file=sys.stderr)
                 failed.append(path)
-            elif isinstance(results, Exception):
+            elif isinstance(outcome, Exception):
                 if len(paths) == 1:
-                    return _internal_error(results)
+                    return _internal_error(outcome)
                 print(f"linkplan: {path}: internal error: "
-                      f"{type(results).__name__}: {results}",
+                      f"{_WorkerFailure.describe(outcome)}",
                       file=sys.stderr)
                 failed.append(path)
             else:
-                parts.append(_solve_text(args, results, first=not parts))
+                # one header for the whole batch (the rows carry the
+                # scenario)
+                parts.append(outcome if not parts or args.format != "csv"
+                             and not args.schedule
+                             else outcome.split("\n", 1)[1])
     failed.sort(key=lambda f: paths.index(f) if f in paths else -1)
     code = _batch_code(paths, failed)
     if not parts:
@@ -388,6 +401,106 @@ def _solve(args):
     _emit(args, "".join(parts) if args.format != "table" or args.schedule
           else "\n".join(parts))
     return code
+
+
+def _solve_all(args, scenarios, processes):
+    """Each scenario's ``solve`` text (CSV with its header), or the
+    exception that stopped it, in order. With several processes, forked
+    workers (which inherit the loaded scenarios: nothing to send but the
+    texts back) solve equal shares of the files while this one solves the
+    first; a worker that dies has its share solved here."""
+    import multiprocessing
+
+    processes = min(processes, len(scenarios))
+    if processes < 2 or "fork" not in \
+            multiprocessing.get_all_start_methods():
+        return _solve_texts(args, scenarios)
+    bounds = [len(scenarios) * k // processes for k in range(processes + 1)]
+    context = multiprocessing.get_context("fork")
+    workers = []
+    try:
+        for begin, end in zip(bounds[1:-1], bounds[2:]):
+            receive, send = context.Pipe(duplex=False)
+            worker = context.Process(target=_solve_worker, daemon=True,
+                                     args=(send, args, scenarios[begin:end]))
+            worker.start()
+            send.close()
+            workers.append((worker, receive, begin, end))
+        texts = _solve_texts(args, scenarios[:bounds[1]])
+        for worker, receive, begin, end in workers:
+            try:
+                texts += [_WorkerFailure.restore(t) for t in receive.recv()]
+            except EOFError:   # the worker died: its share is solved here
+                texts += _solve_texts(args, scenarios[begin:end])
+        return texts
+    finally:
+        for worker, receive, _, _ in workers:
+            receive.close()
+            if worker.is_alive():
+                worker.terminate()
+            worker.join()
+
+
+def _solve_worker(send, args, scenarios):
+    """A forked worker of :func:`_solve_all`: its scenarios' texts into
+    ``send`` (Ctrl-C is the parent's to handle)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    send.send([t if isinstance(t, str) else _WorkerFailure.of(t)
+               for t in _solve_texts(args, scenarios)])
+    send.close()
+
+
+class _WorkerFailure(Exception):
+    """Why a worker could not solve a scenario, in a form that survives
+    pickling (a ScenarioError's problems, or any exception as text)."""
+
+    def __init__(self, description, problems=None):
+        super().__init__(description, problems)
+        self.problems = problems
+
+    def __str__(self):
+        return self.args[0]
+
+    @classmethod
+    def of(cls, error):
+        """The failure that carries ``error``."""
+        from models.scenario import ScenarioError
+
+        return cls(cls.describe(error), error.problems
+                   if isinstance(error, ScenarioError) else None)
+
+    @staticmethod
+    def describe(error):
+        """``Type: message`` of an exception (the worker's own type)."""
+        if isinstance(error, _WorkerFailure):
+            return str(error)
+        return f"{type(error).__name__}: {error}"
+
+    @staticmethod
+    def restore(outcome):
+        """A received outcome as :func:`_solve_texts` gave it (a
+        ScenarioError again; other exceptions stay failures)."""
+        from models.scenario import ScenarioError
+
+        if isinstance(outcome, _WorkerFailure) and \
+                outcome.problems is not None:
+            return ScenarioError(outcome.problems)
+        return outcome
+
+
+def _solve_texts(args, scenarios):
+    """:func:`_solve_all` in this process."""
+    from solvers.evaluate import evaluate_many
+
+    # the files' documents are evaluated together (one call of each
+    # analysis for many files); CSV needs their numbers only
+    numbers_only = args.format == "csv" and not args.schedule
+    return [results if isinstance(results, Exception)
+            else _solve_text(args, results)
+            for results in evaluate_many(scenarios,
+                                         details=not numbers_only)]
 
 
 @contextlib.contextmanager
@@ -403,19 +516,16 @@ def _collector_frozen():
         gc.unfreeze()
 
 
-def _solve_text(args, results, *, first):
-    """One scenario's part of the ``solve`` output; CSV parts after the
-    first without their header (one for the whole batch: the rows carry
-    the scenario)."""
+def _solve_text(args, results):
+    """One scenario's part of the ``solve`` output (CSV with its
+    header)."""
     if args.schedule:
-        text = schedule_csv(results)
-    elif args.format == "csv":
-        text = results.to_csv()
-    elif args.format == "json":
+        return schedule_csv(results)
+    if args.format == "csv":
+        return results.to_csv()
+    if args.format == "json":
         return results.to_json()
-    else:
-        return results.to_table()
-    return text if first else text.split("\n", 1)[1]
+    return results.to_table()
 
 
 #: Columns of ``solve --schedule``, as the schedule trace names them.
@@ -526,27 +636,18 @@ def _sweep(args):
         print(f"linkplan sweep: {err}", file=sys.stderr)
         return EXIT_USAGE
     progress = _Progress(plan) if sys.stderr.isatty() else None
+
+    def write(chunk):
+        writer.write(chunk)
+        if progress:
+            progress.update(writer.points)
     # each chunk is formatted (and with -o written) where it is evaluated
-    chunks = sweep.run(scenario, plan, processes=processes,
-                       format_chunk=writer.format_chunk,
-                       scheduler=args.scheduler)
-    try:
-        for chunk in chunks:
-            writer.write(chunk)
-            if progress:
-                progress.update(writer.points)
-        writer.finish()
-    except sweep.EngineUnavailable as err:
-        print(f"linkplan sweep: {err}", file=sys.stderr)
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        where = writer.interrupted()
-        print(f"\nlinkplan sweep: interrupted after {writer.points:,} of "
-              f"{plan.total:,} points; {where}", file=sys.stderr)
-        return 130
-    finally:
-        chunks.close()   # workers stop before their parts are removed
-        writer.discard()
+    stopped = _write_sweep(writer, sweep.run(
+        scenario, plan, processes=processes,
+        format_chunk=writer.format_chunk, scheduler=args.scheduler),
+        write, f" of {plan.total:,}")
+    if stopped is not None:
+        return stopped
     if progress:
         progress.done()
     return EXIT_OK
@@ -606,24 +707,38 @@ def _sweep_fleet(args):
     results = sweep.run_fleet(jobs, format_task=writer.format_chunk,
                               shared_columns=args.format != "jsonl",
                               processes=processes, scheduler=args.scheduler)
+    with _Working(f"sweep ({len(jobs)} variants of "
+                  f"{len(paths) - len(failed)} files)"):
+        stopped = _write_sweep(writer, results, writer.write_task)
+    return code if stopped is None else stopped
+
+
+def _write_sweep(writer, results, write, of_total=""):
+    """Write each of a running sweep's ``results`` (a generator of
+    solvers.sweep) with ``write`` and publish the output (a
+    :class:`_SweepWriter`); None once done, else the exit code after
+    saying why: an engine that cannot be reached (2), or Ctrl-C (130),
+    which publishes the rows so far as OUT.partial. The workers stop
+    before their parts are removed. ``of_total``: " of N" after the
+    points written, when the total is known."""
+    from solvers import sweep
+
     try:
-        with _Working(f"sweep ({len(jobs)} variants of "
-                      f"{len(paths) - len(failed)} files)"):
-            for result in results:
-                writer.write_task(result)
+        for result in results:
+            write(result)
         writer.finish()
     except sweep.EngineUnavailable as err:
         print(f"linkplan sweep: {err}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         where = writer.interrupted()
-        print(f"\nlinkplan sweep: interrupted after {writer.points:,} "
-              f"points; {where}", file=sys.stderr)
+        print(f"\nlinkplan sweep: interrupted after {writer.points:,}"
+              f"{of_total} points; {where}", file=sys.stderr)
         return 130
     finally:
-        results.close()   # workers stop before their parts are removed
+        results.close()
         writer.discard()
-    return code
+    return None
 
 
 class _SweepWriter:

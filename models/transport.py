@@ -23,15 +23,15 @@ TCP, COMPRESSION, SMB, SMB_DIRECT, UDP, RDMA = range(6)
 #: ``sendmsg``/``recvmsg`` system call and one pass through the UDP/IP
 #: path, with no TSO/GSO or GRO aggregation (iperf3 and most datagram
 #: senders use neither). Fitted once on two published single-sender runs
-#: with the ``linux_host`` preset's ``c_wire`` (2490) and ``c_byte_tx``
-#: (0.65): ESnet's 22 Gbit/s of 8972-byte datagrams on one 2.9 GHz core
+#: with the ``linux_host`` preset's ``c_wire`` (2626) and ``c_byte_tx``
+#: (0.558): ESnet's 22 Gbit/s of 8972-byte datagrams on one 2.9 GHz core
 #: (fasterdata "UDP tuning", case ESNET-UDP-40G) and 5.8 Gbit/s of
 #: 1472-byte datagrams at MTU 1500 (Super User 1757563, case
-#: UDP-IPERF3-10G-1500, clock not stated: 2.6 GHz assumed): 1140 and 1832
-#: cycles reproduce each exactly, the minimax value between them is within
-#: 4.6 % of both. Refit it with the preset when ``linux_host``'s
-#: ``c_wire`` or ``c_byte_tx`` change. [cycles]
-UDP_DATAGRAM_CYCLES = 1_600.0
+#: UDP-IPERF3-10G-1500, clock not stated: 2.6 GHz assumed): 1829 and 1832
+#: cycles reproduce each exactly, so one constant meets both within
+#: 0.2 %. Refit it with the preset when ``linux_host``'s ``c_wire`` or
+#: ``c_byte_tx`` change. [cycles]
+UDP_DATAGRAM_CYCLES = 1_830.0
 
 #: Cycles one traffic-generator thread spends per byte of each frame it
 #: sends, beyond its per-packet work: the copy of the frame from the

@@ -126,19 +126,10 @@ def evaluate_grid(base, paths, values, converters, indices, *,
         (equal to each point's but in column fields).
     """
     count = len(indices[0]) if indices else 0
-    column_axes = [a for a, path in enumerate(paths) if column_targets(path)]
-    other_axes = [a for a in range(len(paths)) if a not in column_axes]
-    if other_axes:
-        shape = [len(values[a]) for a in other_axes]
-        flat, group_of = np.unique(np.ravel_multi_index(
-            [indices[a] for a in other_axes], shape), return_inverse=True)
-        keys = np.stack(np.unravel_index(flat, shape), axis=1)
-    else:
-        keys, group_of = np.zeros((1, 0), dtype=int), np.zeros(count, int)
-    if not column_axes or 4 * len(keys) > count:
-        combos = list(zip(*([values[a][i] for i in indices[a].tolist()]
-                            for a in range(len(paths)))))
-        each = grid_documents(base, list(paths), combos, converters)
+    column_axes, other_axes, keys, group_of = _grid_groups(paths, values,
+                                                           indices)
+    if _per_point(column_axes, keys, count):
+        each = _point_documents(base, paths, values, converters, indices)
         numbers = points_to_columns(evaluate_documents(
             [(str(i), doc) for i, doc in enumerate(each)],
             scenario="", scenario_sha256="", numbers_only=True))
@@ -169,6 +160,46 @@ def evaluate_grid(base, paths, values, converters, indices, *,
     if documents:
         return merged, [(members, doc) for members, doc, _ in parts]
     return merged
+
+
+def _grid_groups(paths, values, indices):
+    """The axes of a grid on column fields and the others, the distinct
+    values of the others (``keys``, a row per group) and each point's
+    group."""
+    count = len(indices[0]) if indices else 0
+    column_axes = [a for a, path in enumerate(paths) if column_targets(path)]
+    other_axes = [a for a in range(len(paths)) if a not in column_axes]
+    if other_axes:
+        shape = [len(values[a]) for a in other_axes]
+        flat, group_of = np.unique(np.ravel_multi_index(
+            [indices[a] for a in other_axes], shape), return_inverse=True)
+        keys = np.stack(np.unravel_index(flat, shape), axis=1)
+    else:
+        keys, group_of = np.zeros((1, 0), dtype=int), np.zeros(count, int)
+    return column_axes, other_axes, keys, group_of
+
+
+def _per_point(column_axes, keys, count):
+    # columns do not pay for groups of a point or two
+    return not column_axes or 4 * len(keys) > count
+
+
+def _point_documents(base, paths, values, converters, indices):
+    combos = list(zip(*([values[a][i] for i in indices[a].tolist()]
+                        for a in range(len(paths)))))
+    return grid_documents(base, list(paths), combos, converters)
+
+
+def grid_point_documents(base, paths, values, converters, indices):
+    """The documents of a grid's points when :func:`evaluate_grid`
+    evaluates each point as a document of its own (arguments as there),
+    else None: a caller with many small grids (a fleet) evaluates their
+    documents together in one :func:`evaluate_documents` call, which
+    gives each document the numbers it gets alone."""
+    column_axes, _, keys, _ = _grid_groups(paths, values, indices)
+    if not _per_point(column_axes, keys, len(indices[0]) if indices else 0):
+        return None
+    return _point_documents(base, paths, values, converters, indices)
 
 
 def points_to_columns(points):

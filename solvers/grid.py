@@ -131,6 +131,11 @@ def validate_values(base, paths, values_per_axis):
     """Check every axis's values against the schema, and the corners of the
     grid as whole documents.
 
+    A grid whose axes have few values each (the sweeps of a fleet) is
+    checked by its corners alone (:func:`_corner_converters`); when that
+    fails, or does not apply, each value is checked in a document of its
+    own, then the corners, which names the first value refused.
+
     Returns
     -------
     list
@@ -139,13 +144,25 @@ def validate_values(base, paths, values_per_axis):
         numeric axis with many values. Plain data, so worker processes
         can receive it.
     """
+    try:
+        converters = _corner_converters(base, paths, values_per_axis)
+    except (ValueError, LookupError, TypeError, AttributeError):
+        # pydantic's ValidationError is a ValueError
+        converters = None
+    if converters is not None:
+        return converters
+    return _validate_each(base, paths, values_per_axis)
+
+
+def _validate_each(base, paths, values_per_axis):
+    """:func:`validate_values` value by value, each in a whole document,
+    then the corners: the first value refused is named."""
     converters = []
     extremes = []
     for path, values in zip(paths, values_per_axis):
         if not values:
             raise ValueError(f"{path}: no values")
-        if len(values) <= VALIDATE_EACH_UP_TO or not all(
-                isinstance(v, (int, float)) for v in values):
+        if _each_value_checked(values):
             converters.append({repr(v): _validated(base, path, v)
                                for v in values})
             extremes.append([values[0], values[-1]] if len(values) > 1
@@ -170,6 +187,42 @@ def validate_values(base, paths, values_per_axis):
     return converters
 
 
+def _each_value_checked(values):
+    return len(values) <= VALIDATE_EACH_UP_TO or not all(
+        isinstance(v, (int, float)) for v in values)
+
+
+def _corner_converters(base, paths, values_per_axis):
+    """:func:`validate_values` of axes of at most
+    :data:`VALIDATE_EACH_UP_TO` values, else None; raises at the first
+    document refused, without naming it.
+
+    The corners are validated as whole documents, each again only along
+    its changed paths (:func:`_changed_document`), and give the validated
+    values they hold: every point of a grid of two values an axis is a
+    corner, so that its values need no document of their own. The other
+    values are each validated in one (a value of an axis at the base's
+    other values, as :func:`validate_values` does)."""
+    if not all(values and _each_value_checked(values)
+               for values in values_per_axis):
+        return None
+    keys = [parse_path(path) for path in paths]
+    converters = [{} for _ in paths]
+    extremes = [[values[0], values[-1]] if len(values) > 1 else values[:1]
+                for values in values_per_axis]
+    for corner in itertools.islice(itertools.product(*extremes),
+                                   MAX_CORNERS):
+        document = _changed_document(base, list(zip(keys, corner)))
+        for converter, at, value in zip(converters, keys, corner):
+            converter.setdefault(repr(value), _node(document, at))
+    for converter, at, values in zip(converters, keys, values_per_axis):
+        for value in values:
+            if repr(value) not in converter:
+                converter[repr(value)] = _node(
+                    _changed_document(base, [(at, value)]), at)
+    return converters
+
+
 def convert(converter, value):
     """A raw axis value as validated (see :func:`validate_values`)."""
     if isinstance(converter, dict):
@@ -184,8 +237,14 @@ def _validated(base, path, value):
         raise ValueError(f"{path} = {value!r}: {err}") from None
     except KeyError as err:
         raise ValueError(f"{path}: {err.args[0]}") from None
-    node = changed
-    for key in parse_path(path):
+    return _node(changed, parse_path(path))
+
+
+def _node(document, keys):
+    """The validated value at ``keys`` (:func:`parse_path`) in
+    ``document``."""
+    node = document
+    for key in keys:
         node = node[key] if isinstance(key, int) else getattr(node, key)
     return node
 
@@ -209,9 +268,26 @@ def _validated_on_parent(base, path, values):
                              f"{err.errors()[0]['msg']}") from None
 
 
-def _replace(node, changes):
+def _changed_document(base, changes):
+    """``base.with_values(changes)``, the changes as ``(keys, value)``
+    (keys: :func:`parse_path` of the path), validating again
+    only the models on the changed paths, each from its fields: every
+    other branch is the base's validated object, which pydantic takes as
+    it is (as models.scenario resolves a variant), so that a document of
+    hundreds of fields costs what its changed branches cost. Raises what
+    validation raises (pydantic's ValidationError, or a LookupError for a
+    path the document does not have)."""
+    changed = _replace(base, changes, validate=True)
+    if changed.variants:
+        changed.variant_documents()   # each must validate, as in with_values
+    return changed
+
+
+def _replace(node, changes, validate=False):
     """A copy of ``node`` with each ``(keys, value)`` applied; every node
-    on a changed branch is copied once, however many changes pass it."""
+    on a changed branch is copied once, however many changes pass it;
+    with ``validate`` every model on a changed branch is validated again
+    (the others are kept as they are)."""
     if len(changes) == 1 and not changes[0][0]:
         return changes[0][1]
     branches = {}
@@ -220,8 +296,17 @@ def _replace(node, changes):
     if isinstance(node, list):
         items = list(node)
         for index, rest in branches.items():
-            items[index] = _replace(items[index], rest)
+            items[index] = _replace(items[index], rest, validate)
         return items
-    return node.model_copy(update={
-        key: _replace(getattr(node, key), rest)
-        for key, rest in branches.items()})
+    if not validate:
+        return node.model_copy(update={
+            key: _replace(getattr(node, key), rest)
+            for key, rest in branches.items()})
+    fields = type(node).model_fields
+    unknown = [key for key in branches if key not in fields]
+    if unknown:
+        raise KeyError(f"no field {unknown[0]!r}")
+    data = {name: getattr(node, name) for name in fields}
+    data.update({key: _replace(data[key], rest, validate)
+                 for key, rest in branches.items()})
+    return type(node).model_validate(data)

@@ -16,6 +16,7 @@ its result is the migration analysis' for the same rate, plus the set-up.
 """
 
 from dataclasses import dataclass, fields
+from typing import NamedTuple
 
 import numpy as np
 
@@ -166,12 +167,55 @@ def _precopy(columns, rate, trace, first_rate):
     return result
 
 
+#: Fields of the pre-copy model the fixed point reads; it also reads
+#: round 0's time (``first_pass``) from the trace.
+FIXED_POINT_FIELDS = ("converged", "total_time", "rounds", "downtime",
+                      "throttle", "outcome")
+
+
+def _distinct_precopy(table, offsets, rates):
+    """:func:`precopy` with traces of the VMs of several evacuations'
+    schedules in one call per :data:`PRECOPY_CHUNK_ROWS` distinct rows,
+    each distinct (VM, first-pass rate, rate) once: the model gives a row
+    the same numbers whatever the other rows of its call, and schedules of
+    one search share most of their VMs' rates (the VMs a swap leaves
+    alone keep their shares).
+
+    ``table`` holds the model inputs of every evacuation's VMs, one after
+    the other, evacuation ``e``'s from row ``offsets[e]``; ``rates`` its
+    (first-pass, later-round) rates, schedules x its VMs [B/s]. Returns
+    per evacuation :data:`FIXED_POINT_FIELDS` and ``first_pass`` (round
+    0's time [s]), schedules x VMs."""
+    shapes = [h.shape for h, _ in rates]
+    keys = np.concatenate([np.stack(
+        [np.broadcast_to(offset + np.arange(shape[1]), shape).ravel(),
+         h.ravel(), r.ravel()], axis=1)
+        for offset, shape, (h, r) in zip(offsets, shapes, rates)])
+    first, inverse = _groups(keys)
+    vm = keys[first, 0].astype(int)
+    parts = []
+    for begin in range(0, first.size, PRECOPY_CHUNK_ROWS):
+        part = first[begin:begin + PRECOPY_CHUNK_ROWS]
+        result = precopy({k: v[vm[begin:begin + part.size]]
+                          for k, v in table.items()},
+                         keys[part, 2], trace=True, first_rate=keys[part, 1])
+        parts.append({"first_pass": result["round_seconds"][:, 0],
+                      **{k: result[k] for k in FIXED_POINT_FIELDS}})
+    unique = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    out, begin = [], 0
+    for shape in shapes:
+        rows = inverse[begin:begin + shape[0] * shape[1]]
+        begin += rows.size
+        out.append({k: v[rows].reshape(shape) for k, v in unique.items()})
+    return out
+
+
 def _phases(columns, result, rate, first_rate):
     """Time on the link of each migration's two phases at its rates: the
     first pass (round 0) and the rounds after it with the switch-over. A
     migration that never switches over holds its slot for one pass of its
     memory (then it is given up): all of it in the first phase."""
-    first = result["round_seconds"][..., 0]
+    first = result["first_pass"]
     one_pass = columns["memory"] * (1 - columns["zero_fraction"]) / \
         first_rate
     converged = result["converged"]
@@ -192,6 +236,19 @@ def _average(rate, work, seconds, fallback):
     ran = seconds > 0
     return np.where(ran, rate * work / np.where(ran, seconds, 1.0),
                     fallback)
+
+
+class Schedules(NamedTuple):
+    """Schedules of one evacuation, the arguments of :func:`simulate`
+    (one entry of :func:`simulate_many`)."""
+
+    columns: dict
+    share: np.ndarray
+    orders: np.ndarray
+    concurrency: np.ndarray
+    setup: float = 0.0
+    serial_setup: float = 0.0
+    start_rates: tuple = None
 
 
 def simulate(columns, share, orders, concurrency, *, setup=0.0,
@@ -233,36 +290,70 @@ def simulate(columns, share, orders, concurrency, *, setup=0.0,
     and downtime) at the share of the moment they run, until those two
     rates of every VM stop moving.
     """
-    share = np.asarray(share, dtype=float)
-    orders = np.atleast_2d(orders)
-    count, vms = orders.shape
-    concurrency = np.broadcast_to(np.asarray(concurrency), (count,))
-    # schedules that differ only by swapping VMs of equal inputs are the
-    # same schedule: each is simulated once and its VMs' results are
-    # handed to the VMs at the same queue positions of its equivalents
-    # (a copy does not move the fixed point's largest change, so the
-    # iterations and every number stay those of simulating them all)
-    kinds = np.column_stack([concurrency, _kinds(columns)[orders]])
-    _, first, inverse = np.unique(kinds, axis=0, return_index=True,
-                                  return_inverse=True)
-    if first.size == count:
-        return _simulate(columns, share, orders, concurrency, setup,
-                         serial_setup, start_rates)
-    distinct = np.sort(first)
-    position = np.empty_like(first)
-    position[np.argsort(first)] = np.arange(first.size)
-    row = position[inverse.ravel()]
-    result = _simulate(columns, share, orders[distinct],
-                       concurrency[distinct], setup, serial_setup,
-                       None if start_rates is None else tuple(
-                           np.broadcast_to(r, orders.shape)[distinct]
-                           for r in start_rates))
-    # VM orders[r, p] takes the result of VM orders[distinct[row[r]], p]
-    source = np.empty_like(orders)
-    np.put_along_axis(source, orders, orders[distinct][row], axis=1)
-    return ScheduleResult(**{
-        f.name: _spread(getattr(result, f.name), row, source)
+    return simulate_many([Schedules(columns, share, orders, concurrency,
+                                    setup, serial_setup, start_rates)])[0]
+
+
+def simulate_many(batch):
+    """:func:`simulate` of the :class:`Schedules` of several evacuations,
+    one :class:`ScheduleResult` each: their fixed points iterate together
+    (:func:`_simulate_many`), each giving the numbers of simulating it
+    alone."""
+    distinct, spreads = [], []
+    for entry in batch:
+        share = np.asarray(entry.share, dtype=float)
+        orders = np.atleast_2d(entry.orders)
+        count = orders.shape[0]
+        concurrency = np.broadcast_to(np.asarray(entry.concurrency),
+                                      (count,))
+        # schedules that differ only by swapping VMs of equal inputs are
+        # the same schedule: each is simulated once and its VMs' results
+        # are handed to the VMs at the same queue positions of its
+        # equivalents (a copy does not move the fixed point's largest
+        # change, so the iterations and every number stay those of
+        # simulating them all)
+        first, inverse = _groups(np.column_stack(
+            [concurrency, _kinds(entry.columns)[orders]]))
+        if first.size == count:
+            distinct.append(entry._replace(share=share, orders=orders,
+                                           concurrency=concurrency))
+            spreads.append(None)
+            continue
+        rows = np.sort(first)
+        position = np.empty_like(first)
+        position[np.argsort(first)] = np.arange(first.size)
+        row = position[inverse]
+        distinct.append(Schedules(
+            entry.columns, share, orders[rows], concurrency[rows],
+            entry.setup, entry.serial_setup,
+            None if entry.start_rates is None else tuple(
+                np.broadcast_to(r, orders.shape)[rows]
+                for r in entry.start_rates)))
+        # VM orders[r, p] takes the result of VM orders[rows[row[r]], p]
+        source = np.empty_like(orders)
+        np.put_along_axis(source, orders, orders[rows][row], axis=1)
+        spreads.append((row, source))
+    return [result if spread is None else ScheduleResult(**{
+        f.name: _spread(getattr(result, f.name), *spread)
         for f in fields(result)})
+        for result, spread in zip(_simulate_many(distinct), spreads)]
+
+
+def _groups(keys):
+    """Rows of equal ``keys`` (a 2-D array) as groups: the index of each
+    group's first row, and each row's group (``numpy.unique(keys, axis=0,
+    return_index=True, return_inverse=True)`` up to the groups' order)."""
+    count = keys.shape[0]
+    if count == 0:
+        return np.zeros(0, dtype=int), np.zeros(0, dtype=int)
+    order = np.lexsort(keys.T[::-1])
+    ranked = keys[order]
+    new = np.ones(count, dtype=bool)
+    new[1:] = np.any(ranked[1:] != ranked[:-1], axis=1)
+    inverse = np.empty(count, dtype=int)
+    inverse[order] = np.cumsum(new) - 1
+    # lexsort is stable: a group's first row in sorted order is its first
+    return order[new], inverse
 
 
 def _kinds(columns):
@@ -289,32 +380,77 @@ def _spread(values, row, source):
 
 def _simulate(columns, share, orders, concurrency, setup, serial_setup=0.0,
               start_rates=None):
-    """:func:`simulate` of distinct schedules. Each schedule stops
+    """:func:`simulate` of distinct schedules."""
+    return _simulate_many([Schedules(columns, share, orders, concurrency,
+                                     setup, serial_setup, start_rates)])[0]
+
+
+def _simulate_many(batch):
+    """:func:`simulate_many` of distinct schedules. Each schedule stops
     iterating once its own rates moved less than :data:`TOLERANCE` (its
-    numbers are those of that iteration); the others go on alone."""
-    count, vms = orders.shape
-    top = share.size - 1
-    first = share[np.minimum(np.minimum(concurrency, vms), top)]
-    if start_rates is None:
-        rest = np.broadcast_to(first[:, None], (count, vms)).copy()
-        head = rest.copy()
-    else:
-        head, rest = (np.broadcast_to(r, (count, vms)).copy()
-                      for r in start_rates)
-    fixed = evacuation.setup_work(orders, concurrency, setup,
-                                  serial_setup)
-    off_link = np.zeros((count, vms))
-    done = {}    # each schedule's numbers at its last iteration
-    active = np.arange(count)
-    status, change = 1, np.inf
+    numbers are those of that iteration); the others go on alone. Every
+    iteration runs the pre-copy of all evacuations' VMs that still move
+    in one call (:func:`_distinct_precopy`: the model's cost is mostly
+    per call, about 2 ms, against 1 us a row), then each evacuation's
+    event simulation."""
+    # every evacuation's VMs in one table, the pre-copy call's rows
+    table = {k: np.concatenate([
+        np.broadcast_to(entry.columns[k], entry.orders.shape[1:])
+        for entry in batch]) for k in batch[0].columns} if batch else {}
+    offsets = np.cumsum([0] + [entry.orders.shape[1] for entry in batch])
+    points = [_FixedPoint(entry, offset)
+              for entry, offset in zip(batch, offsets)]
     for iteration in range(1, MAX_ITERATIONS + 1):
-        h, r = head[active], rest[active]
-        result = precopy(columns, r, first_rate=h, trace=True)
-        work_head, work_rest = _phases(columns, result, r, h)
+        going = [p for p in points if p.going]
+        if not going:
+            break
+        rates = [p.rates() for p in going]
+        results = _distinct_precopy(table, [p.offset for p in going], rates)
+        for point, (h, r), result in zip(going, rates, results):
+            point.step(iteration, h, r, result)
+    return [p.result() for p in points]
+
+
+class _FixedPoint:
+    """The fixed point of one evacuation's distinct schedules, iteration
+    by iteration (:func:`_simulate_many`)."""
+
+    def __init__(self, entry, offset):
+        self.entry, self.offset = entry, offset   # its VMs' first table row
+        count, vms = entry.orders.shape
+        share = entry.share
+        top = share.size - 1
+        first = share[np.minimum(np.minimum(entry.concurrency, vms), top)]
+        if entry.start_rates is None:
+            self.rest = np.broadcast_to(first[:, None], (count, vms)).copy()
+            self.head = self.rest.copy()
+        else:
+            self.head, self.rest = (np.broadcast_to(r, (count, vms)).copy()
+                                    for r in entry.start_rates)
+        self.fixed = evacuation.setup_work(entry.orders, entry.concurrency,
+                                           entry.setup, entry.serial_setup)
+        self.off_link = np.zeros((count, vms))
+        self.done = {}    # each schedule's numbers at its last iteration
+        self.active = np.arange(count)
+        self.status, self.change, self.iterations = 1, np.inf, 0
+        self.going = True
+
+    def rates(self):
+        """First-pass and later-round rates of the schedules still
+        iterating. [B/s]"""
+        return self.head[self.active], self.rest[self.active]
+
+    def step(self, iteration, h, r, result):
+        """One iteration: ``result`` is the pre-copy of the active
+        schedules' VMs at rates ``h`` and ``r``."""
+        entry, active, done = self.entry, self.active, self.done
+        count, vms = entry.orders.shape
+        work_head, work_rest = _phases(entry.columns, result, r, h)
         start, end, bounds, moment = evacuation.shared_queue(
-            np.stack([fixed[active], work_head, work_rest], axis=-1),
-            np.stack([off_link[active], h, r], axis=-1), orders[active],
-            concurrency[active], share, phases=True)
+            np.stack([self.fixed[active], work_head, work_rest], axis=-1),
+            np.stack([self.off_link[active], h, r], axis=-1),
+            entry.orders[active], entry.concurrency[active], entry.share,
+            phases=True)
         seconds_head = bounds[..., 1] - bounds[..., 0]
         seconds_rest = bounds[..., 2] - bounds[..., 1]
         for name, values in [
@@ -332,33 +468,40 @@ def _simulate(columns, share, orders, concurrency, setup, serial_setup=0.0,
         got_rest = _average(r, work_rest, seconds_rest, moment[..., 1])
         moved = np.maximum(np.max(np.abs(got_head / h - 1), axis=1),
                            np.max(np.abs(got_rest / r - 1), axis=1))
-        change = moved.max()
+        self.iterations, self.change = iteration, moved.max()
         going = moved >= TOLERANCE
         if not going.any():
-            status = 0
-            break
-        if iteration < MAX_ITERATIONS:  # else keep the rates simulated
-            if iteration > UNDAMPED_ITERATIONS:
-                got_head, got_rest = 0.5 * (got_head + h), \
-                    0.5 * (got_rest + r)
-            active = active[going]
-            head[active], rest[active] = got_head[going], got_rest[going]
-    converged = done["converged"]
-    on_link = done["seconds_head"] + done["seconds_rest"]
-    end = done["end"]
-    return ScheduleResult(
-        start=done["start"], end=end,
-        rate=(head * done["work_head"] + rest * done["work_rest"]) / on_link,
-        head_rate=head, rest_rate=rest,
-        converged=converged,
-        rounds=done["rounds"], downtime=done["downtime"],
-        throttle=done["throttle"], outcome=done["outcome"],
-        makespan=end.max(axis=1),
-        not_converged=np.count_nonzero(~converged, axis=1),
-        iterations=iteration, success=status == 0, status=status,
-        message="durations and shared rates agree" if status == 0 else
-        f"rates still moving after {MAX_ITERATIONS} iterations "
-        f"(largest relative change {change:.2g})")
+            self.status, self.going = 0, False
+            return
+        if iteration == MAX_ITERATIONS:   # keep the rates simulated
+            self.going = False
+            return
+        if iteration > UNDAMPED_ITERATIONS:
+            got_head, got_rest = 0.5 * (got_head + h), 0.5 * (got_rest + r)
+        self.active = active = active[going]
+        self.head[active], self.rest[active] = got_head[going], \
+            got_rest[going]
+
+    def result(self):
+        done, head, rest = self.done, self.head, self.rest
+        converged = done["converged"]
+        on_link = done["seconds_head"] + done["seconds_rest"]
+        end = done["end"]
+        success = self.status == 0
+        return ScheduleResult(
+            start=done["start"], end=end,
+            rate=(head * done["work_head"] + rest * done["work_rest"]) /
+            on_link,
+            head_rate=head, rest_rate=rest,
+            converged=converged,
+            rounds=done["rounds"], downtime=done["downtime"],
+            throttle=done["throttle"], outcome=done["outcome"],
+            makespan=end.max(axis=1),
+            not_converged=np.count_nonzero(~converged, axis=1),
+            iterations=self.iterations, success=success, status=self.status,
+            message="durations and shared rates agree" if success else
+            f"rates still moving after {MAX_ITERATIONS} iterations "
+            f"(largest relative change {self.change:.2g})")
 
 
 def named_orders(columns, priority):
@@ -436,30 +579,81 @@ def plan(columns, priority, share, concurrencies, *, setup=0.0,
         candidate orders by concurrency), and ``named`` (the order names
         of the first candidates).
     """
-    share = np.asarray(share, dtype=float)
-    vms = columns["memory"].size
-    orders, owner, slot = [], [], []
-    by_concurrency = {}
-    for c in concurrencies:
-        rate = np.full(vms, share[min(c, vms)])
-        shared = precopy(columns, rate)
-        alone_time = setup + serial_setup + _durations(columns, shared,
-                                                       rate)
-        candidates = candidate_orders(columns, priority, alone_time,
-                                      ~shared["converged"], c)
-        by_concurrency[c] = candidates
-        orders += candidates
-        owner += [c] * len(candidates)
-        slot += range(len(candidates))
-    orders, owner = np.array(orders), np.array(owner)
-    # candidates often coincide (LPT and largest first, every order at
-    # concurrency 1 with equal VMs): simulate() runs each once
-    result = simulate(columns, share, orders, owner, setup=setup,
-                      serial_setup=serial_setup)
-    return {"result": result, "concurrency": owner,
-            "order": np.array(slot), "orders": by_concurrency,
-            "schedules": orders,
-            "named": tuple(named_orders(columns, priority))}
+    return plan_many([PlanInputs(columns, priority, share, concurrencies,
+                                 setup, serial_setup)])[0]
+
+
+class PlanInputs(NamedTuple):
+    """One evacuation's :func:`plan` arguments (an entry of
+    :func:`plan_many`)."""
+
+    columns: dict
+    priority: np.ndarray
+    share: np.ndarray
+    concurrencies: tuple
+    setup: float = 0.0
+    serial_setup: float = 0.0
+
+
+def plan_many(batch):
+    """:func:`plan` of several evacuations (:class:`PlanInputs`), their
+    pre-copy runs and simulations done together (:func:`simulate_many`);
+    each plan is the one :func:`plan` gives it."""
+    shares = [np.asarray(entry.share, dtype=float) for entry in batch]
+    # each VM alone at its share at every concurrency, for all
+    # evacuations in one pre-copy call (rows are independent)
+    runs = [(entry, share, c) for entry, share in zip(batch, shares)
+            for c in entry.concurrencies]
+    alone = _alone_at_shares(runs)
+    plans, schedules = [], []
+    for entry, share in zip(batch, shares):
+        orders, owner, slot = [], [], []
+        by_concurrency = {}
+        for c in entry.concurrencies:
+            rate, shared = alone.pop(0)
+            alone_time = entry.setup + entry.serial_setup + _durations(
+                entry.columns, shared, rate)
+            candidates = candidate_orders(entry.columns, entry.priority,
+                                          alone_time, ~shared["converged"],
+                                          c)
+            by_concurrency[c] = candidates
+            orders += candidates
+            owner += [c] * len(candidates)
+            slot += range(len(candidates))
+        orders, owner = np.array(orders), np.array(owner)
+        # candidates often coincide (LPT and largest first, every order at
+        # concurrency 1 with equal VMs): simulate_many() runs each once
+        schedules.append(Schedules(entry.columns, share, orders, owner,
+                                   entry.setup, entry.serial_setup))
+        plans.append({"concurrency": owner, "order": np.array(slot),
+                      "orders": by_concurrency, "schedules": orders,
+                      "named": tuple(named_orders(entry.columns,
+                                                  entry.priority))})
+    for plan_, result in zip(plans, simulate_many(schedules)):
+        plan_["result"] = result
+    return [{"result": p.pop("result"), **p} for p in plans]
+
+
+def _alone_at_shares(runs):
+    """For each (plan inputs, share, concurrency): every VM's rate at that
+    concurrency's share and its :func:`precopy` result there, all runs in
+    one call."""
+    rates = [np.full(entry.columns["memory"].size,
+                     share[min(c, entry.columns["memory"].size)])
+             for entry, share, c in runs]
+    if not runs:
+        return []
+    names = runs[0][0].columns
+    table = {k: np.concatenate([np.broadcast_to(entry.columns[k], rate.shape)
+                                for (entry, _, _), rate in zip(runs, rates)])
+             for k in names}
+    result = precopy(table, np.concatenate(rates))
+    out, begin = [], 0
+    for rate in rates:
+        part = slice(begin, begin + rate.size)
+        begin += rate.size
+        out.append((rate, {k: v[part] for k, v in result.items()}))
+    return out
 
 
 def neighbours(order, concurrency):
@@ -484,48 +678,102 @@ def improve(columns, share, plan_, row, *, setup=0.0, serial_setup=0.0):
     makespan. Returns the plan with the improved schedule appended as a
     new row (of the same concurrency, candidate index -1), and that row
     (``row`` itself when nothing improved or the queue is too long)."""
-    result = plan_["result"]
-    concurrency = int(plan_["concurrency"][row])
-    vms = columns["memory"].size
-    if vms > LOCAL_SEARCH_VMS or vms < 2:
-        return plan_, row
-    order = plan_["schedules"][row]
-    key = (result.not_converged[row], result.makespan[row])
-    # a neighbour's rates start from the incumbent's fixed point: one swap
-    # moves few of them
-    rates = (result.head_rate[row], result.rest_rate[row])
-    found = None
+    return improve_many([SearchInputs(columns, share, plan_, row, setup,
+                                      serial_setup)])[0]
+
+
+class SearchInputs(NamedTuple):
+    """One local search's :func:`improve` arguments (an entry of
+    :func:`improve_many`)."""
+
+    columns: dict
+    share: np.ndarray
+    plan: dict
+    row: int
+    setup: float = 0.0
+    serial_setup: float = 0.0
+
+
+def improve_many(batch):
+    """:func:`improve` of several local searches (:class:`SearchInputs`),
+    each round's neighbours of all of them simulated together
+    (:func:`simulate_many`); each search ends as :func:`improve` ends
+    it."""
+    searches = [_Search(entry) for entry in batch]
     for _ in range(LOCAL_SEARCH_ROUNDS):
-        candidates = neighbours(order, concurrency)
+        going = [s for s in searches if s.going]
+        if not going:
+            break
+        tried = simulate_many([s.neighbours() for s in going])
+        for search, result in zip(going, tried):
+            search.step(result)
+    return [s.answer() for s in searches]
+
+
+class _Search:
+    """One local search of :func:`improve_many`, round by round."""
+
+    def __init__(self, entry):
+        self.entry = entry
+        plan_, row = entry.plan, entry.row
+        result = plan_["result"]
+        self.concurrency = int(plan_["concurrency"][row])
+        vms = entry.columns["memory"].size
+        self.going = 2 <= vms <= LOCAL_SEARCH_VMS
+        self.order = plan_["schedules"][row]
+        self.key = (result.not_converged[row], result.makespan[row])
+        # a neighbour's rates start from the incumbent's fixed point: one
+        # swap moves few of them
+        self.rates = (result.head_rate[row], result.rest_rate[row])
+        self.found = None
+
+    def neighbours(self):
+        """This round's neighbours as :class:`Schedules`."""
+        entry = self.entry
+        self.candidates = neighbours(self.order, self.concurrency)
         # by queue position: a swapped VM takes the rates of the place it
         # moved to
-        tried = simulate(columns, share, candidates,
-                         np.full(len(candidates), concurrency), setup=setup,
-                         serial_setup=serial_setup,
-                         start_rates=tuple(_by_position(r[order], candidates)
-                                           for r in rates))
+        return Schedules(
+            entry.columns, entry.share, self.candidates,
+            np.full(len(self.candidates), self.concurrency), entry.setup,
+            entry.serial_setup, tuple(_by_position(r[self.order],
+                                                   self.candidates)
+                                      for r in self.rates))
+
+    def step(self, tried):
+        """Move to the best neighbour of ``tried`` (their simulation), or
+        stop where none is better."""
         pick = int(np.lexsort((tried.makespan, tried.not_converged))[0])
-        if (tried.not_converged[pick], tried.makespan[pick]) >= key:
-            break
-        order = candidates[pick]
-        key = (tried.not_converged[pick], tried.makespan[pick])
-        rates = (tried.head_rate[pick], tried.rest_rate[pick])
-        found = (tried, pick)
-    if found is None:
-        return plan_, row
-    tried, pick = found
-    merged = {f.name: np.concatenate([getattr(result, f.name),
-                                      getattr(tried, f.name)[pick:pick + 1]])
-              for f in fields(result)
-              if isinstance(getattr(result, f.name), np.ndarray)}
-    scalars = {f.name: getattr(result, f.name) for f in fields(result)
-               if f.name not in merged}
-    appended = dict(plan_, result=ScheduleResult(**merged, **scalars),
-                    concurrency=np.append(plan_["concurrency"],
-                                          concurrency),
-                    order=np.append(plan_["order"], -1),
-                    schedules=np.vstack([plan_["schedules"], order]))
-    return appended, len(appended["concurrency"]) - 1
+        if (tried.not_converged[pick], tried.makespan[pick]) >= self.key:
+            self.going = False
+            return
+        self.order = self.candidates[pick]
+        self.key = (tried.not_converged[pick], tried.makespan[pick])
+        self.rates = (tried.head_rate[pick], tried.rest_rate[pick])
+        self.found = (tried, pick)
+
+    def answer(self):
+        """The plan with the improved schedule appended and its row (the
+        plan and the start row when nothing improved)."""
+        plan_, row = self.entry.plan, self.entry.row
+        if self.found is None:
+            return plan_, row
+        result = plan_["result"]
+        tried, pick = self.found
+        merged = {f.name: np.concatenate([getattr(result, f.name),
+                                          getattr(tried, f.name)[
+                                              pick:pick + 1]])
+                  for f in fields(result)
+                  if isinstance(getattr(result, f.name), np.ndarray)}
+        scalars = {f.name: getattr(result, f.name) for f in fields(result)
+                   if f.name not in merged}
+        appended = dict(plan_, result=ScheduleResult(**merged, **scalars),
+                        concurrency=np.append(plan_["concurrency"],
+                                              self.concurrency),
+                        order=np.append(plan_["order"], -1),
+                        schedules=np.vstack([plan_["schedules"],
+                                             self.order]))
+        return appended, len(appended["concurrency"]) - 1
 
 
 def _by_position(values, orders):

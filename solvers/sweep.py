@@ -15,7 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from models.scenario import parse_scenario
-from solvers.evaluate import evaluate_grid
+from solvers.evaluate import (evaluate_documents, evaluate_grid,
+                              grid_point_documents, points_to_columns)
 from solvers.grid import (axis_values, paused_gc, product_indices,
                           validate_values)
 from solvers.results import Progress
@@ -251,6 +252,12 @@ def _evaluate_chunk(base, sweep_plan, start, stop):
     with paused_gc():
         numbers = evaluate_grid(base, sweep_plan.paths, sweep_plan.values,
                                 sweep_plan.converters, indices)
+    return _chunk(sweep_plan, start, indices, numbers)
+
+
+def _chunk(sweep_plan, start, indices, numbers):
+    """The :class:`Chunk` of points ``start`` on with ``indices`` and
+    their ``numbers``; ValueError at a metric a model left infinite."""
     for metric, column in numbers.items():
         # NaN marks a metric a point does not have; an infinity is a
         # model's failure
@@ -283,6 +290,13 @@ def _init_worker(text, sweep_plan, format_chunk):
     _WORKER["base"] = parse_scenario(text, "json")
     _WORKER["plan"] = sweep_plan
     _WORKER["format"] = format_chunk
+
+
+def _init_fleet_worker(jobs):
+    # forked workers inherit the parent's documents as they are, with no
+    # copy through a pipe nor validation again (about 0.5 ms a document)
+    _ignore_ctrl_c()
+    _WORKER["fleet"] = jobs
 
 
 def evaluate_chunk(text, sweep_plan, format_chunk, start, stop):
@@ -400,7 +414,8 @@ class FleetJob:
 @dataclass(frozen=True)
 class FleetPiece:
     """Points ``start`` to ``stop`` of one fleet document: ``base`` is the
-    document, or its JSON text when the task runs elsewhere; ``key`` names
+    document's index among the jobs the process holds, or its JSON text
+    on a Dask cluster (:func:`_fleet_engine`); ``key`` names
     the list of metrics its columns follow (see :func:`run_fleet`)."""
 
     base: object
@@ -495,8 +510,7 @@ def run_fleet(jobs, *, format_task=None, shared_columns=True,
     def defines(index, start):
         return start == 0 and (index == 0 or not shared_columns)
 
-    submit, window, close = _fleet_engine(processes, scheduler)
-    remote = scheduler is not None or processes > 1
+    submit, window, close = _fleet_engine(processes, scheduler, jobs)
     known, pending, text = {}, deque(), (None, None)
     try:
         for first_row, bounds in fleet_tasks(jobs, chunk_points):
@@ -513,8 +527,8 @@ def run_fleet(jobs, *, format_task=None, shared_columns=True,
             pieces = []
             for index, start, stop in bounds:
                 job = jobs[index]
-                if not remote:
-                    base = _base(job.base)
+                if scheduler is None:   # the worker has the jobs
+                    base = index
                 else:   # plain data, dumped once per document
                     if text[0] != index:
                         text = (index, _base(job.base).model_dump_json())
@@ -536,8 +550,9 @@ def run_fleet(jobs, *, format_task=None, shared_columns=True,
 
 
 def evaluate_fleet_task(pieces, lists, format_task, first_row):
-    """Evaluate and format one fleet task: a pure function of plain data
-    (what a worker runs).
+    """Evaluate and format one fleet task: what a worker runs, a pure
+    function of plain data on Dask (pieces carry their documents' text),
+    of the jobs the process holds otherwise (pieces name them by index).
 
     Parameters
     ----------
@@ -551,14 +566,8 @@ def evaluate_fleet_task(pieces, lists, format_task, first_row):
     -------
     FleetResult
     """
-    lists, defined, dropped, done, parsed = dict(lists), {}, [], [], {}
-    for piece in pieces:
-        base = piece.base
-        if isinstance(base, str):
-            if base not in parsed:
-                parsed[base] = parse_scenario(base, "json")
-            base = parsed[base]
-        chunk = _evaluate_chunk(base, piece.plan, piece.start, piece.stop)
+    lists, defined, dropped, done = dict(lists), {}, [], []
+    for piece, chunk in zip(pieces, _evaluate_pieces(pieces)):
         metrics = lists.get(piece.key)
         if metrics is None:
             metrics = lists[piece.key] = defined[piece.key] = \
@@ -578,10 +587,50 @@ def evaluate_fleet_task(pieces, lists, format_task, first_row):
                        else format_task(first_row, done))
 
 
-def _fleet_engine(processes, scheduler):
+def _evaluate_pieces(pieces):
+    """The :class:`Chunk` of each piece, as :func:`_evaluate_chunk` gives
+    it, in order. The pieces whose points are documents of their own
+    (small sweeps: :func:`solvers.evaluate.grid_point_documents`) are
+    evaluated together, in one call: an analysis costs about as much for
+    one document as for hundreds."""
+    parsed, grids, documents = {}, [], []
+    with paused_gc():
+        for piece in pieces:
+            base = piece.base
+            if isinstance(base, int):
+                base = _base(_WORKER["fleet"][base].base)
+            elif base not in parsed:
+                parsed[base] = parse_scenario(base, "json")
+                base = parsed[base]
+            else:
+                base = parsed[base]
+            plan = piece.plan
+            indices = plan.indices(piece.start, piece.stop)
+            each = grid_point_documents(base, plan.paths, plan.values,
+                                        plan.converters, indices)
+            if each is None:
+                grids.append((indices, evaluate_grid(
+                    base, plan.paths, plan.values, plan.converters,
+                    indices)))
+            else:
+                grids.append((indices, slice(len(documents),
+                                             len(documents) + len(each))))
+                documents.extend((str(len(documents) + i), document)
+                                 for i, document in enumerate(each))
+        points = evaluate_documents(
+            documents, scenario="", scenario_sha256="",
+            numbers_only=True) if documents else []
+    return [_chunk(piece.plan, piece.start, indices,
+                   points_to_columns(points[numbers])
+                   if isinstance(numbers, slice) else numbers)
+            for piece, (indices, numbers) in zip(pieces, grids)]
+
+
+def _fleet_engine(processes, scheduler, jobs):
     """``submit(function, *args) -> future``, how many tasks to keep in
     flight, and ``close(pending)``: in this process, local processes or
-    a Dask cluster."""
+    a Dask cluster. This process and local ones hold the ``jobs``
+    (:func:`_init_fleet_worker`): a task names its documents by index."""
     if scheduler is not None:
         client = _dask_client(scheduler)
         threads = max(1, sum(client.nthreads().values()))
@@ -594,12 +643,15 @@ def _fleet_engine(processes, scheduler):
         return (lambda f, *a: client.submit(f, *a, pure=False),
                 2 * threads, close_client)
     if processes > 1:
-        pool = ProcessPoolExecutor(processes, initializer=_ignore_ctrl_c)
+        pool = ProcessPoolExecutor(processes, initializer=_init_fleet_worker,
+                                   initargs=(jobs,))
         return pool.submit, 2 * processes, \
             lambda pending: pool.shutdown(wait=True, cancel_futures=True)
+
+    _WORKER["fleet"] = jobs
 
     def here(function, *args):
         done = Future()
         done.set_result(function(*args))
         return done
-    return here, 1, lambda pending: None
+    return here, 1, lambda pending: _WORKER.pop("fleet", None)

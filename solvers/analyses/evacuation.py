@@ -45,15 +45,17 @@ def analyse(inputs, upstream, *, details=True):
         return [EMPTY] * len(inputs.documents)
     out = [{"metrics": {}, "findings": [], "assumptions": [], "traces": {}}
            for _ in inputs.documents]
-    # a document's variants mostly share its evacuation's VMs and link:
-    # each plan and local search is run once for them all
-    searched = {}
-    for (index, item), columns, limit, cap, total in zip(
-            rows.owners, rows.columns, rows.limits, rows.per_migration_cap,
-            rows.aggregate_cap):
-        rates = upstream["host"][index].provides["rates"]
-        _evaluate(item, columns, limit, (cap, total), rates, out[index],
-                  details, searched)
+    tasks = [(item, columns, limit, (cap, total),
+              upstream["host"][index].provides["rates"])
+             for (index, item), columns, limit, cap, total in zip(
+                 rows.owners, rows.columns, rows.limits,
+                 rows.per_migration_cap, rows.aggregate_cap)]
+    # all evacuations of all documents planned and searched together; a
+    # document's variants mostly share its evacuation's VMs and link, so
+    # each plan and local search runs once for them all
+    for (index, item), answer in zip(rows.owners,
+                                     evaluate_all(tasks, details=details)):
+        _evaluate(item, answer, out[index], details)
     return [AnalysisResult(metrics=o["metrics"],
                            findings=tuple(o["findings"]),
                            assumptions=tuple(o["assumptions"]),
@@ -81,6 +83,43 @@ def evaluate_one(item, columns, limit, caps, rates, *, details=True,
         where the MILP would have run but could not raise the bound
         (:func:`solvers.schedule.lower_bound` with ``prove=False``).
     """
+    return evaluate_all([(item, columns, limit, caps, rates)],
+                        details=details, searched=searched)[0]
+
+
+def evaluate_all(tasks, *, details=True, searched=None):
+    """:func:`evaluate_one` of every ``(item, columns, limit, caps,
+    rates)`` task, in three passes over them all: the plans (each
+    distinct one once, :func:`solvers.schedule.plan_many`), the local
+    searches (:func:`solvers.schedule.improve_many`), and the answers.
+    Batched, the pre-copy model runs once per fixed-point iteration for
+    all evacuations instead of once per evacuation; every answer is the
+    one evaluating its task alone gives."""
+    searched = {} if searched is None else searched
+    setups = [_setup(*task) for task in tasks]
+    missing = {s["key"]: s for s in setups if s["key"] not in searched}
+    searched.update(zip(missing, schedule.plan_many([
+        schedule.PlanInputs(s["columns"], s["priority"], s["share"],
+                            s["concurrencies"], s["setup"],
+                            s["serial_setup"])
+        for s in missing.values()])))
+    for s in setups:
+        _choose_concurrency(s, searched[s["key"]])
+    # the optimized order at the concurrency used: polished by local
+    # search on the simulated schedule
+    missing = {(s["key"], s["start_row"]): s for s in setups
+               if (s["key"], s["start_row"]) not in searched}
+    searched.update(zip(missing, schedule.improve_many([
+        schedule.SearchInputs(s["columns"], s["share"], searched[s["key"]],
+                              s["start_row"], s["setup"], s["serial_setup"])
+        for s in missing.values()])))
+    return [_answer(s, *searched[s["key"], s["start_row"]], details)
+            for s in setups]
+
+
+def _setup(item, columns, limit, caps, rates):
+    """What an evacuation plans with: its share by number running, the
+    concurrencies to try and the key of its plan."""
     sessions = sessions_to_rate(item, limit)
     aggregate = gbps_to_bytes_per_s(np.array(
         [rates[("evacuation", item.name, k)][0]
@@ -100,46 +139,53 @@ def evaluate_one(item, columns, limit, caps, rates, *, details=True,
     setup = item.setup_s if item.setup_s is not None else preset.setup_s
     serial_setup = item.serial_setup_s if item.serial_setup_s is not None \
         else preset.serial_setup_s
-    searched = {} if searched is None else searched
     key = (_fingerprint(columns, priority, share), tuple(concurrencies),
            setup, serial_setup)
-    if key not in searched:
-        searched[key] = schedule.plan(columns, priority, share,
-                                      concurrencies, setup=setup,
-                                      serial_setup=serial_setup)
-    plan = searched[key]
+    return {"item": item, "columns": columns, "limit": limit,
+            "share": share, "allowed": allowed, "requested": requested,
+            "used": used, "concurrencies": concurrencies,
+            "priority": priority, "setup": setup,
+            "serial_setup": serial_setup, "key": key}
 
-    def rows_at(c):
-        """Order name -> schedule row at concurrency c."""
-        at = np.flatnonzero(plan["concurrency"] == c)
-        rows = {name: int(at[i]) for i, name in enumerate(plan["named"])}
-        rows["optimized"] = schedule.best(plan, at)
-        return rows
 
-    configured = {c: rows_at(c)[item.order] for c in concurrencies}
-    best_row = schedule.best(plan, [configured[c] for c in concurrencies
-                                    if c <= allowed])
-    if used is None:
-        used = int(plan["concurrency"][best_row])
-    # the optimized order at the concurrency used: polished by local
-    # search on the simulated schedule
-    start_row = rows_at(used)["optimized"]
-    if (key, start_row) not in searched:
-        searched[key, start_row] = schedule.improve(
-            columns, share, plan, start_row, setup=setup,
-            serial_setup=serial_setup)
-    plan, polished = searched[key, start_row]
-    order_rows = rows_at(used)
+def _rows_at(plan, c):
+    """Order name -> schedule row at concurrency c."""
+    at = np.flatnonzero(plan["concurrency"] == c)
+    rows = {name: int(at[i]) for i, name in enumerate(plan["named"])}
+    rows["optimized"] = schedule.best(plan, at)
+    return rows
+
+
+def _choose_concurrency(s, plan):
+    """The configured order's row at each concurrency, the best of them
+    within the limit, the concurrency used and the local search's start
+    row, into ``s``."""
+    item = s["item"]
+    s["configured"] = {c: _rows_at(plan, c)[item.order]
+                       for c in s["concurrencies"]}
+    s["best_row"] = schedule.best(plan, [s["configured"][c]
+                                         for c in s["concurrencies"]
+                                         if c <= s["allowed"]])
+    if s["used"] is None:
+        s["used"] = int(plan["concurrency"][s["best_row"]])
+    s["start_row"] = _rows_at(plan, s["used"])["optimized"]
+
+
+def _answer(s, plan, polished, details):
+    """:func:`evaluate_one`'s answer from the searched plan."""
+    item, used = s["item"], s["used"]
+    configured, best_row = dict(s["configured"]), s["best_row"]
+    order_rows = _rows_at(plan, used)
     if item.order == "optimized":
         configured[used] = polished
         if plan["concurrency"][best_row] == used:
             best_row = polished
     bound, bound_method = schedule.lower_bound(
-        columns, share, used, setup=setup, serial_setup=serial_setup,
-        prove=details)
-    return {"plan": plan, "share": share, "concurrency": used,
-            "requested": requested, "limit": limit, "setup": setup,
-            "serial_setup": serial_setup,
+        s["columns"], s["share"], used, setup=s["setup"],
+        serial_setup=s["serial_setup"], prove=details)
+    return {"plan": plan, "share": s["share"], "concurrency": used,
+            "requested": s["requested"], "limit": s["limit"],
+            "setup": s["setup"], "serial_setup": s["serial_setup"],
             "row": order_rows[item.order], "order_rows": order_rows,
             "best_row": best_row, "by_concurrency": configured,
             "bound": bound, "bound_method": bound_method}
@@ -153,10 +199,7 @@ def _fingerprint(columns, priority, share):
                     np.ascontiguousarray(a).tobytes() for a in arrays)
 
 
-def _evaluate(item, columns, limit, caps, rates, target, details,
-              searched):
-    answer = evaluate_one(item, columns, limit, caps, rates,
-                          details=details, searched=searched)
+def _evaluate(item, answer, target, details):
     plan, row = answer["plan"], answer["row"]
     result = plan["result"]
     span = result.end[row] - result.start[row]
@@ -177,8 +220,8 @@ def _evaluate(item, columns, limit, caps, rates, target, details,
         values["gap_pct"] = 100 * (result.makespan[row] / bound - 1)
     if result.not_converged[answer["best_row"]] == 0:
         values["best_total_s"] = result.makespan[answer["best_row"]]
-    if math.isfinite(limit):
-        values["concurrency_limit"] = float(limit)
+    if math.isfinite(answer["limit"]):
+        values["concurrency_limit"] = float(answer["limit"])
     for name, order_row in answer["order_rows"].items():
         if result.not_converged[order_row] == 0:
             values[f"{name}_s"] = result.makespan[order_row]

@@ -69,6 +69,33 @@ def test_json_lines_of_a_directory_equal_each_file_alone(fleet, tmp_path):
         assert json.loads(line) == json.loads(alone), path.name
 
 
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_solve_on_several_processes_gives_the_bytes_of_one(fleet, tmp_path,
+                                                          fmt):
+    # forked workers solve shares of the files (the default from
+    # cli.PARALLEL_FROM_FILES files): the output must be the same bytes
+    outputs = []
+    for processes in ("1", "3"):
+        out = tmp_path / f"out{processes}.{fmt}"
+        assert cli.main(["solve", str(fleet), "--format", fmt, "-o",
+                         str(out), "--processes", processes]) == 0
+        outputs.append(out.read_bytes())
+    assert outputs[0] == outputs[1]
+
+
+def test_a_worker_that_dies_has_its_share_solved_here(tmp_path,
+                                                      monkeypatch):
+    import os
+
+    write_fleet(tmp_path, 3, examples=[EXAMPLES / "jumbo_10gbe.toml"])
+    monkeypatch.setattr(cli, "_solve_worker", lambda *args: os._exit(1))
+    out = tmp_path / "out.csv"
+    assert cli.main(["solve", str(tmp_path), "--format", "csv", "-o",
+                     str(out), "--processes", "2"]) == 0
+    assert set(rows_by_scenario(out.read_text())) == {
+        "host 0000", "host 0001", "host 0002"}
+
+
 def test_directory_with_bad_files_reports_them_and_does_the_rest(tmp_path):
     write_fleet(tmp_path, 2, examples=[EXAMPLES / "jumbo_10gbe.toml"])
     (tmp_path / "bad_value.toml").write_text(
@@ -92,11 +119,13 @@ def test_directory_with_bad_files_reports_them_and_does_the_rest(tmp_path):
     assert solved == {"host 0000", "host 0001"}
 
 
+@pytest.mark.parametrize("processes", ["1", "3"])
 def test_a_file_the_models_refuse_is_reported_and_the_rest_done(
-        tmp_path, monkeypatch, capsys):
+        tmp_path, monkeypatch, capsys, processes):
     # a document that passes validation but that a model cannot represent
     # (a gap in the limits) fails its whole batch: each file is then
-    # evaluated alone, and only the one that fails is reported
+    # evaluated alone, and only the one that fails is reported (by the
+    # process that solved it: a forked worker sends the refusal back)
     import numpy as np
 
     from solvers.analyses import wire
@@ -110,7 +139,10 @@ def test_a_file_the_models_refuse_is_reported_and_the_rest_done(
         return analyse(inputs, upstream, **kwargs)
 
     monkeypatch.setattr(wire, "analyse", overflow_on_a_slow_clock)
-    code, text = solve(tmp_path, tmp_path, fmt="csv")
+    out = tmp_path / "out.csv"
+    code = cli.main(["solve", str(tmp_path), "--format", "csv", "-o",
+                     str(out), "--processes", processes])
+    text = out.read_text(encoding="utf-8")
     assert code == 1
     err = capsys.readouterr().err
     bad = tmp_path / "host0001.json"     # ghz 2.0 + 1 x 0.1
@@ -353,3 +385,39 @@ def test_parquet_of_a_directory_with_bad_files_does_the_rest(tmp_path):
     table = pq.read_table(out)
     assert set(table.column("scenario").to_pylist()) == {"host 0000"}
     assert table.num_rows == 5 * 80
+
+
+def test_ctrl_c_in_a_fleet_sweep_keeps_the_rows_so_far(tmp_path, monkeypatch,
+                                                        capsys):
+    # the fleet's Ctrl-C is the one-scenario sweep's (app.cli's
+    # _write_sweep): whole rows so far in OUT.partial, OUT untouched
+    from models.scenario import BASE_NAME
+    from solvers import sweep as sweeps
+
+    fleet = tmp_path / "fleet"
+    fleet.mkdir()
+    write_fleet(fleet, 2, examples=[EXAMPLES / "jumbo_10gbe.toml"])
+    run_fleet = sweeps.run_fleet
+
+    def stopped_after_one_task(*args, **kwargs):
+        results = run_fleet(*args, **kwargs)
+        yield next(results)
+        results.close()
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sweeps, "run_fleet", stopped_after_one_task)
+    monkeypatch.setattr(sweeps, "FLEET_TASK_DOCUMENTS", 1)   # a task each
+    out = tmp_path / "out.csv"
+    out.write_text("old\n")
+    code = cli.main(["sweep", str(fleet), "-o", str(out), "--processes",
+                     "1"])
+    assert code == 130
+    assert out.read_text() == "old\n"
+    rows = list(csv.DictReader((tmp_path / "out.csv.partial").open()))
+    # the first task: the first file's base over its 80-point sweep
+    assert len(rows) == 80
+    assert {(r["scenario"], r["variant"]) for r in rows} == {
+        ("host 0000", BASE_NAME)}
+    err = capsys.readouterr().err
+    assert "interrupted after 80 points; the rows so far are in " \
+        f"{out}.partial" in err

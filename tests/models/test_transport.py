@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from models import transport
+from models import host, transport
 from models.transport import LIMITS, bulk_transfer
 
 
@@ -228,3 +228,17 @@ def test_generator_packet_rate_keeps_no_cap_uncapped():
     assert np.isinf(rates[0]) and np.isfinite(rates[1])
     with pytest.raises(ValueError, match="packet_rate must be > 0"):
         transport.generator_packet_rate(0.0, 64.0, 2.6)
+
+
+def test_udp_pair_meets_one_datagram_constant_with_the_linux_split():
+    # ESNET-UDP-40G (22 Gbit/s of 8972 B datagrams, 2.9 GHz) and
+    # UDP-IPERF3-10G-1500 (5.8 Gbit/s of 1472 B, 2.6 GHz assumed): with the
+    # preset's per-byte and per-frame costs each needs the same per-datagram
+    # work to 1 % (the corroboration of the preset's split)
+    costs = host.STACK_PRESETS["linux_host"]
+    needed = [ghz * 1e9 / (gbps * 1e9 / 8 / size) - costs.c_wire
+              - costs.c_byte_tx * size
+              for ghz, gbps, size in ((2.9, 22.0, 8972), (2.6, 5.8, 1472))]
+    assert needed[0] == pytest.approx(needed[1], rel=0.01)
+    assert transport.UDP_DATAGRAM_CYCLES == pytest.approx(
+        np.mean(needed), rel=0.01)

@@ -14,7 +14,8 @@ from solvers import schedule
 from solvers.analyses import evacuation, registry
 from solvers.evaluate import analyse_all, evaluate, evaluate_documents
 from solvers.inputs import Inputs
-from tests.conftest import EXAMPLES
+from models.scenario import scenario_from_dict
+from tests.conftest import EXAMPLES, fleet_document
 
 EXAMPLE = EXAMPLES / "evacuation_maintenance.toml"
 
@@ -28,32 +29,36 @@ def test_a_plan_equals_every_candidate_simulated(scenario, monkeypatch):
     # the example's candidates coincide often (16 distinct of 56 at the
     # base's eight concurrencies): the copies must be the simulated rows
     calls = []
-    original = schedule.plan
+    original = schedule.plan_many
 
-    def spy(*args, **kwargs):
-        calls.append((args, kwargs, original(*args, **kwargs)))
-        return calls[-1][2]
+    def spy(batch):
+        plans = original(batch)
+        calls.extend(zip(batch, plans))
+        return plans
 
-    monkeypatch.setattr(schedule, "plan", spy)
+    monkeypatch.setattr(schedule, "plan_many", spy)
     evaluate(scenario)
     # the base and its two variants (concurrency 2; auto and optimized)
     # share VMs, link and concurrencies: one plan serves all three
     assert len(calls) == 1
-    (columns, _, share, _), kwargs, plan = calls[0]
+    entry, plan = calls[0]
     assert len({(c, *o) for c, o in zip(plan["concurrency"].tolist(),
                                         plan["schedules"].tolist())}) \
         < len(plan["concurrency"])
-    for (columns, _, share, _), kwargs, plan in calls:
-        every = schedule.simulate(columns, share, plan["schedules"],
-                                  plan["concurrency"], **kwargs)
-        for field in fields(every):
-            mine, theirs = getattr(plan["result"], field.name), \
-                getattr(every, field.name)
-            if isinstance(theirs, np.ndarray):
-                assert np.array_equal(mine, theirs, equal_nan=True), \
-                    field.name
-            else:
-                assert mine == theirs, field.name
+    every = schedule.simulate(entry.columns, entry.share, plan["schedules"],
+                              plan["concurrency"], setup=entry.setup,
+                              serial_setup=entry.serial_setup)
+    _assert_same(plan["result"], every)
+
+
+def _assert_same(mine, theirs):
+    """Every field of two ScheduleResults equal (NaN where NaN)."""
+    for field in fields(theirs):
+        a, b = getattr(mine, field.name), getattr(theirs, field.name)
+        if isinstance(b, np.ndarray):
+            assert np.array_equal(a, b, equal_nan=True), field.name
+        else:
+            assert a == b, field.name
 
 
 def test_numbers_only_equal_the_full_evaluation(scenario):
@@ -153,6 +158,46 @@ def test_variants_share_plans_and_searches_with_the_same_numbers(scenario):
             else:
                 assert mine == theirs, field.name
     assert len(searched) < 2 * len(rows.owners)   # something was shared
+
+
+def test_evacuations_of_many_files_batched_equal_each_alone(scenario):
+    # a fleet's evacuations are planned and searched together (one
+    # pre-copy call per fixed-point iteration for all of them): each
+    # answer must be exactly the one evaluating its evacuation alone
+    # gives (hosts of a fleet: other link speeds, VM sizes, dirty rates)
+    data = scenario.model_dump(mode="json")
+    documents = [pair for i in (0, 1, 6) for pair in scenario_from_dict(
+        fleet_document(data, i)).variant_documents()]
+    inputs = Inputs(documents)
+    host = dict(analyse_all(documents))
+    rows = inputs.evacuations
+    tasks = [(item, columns, limit, (cap, total),
+              host[registered("host")][index].provides["rates"])
+             for (index, item), columns, limit, cap, total in zip(
+                 rows.owners, rows.columns, rows.limits,
+                 rows.per_migration_cap, rows.aggregate_cap)]
+    together = evacuation.evaluate_all(tasks, details=False)
+    for task, batched in zip(tasks, together, strict=True):
+        alone = evacuation.evaluate_one(*task, details=False)
+        for key in ("row", "best_row", "concurrency", "bound",
+                    "by_concurrency"):
+            assert batched[key] == alone[key], key
+        _assert_same(batched["plan"]["result"], alone["plan"]["result"])
+
+
+def test_distinct_precopy_rows_equal_the_whole_call(scenario):
+    # the fixed point runs each distinct (VM, first-pass rate, rate) once:
+    # the numbers must be those of the pre-copy model on every row
+    columns = Inputs([("Base", scenario)]).evacuations.columns[0]
+    vms = columns["memory"].size
+    rng = np.random.default_rng(3)
+    rest = rng.choice([0.6e9, 1.1e9, 2.9e9], size=(5, vms))
+    head = rest * rng.choice([0.8, 1.0], size=(5, vms))
+    got, = schedule._distinct_precopy(columns, [0], [(head, rest)])
+    every = schedule.precopy(columns, rest, first_rate=head, trace=True)
+    for key in schedule.FIXED_POINT_FIELDS:
+        assert np.array_equal(got[key], every[key], equal_nan=True), key
+    assert np.array_equal(got["first_pass"], every["round_seconds"][..., 0])
 
 
 def registered(name):
