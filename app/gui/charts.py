@@ -6,7 +6,6 @@ is always light)."""
 from dataclasses import dataclass
 from html import escape
 
-import contextlib
 
 import numpy as np
 import pyqtgraph as pg
@@ -107,7 +106,10 @@ def draw_goodput_vs_mtu(plot_item, results):
                                         brush=colour,
                                         pen=pg.mkPen(theme.background,
                                                      width=1))
-            plot_item.addItem(marker)
+            # the curves alone set the range: a marker's symbol reaches
+            # past its point by pixels, so a moving marker would re-range
+            # (and repaint) the whole view
+            plot_item.addItem(marker, ignoreBounds=True)
             items.append((curve, marker))
         _remember(plot_item, key, items)
     # the curves drawn once into a pixmap: a moving marker exposes a few
@@ -116,48 +118,35 @@ def draw_goodput_vs_mtu(plot_item, results):
     # replay every tick and grid line under it
     _paint_cached(plot_item, [curve.curve for curve, _ in items] +
                   [plot_item.getAxis(side) for side in ("left", "bottom")])
-    curves_moved = False
     for (curve, _), variant in zip(items, results.variants):
         trace = variant.traces["goodput_vs_mtu"]
-        curves_moved |= _set_data(curve, trace["x"]["values"],
-                                  trace["y"]["values"])
-    viewbox = plot_item.getViewBox()
-    viewbox.enableAutoRange()
-    # a marker sits on its curve: when only markers move the range stays,
-    # and the view repaints the markers, not every curve and the grid
-    # (pyqtgraph repaints the whole view when an auto-ranged item moves)
-    with _range_kept(viewbox, not curves_moved):
-        for (_, marker), variant in zip(items, results.variants):
-            at = variant.traces["goodput_vs_mtu"]["marker"]
-            marker.setPos(at["x"], at["y"])
+        _set_data(curve, trace["x"]["values"], trace["y"]["values"])
+    _fit_to_curves(plot_item.getViewBox(), [curve for curve, _ in items])
+    for (_, marker), variant in zip(items, results.variants):
+        at = variant.traces["goodput_vs_mtu"]["marker"]
+        marker.setPos(at["x"], at["y"])
 
 
-@contextlib.contextmanager
-def _range_kept(viewbox, kept):
-    """Within: items of ``viewbox`` change without re-ranging (and so
-    without repainting) the whole view, when ``kept``."""
-    if not kept:
-        yield
-        return
-    auto = viewbox.state["autoRange"]   # pyqtgraph's per-axis flags
-    saved = auto[:]
-    auto[:] = [False, False]
-    try:
-        yield
-    finally:
-        auto[:] = saved
+def _fit_to_curves(viewbox, curves):
+    """The view's range: the curves' data with the fixed padding. Not
+    pyqtgraph's auto-range, which pads each curve by its pen width in
+    pixels of the range before and so settles only after a few draws,
+    repainting the whole chart at the first edits after opening a file."""
+    x = np.concatenate([curve.xData for curve in curves])
+    y = np.concatenate([curve.yData for curve in curves])
+    finite = np.isfinite(x) & np.isfinite(y)
+    if finite.any():
+        viewbox.setRange(xRange=(x[finite].min(), x[finite].max()),
+                         yRange=(y[finite].min(), y[finite].max()))
 
 
 def _set_data(item, x, y):
     """Give a plot data item new points, unless it has them already (an
-    edit that moves the markers leaves the curves as they are). True when
-    the points changed."""
+    edit that moves the markers leaves the curves as they are)."""
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    if item.xData is not None and np.array_equal(item.xData, x) and \
-            np.array_equal(item.yData, y):
-        return False
-    item.setData(x, y)
-    return True
+    if item.xData is None or not np.array_equal(item.xData, x) or \
+            not np.array_equal(item.yData, y):
+        item.setData(x, y)
 
 
 _DEVICE_CACHE = QtWidgets.QGraphicsItem.CacheMode.DeviceCoordinateCache
@@ -209,8 +198,21 @@ def new_plot_widget(theme=LIGHT):
         # freezes the scale of that moment (a 0.44 s bar under ticks read
         # 100-500 after another scenario's chart).
         axis_item.enableAutoSIPrefix(False)
+    widget.getViewBox().suggestPadding = _padding_of_axis
     apply_theme(widget, theme)
     return widget
+
+
+#: Auto-range padding per axis (x, y), a share of the range: what
+#: pyqtgraph gives a chart of a 1280 x 800 window (about 770 x 380 px).
+AUTO_RANGE_PADDING = (0.036, 0.051)
+
+
+def _padding_of_axis(axis):
+    """A fixed padding instead of pyqtgraph's, which follows the view's
+    size in pixels: a range set before the window's layout settles would
+    move again at the next draw, repainting the whole chart."""
+    return AUTO_RANGE_PADDING[axis]
 
 
 def has_metric(results, metric_id):
