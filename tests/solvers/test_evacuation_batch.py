@@ -94,12 +94,7 @@ def test_schedules_equal_up_to_equal_vms_are_simulated_once(scenario):
                              serial_setup=0.8)
     every = schedule._simulate(columns, share, orders, concurrency, 2.0,
                                0.8)
-    for field in fields(every):
-        mine, theirs = getattr(once, field.name), getattr(every, field.name)
-        if isinstance(theirs, np.ndarray):
-            assert np.array_equal(mine, theirs, equal_nan=True), field.name
-        else:
-            assert mine == theirs, field.name
+    _assert_same(once, every)
     # the swapped VMs traded their results
     first, fourth = largest[0], largest[3]
     assert once.start[1, first] == once.start[0, fourth]
