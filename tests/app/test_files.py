@@ -56,10 +56,19 @@ linspace = { start = 1500, stop = 9000, num = 751 }
     return path
 
 
+def ctrl_c_as_at_a_terminal():
+    """Run in a child before its exec: SIGINT back to its default, so
+    Python installs its KeyboardInterrupt handler. A suite started in the
+    background (``&`` without job control, nohup, some CI runners) hands
+    its children SIGINT ignored, and Ctrl-C would then do nothing."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start_and_wait(args, directory, written=10_000):
     process = subprocess.Popen([sys.executable, "-m", "app", *args],
                                cwd=ROOT, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+                               stderr=subprocess.PIPE, text=True,
+                               preexec_fn=ctrl_c_as_at_a_terminal)
     deadline = time.monotonic() + 60
     while unpublished_bytes(process.pid, directory) < written \
             and time.monotonic() < deadline:
@@ -178,7 +187,8 @@ def test_stopped_save_keeps_the_old_file_and_no_temporary(sig, tmp_path):
     process = subprocess.Popen([sys.executable, "-c", HALF_WRITER,
                                 str(target)], cwd=ROOT,
                                stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+                               stderr=subprocess.PIPE, text=True,
+                               preexec_fn=ctrl_c_as_at_a_terminal)
     assert process.stdout.readline() == "half\n"
     process.send_signal(sig)
     process.communicate(timeout=60)

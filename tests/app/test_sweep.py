@@ -16,7 +16,7 @@ from models.scenario import dump_scenario
 from solvers import sweep
 from solvers.evaluate import evaluate
 from tests.app.test_cli import run
-from tests.app.test_files import unpublished_bytes
+from tests.app.test_files import ctrl_c_as_at_a_terminal, unpublished_bytes
 from tests.conftest import ROOT
 
 EXAMPLE = "resources/examples/jumbo_10gbe.toml"
@@ -127,7 +127,8 @@ def test_ctrl_c_leaves_a_valid_partial_file(tmp_path):
     process = subprocess.Popen(
         [sys.executable, "-m", "app", "sweep", str(path), "-o", str(out),
          "--processes", "1"], cwd=ROOT, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True)
+        stderr=subprocess.PIPE, text=True,
+        preexec_fn=ctrl_c_as_at_a_terminal)
     partial = tmp_path / "big.csv.partial"
     deadline = time.monotonic() + 60
     while unpublished_bytes(process.pid, tmp_path) < 10_000 \
