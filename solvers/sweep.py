@@ -599,10 +599,9 @@ def _evaluate_pieces(pieces):
             base = piece.base
             if isinstance(base, int):
                 base = _base(_WORKER["fleet"][base].base)
-            elif base not in parsed:
-                parsed[base] = parse_scenario(base, "json")
-                base = parsed[base]
             else:
+                if base not in parsed:
+                    parsed[base] = parse_scenario(base, "json")
                 base = parsed[base]
             plan = piece.plan
             indices = plan.indices(piece.start, piece.stop)

@@ -19,6 +19,16 @@ ROOT = Path(__file__).resolve().parents[2]
 FILES = 1_000
 
 
+def _timed_run(command, fleet, output_format, out):
+    """Seconds one ``linkplan COMMAND FLEET`` process takes, start-up
+    included."""
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "app", command, str(fleet),
+                    "--format", output_format, "-o", str(out)], cwd=ROOT,
+                   check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
 def fleet_solve_time():
     """solve: 1,000 files x their variants, one run, start-up incl. [s]"""
     with tempfile.TemporaryDirectory() as folder:
@@ -26,11 +36,7 @@ def fleet_solve_time():
         fleet.mkdir()
         variants = write_fleet(fleet, FILES)
         out = Path(folder) / "fleet.csv"
-        start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "app", "solve", str(fleet),
-                        "--format", "csv", "-o", str(out)], cwd=ROOT,
-                       check=True, capture_output=True)
-        seconds = time.perf_counter() - start
+        seconds = _timed_run("solve", fleet, "csv", out)
         with open(out, newline="") as stream:
             solved = {(row["scenario"], row["variant"])
                       for row in csv.DictReader(stream)}
@@ -54,11 +60,7 @@ def fleet_sweep_time():
                 {"path": "network.mtu", "values": [1500, 9000]}]}]
             path.write_text(json.dumps(data))
         out = Path(folder) / "fleet.parquet"
-        start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "app", "sweep", str(fleet),
-                        "--format", "parquet", "-o", str(out)], cwd=ROOT,
-                       check=True, capture_output=True)
-        seconds = time.perf_counter() - start
+        seconds = _timed_run("sweep", fleet, "parquet", out)
         rows = pq.read_table(out).num_rows
     assert rows == 4 * variants, (rows, variants)
     return seconds, "s", 10.0, False
