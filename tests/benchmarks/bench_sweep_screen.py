@@ -45,6 +45,11 @@ def _set_up(kind):
         row.stop.setValue(stop)
         row.num.setValue(100)
     panel.two_axes.setChecked(True)
+    # on the Sweep tab, where the user clicks Run and Cancel (the tab shown
+    # before, Wire & MTU, would repaint its chart on the GUI thread during
+    # the measured Cancel, while the worker holds the interpreter lock)
+    window.tabs.setCurrentWidget(panel)
+    app.processEvents()
     return app, window, panel
 
 
