@@ -125,6 +125,8 @@ class TransferPath:
     #: the peer switch's hash when it keeps the received connections
     #: together (MAC or IP fields only), else None
     switch_hash: str | None = None
+    #: each session is a VM's vNIC pinned to one member of the team
+    pinned: bool = False
 
 
 def _smb_interfaces(nics, rdma):
@@ -143,6 +145,7 @@ def transfer_path(doc, item):
     """Decide links, spread and flow count of one transfer."""
     notes = []
     kind = item.transport
+    pinned = False
     if item.via is not None:
         team = next(t for t in doc.teams if t.name == item.via)
         nics = [n for n in doc.nics if n.id in team.members]
@@ -190,7 +193,7 @@ def transfer_path(doc, item):
         if mode == "independent" and _sends_by_hash(doc, item):
             spread = "hash"
         elif mode == "independent" and _pinned_per_vnic(doc, item):
-            spread = "all"
+            spread, pinned = "all", True
             nics = nics[:_members_pinned(item.sessions, len(nics))]
         if mode == "none" and item.multipath:
             spread = "all"
@@ -205,7 +208,7 @@ def transfer_path(doc, item):
     if spread == "hash" and _striped(doc, item):
         spread = "stripe"
     return TransferPath(tuple(nics), kind, spread, flows, mode, tuple(notes),
-                        together)
+                        together, pinned)
 
 
 def _sends_by_hash(doc, item):

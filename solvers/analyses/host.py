@@ -361,6 +361,14 @@ def _assumptions(doc, item, path):
         f"Jumbo-frame gain: the same transfer re-evaluated at MTU "
         f"{wire.JUMBO_MTU} B",
     ]
+    if path.pinned:
+        team = next(t for t in doc.teams if t.name == item.via)
+        notes.append(
+            f"Transfer {item.name!r}: each of its {item.sessions} sessions "
+            f"is a VM's vNIC, pinned by team {team.name!r} ({team.policy}) "
+            "to one member in both directions, consecutive ports taking the "
+            f"members in turn: {len(path.nics)} of {len(team.members)} "
+            "members carry it")
     if item.transport == "udp":
         size = doc.network.frame_size_bytes
         notes.append(

@@ -16,8 +16,8 @@ ONE_MEMBER = 1.0 * wire.efficiency(1500)
 FOUR = [{"id": f"e{i}", "speed_gbps": 1.0} for i in range(4)]
 
 
-def _throughput(policy, sessions, *, hypervisor="vsphere", vnics=True,
-                direction="receive"):
+def _solve(policy, sessions, *, hypervisor="vsphere", vnics=True,
+           direction="receive"):
     transfer = {"name": "t", "via": "team", "sessions": sessions,
                 "direction": direction}
     host = {"hypervisor": hypervisor}
@@ -30,8 +30,12 @@ def _throughput(policy, sessions, *, hypervisor="vsphere", vnics=True,
         teams=[{"name": "team", "members": [n["id"] for n in FOUR],
                 "switch_mode": "independent", "policy": policy}],
         workloads={"transfers": [transfer]})
-    result = evaluate(scenario_from_dict(document)).variants[0]
-    return result.metric("host.throughput_gbps").value
+    return evaluate(scenario_from_dict(document)).variants[0]
+
+
+def _throughput(policy, sessions, **options):
+    return _solve(policy, sessions, **options).metric(
+        "host.throughput_gbps").value
 
 
 @pytest.mark.parametrize("direction", ["receive", "send"])
@@ -76,3 +80,11 @@ def test_dynamic_receives_per_vnic_and_address_hash_on_the_primary():
 def test_failover_order_uses_one_member_whatever_the_vnics():
     assert _throughput("failover", 4) == pytest.approx(ONE_MEMBER,
                                                       rel=1e-9)
+
+
+def test_the_pinning_is_an_assumption_shown_with_the_result():
+    pinned = _solve("port_id", 6).assumptions
+    assert any("6 sessions is a VM's vNIC, pinned by team 'team' "
+               "(port_id)" in a and "4 of 4 members" in a for a in pinned)
+    assert not any("pinned" in a
+                   for a in _solve("port_id", 6, vnics=False).assumptions)
