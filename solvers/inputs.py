@@ -602,7 +602,9 @@ def storage_row(doc, item):
         "link_bytes": gbps_to_bytes_per_s(sum(n.speed_gbps for n in used)),
         "serving_cores": cores if item.protocol == "local" else min(
             len(used) * sessions_per_path(item, used, rdma, cores), cores),
-        "device_servers": device_servers(backend, service),
+        "device_servers": device_servers(backend, service - (
+            float(storage.host_wakeup_share(service, storage.HOST_WAKEUP_S))
+            if item.protocol == "local" else 0.0)),
         # random reads wait for the die that holds their page
         "placed": (item.read_pct / 100) * (item.random_pct / 100)
         if backend.kind == "nvme" else 0.0,

@@ -234,6 +234,11 @@ def _assumptions(item):
         notes.append("Cloud volume: every IO in flight served in the "
                      "volume's latency (Little's law) up to the documented "
                      "IOPS and throughput caps")
+    if item.protocol == "local":
+        notes.append(f"Local IO: the one-IO latency includes "
+                     f"{1e6 * storage.HOST_WAKEUP_S:g} us of the idle host "
+                     "waking for the completion (at most half of it), paid "
+                     "only while one IO is in flight")
     if item.protocol == "nfs3":
         notes.append(f"NFSv3 with AUTH_SYS ({storage.NFS_AUTH_SYS_BODY} B "
                      f"credential) and {storage.NFS_FILE_HANDLE} B file "
