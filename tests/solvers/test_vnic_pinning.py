@@ -88,3 +88,23 @@ def test_the_pinning_is_an_assumption_shown_with_the_result():
                "(port_id)" in a and "4 of 4 members" in a for a in pinned)
     assert not any("pinned" in a
                    for a in _solve("port_id", 6, vnics=False).assumptions)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "transport bounds are totals over the spread members (streams x cap, "
+    "members x goodput): uneven port_id mod n placement is not carried "
+    "per member, so 6 capped vNICs on 4 members give min(6 x 0.6, 4 "
+    "members) = 3.6 instead of 3.08"))
+def test_unevenly_pinned_vnics_are_bound_per_member():
+    # teaming.md 2.2: ports 0..5 on 4 uplinks take members 0,1,2,3,0,1;
+    # members 0 and 1 carry two vNICs capped at 0.6 each (line rate binds),
+    # members 2 and 3 one each: 2 x one member + 2 x 0.6
+    document = minimal_document(
+        host={"hypervisor": "vsphere", "stack": "vm_guest"}, nics=FOUR,
+        teams=[{"name": "team", "members": [n["id"] for n in FOUR],
+                "switch_mode": "independent", "policy": "port_id"}],
+        workloads={"transfers": [{"name": "t", "via": "team", "sessions": 6,
+                                  "stream_cap_gbps": 0.6}]})
+    throughput = evaluate(scenario_from_dict(document)).variants[0].metric(
+        "host.throughput_gbps").value
+    assert throughput == pytest.approx(2 * ONE_MEMBER + 2 * 0.6, rel=1e-9)
