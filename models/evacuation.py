@@ -65,12 +65,13 @@ class PlatformLimits:
 #: unsolicited ARP (the six phases of a Hyper-V live migration: Microsoft
 #: Learn 'Live Migration Overview'; 'Live Migration Internals and
 #: Optimization', thisismydemo.cloud). With :data:`HYPERV_SERIAL_SETUP_S`
-#: calibrated once across the nine published drains (validation files
-#: evacuation_hyperv_drains.toml, evacuation_workinghardinit_dynamic_team
-#: .toml) as the smallest pair that holds the most of them
-#: (tests/app/test_evacuation_calibration.py re-solves them all on a grid
-#: of 0-3 s by 0-0.8 s): 2.0 s and 0.8 s hold six; no time off the link
-#: holds five, 3.0 s and 0.8 s five, any other pair at most four. Finn's
+#: calibrated once across the ten published Hyper-V cases (validation
+#: files evacuation_hyperv_drains.toml, evacuation_workinghardinit_dynamic_
+#: team.toml, evacuation_finn_ws2012r2_8gb.toml) as the smallest pair that
+#: holds the most of them (tests/app/test_evacuation_calibration.py
+#: re-solves them all on a grid of 0-3 s by 0-0.8 s): 2.0 s and 0.8 s hold
+#: seven; no time off the link holds six, 3.0 s and 0.8 s six, any other
+#: pair three to five. Finn's
 #: 10 GbE drains grow 0.8 s per VM (5, 13, 21 s for 1, 10, 20 VMs, 20
 #: allowed at once) with the link far from full, which only a start one
 #: migration at a time explains; his one VM takes 7 s on 1 GbE against
