@@ -278,7 +278,7 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
                   compressor_speed=np.inf, compression_threads=1,
                   compression_offload=False, flows_per_queue=1.0,
                   c_io=20_000.0, message_bytes=SMB_DIRECT_MESSAGE_BYTES,
-                  own_thread=False,
+                  own_thread=False, pinned_sessions=0,
                   stripe_efficiency=TCP_STRIPE_EFFICIENCY):
     """Receive-side throughput, CPU and binding limit of a bulk transfer.
 
@@ -336,6 +336,11 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
         Each stream is a sending thread whose rate ``stream_cap`` already
         is (a traffic generator with a published packet rate per thread):
         the host stack's per-core ceiling does not bound it a second time.
+    pinned_sessions : numeric, default 0
+        Sessions (VMs' vNICs) a switch-independent team pins to members in
+        turn, ``port_id mod n`` (``spread='all'``); 0 when the flows are
+        not pinned. Members then carry whole sessions, some one more than
+        others, and each member is bounded by its own sessions.
     stripe_efficiency : numeric, default :data:`TCP_STRIPE_EFFICIENCY`
         Share of the members' goodput one striped TCP flow reaches
         (``spread='stripe'``; UDP is not penalised). [unitless]
@@ -367,6 +372,19 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
     UDP is costed per datagram by the caller (no aggregation; see
     :data:`UDP_DATAGRAM_CYCLES`) and otherwise bounded like TCP; it sends
     no ACKs.
+    Sessions pinned in turn (``pinned_sessions`` :math:`s > 0` on
+    :math:`n` members) put :math:`q + 1` sessions on :math:`r = s - q n`
+    members and :math:`q = \\lfloor s/n \\rfloor` on the others; the
+    ``member_spread`` bound is then the sum over members,
+
+    .. math::
+
+        T_{spread} = r \\min(S_m \\eta, (q + 1) u)
+            + (n - r) \\min(S_m \\eta, q u)
+
+    with :math:`u` one session's share of the stream and core bounds
+    (teaming.md 2.2: six ports on four uplinks take members 0, 1, 2, 3, 0,
+    1).
     Queues are taken by groups of :math:`F_q` flows (``flows_per_queue``):
 
     .. math::
@@ -411,13 +429,16 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
     not_for_rdma = np.where(rdma, np.inf, 0.0)  # +inf removes a bound
     no_core_bound = np.where(rdma | np.asarray(own_thread, dtype=bool),
                              np.inf, 0.0)
+    core_bound = busy_queues * per_core * ratio + no_core_bound
+    stream_bound = streams * np.asarray(stream_cap, dtype=float)
     bounds = (  # in the order of LIMITS
         members * scaled,
-        spread_members * scaled,
+        _pinned_spread(pinned_sessions, members, scaled,
+                       np.minimum(core_bound, stream_bound),
+                       spread_members * scaled),
         flows * members_per_flow * scaled + not_for_rdma,
-        busy_queues * per_core * ratio
-        + no_core_bound,
-        streams * np.asarray(stream_cap, dtype=float),
+        core_bound,
+        stream_bound,
         compression_threads * compressor_speed
         + np.where(compressed, 0.0, np.inf))
     # running minimum: the first of equal bounds names the limit
@@ -449,3 +470,21 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
             "busy_queues": ~rdma * busy_queues,
             "limit": limit, "spread_members": spread_members,
             "core_ceiling": per_core}
+
+
+def _pinned_spread(sessions, members, member_goodput, sessions_bound,
+                   unpinned):
+    """Sum over members of each member's goodput or its sessions' share of
+    ``sessions_bound``, for sessions pinned in turn (``unpinned`` where
+    ``sessions`` is 0)."""
+    sessions = np.asarray(sessions, dtype=float)
+    pinned = sessions > 0
+    sessions = np.where(pinned, sessions, 1.0)
+    used = np.minimum(members, sessions)
+    fewer = np.floor(sessions / used)       # sessions on most members
+    more = sessions - fewer * used          # members with one more
+    per_session = sessions_bound / sessions
+    total = (more * np.minimum(member_goodput, (fewer + 1) * per_session)
+             + (used - more) * np.minimum(member_goodput,
+                                          fewer * per_session))
+    return np.where(pinned, total, unpinned)

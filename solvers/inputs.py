@@ -447,7 +447,8 @@ def transfer_columns(rows):
         "rss_factor", "stream_cap", "streams", "ratio", "compressor",
         "threads", "offload", "queue_mode", "vnics", "vcpus",
         "vmmq_queue_pairs", "vnic_queues", "mtu_min", "mtu_max", "soft_agg",
-        "c_soft_agg", "frame", "stream_pps", "own_thread")}
+        "c_soft_agg", "frame", "stream_pps", "own_thread",
+        "pinned_sessions")}
     for doc, item, path in rows:
         network = doc.network
         costs = stack_costs(doc)
@@ -529,6 +530,7 @@ def transfer_columns(rows):
             "vcpus": item.vm_vcpus,
             "vmmq_queue_pairs": item.vmmq_queue_pairs,
             "vnic_queues": item.vnic_queues,
+            "pinned_sessions": item.sessions if path.pinned else 0,
         }
         for key, value in add.items():
             columns[key].append(value)

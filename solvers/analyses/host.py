@@ -232,7 +232,8 @@ def _chain_chunk(inputs, mtu_limits):
         compression_threads=inputs["threads"],
         compression_offload=inputs["offload"],
         flows_per_queue=inputs["flows_per_queue"], c_io=inputs["c_io"],
-        own_thread=own_thread)
+        own_thread=own_thread,
+        pinned_sessions=inputs.get("pinned_sessions", 0))
     result["ack_bytes"] = wire.ack_wire_bytes(
         inputs["ip_version"], timestamps=inputs["timestamps"],
         vlan_tags=inputs["vlan_tags"])
@@ -368,7 +369,7 @@ def _assumptions(doc, item, path):
             f"is a VM's vNIC, pinned by team {team.name!r} ({team.policy}) "
             "to one member in both directions, consecutive ports taking the "
             f"members in turn: {len(path.nics)} of {len(team.members)} "
-            "members carry it")
+            "members carry it, each bounded by the vNICs it carries")
     if item.transport == "udp":
         size = doc.network.frame_size_bytes
         notes.append(

@@ -52,6 +52,37 @@ def test_one_flow_never_exceeds_one_member():
     assert LIMITS[result["limit"]] == "flow_per_member"
 
 
+@pytest.mark.parametrize("sessions, expected", [
+    # teaming.md 2.2: sessions pinned in turn, port_id mod n. Six on four
+    # members: two members carry two capped sessions (line rate binds),
+    # two carry one; five: one member carries two
+    (6, 2 * 0.94 + 2 * 0.6), (5, 0.94 + 3 * 0.6), (4, 4 * 0.6),
+    (8, 4 * 0.94)])
+def test_pinned_sessions_bound_each_member(sessions, expected):
+    result = run(member_speed=1.0, members=4, spread="all",
+                 flows=sessions, stream_cap=0.6, streams=sessions,
+                 pinned_sessions=sessions)
+    assert result["throughput"] == pytest.approx(expected, rel=1e-12)
+
+
+def test_pinned_sessions_name_the_uneven_spread():
+    result = run(member_speed=1.0, members=4, spread="all", flows=6,
+                 stream_cap=0.6, streams=6, pinned_sessions=6)
+    assert LIMITS[result["limit"]] == "member_spread"
+    # not pinned, the totals bind: six streams of 0.6 Gbit/s
+    unpinned = run(member_speed=1.0, members=4, spread="all", flows=6,
+                   stream_cap=0.6, streams=6)
+    assert unpinned["throughput"] == pytest.approx(3.6, rel=1e-12)
+    assert LIMITS[unpinned["limit"]] == "stream_cap"
+
+
+def test_pinned_sessions_without_caps_fill_their_members():
+    # no per-session bound: every member at its goodput, as spread 'all'
+    result = run(member_speed=1.0, members=3, spread="all", flows=7,
+                 cycles_per_byte=0.1, pinned_sessions=7)
+    assert result["throughput"] == pytest.approx(3 * 0.94, rel=1e-12)
+
+
 def test_one_flow_never_exceeds_one_core():
     result = run(spread="all", flows=1, cycles_per_byte=4.0)
     assert result["throughput"] == pytest.approx(8 * 2.6 / 4.0)

@@ -90,11 +90,6 @@ def test_the_pinning_is_an_assumption_shown_with_the_result():
                    for a in _solve("port_id", 6, vnics=False).assumptions)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "transport bounds are totals over the spread members (streams x cap, "
-    "members x goodput): uneven port_id mod n placement is not carried "
-    "per member, so 6 capped vNICs on 4 members give min(6 x 0.6, 4 "
-    "members) = 3.6 instead of 3.08"))
 def test_unevenly_pinned_vnics_are_bound_per_member():
     # teaming.md 2.2: ports 0..5 on 4 uplinks take members 0,1,2,3,0,1;
     # members 0 and 1 carry two vNICs capped at 0.6 each (line rate binds),
