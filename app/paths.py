@@ -12,7 +12,8 @@ TEMPLATES = (("teaming.toml", "&Teaming policy"),
              ("transport.toml", "T&ransport (TCP, SMB, RDMA)"),
              ("jumbo.toml", "&Jumbo frames"),
              ("migration.toml", "&Live migration"),
-             ("storage.toml", "&Storage IO"))
+             ("storage.toml", "&Storage IO"),
+             ("evacuation.toml", "Host &evacuation"))
 
 
 def resource_path(*parts):
