@@ -1,4 +1,4 @@
-"""Linkplan's batch command line: ``linkplan solve | sweep | advise |
+"""Linkplan's batch command line: ``linkplan new | solve | sweep | advise |
 validate | schema | report | accuracy | import``.
 
 Exit codes: 0 all fine; 1 some scenarios of a batch failed (the others were
@@ -89,6 +89,13 @@ completed migration is checked against Linkplan's prediction. Without -o
 the scenario goes to standard output. Exit code 0: all imported; 1: part
 of the input was bad (listed); 2: nothing could be imported (nothing is
 written)."""
+_NEW_EXAMPLE = """example:
+  linkplan new evacuation -o maintenance.toml
+  linkplan new jumbo > jumbo.toml
+
+Starts a scenario from the template of one question (the same as the
+app's File > New from Template), with comments saying what to change. An
+existing file is never overwritten."""
 _SCHEMA_EXAMPLE = """example:
   linkplan schema > scenario.schema.json"""
 
@@ -127,6 +134,13 @@ def build_parser():
         return commands.add_parser(
             name, help=help_text, description=help_text, epilog=example,
             formatter_class=argparse.RawDescriptionHelpFormatter)
+
+    new = add("new", "Start a scenario file from the template of one "
+              "question.", _NEW_EXAMPLE)
+    new.add_argument("question", choices=_template_names(),
+                     help="which question the scenario asks")
+    new.add_argument("-o", "--output", help="scenario file to create (.toml "
+                     "or .json); default: standard output (TOML)")
 
     solve = add("solve", "Evaluate a scenario and print its results.",
                 _SOLVE_EXAMPLE)
@@ -257,7 +271,8 @@ def _output_among_inputs(args):
     output = getattr(args, "output", None)
     if not output or not os.path.exists(output):
         return None
-    inputs = getattr(args, "files", None) or [args.file]
+    inputs = getattr(args, "files", None) or [
+        f for f in [getattr(args, "file", None)] if f]
     for path in expand_inputs(inputs)[0]:
         try:
             if os.path.samefile(path, output):
@@ -1038,6 +1053,37 @@ def _backing(args, cases):
     return EXIT_OK
 
 
+def _template_names():
+    from app.paths import TEMPLATES
+    return tuple(Path(name).stem for name, _ in TEMPLATES)
+
+
+def _new(args):
+    from app.paths import resource_path
+    from app.scenario_io import atomic_write, load_scenario, scenario_format
+    from models.scenario import ScenarioError, dump_scenario
+
+    template = resource_path("templates", f"{args.question}.toml")
+    if not args.output:
+        sys.stdout.write(template.read_text(encoding="utf-8"))
+        return EXIT_OK
+    try:
+        fmt = scenario_format(args.output)
+    except ScenarioError as err:
+        print(f"linkplan new: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    if os.path.exists(args.output):
+        print(f"linkplan new: {args.output} already exists; nothing "
+              "overwritten (choose another name or remove it first)",
+              file=sys.stderr)
+        return EXIT_USAGE
+    data = template.read_bytes() if fmt == "toml" else \
+        dump_scenario(load_scenario(template), fmt).encode()
+    atomic_write(args.output, data)
+    print(f"wrote {args.output}")
+    return EXIT_OK
+
+
 def _schema(args):
     from models.scenario import json_schema
     sys.stdout.write(json.dumps(json_schema(), indent=2) + "\n")
@@ -1129,6 +1175,6 @@ def _import_targets(output, scenarios):
     return targets
 
 
-_COMMANDS = {"solve": _solve, "sweep": _sweep, "advise": _advise,
+_COMMANDS = {"new": _new, "solve": _solve, "sweep": _sweep, "advise": _advise,
              "validate": _validate, "schema": _schema, "report": _report,
              "accuracy": _accuracy, "import": _import}

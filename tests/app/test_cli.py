@@ -4,17 +4,19 @@ import csv
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
+from app.paths import TEMPLATES
 from tests.conftest import ROOT
 
 EXAMPLE = "resources/examples/jumbo_10gbe.toml"
 
 
-def run(*args, **kwargs):
+def run(*args, timeout=60, **kwargs):
     return subprocess.run([sys.executable, "-m", "app", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60,
+                          capture_output=True, text=True, timeout=timeout,
                           **kwargs)
 
 
@@ -264,3 +266,46 @@ def test_report_leaves_the_interpreter_switch_interval_alone(tmp_path):
     code, before, after = process.stdout.splitlines()[-1].split()
     assert (code, after) == ("0", before), process.stderr
     assert (tmp_path / "r.pdf").exists()
+
+
+def test_new_writes_each_template_that_then_solves(tmp_path):
+    # the same templates as File > New from Template: each one solves
+    for name, _ in TEMPLATES:
+        target = tmp_path / f"{Path(name).stem}.json"
+        process = run("new", Path(name).stem, "-o", str(target))
+        assert process.returncode == 0, process.stderr
+        assert run("solve", str(target)).returncode == 0, name
+
+
+def test_new_keeps_the_templates_comments():
+    process = run("new", "evacuation")
+    assert process.returncode == 0, process.stderr
+    assert process.stdout.startswith("# File > New > Host evacuation")
+
+
+def test_new_never_overwrites(tmp_path):
+    mine = tmp_path / "plan.toml"
+    mine.write_text("my unsaved plan")
+    assert_clean_failure(run("new", "jumbo", "-o", str(mine)),
+                         f"{mine} already exists; nothing overwritten")
+    assert mine.read_text() == "my unsaved plan"
+
+
+def test_new_refuses_unknown_questions_and_file_types(tmp_path):
+    assert_clean_failure(run("new", "fibre_channel"),
+                         "invalid choice: 'fibre_channel'")
+    assert_clean_failure(run("new", "jumbo", "-o", str(tmp_path / "a.txt")),
+                         "unknown file type '.txt'")
+    assert not (tmp_path / "a.txt").exists()
+
+
+def test_accuracy_may_replace_an_earlier_output(tmp_path):
+    # -o onto an existing file of a command without input files (no input
+    # to protect) is a plain atomic replace, not an internal error
+    earlier = tmp_path / "accuracy.csv"
+    earlier.write_text("earlier run\n")
+    process = run("accuracy", "--format", "csv", "-o", str(earlier),
+                  timeout=600)
+    assert process.returncode in (0, 1), process.stderr
+    assert "internal error" not in process.stderr
+    assert earlier.read_text().startswith("case,area,verdict")
