@@ -42,9 +42,9 @@ _ADVISE_EXAMPLE = """example:
 
 Each recommendation is a parameter change (path: old -> new) with its
 effect predicted by re-solving the changed scenario, ranked by the gain on
-the goal. Goals: max_throughput, min_cpu, min_migration_time, max_iops,
-latency_target, min_peak_util (default: the scenario's goal, else the one
-its workloads suggest)."""
+the goal. Goals: max_throughput, min_cpu, min_migration_time,
+min_evacuation_time, max_iops, latency_target, min_peak_util (default: the
+scenario's goal, else the one its workloads suggest)."""
 _SWEEP_EXAMPLE = """example:
   linkplan sweep resources/examples/jumbo_10gbe.toml -o mtu_sweep.csv
   linkplan sweep plan.toml --sweep speeds --format jsonl > points.jsonl
