@@ -46,6 +46,9 @@ class PlatformLimits:
         at a time: migrations started together wait for each other's. [s]
     source : str
         The documentation the numbers come from.
+    cluster_limit : float
+        Migrations the whole cluster runs at once, so one host's too
+        whatever its own setting (inf: none).
     """
 
     label: str
@@ -56,6 +59,7 @@ class PlatformLimits:
     setup_s: float
     serial_setup_s: float
     source: str
+    cluster_limit: float = math.inf
 
 
 #: Hyper-V's time per live migration off the link that each migration
@@ -117,14 +121,15 @@ PLATFORMS = {
         "KubeVirt", 2, 2, np.inf, "qemu", KUBEVIRT_SETUP_S, 0.0,
         "KubeVirt migration configuration: parallelOutboundMigrationsPerNode "
         "2, parallelMigrationsPerCluster 5, bandwidthPerMigration 0 = "
-        "unlimited (OKD 4.22 'Configuring live migration')"),
+        "unlimited (OKD 4.22 'Configuring live migration')",
+        cluster_limit=5),
     "kubevirt_legacy": PlatformLimits(
         "KubeVirt (64Mi per migration)", 2, 2, 64 * MIB, "qemu",
         KUBEVIRT_SETUP_S, 0.0,
         "kubevirt-config defaults parallelOutboundMigrationsPerNode 2, "
         "parallelMigrationsPerCluster 5, bandwidthPerMigration 64Mi "
         "(OpenShift Container Platform 4.3-4.7 'Live migration limits and "
-        "timeouts')"),
+        "timeouts')", cluster_limit=5),
     "qemu": PlatformLimits(
         "QEMU (bare)", np.inf, np.inf, 128 * MIB, "qemu", 0.0, 0.0,
         "QEMU migration/options.c: max-bandwidth MAX_THROTTLE 128 MiB/s per "
@@ -145,7 +150,8 @@ ORDERS = ("largest_first", "smallest_first", "hottest_last", "priority",
           "optimized")
 
 
-def concurrency_limit(platform, link_gbps):
+def concurrency_limit(platform, link_gbps, *, host_limit=None,
+                      cluster_limit=None):
     """Concurrent outbound migrations a platform allows on a link.
 
     Parameters
@@ -154,15 +160,31 @@ def concurrency_limit(platform, link_gbps):
         Key of :data:`PLATFORMS`.
     link_gbps : numeric
         Speed of the migration link (the fastest NIC carrying it). [Gbit/s]
+    host_limit : numeric, optional
+        The host's setting when changed from the preset's (Set-VMHost
+        -MaximumVirtualMachineMigrations, parallelOutboundMigrationsPerNode,
+        max_workers).
+    cluster_limit : numeric, optional
+        The cluster's setting when changed from the preset's
+        (parallelMigrationsPerCluster).
 
     Returns
     -------
     numeric
         The limit (inf where the platform sets none).
+
+    Notes
+    -----
+    A host never runs more than the whole cluster may: KubeVirt's
+    ``parallelOutboundMigrationsPerNode`` raised to 8 still runs 5 at once
+    under the default ``parallelMigrationsPerCluster``.
     """
     preset = PLATFORMS[platform]
-    return np.where(np.asarray(link_gbps) >= 10, preset.concurrency_10g,
-                    preset.concurrency_1g)
+    host = np.where(np.asarray(link_gbps) >= 10, preset.concurrency_10g,
+                    preset.concurrency_1g) if host_limit is None \
+        else host_limit
+    return np.minimum(host, preset.cluster_limit if cluster_limit is None
+                      else cluster_limit)
 
 
 def share_per_migration(aggregate, *, per_migration_cap=np.inf,

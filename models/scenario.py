@@ -851,6 +851,12 @@ class Evacuation(_Strict):
         description="The platform's concurrency setting when changed from "
                     "its default (Set-VMHost -MaximumVirtualMachineMigrations"
                     ", parallelOutboundMigrationsPerNode, max_workers)")
+    cluster_limit: int | None = Field(
+        default=None, ge=1, le=64,
+        description="Migrations the whole cluster runs at once when changed "
+                    "from the platform's default (KubeVirt "
+                    "parallelMigrationsPerCluster, 5); a host never runs "
+                    "more")
     concurrency: int | Literal["auto"] = Field(
         default="auto",
         description="Migrations at once; 'auto': the fastest within the "

@@ -794,9 +794,9 @@ def evacuation_transfers(doc):
     for item in doc.workloads.evacuations:
         transfer = transfers[item.transfer]
         link = max(n.speed_gbps for n in transfer_path(doc, transfer).nics)
-        yield item, transfer, float(
-            item.platform_limit if item.platform_limit is not None
-            else evacuation.concurrency_limit(item.platform, link))
+        yield item, transfer, float(evacuation.concurrency_limit(
+            item.platform, link, host_limit=item.platform_limit,
+            cluster_limit=item.cluster_limit))
 
 
 def sessions_to_rate(item, limit):

@@ -336,9 +336,34 @@ def _findings(item, answer, span):
     preset = evacuation.PLATFORMS[item.platform]
     requested, limit = answer["requested"], answer["limit"]
     concurrency_id = metric_ids.evacuation(item.name, "concurrency")
+    cluster = preset.cluster_limit if item.cluster_limit is None \
+        else item.cluster_limit
+    cluster_binds = limit == cluster and (
+        item.platform_limit is None or item.platform_limit > cluster)
+    if cluster_binds and item.platform_limit is not None:
+        findings.append(Finding(
+            id="evacuation.cluster_limit_binds", severity="info",
+            message=(f"Evacuation {item.name!r}: platform_limit "
+                     f"{item.platform_limit} is above the cluster's limit of "
+                     f"{cluster:g} migrations at once "
+                     + ("(cluster_limit)" if item.cluster_limit is not None
+                        else "(KubeVirt parallelMigrationsPerCluster, default "
+                        "5)")
+                     + f", so at most {cluster:g} leave this host together; "
+                     "raise cluster_limit with it."),
+            evidence={"metric": metric_ids.evacuation(item.name,
+                                                      "concurrency_limit"),
+                      "value": item.platform_limit, "threshold": cluster}))
     if requested != "auto" and requested > limit:
-        source = preset.source if item.platform_limit is None else (
-            f"the platform's setting (platform_limit {item.platform_limit})")
+        if cluster_binds:
+            source = ("the cluster's setting (cluster_limit "
+                      f"{item.cluster_limit})" if item.cluster_limit
+                      is not None else preset.source)
+        elif item.platform_limit is not None:
+            source = ("the platform's setting (platform_limit "
+                      f"{item.platform_limit})")
+        else:
+            source = preset.source
         findings.append(Finding(
             id="evacuation.concurrency_above_limit", severity="warning",
             message=(f"Evacuation {item.name!r}: concurrency {requested} "

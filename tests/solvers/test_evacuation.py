@@ -185,6 +185,43 @@ def test_concurrency_above_other_platform_limits_names_their_source(
     assert value(variant, "evacuation.concurrency") == 2
 
 
+@pytest.mark.parametrize("platform", ["kubevirt", "kubevirt_legacy"])
+def test_cluster_limit_caps_a_raised_per_node_limit(platform):
+    # KubeVirt: parallelOutboundMigrationsPerNode raised to 8 still runs 5
+    # at once under parallelMigrationsPerCluster's default 5 (OKD 'Configuring
+    # live migration'); the info says which setting to raise
+    variant = evaluated([vm(f"vm{i}", 4) for i in range(12)],
+                        platform=platform, platform_limit=8)
+    assert value(variant, "evacuation.concurrency_limit") == 5
+    finding = next(f for f in variant.findings
+                   if f.id == "evacuation.cluster_limit_binds")
+    assert "platform_limit 8" in finding.message
+    assert "parallelMigrationsPerCluster" in finding.message
+    # raised together, the node's own setting binds again
+    both = evaluated([vm(f"vm{i}", 4) for i in range(12)],
+                     platform=platform, platform_limit=8, cluster_limit=10)
+    assert value(both, "evacuation.concurrency_limit") == 8
+    assert not any(f.id == "evacuation.cluster_limit_binds"
+                   for f in both.findings)
+
+
+def test_concurrency_above_the_cluster_limit_names_it():
+    variant = evaluated([vm(f"vm{i}", 4) for i in range(12)],
+                        platform="kubevirt", platform_limit=8,
+                        cluster_limit=3, concurrency=6)
+    finding = next(f for f in variant.findings
+                   if f.id == "evacuation.concurrency_above_limit")
+    assert "limit of 3" in finding.message
+    assert "cluster_limit 3" in finding.message
+    assert value(variant, "evacuation.concurrency") == 3
+
+
+def test_cluster_limit_is_no_limit_where_the_platform_has_none():
+    # vSphere's own limit is per host; no cluster-wide one is modelled
+    variant = evaluated([vm(f"vm{i}", 4) for i in range(12)])
+    assert value(variant, "evacuation.concurrency_limit") == 8
+
+
 def test_smb_bandwidth_limit_caps_the_whole_evacuation():
     # Microsoft's HCI guidance: Set-SmbBandwidthLimit -Category
     # LiveMigration 750MB with 2 simultaneous migrations (Failover
