@@ -1,4 +1,5 @@
-"""Each of the five seed questions (../shared/seeds) answered in the app
+"""Each of the five seed questions (../shared/seeds), and issue 18's
+evacuation, answered in the app
 from File > New > template, by driving the editor's widgets only (fields,
 list buttons, presets, the variants panel), never a text editor; then
 saved, reopened and compared with ``python -m app solve`` on the saved
@@ -305,3 +306,33 @@ def test_seed004_do_jumbo_frames_pay_off(blank, tmp_path):
             assert metric(w, variant, f"storage.{workload}.jumbo_gain_pct") \
                 < 1
     save_reopen_and_solve(w, tmp_path, "jumbo")
+
+
+def test_how_long_will_a_kubevirt_node_drain_take(blank, tmp_path):
+    """Issue 18's question from File > New > Host evacuation: a KubeVirt
+    node whose per-node limit was raised to 8
+    (parallelOutboundMigrationsPerNode) still drains 5 at a time under
+    the cluster's default parallelMigrationsPerCluster (OKD 'Configuring
+    live migration'); raising the cluster's limit too lets 8 run."""
+    w = blank
+    start(w, "evacuation.toml")
+    evacuation = "workloads.evacuations[0]"
+    enter(w, f"{evacuation}.platform", "kubevirt")
+    enter(w, f"{evacuation}.platform_limit", "8")
+    click(w, f"{evacuation}.vms[5]", "duplicate")
+    for _ in range(5):
+        click(w, f"{evacuation}.vms[6]", "duplicate")
+    for index in range(6, 12):
+        enter(w, f"{evacuation}.vms[{index}].name", f"web{index:02d}")
+    assert len(w.scenario.workloads.evacuations[0].vms) == 12
+    assert metric(w, "Base", "evacuation.concurrency_limit") == 5
+    assert any(f.id == "evacuation.cluster_limit_binds"
+               for f in w.results.variant("Base").findings)
+    add_variant(w, "Cluster limit 10")
+    enter(w, f"{evacuation}.cluster_limit", "10")
+    assert metric(w, "Cluster limit 10", "evacuation.concurrency_limit") \
+        == 8
+    # 'auto' concurrency never does worse with more slots to choose from
+    assert metric(w, "Cluster limit 10", "evacuation.total_s") <= \
+        metric(w, "Base", "evacuation.total_s")
+    save_reopen_and_solve(w, tmp_path, "evacuation")
