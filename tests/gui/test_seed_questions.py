@@ -1,6 +1,5 @@
 """Each of the five seed questions (../shared/seeds), and issue 18's
-evacuation, answered in the app
-from File > New > template, by driving the editor's widgets only (fields,
+evacuation, answered in the app from File > New > template, by driving the editor's widgets only (fields,
 list buttons, presets, the variants panel), never a text editor; then
 saved, reopened and compared with ``python -m app solve`` on the saved
 file.
