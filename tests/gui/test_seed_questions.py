@@ -1,8 +1,8 @@
 """Each of the five seed questions (../shared/seeds), and issue 18's
-evacuation, answered in the app from File > New > template, by driving the editor's widgets only (fields,
-list buttons, presets, the variants panel), never a text editor; then
-saved, reopened and compared with ``python -m app solve`` on the saved
-file.
+evacuation, answered in the app from File > New > template, by driving the
+editor's widgets only (fields, list buttons, presets, the variants panel),
+never a text editor; then saved, reopened and compared with
+``python -m app solve`` on the saved file.
 
 The answers are checked against the bundled example of the same question
 (resources/examples/seed00N_*.toml, whose header cites the article): the
