@@ -82,6 +82,7 @@ VALUE_LABELS = {
     "platform": {key: key.replace("_", " ").capitalize()
                  for key in EVACUATION_PLATFORMS} | {
         "vsphere": "VMware vSphere", "hyperv": "Microsoft Hyper-V",
+        "hyperv_cluster": "Hyper-V failover cluster (2022-09 and later)",
         "kubevirt": "KubeVirt", "kubevirt_legacy": "KubeVirt (legacy)",
         "qemu": "QEMU / libvirt", "proxmox": "Proxmox VE",
         "none": "No platform limit"},

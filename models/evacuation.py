@@ -49,6 +49,9 @@ class PlatformLimits:
     cluster_limit : float
         Migrations the whole cluster runs at once, so one host's too
         whatever its own setting (inf: none).
+    smb_share : float
+        Share of the SMB interfaces' line rate that live migration over
+        SMB may take together, the cluster keeping the rest (1: all).
     """
 
     label: str
@@ -60,6 +63,7 @@ class PlatformLimits:
     serial_setup_s: float
     source: str
     cluster_limit: float = math.inf
+    smb_share: float = 1.0
 
 
 #: Hyper-V's time per live migration off the link that each migration
@@ -117,6 +121,18 @@ PLATFORMS = {
         "simultaneous live migrations (Microsoft Tech Community, Failover "
         "Clustering blog, 'Optimizing Hyper-V Live Migrations on an "
         "Hyperconverged Infrastructure', 4 Apr 2019)"),
+    "hyperv_cluster": PlatformLimits(
+        "Hyper-V failover cluster (2022-09 update and later)", 1, 1, np.inf,
+        "hyperv", HYPERV_SETUP_S, HYPERV_SERIAL_SETUP_S,
+        "cluster property MaximumParallelMigrations, default 1 once the "
+        "September 2022 cumulative update is installed (Windows Server 2022, "
+        "Azure Stack HCI 21H2 and later; Microsoft Failover Clustering "
+        "blog, 'New Cluster-Wide Control For Virtual Machine Live "
+        "Migrations', 5 Jan 2023); SetSMBBandwidthLimit 1 with "
+        "SMBBandwidthLimitFactor 2500 reserves 25 % of the SMB bandwidth "
+        "for the cluster, so live migration over SMB takes at most 75 % "
+        "(hciharrison.com, 'New Cluster Parameters for Live Migration', "
+        "KB5017316, Sep 2022)", smb_share=0.75),
     "kubevirt": PlatformLimits(
         "KubeVirt", 2, 2, np.inf, "qemu", KUBEVIRT_SETUP_S, 0.0,
         "KubeVirt migration configuration: parallelOutboundMigrationsPerNode "

@@ -862,9 +862,23 @@ def evacuation_rows(documents):
                         if item.bandwidth_per_migration_mib_s is not None
                         else evacuation.PLATFORMS[
                             item.platform].bandwidth_per_migration)
-            totals.append(math.inf if item.total_bandwidth_mib_s is None
-                          else item.total_bandwidth_mib_s * MIB)
+            totals.append(item.total_bandwidth_mib_s * MIB
+                          if item.total_bandwidth_mib_s is not None
+                          else _smb_reserve_cap(doc, item))
     return EvacuationRows(owners, columns, limits, caps, totals)
+
+
+def _smb_reserve_cap(doc, item):
+    """What live migration over SMB may take together where the platform
+    reserves part of the SMB interfaces' line rate for the cluster [B/s]
+    (inf: no reservation, or not over SMB)."""
+    share = evacuation.PLATFORMS[item.platform].smb_share
+    transfer = next(t for t in doc.workloads.transfers
+                    if t.name == item.transfer)
+    path = transfer_path(doc, transfer)
+    if share >= 1 or path.transport not in ("smb", "smb_direct"):
+        return math.inf
+    return gbps_to_bytes_per_s(share * sum(n.speed_gbps for n in path.nics))
 
 
 # -- teams --------------------------------------------------------------------

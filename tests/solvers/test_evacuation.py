@@ -244,6 +244,39 @@ def test_smb_bandwidth_limit_caps_the_whole_evacuation():
     assert total <= capped + 5 * (own + serial) + 10 * 0.05
 
 
+def _cluster_drain(platform, transport, **settings):
+    document = minimal_document(
+        host={"hypervisor": "hyperv"},
+        nics=[{"id": "nic0", "speed_gbps": 25.0, "rdma": "roce_v2"}],
+        workloads={"transfers": [{"name": "lm", "purpose": "live_migration",
+                                  "transport": transport}],
+                   "evacuations": [{"name": "maint", "transfer": "lm",
+                                    "platform": platform, **settings,
+                                    "vms": [vm(f"vm{i}", 16)
+                                            for i in range(4)]}]})
+    variant = evaluate(scenario_from_dict(document)).variants[0]
+    return variant, variant.traces["evacuation.maint.schedule"]["rate_gbps"]
+
+
+def test_hyperv_cluster_defaults_one_migration_and_reserve_a_quarter():
+    # Windows Server 2022 / Azure Stack HCI after the 2022-09 update:
+    # MaximumParallelMigrations 1 (Microsoft Failover Clustering blog, 5 Jan
+    # 2023), and SMBBandwidthLimitFactor 2500 keeps 25 % of the SMB
+    # bandwidth for the cluster (hciharrison.com on KB5017316): one SMB
+    # Direct migration on 25 GbE runs at 0.75 x 25 Gbit/s, where a host
+    # without the reservation, one at a time, fills the NIC
+    cluster, rates = _cluster_drain("hyperv_cluster", "smb_direct")
+    assert value(cluster, "evacuation.concurrency_limit") == 1
+    assert rates == pytest.approx([0.75 * 25.0] * 4, rel=1e-9)
+    _, alone = _cluster_drain("hyperv", "smb_direct", platform_limit=1)
+    assert min(alone) > 0.9 * 25.0
+    # over TCP the SMB reservation does not apply: the same rates as a
+    # host set to one migration at a time
+    _, tcp = _cluster_drain("hyperv_cluster", "tcp")
+    _, host_tcp = _cluster_drain("hyperv", "tcp", platform_limit=1)
+    assert tcp == pytest.approx(host_tcp, rel=1e-12)
+
+
 def test_orders_against_the_lower_bound():
     rng = np.random.default_rng(7)
     vms = [vm(f"vm{i}", float(rng.choice([4, 8, 16, 32, 64])),
