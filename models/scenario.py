@@ -816,6 +816,10 @@ class EvacuationVm(_Strict):
     group: str | None = Field(
         default=None, max_length=200,
         description="Group label (from an inventory import); informative")
+    downtime_budget_ms: float | None = Field(
+        default=None, gt=0,
+        description="This VM's switchover budget; None: the evacuation's "
+                    "[ms]")
 
 
 class Destination(_Strict):

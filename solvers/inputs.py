@@ -843,7 +843,9 @@ def evacuation_vm_migration(item, vm):
                      zero_page_pct=vm.zero_page_pct, dirty=vm.dirty,
                      transfer=item.transfer, management="unlimited",
                      stop_rule=item.stop_rule or preset.stop_rule,
-                     downtime_budget_ms=item.downtime_budget_ms,
+                     downtime_budget_ms=vm.downtime_budget_ms
+                     if vm.downtime_budget_ms is not None
+                     else item.downtime_budget_ms,
                      throttling=item.throttling,
                      time_budget_s=item.time_budget_s)
 

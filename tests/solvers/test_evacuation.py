@@ -277,6 +277,27 @@ def test_hyperv_cluster_defaults_one_migration_and_reserve_a_quarter():
     assert tcp == pytest.approx(host_tcp, rel=1e-12)
 
 
+def test_each_vm_may_have_its_own_downtime_budget():
+    # a latency-sensitive VM (50 ms) among twins on the stop rule's own
+    # budget: one at a time, each alone on the link, so the tight one
+    # copies more rounds until what is left fits its budget, and switches
+    # over exactly as a VM does when the whole evacuation has that budget
+    vms = [vm("tight", 16, 400.0, downtime_budget_ms=50.0),
+           vm("twin1", 16, 400.0), vm("twin2", 16, 400.0)]
+    trace = evaluated(vms, concurrency=1).traces["evacuation.maint.schedule"]
+    row = {name: (downtime, rounds) for name, downtime, rounds in zip(
+        trace["vm"], trace["downtime_s"], trace["rounds"])}
+    assert row["twin1"] == row["twin2"]
+    assert row["tight"][0] < row["twin1"][0]
+    assert row["tight"][1] > row["twin1"][1]
+    every = evaluated([vm(f"vm{i}", 16, 400.0) for i in range(3)],
+                      concurrency=1, downtime_budget_ms=50.0).traces[
+        "evacuation.maint.schedule"]
+    assert every["downtime_s"] == pytest.approx([row["tight"][0]] * 3,
+                                                rel=1e-9)
+    assert every["rounds"] == [row["tight"][1]] * 3
+
+
 def test_orders_against_the_lower_bound():
     rng = np.random.default_rng(7)
     vms = [vm(f"vm{i}", float(rng.choice([4, 8, 16, 32, 64])),
