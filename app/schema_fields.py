@@ -82,10 +82,14 @@ VALUE_LABELS = {
     "platform": {key: key.replace("_", " ").capitalize()
                  for key in EVACUATION_PLATFORMS} | {
         "vsphere": "VMware vSphere", "hyperv": "Microsoft Hyper-V",
-        "hyperv_cluster": "Hyper-V failover cluster (2022-09 and later)",
+        "hyperv_cluster": "Hyper-V cluster (2022+)",
         "kubevirt": "KubeVirt", "kubevirt_legacy": "KubeVirt (legacy)",
         "qemu": "QEMU / libvirt", "proxmox": "Proxmox VE",
         "none": "No platform limit"},
+    "order": {"largest_first": "Largest first",
+              "smallest_first": "Smallest first",
+              "hottest_last": "Hottest last", "priority": "By priority",
+              "optimized": "Optimized (searched)"},
     "ip_version": {4: "IPv4", 6: "IPv6"},
     "underlay_ip_version": {4: "IPv4", 6: "IPv6"},
 }
