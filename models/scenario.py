@@ -867,8 +867,8 @@ class Evacuation(_Strict):
                     "platform limit")
     downtime_budget_ms: float | None = Field(
         default=None, gt=0,
-        description="Switchover budget of every VM; None: the stop "
-                    "rule's own [ms]")
+        description="Switchover budget of every VM without one of its "
+                    "own; None: the stop rule's [ms]")
     stop_rule: Literal[tuple(STOP_RULES)] | None = Field(
         default=None, description="None: the platform's")
     throttling: Literal["none", "sdps", "auto_converge"] | None = Field(
