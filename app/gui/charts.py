@@ -469,13 +469,57 @@ GANTT_LABELLED_ROWS = 60
 GANTT_MAJOR_EVERY = 5
 
 
-def evacuation_schedules(variant):
-    """``(evacuation name, schedule trace)`` of each evacuation of a
-    variant, in scenario order."""
+def evacuation_schedules(variant, kind="schedule"):
+    """``(evacuation name, trace)`` of each evacuation of a variant, in
+    scenario order: its schedule, or with ``kind='concurrency_sweep'`` its
+    total time by concurrency."""
     keys = {key: metric_ids.parse(key) for key in variant.traces
             if key.startswith("evacuation.")}
     return [(keys[key].name, trace) for key, trace in variant.traces.items()
-            if key in keys and keys[key].key == "schedule"]
+            if key in keys and keys[key].key == kind]
+
+
+def draw_evacuation_sweep(plot_item, trace, used):
+    """Total evacuation time of the configured order at each concurrency
+    the platform allows, the one used marked; red points leave VMs
+    unconverged.
+
+    Parameters
+    ----------
+    plot_item : pyqtgraph.PlotItem
+    trace : dict
+        An ``evacuation.<name>.concurrency_sweep`` trace.
+    used : float
+        The concurrency the schedule runs at.
+    """
+    theme = theme_of(plot_item)
+    plot_item.clear()
+    plot_item.setTitle("Total time by concurrency", size="9pt",
+                       color=theme.text)
+    plot_item.setLabel("bottom", "Concurrent migrations")
+    plot_item.setLabel("left", "Total time [s]")
+    plot_item.showGrid(x=False, y=True, alpha=0.25)
+    points = trace["x"]["values"]
+    totals = trace["y"]["values"]
+    plot_item.getAxis("bottom").setTicks([[(c, str(c)) for c in points]])
+    plot_item.plot(points, totals, pen=pg.mkPen(theme.palette[0], width=2))
+    for failed, colour in ((False, theme.palette[0]),
+                           (True, theme.palette[1])):
+        rows = [i for i, n in enumerate(trace["not_converged"]["values"])
+                if (n > 0) == failed]
+        if rows:
+            plot_item.plot([points[i] for i in rows], [totals[i] for i in rows],
+                           pen=None, symbol="o", symbolSize=7,
+                           symbolBrush=colour, symbolPen=None)
+    plot_item.addItem(pg.InfiniteLine(
+        pos=used, angle=90,
+        pen=pg.mkPen(theme.guide, width=1, style=QtCore.Qt.DashLine),
+        label=f"used: {used:g}",
+        labelOpts={"position": 0.92, "color": theme.muted}))
+    top = max(totals, default=1.0)
+    plot_item.getViewBox().setRange(
+        xRange=(min(points, default=1) - 0.5, max(points, default=1) + 0.5),
+        yRange=(0, top * 1.12), padding=0)
 
 
 def draw_evacuation_gantt(plot_item, name, trace):

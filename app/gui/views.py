@@ -14,12 +14,14 @@ from typing import Callable
 from PySide6 import QtCore, QtWidgets
 
 from app.gui.charts import (GANTT_LABELLED_ROWS, draw_evacuation_gantt,
-                            draw_goodput_vs_mtu, draw_item_bars,
+                            draw_evacuation_sweep, draw_goodput_vs_mtu,
+                            draw_item_bars,
                             draw_metric_bars, item_metrics,
                             draw_policy_peaks, draw_uplink_bars,
                             draw_uplink_series, evacuation_schedules,
                             has_metric, new_plot_widget, placement_trace,
                             teaming_traces)
+from solvers import metric_ids
 
 #: Width of a chart's canvas in the report [px]; heights are given for it
 #: (close to the printed width, so text keeps its size).
@@ -164,10 +166,22 @@ class EvacuationView:
             f"Evacuation {name}: {variant.name}", (ReportChart(
                 lambda plot, n=name, t=trace: draw_evacuation_gantt(
                     plot, n, t),
-                80 + 14 * min(len(trace["vm"]), GANTT_LABELLED_ROWS)),),
+                80 + 14 * min(len(trace["vm"]), GANTT_LABELLED_ROWS)),
+                ReportChart(lambda plot, t=sweep, u=used:
+                            draw_evacuation_sweep(plot, t, u), 200)),
             self.caption)
             for variant in results.variants
-            for name, trace in evacuation_schedules(variant)]
+            for (name, trace), (_, sweep), used in _evacuations(variant)]
+
+
+def _evacuations(variant):
+    """Each evacuation's schedule, concurrency sweep and the concurrency
+    it runs at."""
+    return [(schedule, sweep, variant.metric(
+        metric_ids.evacuation(schedule[0], "concurrency")).value)
+        for schedule, sweep in zip(
+            evacuation_schedules(variant),
+            evacuation_schedules(variant, "concurrency_sweep"))]
 
 
 #: Every analysis view, in tab (and report) order.
@@ -206,7 +220,8 @@ VIEWS = (
         "This scenario defines no evacuation (workloads.evacuations): add "
         "one to see how long emptying the host takes.",
         "Bars: each VM's migration from start to end, in start order; red: "
-        "it does not converge."),
+        "it does not converge. Line: the total time at each concurrency the "
+        "platform allows; red points leave VMs unconverged."),
 )
 
 
@@ -476,8 +491,15 @@ class _EvacuationTab:
         self.variant = QtWidgets.QComboBox()
         self.variant.setToolTip("Variant whose schedule is shown")
         layout.addWidget(self.variant)
+        charts = QtWidgets.QHBoxLayout()
         self.plot = new_plot_widget()
-        layout.addWidget(self.plot, 1)
+        self.sweep_plot = new_plot_widget()
+        self.sweep_plot.setToolTip(
+            "Total time of the configured order at each concurrency the "
+            "platform allows; red points leave VMs unconverged")
+        charts.addWidget(self.plot, 2)
+        charts.addWidget(self.sweep_plot, 1)
+        layout.addLayout(charts, 1)
         self.variant.currentIndexChanged.connect(self._draw_variant)
 
     def show_results(self, results):
@@ -486,6 +508,7 @@ class _EvacuationTab:
         self.hint.setVisible(not shown)
         self.variant.setVisible(shown)
         self.plot.setVisible(shown)
+        self.sweep_plot.setVisible(shown)
         if not shown:
             return
         _refill_variants(self.variant, results)
@@ -493,9 +516,12 @@ class _EvacuationTab:
 
     def _draw_variant(self):
         variant = self.results.variants[max(self.variant.currentIndex(), 0)]
-        schedules = evacuation_schedules(variant)
-        if schedules:
-            draw_evacuation_gantt(self.plot.getPlotItem(), *schedules[0])
+        evacuations = _evacuations(variant)
+        if evacuations:
+            schedule, sweep, used = evacuations[0]
+            draw_evacuation_gantt(self.plot.getPlotItem(), *schedule)
+            draw_evacuation_sweep(self.sweep_plot.getPlotItem(), sweep[1],
+                                  used)
 
 
 def _refill_variants(combo, results):

@@ -414,6 +414,29 @@ def test_evacuation_tab_draws_the_schedule_of_the_chosen_variant(window):
         "evacuation.total_s").value != base
 
 
+def test_evacuation_tab_plots_the_total_time_by_concurrency(window):
+    # beside the Gantt: the configured order's total time at each
+    # concurrency the platform allows (vSphere on 25 GbE: 1 to 8), the
+    # one used marked; the minimum is the best concurrency the results name
+    from app.paths import resource_path
+    import pyqtgraph as pg
+    window.open_path(resource_path("examples",
+                                   "evacuation_maintenance.toml"))
+    window.wait_for_results()
+    tab = window.view_tabs["evacuation"]
+    variant = window.results.variants[0]
+    line = next(item for item in tab.sweep_plot.getPlotItem().items
+                if isinstance(item, pg.PlotDataItem) and item.opts["pen"]
+                is not None and item.xData is not None and len(item.xData) > 1)
+    assert list(line.xData) == list(range(1, 9))
+    assert line.yData[7] == variant.metric("evacuation.total_s").value
+    best = variant.metric("evacuation.best_concurrency").value
+    assert line.xData[int(line.yData.argmin())] == best
+    marker = next(item for item in tab.sweep_plot.getPlotItem().items
+                  if isinstance(item, pg.InfiniteLine))
+    assert marker.value() == variant.metric("evacuation.concurrency").value
+
+
 def test_results_say_which_validated_cases_back_them(window):
     # the goodput row: V1 and V2 (fasterdata, MTU 9000 and 1500 on
     # 10 GbE) check wire.goodput_gbps and are held

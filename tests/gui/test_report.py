@@ -146,5 +146,7 @@ def test_evacuation_gantt_and_advice_when_the_host_is_evacuated(qapp,
     for variant in ("Base", "Concurrency 2",
                     "Auto concurrency, optimized order"):
         assert f"Evacuation esx01: {variant}" in text
+    # each variant's Gantt has its concurrency sweep beneath it
+    assert text.count("Total time by concurrency") == 3
     # the recommendation, re-evaluated: concurrency 8 -> 4
     assert "Evacuation esx01 › Concurrency: 8 → 4" in text
