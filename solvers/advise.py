@@ -115,8 +115,9 @@ class AdviceResult:
                     else f"  ({e['change_pct']:+.1f} %)"
                 now = f" (as {e['metric_after']})" if "metric_after" in e \
                     else ""
+                unit = "" if e["unit"] in ("1", "") else f" {e['unit']}"
                 lines.append(f"     effect  {metric_id}: {e['before']:.4g} "
-                             f"→ {e['after']:.4g} {e['unit']}{delta}{now}")
+                             f"→ {e['after']:.4g}{unit}{delta}{now}")
             value = r.evidence.get("value")
             if isinstance(value, (int, float)):
                 lines.append(f"     because {r.evidence['metric']} = "

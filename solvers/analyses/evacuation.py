@@ -417,10 +417,20 @@ def _findings(item, answer, span):
     return findings
 
 
+#: Platforms whose concurrency limit is the administrator's setting
+#: (Set-VMHost, the cluster's MaximumParallelMigrations, KubeVirt's
+#: migration configuration, datacenter.cfg max_workers); vCenter's costs
+#: are fixed resource limits of its documentation, not a setting.
+SETTABLE_LIMITS = ("hyperv", "hyperv_cluster", "kubevirt", "kubevirt_legacy",
+                   "proxmox")
+
+
 def candidates(doc, goal, base):
-    """The fastest concurrency within the platform limit, and the
-    optimized order."""
+    """The fastest concurrency within the platform limit, the optimized
+    order, and a raised limit where the fastest concurrency is the
+    limit itself."""
     for i, item in enumerate(doc.workloads.evacuations):
+        yield from _raised_limit(i, item, base)
         best_id = metric_ids.evacuation(item.name, "best_concurrency")
         best = metric_value(base, best_id)
         failed = metric_value(base, metric_ids.evacuation(item.name,
@@ -447,6 +457,35 @@ def candidates(doc, goal, base):
                 {"metric": order_id, "value": metric_value(base, order_id),
                  "threshold": optimized},
                 {f"workloads.evacuations[{i}].order": "optimized"})
+
+
+def _raised_limit(index, item, base):
+    """Twice the platform's limit (at most one per VM) when the sweep's
+    fastest concurrency is the limit: the time may fall further past it,
+    which only re-solving at the raised limit tells."""
+    best_id = metric_ids.evacuation(item.name, "best_concurrency")
+    best = metric_value(base, best_id)
+    limit = metric_value(base, metric_ids.evacuation(item.name,
+                                                     "concurrency_limit"))
+    if best is None or limit is None or not math.isfinite(limit) or \
+            item.platform not in SETTABLE_LIMITS or int(best) != int(limit) \
+            or limit >= len(item.vms):
+        return
+    raised = int(min(2 * limit, len(item.vms), 64))
+    path = f"workloads.evacuations[{index}]"
+    changes = {f"{path}.platform_limit": raised}
+    cluster = evacuation.PLATFORMS[item.platform].cluster_limit \
+        if item.cluster_limit is None else item.cluster_limit
+    if cluster < raised:
+        changes[f"{path}.cluster_limit"] = raised
+    if item.concurrency != "auto":
+        changes[f"{path}.concurrency"] = raised
+    yield Candidate(
+        "advice.evacuation.platform_limit", "info",
+        f"the fastest concurrency is the platform's limit of {int(limit)} "
+        f"({evacuation.PLATFORMS[item.platform].label}), a setting of the "
+        "platform",
+        {"metric": best_id, "value": best, "threshold": limit}, changes)
 
 
 def _minutes(base, item, key):

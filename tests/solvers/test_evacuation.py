@@ -349,6 +349,28 @@ def test_more_concurrency_pays_where_sessions_spread_over_nics():
     assert "evacuation.total_s" in change.message
 
 
+def test_advise_raises_a_limit_the_fastest_concurrency_sits_on():
+    # a Hyper-V cluster since 2022-09 runs one migration at a time; one
+    # TCP migration is bound by one core (windows_host, 7.9 Gbit/s), so
+    # the sweep's fastest is the limit itself: advise re-solves with the
+    # cluster's MaximumParallelMigrations doubled and two fill the 10 GbE
+    data = document([vm(f"vm{i}", 16) for i in range(6)],
+                    host={"hypervisor": "hyperv"}, platform="hyperv_cluster")
+    result = advise(scenario_from_dict(data), "min_evacuation_time")
+    raised = next(r for r in result.recommendations
+                  if r.id == "advice.evacuation.platform_limit")
+    assert raised.change == {"workloads.evacuations[0].platform_limit":
+                             {"old": None, "new": 2}}
+    effect = raised.effect["evacuation.total_s"]
+    assert effect["after"] < effect["before"]
+    # vCenter's limits are fixed costs, not a setting: never proposed
+    vsphere = document([vm(f"vm{i}", 16) for i in range(12)], speed=1.0)
+    assert value(evaluate(scenario_from_dict(vsphere)).variants[0],
+                 "evacuation.best_concurrency") == 4
+    assert not any(r.id == "advice.evacuation.platform_limit" for r in advise(
+        scenario_from_dict(vsphere), "min_evacuation_time").recommendations)
+
+
 def test_destinations_receive_the_vms_that_fit():
     variant = evaluated([vm("a", 8), vm("b", 8), vm("c", 4)],
                         destinations=[{"name": "h1", "free_memory_gib": 12},
