@@ -110,7 +110,9 @@ PLATFORMS = {
         "vSphere vMotion", 4, 8, np.inf, "vmotion", VSPHERE_SETUP_S, 0.0,
         "vCenter limits on simultaneous migrations: network cost 1 per "
         "vMotion against a maximum of 4 on 1GigE and 8 on 10GigE, host "
-        "limit 8 (docs.vmware.com vSphere 6.5/6.7 vcenterhost, "
+        "cost 1 against 8, datastore cost 1 against 128 per shared "
+        "datastore, which one host's 8 never reach (docs.vmware.com "
+        "vSphere 6.5/6.7 vcenterhost, "
         "GUID-25EA5833); vSphere 7 keeps 8 per host (16 host slots, 2 per "
         "vMotion; VMware performance blog, 'vCenter Limits for Concurrent "
         "vMotion', Feb 2021)"),
