@@ -544,8 +544,8 @@ def _solve_text(args, results):
 
 
 #: Columns of ``solve --schedule``, as the schedule trace names them.
-SCHEDULE_COLUMNS = ("vm", "group", "destination", "memory_gib", "start_s",
-                    "end_s", "rate_gbps", "rounds", "downtime_s",
+SCHEDULE_COLUMNS = ("vm", "group", "destination", "memory_gib", "disk_gib",
+                    "start_s", "end_s", "rate_gbps", "rounds", "downtime_s",
                     "converged", "outcome")
 
 

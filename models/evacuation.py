@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from models._checks import require_positive, require_range
 from models.units import MIB
 
 
@@ -52,6 +53,12 @@ class PlatformLimits:
     smb_share : float
         Share of the SMB interfaces' line rate that live migration over
         SMB may take together, the cluster keeping the rest (1: all).
+    disk_copy_limit : float
+        Concurrent outbound migrations per host when each also copies its
+        disks (vMotion without shared storage, shared-nothing live
+        migration; inf: no limit beyond the others).
+    disk_copy_source : str
+        The documentation of ``disk_copy_limit``.
     """
 
     label: str
@@ -64,6 +71,8 @@ class PlatformLimits:
     source: str
     cluster_limit: float = math.inf
     smb_share: float = 1.0
+    disk_copy_limit: float = math.inf
+    disk_copy_source: str = ""
 
 
 #: Hyper-V's time per live migration off the link that each migration
@@ -104,6 +113,13 @@ HYPERV_SERIAL_SETUP_S = 0.8
 #: only: QEMU 'total time').
 VSPHERE_SETUP_S = KUBEVIRT_SETUP_S = 0.0
 
+#: Hyper-V's limit on migrations that move storage, which a shared-nothing
+#: live migration does besides the memory.
+HYPERV_STORAGE_MIGRATIONS = (
+    "Set-VMHost -MaximumStorageMigrations, default 2 simultaneous storage "
+    "migrations; a shared-nothing live migration moves the VM's storage "
+    "too (Microsoft Learn, Set-VMHost; 'Live Migration Overview')")
+
 #: Platform presets; each names its documentation.
 PLATFORMS = {
     "vsphere": PlatformLimits(
@@ -115,14 +131,19 @@ PLATFORMS = {
         "vSphere 6.5/6.7 vcenterhost, "
         "GUID-25EA5833); vSphere 7 keeps 8 per host (16 host slots, 2 per "
         "vMotion; VMware performance blog, 'vCenter Limits for Concurrent "
-        "vMotion', Feb 2021)"),
+        "vMotion', Feb 2021)",
+        disk_copy_limit=2, disk_copy_source=(
+            "vMotion without shared storage costs 4 of a host's 8 (and 16 "
+            "of 128 per datastore): 2 per host (docs.vmware.com vSphere "
+            "6.5/6.7 vcenterhost, GUID-25EA5833)")),
     "hyperv": PlatformLimits(
         "Hyper-V live migration", 2, 2, np.inf, "hyperv", HYPERV_SETUP_S,
         HYPERV_SERIAL_SETUP_S,
         "Set-VMHost -MaximumVirtualMachineMigrations, default 2 "
         "simultaneous live migrations (Microsoft Tech Community, Failover "
         "Clustering blog, 'Optimizing Hyper-V Live Migrations on an "
-        "Hyperconverged Infrastructure', 4 Apr 2019)"),
+        "Hyperconverged Infrastructure', 4 Apr 2019)",
+        disk_copy_limit=2, disk_copy_source=HYPERV_STORAGE_MIGRATIONS),
     "hyperv_cluster": PlatformLimits(
         "Hyper-V failover cluster (2022-09 update and later)", 1, 1, np.inf,
         "hyperv", HYPERV_SETUP_S, HYPERV_SERIAL_SETUP_S,
@@ -134,7 +155,8 @@ PLATFORMS = {
         "SMBBandwidthLimitFactor 2500 reserves 25 % of the SMB bandwidth "
         "for the cluster, so live migration over SMB takes at most 75 % "
         "(hciharrison.com, 'New Cluster Parameters for Live Migration', "
-        "KB5017316, Sep 2022)", smb_share=0.75),
+        "KB5017316, Sep 2022)", smb_share=0.75,
+        disk_copy_limit=2, disk_copy_source=HYPERV_STORAGE_MIGRATIONS),
     "kubevirt": PlatformLimits(
         "KubeVirt", 2, 2, np.inf, "qemu", KUBEVIRT_SETUP_S, 0.0,
         "KubeVirt migration configuration: parallelOutboundMigrationsPerNode "
@@ -169,7 +191,7 @@ ORDERS = ("largest_first", "smallest_first", "hottest_last", "priority",
 
 
 def concurrency_limit(platform, link_gbps, *, host_limit=None,
-                      cluster_limit=None):
+                      cluster_limit=None, disks_copied=False):
     """Concurrent outbound migrations a platform allows on a link.
 
     Parameters
@@ -185,6 +207,9 @@ def concurrency_limit(platform, link_gbps, *, host_limit=None,
     cluster_limit : numeric, optional
         The cluster's setting when changed from the preset's
         (parallelMigrationsPerCluster).
+    disks_copied : bool, default False
+        Each migration also copies the VM's disks (no shared storage):
+        the preset's ``disk_copy_limit`` applies too.
 
     Returns
     -------
@@ -201,8 +226,55 @@ def concurrency_limit(platform, link_gbps, *, host_limit=None,
     host = np.where(np.asarray(link_gbps) >= 10, preset.concurrency_10g,
                     preset.concurrency_1g) if host_limit is None \
         else host_limit
+    if disks_copied:
+        host = np.minimum(host, preset.disk_copy_limit)
     return np.minimum(host, preset.cluster_limit if cluster_limit is None
                       else cluster_limit)
+
+
+def disk_copy_time(disk, rate, write_rate=0.0):
+    """Time a migration spends copying a VM's disk over the link while
+    the guest keeps writing (vMotion without shared storage, shared-
+    nothing live migration, QEMU drive-mirror).
+
+    Parameters
+    ----------
+    disk : array-like
+        Disk data to copy (allocated, not provisioned, size). [B]
+    rate : array-like
+        Rate the migration gets on the link. [B/s]
+    write_rate : array-like, default 0
+        Rate the guest writes to its disk during the copy. [B/s]
+
+    Returns
+    -------
+    numpy.ndarray
+        Copy time. [s]
+
+    Notes
+    -----
+    The copy sweeps the disk once; a write to a part already copied is
+    mirrored to the destination over the same link, a write ahead of the
+    sweep is picked up by it. With the copied share growing evenly over
+    the copy time T the mirrored bytes are :math:`w T / 2`, so
+    :math:`R T = D + w T / 2` and
+
+    .. math:: T = \\frac{D}{R - \\min(w, R) / 2}
+
+    The mirror is synchronous (vSphere's mirror driver; QEMU drive-mirror
+    in write-blocking mode): a guest writing faster than the link is
+    slowed to it, so :math:`T \\le 2 D / R`.
+
+    References
+    ----------
+    A. Mashtizadeh, E. Celebi, T. Garfinkel, M. Cai, "The Design and
+    Evolution of Live Storage Migration in VMware ESX", USENIX ATC 2011
+    (the mirror driver of Storage vMotion, ESX 5.0).
+    """
+    disk = require_range("disk", disk, 0.0, np.inf, "B")
+    rate = require_positive("rate", rate, "B/s")
+    write_rate = require_range("write_rate", write_rate, 0.0, np.inf, "B/s")
+    return disk / (rate - 0.5 * np.minimum(write_rate, rate))
 
 
 def share_per_migration(aggregate, *, per_migration_cap=np.inf,

@@ -820,6 +820,15 @@ class EvacuationVm(_Strict):
         default=None, gt=0,
         description="This VM's switchover budget; None: the evacuation's "
                     "[ms]")
+    disk_gib: float = Field(
+        default=0.0, ge=0, le=1e6,
+        description="Disk data copied with the VM when the evacuation's "
+                    "disks are 'copied' (allocated size, not provisioned) "
+                    "[GiB]")
+    disk_write_mib_s: float = Field(
+        default=0.0, ge=0, le=1e7,
+        description="Guest disk writes during that copy, mirrored to the "
+                    "destination [MiB/s]")
 
 
 class Destination(_Strict):
@@ -850,6 +859,13 @@ class Evacuation(_Strict):
                                 "is not checked")
     order: Literal[EVACUATION_ORDERS] = Field(
         default="largest_first", description="Order of the migration queue")
+    disks: Literal["shared", "copied"] = Field(
+        default="shared",
+        description="Where the VMs' disks are: on storage both hosts share, "
+                    "or copied with each migration (vMotion without shared "
+                    "storage, shared-nothing live migration, Proxmox "
+                    "--with-local-disks): vms[].disk_gib then crosses the "
+                    "link first")
     platform_limit: int | None = Field(
         default=None, ge=1, le=64,
         description="The platform's concurrency setting when changed from "

@@ -120,9 +120,11 @@ class AdviceResult:
                              f"→ {e['after']:.4g}{unit}{delta}{now}")
             value = r.evidence.get("value")
             if isinstance(value, (int, float)):
+                threshold = r.evidence.get("threshold")
                 lines.append(f"     because {r.evidence['metric']} = "
-                             f"{value:.4g} (threshold "
-                             f"{r.evidence['threshold']:.4g})")
+                             f"{value:.4g}" + (
+                                 "" if threshold is None
+                                 else f" (threshold {threshold:.4g})"))
         return "\n".join(lines) + "\n"
 
 

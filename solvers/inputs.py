@@ -796,7 +796,8 @@ def evacuation_transfers(doc):
         link = max(n.speed_gbps for n in transfer_path(doc, transfer).nics)
         yield item, transfer, float(evacuation.concurrency_limit(
             item.platform, link, host_limit=item.platform_limit,
-            cluster_limit=item.cluster_limit))
+            cluster_limit=item.cluster_limit,
+            disks_copied=item.disks == "copied"))
 
 
 def sessions_to_rate(item, limit):
@@ -817,7 +818,9 @@ class EvacuationRows:
     ----------
     owners : list of (int, Evacuation)
     columns : list of dict of numpy.ndarray
-        Per evacuation, :func:`migration_row` columns over its VMs.
+        Per evacuation, :func:`migration_row` columns over its VMs, with
+        ``disk`` [B] and ``disk_write`` [B/s] of the disks each copies
+        (zero on shared storage).
     limits : list of float
         The platform's concurrency limit on each evacuation's link.
     per_migration_cap : list of float
@@ -856,9 +859,16 @@ def evacuation_rows(documents):
         for item, _, limit in evacuation_transfers(doc):
             rows = [migration_row(evacuation_vm_migration(item, vm))
                     for vm in item.vms]
+            copied = item.disks == "copied"
             owners.append((d, item))
-            columns.append({k: np.array([r[k] for r in rows])
-                            for k in rows[0]})
+            columns.append({
+                **{k: np.array([r[k] for r in rows]) for k in rows[0]},
+                # the disk copy ahead of the memory (solvers.schedule)
+                "disk": np.array([vm.disk_gib * GIB if copied else 0.0
+                                  for vm in item.vms]),
+                "disk_write": np.array([vm.disk_write_mib_s * MIB
+                                        if copied else 0.0
+                                        for vm in item.vms])})
             limits.append(limit)
             caps.append(item.bandwidth_per_migration_mib_s * MIB
                         if item.bandwidth_per_migration_mib_s is not None

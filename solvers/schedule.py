@@ -212,22 +212,36 @@ def _distinct_precopy(table, offsets, rates):
 
 def _phases(columns, result, rate, first_rate):
     """Time on the link of each migration's two phases at its rates: the
-    first pass (round 0) and the rounds after it with the switch-over. A
-    migration that never switches over holds its slot for one pass of its
-    memory (then it is given up): all of it in the first phase."""
+    disk copy with the first pass (round 0), and the rounds after it with
+    the switch-over. A migration that never switches over holds its slot
+    for its disk copy and one pass of its memory (then it is given up):
+    all of it in the first phase."""
     first = result["first_pass"]
     one_pass = columns["memory"] * (1 - columns["zero_fraction"]) / \
         first_rate
     converged = result["converged"]
-    return (np.where(converged, first, one_pass),
+    return (_disk_seconds(columns, first_rate)
+            + np.where(converged, first, one_pass),
             np.where(converged, result["total_time"] - first, 0.0))
 
 
 def _durations(columns, result, rate):
-    """Slot time of each migration at one rate: its total time, or for one
-    that never switches over one pass of its memory."""
+    """Slot time of each migration at one rate: its disk copy and its
+    total time, or for one that never switches over one pass of its
+    memory."""
     one_pass = columns["memory"] * (1 - columns["zero_fraction"]) / rate
-    return np.where(result["converged"], result["total_time"], one_pass)
+    return _disk_seconds(columns, rate) + np.where(
+        result["converged"], result["total_time"], one_pass)
+
+
+def _disk_seconds(columns, rate):
+    """Each migration's disk copy ahead of its memory at ``rate``
+    (:func:`models.evacuation.disk_copy_time`; columns without ``disk``:
+    shared storage, none). [s]"""
+    if "disk" not in columns:
+        return 0.0
+    return evacuation.disk_copy_time(columns["disk"], rate,
+                                     columns["disk_write"])
 
 
 def _average(rate, work, seconds, fallback):
@@ -283,7 +297,9 @@ def simulate(columns, share, orders, concurrency, *, setup=0.0,
     Notes
     -----
     Each migration is three phases on its slot: ``setup`` off the link,
-    its first pass and then its later rounds with the switch-over. The
+    its disk copy (``disk`` and ``disk_write`` columns, where the disks
+    are copied) with its first pass, and then its later rounds with the
+    switch-over. The
     event simulation changes every running phase's rate whenever a phase
     starts or ends anywhere; pre-copy then runs round 0 at the share its
     first pass got and the later rounds (the ones that decide convergence
@@ -798,8 +814,9 @@ def best(plan_, rows):
 def lower_bound(columns, share, concurrency, *, setup=0.0, serial_setup=0.0,
                 prove=True):
     """Lower bound on the makespan at a concurrency: every VM as if its
-    guest were idle (one pass of its memory: dirtying adds rounds,
-    throttling cannot remove that pass) and alone at the fastest share;
+    guest were idle (one pass of its memory and of any disk it copies:
+    dirtying adds rounds, throttling cannot remove that pass) and alone
+    at the fastest share;
     the largest of :func:`models.evacuation.makespan_bound` (volume over
     the fastest aggregate rate up to ``concurrency``, the longest VM, the
     slot bounds) and the proven bound of the slot placement problem with
@@ -819,14 +836,17 @@ def lower_bound(columns, share, concurrency, *, setup=0.0, serial_setup=0.0,
                 hot_rate=np.zeros_like(columns["hot_rate"]),
                 hot_set=np.zeros_like(columns["hot_set"]))
     alone = precopy(idle, np.full(vms, fastest))
+    # the disks cross at least once, with no guest writes to mirror
+    disk = columns.get("disk", 0.0)
+    on_link = alone["total_time"] + np.asarray(disk) / fastest
     k = np.arange(1, top + 1)
     closed = evacuation.makespan_bound(
-        alone["bytes_sent"], alone["total_time"],
+        alone["bytes_sent"] + disk, on_link,
         np.max(k * share[1:top + 1]), setup=setup + serial_setup,
         concurrency=min(concurrency, vms))
     # every migration holds its slot for its own set-up and one
     # serial set-up
-    slot_time = setup + serial_setup + alone["total_time"]
+    slot_time = setup + serial_setup + on_link
     slots = min(concurrency, vms)
     if not prove:
         lpt = place(slot_time, np.ones(slots), method="lpt")

@@ -251,6 +251,7 @@ def _evaluate(item, answer, target, details):
         f"{result.iterations} iterations)",
         f"Evacuation {item.name!r}: platform {preset.label}: "
         f"{preset.source}",
+        *_disk_assumptions(item, preset),
         f"Evacuation {item.name!r}: each migration also holds its slot "
         f"{answer['setup']:g} s off the link (set-up and switch-over "
         f"work) and {answer['serial_setup']:g} s of set-up the host does "
@@ -271,7 +272,23 @@ def _evaluate(item, answer, target, details):
         f"{BOUND_METHODS.get(answer['bound_method'], 'closed forms')}"
         "); each order's gap is its distance to it",
         f"Evacuation {item.name!r}: a VM that never converges holds its "
-        "slot for one pass of its memory and is then given up"])
+        "slot for one pass of its memory (after any disk copy) and is then "
+        "given up"])
+
+
+def _disk_assumptions(item, preset):
+    """What copying the disks adds to an evacuation's assumptions."""
+    if item.disks != "copied":
+        return []
+    total = sum(vm.disk_gib for vm in item.vms)
+    limit = (f"; at most {preset.disk_copy_limit:g} such migrations at "
+             f"once: {preset.disk_copy_source}"
+             if math.isfinite(preset.disk_copy_limit) else "")
+    return [f"Evacuation {item.name!r}: each VM's disks ({total:g} GiB in "
+            "all) cross the link ahead of its memory at the migration's "
+            "share, the guest's writes to the part already copied mirrored "
+            "over the same link (models.evacuation.disk_copy_time); the "
+            "storage at either end is taken to keep up" + limit]
 
 
 def schedule_trace(item, answer, names):
@@ -295,6 +312,8 @@ def schedule_trace(item, answer, names):
         "rounds": column(result.rounds[row]),
         "downtime_s": column(result.downtime[row]),
         "memory_gib": column([vm.memory_gib for vm in item.vms]),
+        "disk_gib": column([vm.disk_gib if item.disks == "copied" else 0.0
+                            for vm in item.vms]),
         "converged": [bool(result.converged[row][i]) for i in order],
         "outcome": [migration.OUTCOMES[int(result.outcome[row][i])]
                     for i in order],
@@ -359,6 +378,8 @@ def _findings(item, answer, span):
             source = ("the cluster's setting (cluster_limit "
                       f"{item.cluster_limit})" if item.cluster_limit
                       is not None else preset.source)
+        elif item.disks == "copied" and limit == preset.disk_copy_limit:
+            source = preset.disk_copy_source
         elif item.platform_limit is not None:
             source = ("the platform's setting (platform_limit "
                       f"{item.platform_limit})")
@@ -397,11 +418,13 @@ def _findings(item, answer, span):
                                                       "not_converged"),
                       "value": int(failed.size), "threshold": 0}))
     slowest = int(np.argmax(span))
+    vm = item.vms[slowest]
+    size = f"{vm.memory_gib:g} GiB" + (
+        f" and {vm.disk_gib:g} GiB of disk" if item.disks == "copied" else "")
     findings.append(Finding(
         id="evacuation.slowest_vm", severity="info",
         message=(f"Evacuation {item.name!r}: the slowest migration is "
-                 f"{item.vms[slowest].name!r} ({item.vms[slowest].memory_gib:g}"
-                 f" GiB, {span[slowest]:.1f} s at "
+                 f"{vm.name!r} ({size}, {span[slowest]:.1f} s at "
                  f"{bytes_per_s_to_gbps(result.rate[row][slowest]):.2f} "
                  "Gbit/s)."),
         evidence={"metric": metric_ids.evacuation(item.name, "slowest_vm_s"),
@@ -427,8 +450,8 @@ SETTABLE_LIMITS = ("hyperv", "hyperv_cluster", "kubevirt", "kubevirt_legacy",
 
 def candidates(doc, goal, base):
     """The fastest concurrency within the platform limit, the optimized
-    order, and a raised limit where the fastest concurrency is the
-    limit itself."""
+    order, a raised limit where the fastest concurrency is the limit
+    itself, and shared storage where the disks are copied."""
     for i, item in enumerate(doc.workloads.evacuations):
         yield from _raised_limit(i, item, base)
         best_id = metric_ids.evacuation(item.name, "best_concurrency")
@@ -447,6 +470,17 @@ def candidates(doc, goal, base):
                 {"metric": best_id, "value": best,
                  "threshold": item.concurrency},
                 {f"workloads.evacuations[{i}].concurrency": int(best)})
+        if item.disks == "copied" and any(vm.disk_gib for vm in item.vms):
+            total_id = metric_ids.evacuation(item.name, "total_s")
+            yield Candidate(
+                "advice.evacuation.shared_storage", severity,
+                f"{sum(vm.disk_gib for vm in item.vms):g} GiB of disks "
+                "copied with the migrations; on storage both hosts share "
+                "only the memory crosses (and the platform's full "
+                "concurrency applies)",
+                {"metric": total_id, "value": metric_value(base, total_id),
+                 "threshold": None},
+                {f"workloads.evacuations[{i}].disks": "shared"})
         order_id = metric_ids.evacuation(item.name, f"{item.order}_s")
         optimized = metric_value(base, metric_ids.evacuation(
             item.name, "optimized_s"))

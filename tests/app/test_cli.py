@@ -204,6 +204,8 @@ def test_solve_schedule_csv_has_one_row_per_vm_and_variant(tmp_path):
     assert {r["evacuation"] for r in base} == {"esx01"}
     assert all(float(r["end_s"]) > float(r["start_s"]) for r in base)
     assert {r["destination"] for r in base} <= {"esx02", "esx03", "esx04"}
+    # shared storage: no disk crosses the link
+    assert {r["disk_gib"] for r in base} == {"0.0"}
 
 
 def test_evacuation_bad_input_is_a_clean_failure(tmp_path):

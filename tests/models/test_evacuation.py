@@ -27,6 +27,46 @@ def test_concurrency_limits_are_the_documented_defaults(platform, link_gbps,
     assert ev.concurrency_limit(platform, link_gbps) == limit
 
 
+@pytest.mark.parametrize("platform, link_gbps, limit", [
+    # vMotion without shared storage costs 4 of a host's 8 (and 16 of 128
+    # per datastore): 2 per host whatever the link (GUID-25EA5833)
+    ("vsphere", 1, 2), ("vsphere", 10, 2),
+    # Hyper-V: 2 simultaneous storage migrations by default (Set-VMHost
+    # -MaximumStorageMigrations)
+    ("hyperv", 10, 2), ("hyperv_cluster", 10, 1),
+    # KubeVirt and Proxmox put no separate limit on migrations that copy
+    ("kubevirt", 25, 2), ("proxmox", 10, np.inf),
+])
+def test_copying_disks_applies_the_storage_migration_limit(platform,
+                                                           link_gbps, limit):
+    assert ev.concurrency_limit(platform, link_gbps,
+                                disks_copied=True) == limit
+    assert all(p.disk_copy_source for p in ev.PLATFORMS.values()
+               if np.isfinite(p.disk_copy_limit))
+
+
+def test_disk_copy_time_mirrors_writes_to_the_copied_part():
+    disk, rate = 100 * 2 ** 30, 1e9
+    # no writes: one sweep at the link's rate
+    assert ev.disk_copy_time(disk, rate) == pytest.approx(disk / rate)
+    # writes at w: the link carries the disk and, on average over the
+    # sweep, half the writes (those landing behind it): R T = D + w T / 2
+    w = 200e6
+    copy = ev.disk_copy_time(disk, rate, w)
+    assert rate * copy == pytest.approx(disk + w * copy / 2)
+    # a guest writing faster than the link is held to it by the
+    # synchronous mirror: never more than twice the idle copy
+    np.testing.assert_allclose(
+        ev.disk_copy_time(disk, rate, [1e9, 5e9]), 2 * disk / rate)
+    # broadcasts over VMs; nothing to copy takes no time
+    np.testing.assert_allclose(ev.disk_copy_time([0.0, disk], rate),
+                               [0.0, disk / rate])
+    with pytest.raises(ValueError, match="write_rate must be between 0"):
+        ev.disk_copy_time(disk, rate, -1.0)
+    with pytest.raises(ValueError, match="rate must be a finite number > 0"):
+        ev.disk_copy_time(disk, 0.0)
+
+
 def test_per_migration_bandwidth_presets():
     # bandwidthPerMigration 64Mi in kubevirt-config up to OpenShift 4.7;
     # QEMU MAX_THROTTLE 128 MiB/s (migration/options.c)

@@ -380,6 +380,55 @@ def test_destinations_receive_the_vms_that_fit():
     assert set(placed.values()) <= {"h1", "h2"} and None not in placed.values()
 
 
+def test_copied_disks_cross_the_link_ahead_of_the_memory():
+    # one idle VM whose 40 GiB disk is copied with it (vMotion without
+    # shared storage): its time is the memory's migration plus the disk at
+    # the same one-session rate; on shared storage the disk is not moved
+    migration = {"name": "one", "memory_gib": 16.0, "transfer": "lm",
+                 "stop_rule": "vmotion"}
+    one = [vm("one", 16.0, disk_gib=40.0)]
+    copied = evaluated(one, migrations=[migration], disks="copied")
+    rate = value(copied, "migration.rate_gbps") * 1e9 / 8
+    assert value(copied, "evacuation.total_s") == pytest.approx(
+        value(copied, "migration.total_s") + 40 * GIB / rate, rel=1e-9)
+    shared = evaluated(one, migrations=[migration])
+    assert value(shared, "evacuation.total_s") == pytest.approx(
+        value(shared, "migration.total_s"), rel=1e-12)
+    trace = copied.traces["evacuation.maint.schedule"]
+    assert trace["disk_gib"] == [40.0]
+    # the disks count in the lower bound too: no order is below it
+    assert value(copied, "evacuation.gap_pct") >= 0
+
+
+def test_vcenter_runs_two_migrations_that_copy_disks():
+    # 10 GbE allows 8 vMotions, but without shared storage each costs 4 of
+    # the host's 8: asking for 4 is queued to 2 with the documented cost
+    vms = [vm(f"vm{i}", 8, disk_gib=20.0) for i in range(6)]
+    variant = evaluated(vms, disks="copied", concurrency=4)
+    assert value(variant, "evacuation.concurrency_limit") == 2
+    assert value(variant, "evacuation.concurrency") == 2
+    finding = next(f for f in variant.findings
+                   if f.id == "evacuation.concurrency_above_limit")
+    assert "vMotion without shared storage costs 4 of a host's 8" in \
+        finding.message and "GUID-25EA5833" in finding.message
+    assert value(evaluated(vms, concurrency=4),
+                 "evacuation.concurrency_limit") == 8
+
+
+def test_advise_weighs_shared_storage_when_disks_are_copied():
+    vms = [vm(f"vm{i}", 8, disk_gib=50.0) for i in range(4)]
+    result = advise(scenario_from_dict(document(vms, disks="copied")),
+                    "min_evacuation_time")
+    shared = next(r for r in result.recommendations
+                  if r.id == "advice.evacuation.shared_storage")
+    assert shared.change == {"workloads.evacuations[0].disks":
+                             {"old": "copied", "new": "shared"}}
+    effect = shared.effect["evacuation.total_s"]
+    # 200 GiB of disk against 32 GiB of memory: most of the time goes
+    assert effect["after"] < effect["before"] / 4
+    assert "200 GiB of disks" in shared.message
+
+
 # The published drains (Finn, Holman) are validation cases in
 # resources/validation/evacuation_hyperv_drains.toml (tests/app/
 # test_accuracy.py runs them).
@@ -407,6 +456,11 @@ def test_destinations_receive_the_vms_that_fit():
      "workloads.evacuations[0].transfer names 'nope', which is not in "
      "workloads.transfers"),
     ({"platform": "esx"}, "workloads.evacuations[0].platform: must be"),
+    ({"vms": [vm("a", 8, disk_gib=-1.0)]},
+     "workloads.evacuations[0].vms[0].disk_gib: must be >= 0, got -1.0"),
+    ({"vms": [vm("a", 8, disk_write_mib_s=float("nan"))]},
+     "workloads.evacuations[0].vms[0].disk_write_mib_s"),
+    ({"disks": "local"}, "workloads.evacuations[0].disks: must be"),
 ])
 def test_bad_input_names_path_and_value(change, expected):
     data = document([vm("a", 8), vm("b", 4)])
