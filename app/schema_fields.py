@@ -90,8 +90,7 @@ VALUE_LABELS = {
               "smallest_first": "Smallest first",
               "hottest_last": "Hottest last", "priority": "By priority",
               "optimized": "Optimized (searched)"},
-    "disks": {"shared": "Shared storage",
-              "copied": "Copied with the VM (no shared storage)"},
+    "disks": {"shared": "Shared storage", "copied": "Copied with the VM"},
     "ip_version": {4: "IPv4", 6: "IPv6"},
     "underlay_ip_version": {4: "IPv4", 6: "IPv6"},
 }
