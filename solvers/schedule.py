@@ -47,6 +47,9 @@ class ScheduleResult:
     ----------
     start, end : numpy.ndarray
         Migration intervals. [s]
+    disk_start, disk_end : numpy.ndarray
+        Each migration's disk copy, from the end of its set-up to where
+        its memory starts to cross (equal where no disk is copied). [s]
     rate : numpy.ndarray
         Time-averaged rate each migration got. [B/s]
     head_rate, rest_rate : numpy.ndarray
@@ -71,6 +74,8 @@ class ScheduleResult:
 
     start: np.ndarray
     end: np.ndarray
+    disk_start: np.ndarray
+    disk_end: np.ndarray
     rate: np.ndarray
     head_rate: np.ndarray
     rest_rate: np.ndarray
@@ -211,17 +216,18 @@ def _distinct_precopy(table, offsets, rates):
 
 
 def _phases(columns, result, rate, first_rate):
-    """Time on the link of each migration's two phases at its rates: the
-    disk copy with the first pass (round 0), and the rounds after it with
-    the switch-over. A migration that never switches over holds its slot
-    for its disk copy and one pass of its memory (then it is given up):
-    all of it in the first phase."""
+    """Time on the link of each migration's three phases at its rates:
+    the disk copy and the first pass (round 0), both at the first-pass
+    rate, and the rounds after it with the switch-over. A migration that
+    never switches over holds its slot for its disk copy and one pass of
+    its memory (then it is given up): no later rounds."""
     first = result["first_pass"]
     one_pass = columns["memory"] * (1 - columns["zero_fraction"]) / \
         first_rate
     converged = result["converged"]
-    return (_disk_seconds(columns, first_rate)
-            + np.where(converged, first, one_pass),
+    disk = np.broadcast_to(_disk_seconds(columns, first_rate),
+                           np.shape(first))
+    return (disk, np.where(converged, first, one_pass),
             np.where(converged, result["total_time"] - first, 0.0))
 
 
@@ -461,16 +467,22 @@ class _FixedPoint:
         schedules' VMs at rates ``h`` and ``r``."""
         entry, active, done = self.entry, self.active, self.done
         count, vms = entry.orders.shape
-        work_head, work_rest = _phases(entry.columns, result, r, h)
+        work_disk, work_first, work_rest = _phases(entry.columns, result,
+                                                   r, h)
         start, end, bounds, moment = evacuation.shared_queue(
-            np.stack([self.fixed[active], work_head, work_rest], axis=-1),
-            np.stack([self.off_link[active], h, r], axis=-1),
+            np.stack([self.fixed[active], work_disk, work_first, work_rest],
+                     axis=-1),
+            np.stack([self.off_link[active], h, h, r], axis=-1),
             entry.orders[active], entry.concurrency[active], entry.share,
             phases=True)
-        seconds_head = bounds[..., 1] - bounds[..., 0]
-        seconds_rest = bounds[..., 2] - bounds[..., 1]
+        # the disk copy and the first pass run at the first-pass rate
+        work_head = work_disk + work_first
+        seconds_head = bounds[..., 2] - bounds[..., 0]
+        seconds_rest = bounds[..., 3] - bounds[..., 2]
         for name, values in [
-                ("start", start), ("end", end), ("work_head", work_head),
+                ("start", start), ("end", end),
+                ("disk_start", bounds[..., 0]), ("disk_end", bounds[..., 1]),
+                ("work_head", work_head),
                 ("work_rest", work_rest), ("seconds_head", seconds_head),
                 ("seconds_rest", seconds_rest)] + [
                 (k, result[k]) for k in ("converged", "rounds", "downtime",
@@ -481,7 +493,7 @@ class _FixedPoint:
         got_head = _average(h, work_head, seconds_head, h)
         # a VM given up after its first pass: the rounds it would run next
         # see the share of the moment that pass ended
-        got_rest = _average(r, work_rest, seconds_rest, moment[..., 1])
+        got_rest = _average(r, work_rest, seconds_rest, moment[..., 2])
         moved = np.maximum(np.max(np.abs(got_head / h - 1), axis=1),
                            np.max(np.abs(got_rest / r - 1), axis=1))
         self.iterations, self.change = iteration, moved.max()
@@ -505,7 +517,8 @@ class _FixedPoint:
         end = done["end"]
         success = self.status == 0
         return ScheduleResult(
-            start=done["start"], end=end,
+            start=done["start"], end=end, disk_start=done["disk_start"],
+            disk_end=done["disk_end"],
             rate=(head * done["work_head"] + rest * done["work_rest"]) /
             on_link,
             head_rate=head, rest_rate=rest,

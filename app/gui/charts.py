@@ -524,7 +524,8 @@ def draw_evacuation_sweep(plot_item, trace, used):
 
 def draw_evacuation_gantt(plot_item, name, trace):
     """One bar per VM from its migration's start to its end, in start
-    order; red where the VM does not converge.
+    order; red where the VM does not converge, and lighter over the part
+    that copies its disks (evacuations without shared storage).
 
     Parameters
     ----------
@@ -564,6 +565,18 @@ def draw_evacuation_gantt(plot_item, name, trace):
             width=[trace["end_s"][r] - trace["start_s"][r] for r in rows],
             y=[-r for r in rows], height=0.7, brush=colour,
             pen=pg.mkPen(None)))
+    copying = [row for row, (begin, done) in enumerate(
+        zip(trace["disk_start_s"], trace["disk_end_s"])) if done > begin]
+    if copying:
+        disk = QtGui.QColor(theme.background)
+        disk.setAlpha(110)
+        plot_item.addItem(pg.BarGraphItem(
+            x0=[trace["disk_start_s"][r] for r in copying],
+            width=[trace["disk_end_s"][r] - trace["disk_start_s"][r]
+                   for r in copying],
+            y=[-r for r in copying], height=0.7, brush=disk,
+            pen=pg.mkPen(None), name="disk copy"))
+        plot_item.setLabel("bottom", "Time [s] (lighter: disk copy)")
     end = max(trace["end_s"], default=0.0)
     plot_item.addItem(pg.InfiniteLine(
         pos=end, angle=90,

@@ -307,6 +307,9 @@ def schedule_trace(item, answer, names):
         "group": [item.vms[i].group for i in order],
         "destination": [destinations.get(i) for i in order],
         "start_s": column(result.start[row]),
+        # the disk copy ahead of the memory (equal ends: none)
+        "disk_start_s": column(result.disk_start[row]),
+        "disk_end_s": column(result.disk_end[row]),
         "end_s": column(result.end[row]),
         "rate_gbps": column(bytes_per_s_to_gbps(result.rate[row])),
         "rounds": column(result.rounds[row]),

@@ -414,6 +414,33 @@ def test_evacuation_tab_draws_the_schedule_of_the_chosen_variant(window):
         "evacuation.total_s").value != base
 
 
+def test_evacuation_gantt_shows_the_disk_copy_lighter(window, tmp_path):
+    # without shared storage each bar starts with its disk copy: a second,
+    # lighter bar over that part, from the schedule's disk_start/disk_end
+    from app.paths import resource_path
+    import pyqtgraph as pg
+    text = resource_path("examples", "evacuation_maintenance.toml"
+                         ).read_text()
+    text = text.replace('platform = "vsphere"',
+                        'platform = "vsphere"\ndisks = "copied"', 1)
+    text = text.replace("memory_gib = 128.0",
+                        "memory_gib = 128.0\ndisk_gib = 200.0", 1)
+    path = tmp_path / "local_disks.toml"
+    path.write_text(text)
+    window.open_path(path)
+    window.wait_for_results()
+    tab = window.view_tabs["evacuation"]
+    plot = tab.plot.getPlotItem()
+    bars = [item for item in plot.items if isinstance(item, pg.BarGraphItem)]
+    trace = window.results.variants[0].traces["evacuation.esx01.schedule"]
+    copying = [r for r, (a, b) in enumerate(zip(trace["disk_start_s"],
+                                                 trace["disk_end_s"]))
+               if b > a]
+    assert len(copying) == 1 and len(bars) == 2
+    assert list(bars[-1].opts["x0"]) == [trace["disk_start_s"][copying[0]]]
+    assert "disk copy" in plot.getAxis("bottom").labelText
+
+
 def test_evacuation_tab_plots_the_total_time_by_concurrency(window):
     # beside the Gantt: the configured order's total time at each
     # concurrency the platform allows (vSphere on 25 GbE: 1 to 8), the

@@ -396,6 +396,12 @@ def test_copied_disks_cross_the_link_ahead_of_the_memory():
         value(shared, "migration.total_s"), rel=1e-12)
     trace = copied.traces["evacuation.maint.schedule"]
     assert trace["disk_gib"] == [40.0]
+    # the Gantt's disk part: from the start (no set-up on vSphere) for
+    # the disk's time at the rate, then the memory to the end
+    assert trace["disk_start_s"] == [0.0]
+    assert trace["disk_end_s"][0] == pytest.approx(40 * GIB / rate,
+                                                   rel=1e-9)
+    assert shared.traces["evacuation.maint.schedule"]["disk_end_s"] == [0.0]
     # the disks count in the lower bound too: no order is below it
     assert value(copied, "evacuation.gap_pct") >= 0
 
