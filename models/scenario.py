@@ -866,6 +866,12 @@ class Evacuation(_Strict):
                     "storage, shared-nothing live migration, Proxmox "
                     "--with-local-disks): vms[].disk_gib then crosses the "
                     "link first")
+    disk_copy_mib_s: float | None = Field(
+        default=None, gt=0, le=1e7,
+        description="Fastest one disk copy runs by the storage at either "
+                    "end (the slower of the source's read and the "
+                    "destination's write, e.g. a measured Storage vMotion); "
+                    "None: only the link binds [MiB/s]")
     platform_limit: int | None = Field(
         default=None, ge=1, le=64,
         description="The platform's concurrency setting when changed from "

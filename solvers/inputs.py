@@ -820,7 +820,8 @@ class EvacuationRows:
     columns : list of dict of numpy.ndarray
         Per evacuation, :func:`migration_row` columns over its VMs, with
         ``disk`` [B] and ``disk_write`` [B/s] of the disks each copies
-        (zero on shared storage).
+        (zero on shared storage) and ``disk_cap``, the storage's rate for
+        one copy [B/s] (inf: none given).
     limits : list of float
         The platform's concurrency limit on each evacuation's link.
     per_migration_cap : list of float
@@ -868,7 +869,10 @@ def evacuation_rows(documents):
                                   for vm in item.vms]),
                 "disk_write": np.array([vm.disk_write_mib_s * MIB
                                         if copied else 0.0
-                                        for vm in item.vms])})
+                                        for vm in item.vms]),
+                "disk_cap": np.full(len(item.vms), math.inf
+                                    if item.disk_copy_mib_s is None
+                                    else item.disk_copy_mib_s * MIB)})
             limits.append(limit)
             caps.append(item.bandwidth_per_migration_mib_s * MIB
                         if item.bandwidth_per_migration_mib_s is not None

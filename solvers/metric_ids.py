@@ -121,6 +121,8 @@ METRIC_SUFFIXES = {
     "best_total_s": ("s", "total time at the fastest concurrency"),
     "lower_bound_s": ("s", "lower bound on the total time"),
     "gap_pct": ("%", "total time above the lower bound"),
+    "disk_gib": ("GiB", "disk data copied with the VMs"),
+    "disk_rate_gbps": ("Gbit/s", "rate of one disk copy"),
     **{f"{order}_s": ("s", f"total time, {order.replace('_', ' ')} order")
        for order in EVACUATION_ORDERS},
     **{f"{order}_gap_pct": ("%", f"{order.replace('_', ' ')} order above "

@@ -241,13 +241,15 @@ def _durations(columns, result, rate):
 
 
 def _disk_seconds(columns, rate):
-    """Each migration's disk copy ahead of its memory at ``rate``
+    """Each migration's disk copy ahead of its memory at ``rate``, or at
+    the storage's ``disk_cap`` where that is slower
     (:func:`models.evacuation.disk_copy_time`; columns without ``disk``:
     shared storage, none). [s]"""
     if "disk" not in columns:
         return 0.0
-    return evacuation.disk_copy_time(columns["disk"], rate,
-                                     columns["disk_write"])
+    return evacuation.disk_copy_time(
+        columns["disk"], np.minimum(rate, columns["disk_cap"]),
+        columns["disk_write"])
 
 
 def _average(rate, work, seconds, fallback):
@@ -851,7 +853,8 @@ def lower_bound(columns, share, concurrency, *, setup=0.0, serial_setup=0.0,
     alone = precopy(idle, np.full(vms, fastest))
     # the disks cross at least once, with no guest writes to mirror
     disk = columns.get("disk", 0.0)
-    on_link = alone["total_time"] + np.asarray(disk) / fastest
+    on_link = alone["total_time"] + np.asarray(disk) / np.minimum(
+        fastest, columns.get("disk_cap", np.inf))
     k = np.arange(1, top + 1)
     closed = evacuation.makespan_bound(
         alone["bytes_sent"] + disk, on_link,

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from models import evacuation, migration
-from models.units import bytes_per_s_to_gbps, gbps_to_bytes_per_s
+from models.units import MIB, bytes_per_s_to_gbps, gbps_to_bytes_per_s
 from solvers import metric_ids, schedule
 from solvers.analysis import EMPTY, AnalysisResult, Candidate, metric_value
 from solvers.inputs import sessions_to_rate
@@ -222,6 +222,10 @@ def _evaluate(item, answer, target, details):
         values["best_total_s"] = result.makespan[answer["best_row"]]
     if math.isfinite(answer["limit"]):
         values["concurrency_limit"] = float(answer["limit"])
+    if item.disks == "copied":
+        values["disk_gib"] = sum(vm.disk_gib for vm in item.vms)
+        values["disk_rate_gbps"] = bytes_per_s_to_gbps(
+            _disk_rate(item, answer)[0])
     for name, order_row in answer["order_rows"].items():
         if result.not_converged[order_row] == 0:
             values[f"{name}_s"] = result.makespan[order_row]
@@ -276,19 +280,35 @@ def _evaluate(item, answer, target, details):
         "given up"])
 
 
+def _disk_rate(item, answer):
+    """Rate of one disk copy at the concurrency used, and the link share
+    it is below of where the storage binds (else None). [B/s]"""
+    share = answer["share"][min(answer["concurrency"],
+                                answer["share"].size - 1)]
+    if item.disk_copy_mib_s is None or item.disk_copy_mib_s * MIB >= share:
+        return share, None
+    return item.disk_copy_mib_s * MIB, share
+
+
 def _disk_assumptions(item, preset):
     """What copying the disks adds to an evacuation's assumptions."""
     if item.disks != "copied":
         return []
     total = sum(vm.disk_gib for vm in item.vms)
+    storage = ("the storage at either end is taken to keep up"
+               if item.disk_copy_mib_s is None else
+               f"the storage copies one disk at {item.disk_copy_mib_s:g} "
+               "MiB/s at most (disk_copy_mib_s); a copy held to it keeps its "
+               "share of the link, which the other migrations do not get "
+               "(a longer, safe estimate)")
     limit = (f"; at most {preset.disk_copy_limit:g} such migrations at "
              f"once: {preset.disk_copy_source}"
              if math.isfinite(preset.disk_copy_limit) else "")
     return [f"Evacuation {item.name!r}: each VM's disks ({total:g} GiB in "
             "all) cross the link ahead of its memory at the migration's "
             "share, the guest's writes to the part already copied mirrored "
-            "over the same link (models.evacuation.disk_copy_time); the "
-            "storage at either end is taken to keep up" + limit]
+            "over the same link (models.evacuation.disk_copy_time); "
+            + storage + limit]
 
 
 def schedule_trace(item, answer, names):
@@ -397,6 +417,22 @@ def _findings(item, answer, span):
                      f"{answer['concurrency']}. Source: {source}."),
             evidence={"metric": concurrency_id, "value": requested,
                       "threshold": limit}))
+    if item.disks == "copied":
+        rate, link = _disk_rate(item, answer)
+        if link is not None:
+            findings.append(Finding(
+                id="evacuation.disk_copy_storage_bound", severity="info",
+                message=(f"Evacuation {item.name!r}: the storage binds the "
+                         f"disk copies: {item.disk_copy_mib_s:g} MiB/s each "
+                         f"(disk_copy_mib_s), below the {link / MIB:.0f} "
+                         "MiB/s each gets of the link at concurrency "
+                         f"{answer['concurrency']}; a faster link does not "
+                         "shorten them, faster storage or shared storage "
+                         "does."),
+                evidence={"metric": metric_ids.evacuation(item.name,
+                                                          "disk_rate_gbps"),
+                          "value": bytes_per_s_to_gbps(rate),
+                          "threshold": bytes_per_s_to_gbps(link)}))
     failed = np.flatnonzero(~result.converged[row])
     if failed.size:
         named = ", ".join(f"{item.vms[i].name!r} "

@@ -406,6 +406,31 @@ def test_copied_disks_cross_the_link_ahead_of_the_memory():
     assert value(copied, "evacuation.gap_pct") >= 0
 
 
+def test_storage_slower_than_the_link_binds_the_disk_copy():
+    # 10 GbE gives one migration 1.18 GB/s; a local array that copies a
+    # disk at 300 MiB/s binds the copy: 40 GiB take 40 GiB / 300 MiB/s,
+    # the memory still crosses at the link's rate; the finding names it
+    migration = {"name": "one", "memory_gib": 16.0, "transfer": "lm",
+                 "stop_rule": "vmotion"}
+    one = [vm("one", 16.0, disk_gib=40.0)]
+    slow = evaluated(one, migrations=[migration], disks="copied",
+                     disk_copy_mib_s=300.0)
+    assert value(slow, "evacuation.total_s") == pytest.approx(
+        value(slow, "migration.total_s") + 40 * 1024 / 300, rel=1e-9)
+    assert value(slow, "evacuation.disk_rate_gbps") == pytest.approx(
+        300 * 2 ** 20 * 8 / 1e9)
+    finding = next(f for f in slow.findings
+                   if f.id == "evacuation.disk_copy_storage_bound")
+    assert "300 MiB/s each" in finding.message
+    # storage faster than the link: the link binds, no finding
+    fast = evaluated(one, migrations=[migration], disks="copied",
+                     disk_copy_mib_s=5000.0)
+    assert value(fast, "evacuation.disk_rate_gbps") == pytest.approx(
+        value(fast, "migration.rate_gbps"))
+    assert not any(f.id == "evacuation.disk_copy_storage_bound"
+                   for f in fast.findings)
+
+
 def test_vcenter_runs_two_migrations_that_copy_disks():
     # 10 GbE allows 8 vMotions, but without shared storage each costs 4 of
     # the host's 8: asking for 4 is queued to 2 with the documented cost
@@ -467,6 +492,8 @@ def test_advise_weighs_shared_storage_when_disks_are_copied():
     ({"vms": [vm("a", 8, disk_write_mib_s=float("nan"))]},
      "workloads.evacuations[0].vms[0].disk_write_mib_s"),
     ({"disks": "local"}, "workloads.evacuations[0].disks: must be"),
+    ({"disk_copy_mib_s": 0.0},
+     "workloads.evacuations[0].disk_copy_mib_s: must be > 0, got 0.0"),
 ])
 def test_bad_input_names_path_and_value(change, expected):
     data = document([vm("a", 8), vm("b", 4)])
