@@ -220,7 +220,8 @@ VIEWS = (
         "This scenario defines no evacuation (workloads.evacuations): add "
         "one to see how long emptying the host takes.",
         "Bars: each VM's migration from start to end, in start order; red: "
-        "it does not converge. Line: the total time at each concurrency the "
+        "it does not converge; lighter: its disk copy, where the disks are "
+        "copied. Line: the total time at each concurrency the "
         "platform allows; red points leave VMs unconverged."),
 )
 
