@@ -60,7 +60,9 @@ COLUMNS = {
               "power": ("Powerstate", "Power State"),
               "template": ("Template",),
               "memory": ("Memory", "Memory MiB", "Memory MB",
-                         "Memory (MiB)", "Memory (MB)")},
+                         "Memory (MiB)", "Memory (MB)"),
+              "folder": ("Folder",),
+              "in_use": ("In Use MiB", "In Use MB", "In Use")},
     "vMetaData": {"version": ("RVTools version", "RVTools Version",
                               "Version")},
 }
@@ -69,7 +71,7 @@ OPTIONAL = {("dvSwitch", "lacp_mode"), ("dvSwitch", "lacp_alg"),
             ("dvSwitch", "mtu"), ("dvPort", "active"), ("dvPort", "standby"),
             ("dvPort", "uplink"), ("vSC_VMK", "services"),
             ("vSC_VMK", "mtu"), ("vInfo", "template"), ("vInfo", "power"),
-            ("vSwitch", "mtu")}
+            ("vInfo", "folder"), ("vInfo", "in_use"), ("vSwitch", "mtu")}
 #: Tabs without which no scenario can be built.
 REQUIRED_TABS = ("vHost", "vNIC")
 
@@ -423,6 +425,7 @@ class _Context:
             return
         migrations = draft.document["workloads"]["migrations"]
         transfers = draft.document["workloads"]["transfers"]
+        evacuating = []
         names = set()
         for row_number, row in sheet.rows:
             if str(sheet.get(row, "host")) != host:
@@ -452,3 +455,47 @@ class _Context:
             if transfers:
                 migration["transfer"] = transfers[0]["name"]
             migrations.append(migration)
+            evacuating.append(self._evacuating_vm(
+                draft, host, len(evacuating), name, memory, row_number, row))
+        self._evacuation(draft, host, evacuating)
+
+    def _evacuating_vm(self, draft, host, index, name, memory, row_number,
+                       row):
+        """One VM of the host's evacuation: its memory, its folder as the
+        group, its disk in use (copied only without shared storage)."""
+        sheet = self.sheets["vInfo"]
+        path = f"workloads.evacuations[0].vms[{index}]"
+        vm = {"name": name, "memory_gib": draft.measured(
+            f"{path}.memory_gib", memory / 1024, self.path,
+            sheet.column("memory"))}
+        folder = sheet.get(row, "folder")
+        if folder:
+            vm["group"] = str(folder)[:200]
+        if "in_use" in sheet.index:
+            in_use = sheet.number(row_number, row, "in_use",
+                                  "disk in use in MiB")
+            if in_use:
+                vm["disk_gib"] = draft.measured(
+                    f"{path}.disk_gib", in_use / 1024, self.path,
+                    sheet.column("in_use"))
+        return vm
+
+    def _evacuation(self, draft, host, vms):
+        """The host's powered-on VMs as its evacuation (maintenance mode)
+        over its vMotion transfer, vCenter's limits."""
+        transfers = draft.document["workloads"]["transfers"]
+        if not vms:
+            return
+        if not transfers:
+            self.result.skipped.append(
+                f"{self.path}: host {host}: no vMotion vmknic (vSC_VMK "
+                "services): no evacuation")
+            return
+        draft.document["workloads"]["evacuations"] = [{
+            "name": identifier(host.split(".")[0]),
+            "transfer": transfers[0]["name"], "platform": "vsphere",
+            "vms": vms}]
+        draft.assumptions.append(
+            f"Evacuation of {host}: its {len(vms)} powered-on VMs over "
+            f"vMotion with vCenter's limits, on shared storage (set "
+            "disks = 'copied' to move their disks in use too)")

@@ -38,7 +38,7 @@ RVTOOLS_HEADERS = {
                 "Mac Address", "IP Address", "Subnet mask", "MTU",
                 "Services"],
     "vInfo": ["VM", "Powerstate", "Template", "CPUs", "Memory", "NICs",
-              "Host", "Cluster"],
+              "Host", "Cluster", "Folder", "In Use MiB"],
     "vMetaData": ["RVTools major version", "RVTools version",
                   "xlsx creation datetime", "Server"],
 }
@@ -47,6 +47,7 @@ RENAMED = {("vHost", "# CPU"): "CPUs", ("vNIC", "Network Device"): "Device",
            ("vInfo", "Memory"): "Memory MiB",
            ("vPort", "Port Group"): "Portgroup",
            ("vInfo", "Powerstate"): "Power State",
+           ("vInfo", "In Use MiB"): "In Use MB",
            ("dvSwitch", "LACP Load Balance Alg."):
                "LACP Load Balance Algorithm"}
 
@@ -101,9 +102,11 @@ def rvtools_rows(hosts=2, vms_per_host=3, version="4.1.4.0"):
             power = "poweredOff" if v == vms_per_host - 1 and v else \
                 "poweredOn"
             rows["vInfo"].append([f"vm-{h:02d}-{v:03d}", power, "False", 4,
-                                  4096 * (1 + v % 4), 1, host, "Prod"])
+                                  4096 * (1 + v % 4), 1, host, "Prod",
+                                  "Prod/App" if v % 2 else "Prod/DB",
+                                  40960 * (1 + v % 2)])
         rows["vInfo"].append([f"template-{h:02d}", "poweredOff", "True", 2,
-                              2048, 1, host, "Prod"])
+                              2048, 1, host, "Prod", "Templates", 20480])
     members = ", ".join(f"esx{h:02d}.example" for h in range(1, hosts + 1))
     lacp_hosts = ", ".join(f"esx{h:02d}.example"
                            for h in range(1, hosts + 1, 2))

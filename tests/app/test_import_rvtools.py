@@ -67,9 +67,22 @@ def test_hosts_nics_teams_mtu_and_vms(sample):
     assert f"Measured: nics[2].speed_gbps = 25 from {SAMPLES / sample}, " \
         f"vNIC!{'Speed (Mbps)' if 'renamed' in sample else 'Speed'}" \
         in esx01.meta.notes
+    # the host's powered-on VMs are also its evacuation (maintenance
+    # mode) over vMotion: vInfo "Folder" as each VM's group, "In Use MiB"
+    # its disk, copied only when the evacuation says disks = 'copied'
+    evacuation, = esx01.workloads.evacuations
+    assert (evacuation.name, evacuation.platform, evacuation.transfer,
+            evacuation.disks) == ("esx01", "vsphere", "vmotion", "shared")
+    assert [(v.name, v.memory_gib, v.group, v.disk_gib)
+            for v in evacuation.vms] == [
+        ("vm-01-000", 4.0, "Prod/DB", 40.0),
+        ("vm-01-001", 8.0, "Prod/App", 80.0)]
+    assert "workloads.evacuations[0].vms[1].disk_gib = 80 from" in \
+        esx01.meta.notes
     results = evaluate(esx01)
     base = results.variants[0]
     assert base.metric("migration.vm-01-001.converged").value == 1.0
+    assert base.metric("evacuation.total_s").value > 0
 
 
 def _write(tmp_path, name="x.xlsx", **kwargs):
