@@ -78,13 +78,15 @@ _IMPORT_EXAMPLE = """example:
   linkplan import rvtools RVTools_export.xlsx -o estate.toml
   linkplan import esxtop esxtop-batch.csv -o esx01.toml
   linkplan import qemu query-migrate.jsonl query-dirty-rate.json
+  linkplan import inventory get-vm.csv -o hosts.toml
 
 Formats: rvtools (.xlsx: one scenario per host, written as
 FILE-<host>.toml when there are several), esxtop (esxtop -b batch CSV),
 perfmon (perfmon/typeperf PDH-CSV), vcenter (PowerCLI Get-Stat CSV
 export), sar (sadf -j JSON), qemu (QMP query-migrate, query-dirty-rate,
 query-migrate-parameters, query-memory-size-summary replies), libvirt (virsh domjobinfo, domstats
---dirtyrate output). Prints what it took and what it skipped and why; a
+--dirtyrate output), inventory (one row per VM, .csv or .xlsx: each host's
+running VMs as its evacuation). Prints what it took and what it skipped and why; a
 completed migration is checked against Linkplan's prediction. Without -o
 the scenario goes to standard output. Exit code 0: all imported; 1: part
 of the input was bad (listed); 2: nothing could be imported (nothing is

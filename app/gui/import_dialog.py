@@ -15,7 +15,8 @@ _FILTERS = {"rvtools": "RVTools exports (*.xlsx)",
             "vcenter": "Get-Stat exports (*.csv)",
             "sar": "sadf -j output (*.json)",
             "qemu": "QMP replies (*.json *.jsonl)",
-            "libvirt": "virsh output (*.txt *.log)"}
+            "libvirt": "virsh output (*.txt *.log)",
+            "inventory": "VM inventories (*.csv *.xlsx)"}
 
 
 class ImportDialog(QtWidgets.QDialog):

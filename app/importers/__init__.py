@@ -17,4 +17,6 @@ FORMATS = {
     "sar": ("sar", "sysstat sadf -j JSON"),
     "qemu": ("qemu", "QEMU QMP replies (query-migrate, query-dirty-rate)"),
     "libvirt": ("libvirt", "virsh domjobinfo / domstats --dirtyrate"),
+    "inventory": ("inventory", "VM inventory, one row per VM (.csv or "
+                  ".xlsx: Get-VM | Export-Csv, a CMDB list)"),
 }

@@ -376,6 +376,22 @@ def read_text(path):
     return text
 
 
+def open_workbook(path, expected):
+    """An .xlsx workbook opened read-only (values, not formulas); an
+    ImportProblem saying ``expected`` for a file that is not one."""
+    import zipfile
+
+    import openpyxl
+    from openpyxl.utils.exceptions import InvalidFileException
+
+    try:
+        return openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except (InvalidFileException, zipfile.BadZipFile, KeyError, OSError,
+            ValueError) as err:
+        raise ImportProblem(path, f"{expected} in .xlsx format (Excel "
+                            f"2007+ workbook): {err}") from None
+
+
 def import_each(paths, import_one):
     """An :class:`ImportResult` of ``import_one(path, result)`` run on each
     file: a file that cannot be read is a problem of its own, and the

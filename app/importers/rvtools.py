@@ -14,11 +14,10 @@ MiB", "Memory MB").
 """
 
 import re
-import zipfile
 from collections import Counter
 
 from app.importers.common import (Draft, ImportProblem, identifier,
-                                  import_each, number)
+                                  import_each, number, open_workbook)
 
 #: RVTools major versions whose layout this importer knows.
 KNOWN_MAJOR_VERSIONS = (3, 4)
@@ -131,20 +130,8 @@ def import_files(paths):
     return import_each(paths, _import_one)
 
 
-def _open(path):
-    import openpyxl
-    from openpyxl.utils.exceptions import InvalidFileException
-
-    try:
-        return openpyxl.load_workbook(path, read_only=True, data_only=True)
-    except (InvalidFileException, zipfile.BadZipFile, KeyError, OSError,
-            ValueError) as err:
-        raise ImportProblem(path, "an RVTools export in .xlsx format (Excel "
-                            f"2007+ workbook): {err}") from None
-
-
 def _import_one(path, result):
-    workbook = _open(path)
+    workbook = open_workbook(path, "an RVTools export")
     try:
         names = set(workbook.sheetnames)
         missing = [t for t in REQUIRED_TABS if t not in names]
