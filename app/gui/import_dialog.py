@@ -142,6 +142,10 @@ def _describe(scenario):
             f"  MTU: {scenario.network.mtu}",
             f"  flows with measured demand: {len(workloads.flows)}",
             f"  migrations: {len(workloads.migrations)}",
+            "  evacuations: " + (", ".join(
+                f"{e.name} ({len(e.vms)} VM{'s' * (len(e.vms) != 1)}, "
+                f"{sum(v.memory_gib for v in e.vms):g} GiB)"
+                for e in workloads.evacuations) or "none"),
             f"  measured values (in the notes): "
             f"{scenario.meta.notes.count('Measured: ')}"]
 

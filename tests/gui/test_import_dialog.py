@@ -25,6 +25,23 @@ def test_preview_of_an_rvtools_export(qtbot):
     assert "Will create: esx02.example" in dialog.preview.toPlainText()
 
 
+def test_preview_of_a_vm_inventory_names_the_evacuations(qtbot):
+    # Get-VM's export: each host's running VMs as its evacuation
+    dialog = ImportDialog()
+    qtbot.addWidget(dialog)
+    dialog.load("inventory", [str(SAMPLES / "inventory_get_vm.csv")])
+    dialog.wait()
+    assert dialog.scenarios.count() == 2
+    text = dialog.preview.toPlainText()
+    assert "evacuations: HV01 (2 VMs, 20 GiB)" in text
+    assert "VM old01 is Off" in text
+    # the RVTools hosts carry theirs too
+    dialog.load("rvtools", [str(SAMPLES / "rvtools_4_1.xlsx")])
+    dialog.wait()
+    assert "evacuations: esx01 (2 VMs, 12 GiB)" in \
+        dialog.preview.toPlainText()
+
+
 def test_preview_shows_predicted_vs_measured(qtbot):
     dialog = ImportDialog()
     qtbot.addWidget(dialog)
