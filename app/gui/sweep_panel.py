@@ -18,7 +18,7 @@ from app.gui.charts import new_plot_widget, theme_of, variant_colour
 from models.scenario import BASE_NAME, Axis, Sweep
 from solvers import metric_ids, sweep
 from solvers.inputs import column_targets
-from solvers.results import csv_cell, format_number
+from solvers.results import csv_cell
 
 #: Points per chunk on the column path: about 10 ms of work each on the
 #: built-in example, so the worker stops soon after a cancel.

@@ -419,8 +419,6 @@ class Outcome:
 
 def run_import(fmt, paths):
     """Import ``paths`` as format ``fmt`` and validate the scenarios."""
-    from models.scenario import ScenarioError
-
     module = importlib.import_module(f"app.importers.{FORMATS[fmt][0]}")
     result = module.import_files([str(p) for p in paths])
     outcome = Outcome(result, problems=list(result.problems))

@@ -55,11 +55,11 @@ def import_files(paths):
 def _blocks(text, start):
     """(first line number, lines) of each block starting at ``start``."""
     blocks = []
-    for number, line in enumerate(text.splitlines(), 1):
+    for line_number, line in enumerate(text.splitlines(), 1):
         if line.strip().startswith(start):
-            blocks.append((number, []))
+            blocks.append((line_number, []))
         if blocks:
-            blocks[-1][1].append((number, line))
+            blocks[-1][1].append((line_number, line))
     return blocks
 
 

@@ -443,11 +443,10 @@ class _Context:
                 migration["transfer"] = transfers[0]["name"]
             migrations.append(migration)
             evacuating.append(self._evacuating_vm(
-                draft, host, len(evacuating), name, memory, row_number, row))
+                draft, len(evacuating), name, memory, row_number, row))
         self._evacuation(draft, host, evacuating)
 
-    def _evacuating_vm(self, draft, host, index, name, memory, row_number,
-                       row):
+    def _evacuating_vm(self, draft, index, name, memory, row_number, row):
         """One VM of the host's evacuation: its memory, its folder as the
         group, its disk in use (copied only without shared storage)."""
         sheet = self.sheets["vInfo"]
