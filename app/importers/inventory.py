@@ -115,6 +115,8 @@ def _import_one(path, result):
                 names.add(vm["name"])
         if not vms:
             continue
+        # the question an inventory is imported for
+        doc["goal"] = {"kind": "min_evacuation_time"}
         doc["workloads"]["evacuations"] = [{
             "name": identifier(host.split(".")[0]), "transfer": "lm",
             "platform": "hyperv" if hyperv else "vsphere", "vms": vms}]

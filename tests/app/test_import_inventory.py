@@ -22,6 +22,7 @@ def test_get_vm_export_becomes_each_hosts_evacuation():
     # MemoryAssigned is bytes: 17179869184 B = 16 GiB; Get-VM's columns
     # make it Hyper-V, with its limit of 2 live migrations at a time
     assert (evacuation.name, evacuation.platform) == ("HV01", "hyperv")
+    assert hv01.goal.kind == "min_evacuation_time"
     assert [(v.name, v.memory_gib) for v in evacuation.vms] == [
         ("sql01", 16.0), ("web01", 4.0)]
     assert hv01.host.hypervisor == "hyperv"
