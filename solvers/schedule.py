@@ -243,9 +243,10 @@ def _durations(columns, result, rate):
 def _disk_seconds(columns, rate):
     """Each migration's disk copy ahead of its memory at ``rate``, or at
     the storage's ``disk_cap`` where that is slower
-    (:func:`models.evacuation.disk_copy_time`; columns without ``disk``:
-    shared storage, none). [s]"""
-    if "disk" not in columns:
+    (:func:`models.evacuation.disk_copy_time`; shared storage, no
+    ``disk`` column or only zeros: none, without a call in the fixed
+    point's loop). [s]"""
+    if not np.any(columns.get("disk", 0.0)):
         return 0.0
     return evacuation.disk_copy_time(
         columns["disk"], np.minimum(rate, columns["disk_cap"]),

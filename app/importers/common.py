@@ -376,6 +376,16 @@ def read_text(path):
     return text
 
 
+def add_evacuation(draft, host, vms, platform, assumption):
+    """A host's VMs as its evacuation over the draft's first transfer,
+    named after the host's short name, with what it assumes."""
+    draft.document["workloads"]["evacuations"] = [{
+        "name": identifier(host.split(".")[0]),
+        "transfer": draft.document["workloads"]["transfers"][0]["name"],
+        "platform": platform, "vms": vms}]
+    draft.assumptions.append(assumption)
+
+
 def open_workbook(path, expected):
     """An .xlsx workbook opened read-only (values, not formulas); an
     ImportProblem saying ``expected`` for a file that is not one."""

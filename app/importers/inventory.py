@@ -24,9 +24,9 @@ columns (Hyper-V's Get-VM columns: Hyper-V; else vSphere).
 import csv
 import re
 
-from app.importers.common import (Draft, ImportProblem, identifier,
-                                  import_each, number, open_workbook,
-                                  read_text)
+from app.importers.common import (Draft, ImportProblem, add_evacuation,
+                                  identifier, import_each, number,
+                                  open_workbook, read_text)
 
 #: Logical column -> (spellings, unit factor to the scenario's unit):
 #: memory to GiB, disk to GiB, the rest as they are.
@@ -117,10 +117,8 @@ def _import_one(path, result):
             continue
         # the question an inventory is imported for
         doc["goal"] = {"kind": "min_evacuation_time"}
-        doc["workloads"]["evacuations"] = [{
-            "name": identifier(host.split(".")[0]), "transfer": "lm",
-            "platform": "hyperv" if hyperv else "vsphere", "vms": vms}]
-        draft.assumptions.append(
+        add_evacuation(
+            draft, host, vms, "hyperv" if hyperv else "vsphere",
             f"Not in an inventory: the migration network, taken as one "
             f"{ASSUMED_SPEED_GBPS:g} GbE NIC (set the host's own), and "
             f"the platform, taken as "

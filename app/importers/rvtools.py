@@ -16,8 +16,9 @@ MiB", "Memory MB").
 import re
 from collections import Counter
 
-from app.importers.common import (Draft, ImportProblem, identifier,
-                                  import_each, number, open_workbook)
+from app.importers.common import (Draft, ImportProblem, add_evacuation,
+                                  identifier, import_each, number,
+                                  open_workbook)
 
 #: RVTools major versions whose layout this importer knows.
 KNOWN_MAJOR_VERSIONS = (3, 4)
@@ -477,11 +478,8 @@ class _Context:
                 f"{self.path}: host {host}: no vMotion vmknic (vSC_VMK "
                 "services): no evacuation")
             return
-        draft.document["workloads"]["evacuations"] = [{
-            "name": identifier(host.split(".")[0]),
-            "transfer": transfers[0]["name"], "platform": "vsphere",
-            "vms": vms}]
-        draft.assumptions.append(
+        add_evacuation(
+            draft, host, vms, "vsphere",
             f"Evacuation of {host}: its {len(vms)} powered-on VMs over "
-            f"vMotion with vCenter's limits, on shared storage (set "
+            "vMotion with vCenter's limits, on shared storage (set "
             "disks = 'copied' to move their disks in use too)")

@@ -223,7 +223,7 @@ def _evaluate(item, answer, target, details):
     if math.isfinite(answer["limit"]):
         values["concurrency_limit"] = float(answer["limit"])
     if item.disks == "copied":
-        values["disk_gib"] = sum(vm.disk_gib for vm in item.vms)
+        values["disk_gib"] = _disk_gib(item)
         values["disk_rate_gbps"] = bytes_per_s_to_gbps(
             _disk_rate(item, answer)[0])
     for name, order_row in answer["order_rows"].items():
@@ -280,6 +280,12 @@ def _evaluate(item, answer, target, details):
         "given up"])
 
 
+def _disk_gib(item):
+    """Disk data an evacuation's VMs copy (0 on shared storage). [GiB]"""
+    return sum(vm.disk_gib for vm in item.vms) if item.disks == "copied" \
+        else 0.0
+
+
 def _disk_rate(item, answer):
     """Rate of one disk copy at the concurrency used, and the link share
     it is below of where the storage binds (else None). [B/s]"""
@@ -294,7 +300,7 @@ def _disk_assumptions(item, preset):
     """What copying the disks adds to an evacuation's assumptions."""
     if item.disks != "copied":
         return []
-    total = sum(vm.disk_gib for vm in item.vms)
+    total = _disk_gib(item)
     storage = ("the storage at either end is taken to keep up"
                if item.disk_copy_mib_s is None else
                f"the storage copies one disk at {item.disk_copy_mib_s:g} "
@@ -509,11 +515,11 @@ def candidates(doc, goal, base):
                 {"metric": best_id, "value": best,
                  "threshold": item.concurrency},
                 {f"workloads.evacuations[{i}].concurrency": int(best)})
-        if item.disks == "copied" and any(vm.disk_gib for vm in item.vms):
+        if _disk_gib(item):
             total_id = metric_ids.evacuation(item.name, "total_s")
             yield Candidate(
                 "advice.evacuation.shared_storage", severity,
-                f"{sum(vm.disk_gib for vm in item.vms):g} GiB of disks "
+                f"{_disk_gib(item):g} GiB of disks "
                 "copied with the migrations; on storage both hosts share "
                 "only the memory crosses (and the platform's full "
                 "concurrency applies)",
