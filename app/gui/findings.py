@@ -150,8 +150,13 @@ class FindingsPanel(QtWidgets.QWidget):
 
     # -- input -------------------------------------------------------------
 
-    def show_results(self, results):
+    def show_results(self, results, advice_note=None):
+        """Show ``results``; with ``advice_note`` the base's recommendations
+        are dropped (they were computed for earlier results) and the note
+        says why there are none."""
         self.results = results
+        if advice_note is not None:
+            self.advice, self.advice_note = None, advice_note
         names = [v.name for v in results.variants]
         if names != [self.variant.itemText(i)
                      for i in range(self.variant.count())]:

@@ -420,7 +420,6 @@ class MainWindow(QtWidgets.QMainWindow):
     def _advise_panel(self):
         if self._closed:   # results posted before the window closed
             return
-        self.findings.show_advice(None, "computing…")
         self.session.request_advice()
 
     def _apply_from_panel(self, recommendation, as_variant):
@@ -773,7 +772,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self._draw_shown_view()
         self._fit_table(self.table_model.set_results(results))
         self._note_hidden_rows()
-        self.findings.show_results(results)
+        # recommendations made for the previous results would apply
+        # changes that were re-evaluated against another scenario
+        self.findings.show_results(results, advice_note="computing…")
         self.advice_timer.start()
 
     def _fit_table(self, reset):

@@ -56,6 +56,22 @@ def test_apply_changes_the_base_and_undo_restores_it(qtbot, window):
     assert window.scenario.value_at(path) == before
 
 
+def test_an_edit_withdraws_the_recommendations_made_before_it(
+        qtbot, window):
+    # each effect was re-evaluated against the scenario before the edit:
+    # its Apply link must not outlive it
+    open_example(window, "seed002_hcibench.toml")
+    advice_shown(qtbot, window)
+    assert "apply:1" in window.findings.links
+    window.findings.follow("apply:1")
+    window.wait_for_results()
+    window.advice_timer.stop()   # held back: the panel between the two
+    assert window.findings.advice is None
+    assert "apply:1" not in window.findings.links
+    assert "Recommendations (base): computing" in \
+        window.findings.plain_text()
+
+
 def test_apply_as_variant_keeps_the_base_and_undoes(qtbot, window):
     open_example(window, "seed002_hcibench.toml")
     advice_shown(qtbot, window)
