@@ -16,7 +16,7 @@ from pathlib import Path
 from app.paths import resource_path
 from app.scenario_io import load_scenario
 from models.scenario import ScenarioError, scenario_from_dict
-from solvers.accuracy import AREAS, STATUSES, Case, Check
+from solvers.accuracy import AREAS, STATUSES, Case, Check, assess
 from solvers.provenance import ProvenanceIndex
 
 _CASE_KEYS = {"id", "title", "area", "model", "scenario", "status",
@@ -208,3 +208,10 @@ def provenance_index():
     """The bundled validation set as a :class:`solvers.provenance.
     ProvenanceIndex`, read once per process (faces ask it per metric)."""
     return ProvenanceIndex(load_cases())
+
+
+@functools.lru_cache(maxsize=1)
+def accuracy_report():
+    """The bundled validation set solved (:func:`solvers.accuracy.assess`),
+    once per process: the accuracy dialog and every PDF report show it."""
+    return assess(load_cases())

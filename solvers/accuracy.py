@@ -25,6 +25,15 @@ from solvers.results import csv_cell, format_number
 AREAS = ("wire", "host_cpu", "transport", "migration", "storage", "teaming",
          "evacuation")
 
+#: Each area as a reader names what its cases test.
+AREA_LABELS = {"wire": "Wire: framing, MTU",
+               "host_cpu": "Host: CPU per byte and frame, RSS, cores",
+               "transport": "Transports: TCP, SMB, RDMA, UDP, compression",
+               "migration": "Live migration: pre-copy",
+               "storage": "Storage IO: queues, back ends",
+               "teaming": "Teaming: uplink hashing and balancing",
+               "evacuation": "Host evacuation: shared link, concurrency"}
+
 #: Case statuses: solved and expected to hold; solved and known to miss
 #: (the reason says why; the test expects the miss); not expressible yet.
 STATUSES = ("held", "known_miss", "not_modelled")

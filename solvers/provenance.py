@@ -31,6 +31,32 @@ FAMILY_MODELS = {
     "pcie": ("models.pcie",),
 }
 
+#: Metric family -> the validation areas (a case's ``area``) whose cases
+#: test the models its values come from: an evacuation's times are
+#: pre-copy migrations on a shared link, a transfer's rate is the host's.
+FAMILY_AREAS = {
+    "wire": ("wire",),
+    "host": ("host_cpu", "transport"),
+    "transfer": ("host_cpu", "transport"),
+    "pcie": ("host_cpu",),
+    "migration": ("migration",),
+    "storage": ("storage",),
+    "teaming": ("teaming",),
+    "uplink": ("teaming",),
+    "evacuation": ("evacuation", "migration"),
+}
+
+
+def areas_of(metric_ids):
+    """The validation areas behind a set of metrics (:data:`FAMILY_AREAS`),
+    each once, in the order first met."""
+    found = {}
+    for metric_id in metric_ids:
+        family = metric_id.partition(".")[0]
+        found.update(dict.fromkeys(FAMILY_AREAS.get(family, ())))
+    return tuple(found)
+
+
 #: Status words as a person reads them.
 _STATUS_WORDS = {"held": "held", "known_miss": "known miss",
                  "not_modelled": "not modelled yet"}

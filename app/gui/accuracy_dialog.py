@@ -3,8 +3,7 @@ models, per area and per check, as ``linkplan accuracy`` prints them."""
 
 from PySide6 import QtCore, QtWidgets
 
-from app.validation_io import ValidationDataError, load_cases
-from solvers.accuracy import assess
+from app.validation_io import ValidationDataError, accuracy_report
 
 
 def _table(headers, rows, tooltips=None):
@@ -78,16 +77,16 @@ def _percent(value):
 def show_accuracy(parent):
     """Solve the bundled validation set and show the dialog (or say why
     the set cannot be read)."""
-    try:
-        cases = load_cases()
-    except ValidationDataError as err:
-        QtWidgets.QMessageBox.warning(parent, "Model accuracy", str(err))
-        return None
     QtWidgets.QApplication.setOverrideCursor(QtCore.Qt.CursorShape.WaitCursor)
     try:
-        report = assess(cases)
+        report = accuracy_report()
+    except ValidationDataError as err:
+        report, problem = None, str(err)
     finally:
         QtWidgets.QApplication.restoreOverrideCursor()
+    if report is None:
+        QtWidgets.QMessageBox.warning(parent, "Model accuracy", problem)
+        return None
     dialog = AccuracyDialog(report, parent)
     dialog.open()
     return dialog

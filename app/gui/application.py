@@ -74,6 +74,15 @@ def self_test():
                   file=sys.stderr)
             return 1
     window.close()
+    # the report's accuracy section solves the bundled validation set: a
+    # build without it would still write a PDF
+    from app.validation_io import ValidationDataError, accuracy_report
+    try:
+        accuracy = accuracy_report().total
+    except ValidationDataError as err:
+        print(f"self-test failed: {err}", file=sys.stderr)
+        return 1
     print(f"self-test passed: {len(window.results.variants)} variants, "
-          f"{window.table_model.rowCount()} metrics, PDF {size} bytes")
+          f"{window.table_model.rowCount()} metrics, PDF {size} bytes, "
+          f"{accuracy.held} of {accuracy.cases} validation cases held")
     return 0

@@ -336,3 +336,35 @@ def teaming_pivot(metric_ids):
         if parsed.key not in columns:
             columns.append(parsed.key)
     return columns, list(rows.items()), rest
+
+
+@dataclass(frozen=True)
+class Accuracy:
+    """What a report says of its models' accuracy: the summary of each
+    validation area behind its metrics (:class:`solvers.accuracy.
+    AreaSummary`), the whole set's, what backs the goal's quantity (None
+    without a goal), or why the validation set could not be read."""
+
+    areas: tuple = ()
+    total: object = None
+    goal_backing: str | None = None
+    problem: str = ""
+
+
+def accuracy(results, goal_metric=None):
+    """The :class:`Accuracy` of ``results``: the bundled validation set
+    solved once per process (about a second the first time)."""
+    # imported here: the window imports this module, and starts without
+    # the validation set and its solver
+    from app.validation_io import (ValidationDataError, accuracy_report,
+                                   provenance_index)
+    from solvers.provenance import areas_of
+    try:
+        report = accuracy_report()
+        backing = provenance_index()(goal_metric).text() \
+            if goal_metric else None
+    except ValidationDataError as err:
+        return Accuracy(problem=f"The validation set cannot be read: {err}")
+    used = set(areas_of(m.id for v in results.variants for m in v.metrics))
+    return Accuracy(tuple(a for a in report.areas if a.area in used),
+                    report.total, backing)

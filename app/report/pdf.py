@@ -24,8 +24,9 @@ from app.gui.charts import new_plot_widget, variant_colour
 from app.gui.comparison import row_label, shown_value
 from app.gui.findings import effect_text, evidence_text
 from app.gui.views import REPORT_CHART_WIDTH, VIEWS, ReportChart
-from app.report.content import (NOISE_GAIN_PCT, SAME, biggest_changes,
-                                changes_text, grouped_findings,
+from app.report.content import (NOISE_GAIN_PCT, SAME, accuracy,
+                                biggest_changes, changes_text,
+                                grouped_findings,
                                 grouped_limits, is_gain, names_text,
                                 table_rows, teaming_pivot, what_differs)
 from app.report.summary import change_words, executive_summary, reason
@@ -33,6 +34,7 @@ from app.report.sweep import scenario_sweep_chart
 from app.scenario_io import atomic_write
 from models.scenario import dump_scenario
 from solvers import metric_ids
+from solvers.accuracy import AREA_LABELS
 from solvers.results import format_number
 
 #: Logical resolution of the PDF [dpi]: cosmetic (1 px) chart pens come out
@@ -230,13 +232,15 @@ class _Content:
     changes: dict
     rows: object
     sections: list
+    accuracy: object
 
     @classmethod
     def of(cls, scenario, results, advice, sweep_chart):
         summary = executive_summary(scenario, results, advice)
         rows = table_rows(results)
         return cls(summary, what_differs(scenario), rows,
-                   _sections(results, rows, summary, sweep_chart))
+                   _sections(results, rows, summary, sweep_chart),
+                   accuracy(results, summary.metric))
 
 
 class _Measuring:
@@ -466,6 +470,7 @@ class _Report:
             self.advice_section(advice, scenario)
         for check, rows in checks:
             self.check_section(check, rows)
+        self.accuracy_section(content.accuracy, content.summary)
         self.assumptions_section(scenario, results)
         self.footer()
 
@@ -967,6 +972,42 @@ class _Report:
                       f"{format_number(row['measured'])}{unit}{error}",
                       indent=12, gap=1)
 
+    def accuracy_section(self, found, summary):
+        """How far the models behind these results were from published
+        measurements: one row per validation area they come from, the
+        whole set, and the cases behind the goal's quantity."""
+        self.heading("Accuracy against published measurements", keep=90)
+        if found.problem:
+            self.text(found.problem, size=9)
+            return
+        self.text("The models behind these results solved against the "
+                  "published measurements bundled with Linkplan "
+                  "(linkplan accuracy lists every case with its source). "
+                  "Error is model / measured − 1, over the checks with a "
+                  "measured value; the median and p90 are of its size.",
+                  size=8, colour=_GREY)
+        size = 8
+        widths = [self.width * share
+                  for share in (0.44, 0.11, 0.09, 0.12, 0.12, 0.12)]
+        self.cells(["Models", "Cases solved", "Held", "Not modelled",
+                    "Median error", "p90 error"], widths, size, bold=True,
+                   fill="#e8eef4")
+        for row, area in enumerate(found.areas + (found.total,)):
+            label = "All areas" if area is found.total \
+                else AREA_LABELS[area.area]
+            self.cells([label, str(area.cases), str(area.held),
+                        str(area.not_modelled),
+                        _error_text(area.median_error_pct),
+                        _error_text(area.p90_error_pct)], widths, size,
+                       bold=area is found.total,
+                       fill="#f6f8fa" if row % 2 else None)
+        self.y += 6
+        if found.goal_backing:
+            self.text(f"The cases behind the goal ({summary.goal}):",
+                      size=8.5, gap=1, keep=12)
+            for line in found.goal_backing.splitlines():
+                self.text(line.replace("+-", "±"), size=8, indent=12, gap=1)
+
     def assumptions_section(self, scenario, results):
         """Each assumption once: the scenario's own, those every variant
         shares, then those of some variants with their names."""
@@ -1026,6 +1067,10 @@ class _Report:
                 item.setExportMode(False)
         widget.close()
         widget.deleteLater()
+
+
+def _error_text(percent):
+    return "–" if percent is None else f"{percent:.1f} %"
 
 
 def metric_ids_info(policies, key):

@@ -27,7 +27,7 @@ def report(qapp, example_path, tmp_path):
 def test_pages_and_their_sections(report):
     scenario, results, reader = report
     pages = [" ".join(p.extract_text().split()) for p in reader.pages]
-    assert len(pages) == 4
+    assert len(pages) == 5
     # page 1: the executive summary alone (issue 16 item 9); jumbo_10gbe's
     # goal is throughput, which MTU 9000 raises most (9.900 Gbit/s)
     for text in (scenario.meta.name, "executive summary", "Question",
@@ -44,6 +44,7 @@ def test_pages_and_their_sections(report):
     assert "Transfer throughput and host CPU" in rest
     # the scenario's own sweep, as the app's sweep tab draws it
     assert "Sweep mtu_by_link_speed" in rest
+    assert "Accuracy against published measurements" in rest
     assert "Assumptions" in rest and "No packet loss" in rest
     for number, page in enumerate(pages, 1):
         assert f"Page {number} of {len(pages)}" in page
@@ -150,3 +151,45 @@ def test_evacuation_gantt_and_advice_when_the_host_is_evacuated(qapp,
     assert text.count("Total time by concurrency") == 3
     # the recommendation, re-evaluated: concurrency 8 -> 4
     assert "Evacuation esx01 › Concurrency: 8 → 4" in text
+
+
+def test_the_report_states_the_accuracy_of_its_models(qapp, tmp_path):
+    # the bundled validation set solved (app.validation_io.
+    # accuracy_report): a row for each area whose models give these
+    # results, the whole set, and the cases behind the goal's quantity
+    from app.validation_io import accuracy_report
+    from solvers.accuracy import AREA_LABELS
+    from tests.conftest import EXAMPLES
+    scenario = load_scenario(EXAMPLES / "evacuation_maintenance.toml")
+    path = tmp_path / "evacuation.pdf"
+    write_report(scenario, evaluate(scenario), path)
+    section = _text(path).split("Accuracy against published measurements",
+                                1)[1].split("Assumptions", 1)[0]
+    report = accuracy_report()
+    # an evacuation's times are pre-copy migrations over the host's path;
+    # no storage workload, so no storage row
+    for area in report.areas:
+        row = (f"{AREA_LABELS[area.area]} {area.cases} {area.held} "
+               f"{area.not_modelled} {area.median_error_pct:.1f} %")
+        assert (row in section) == (area.area != "storage"), row
+    total = report.total
+    assert f"All areas {total.cases} {total.held} {total.not_modelled} " \
+        f"{total.median_error_pct:.1f} % {total.p90_error_pct:.1f} %" \
+        in section
+    assert "The cases behind the goal (Shortest host evacuation)" in section
+    assert "EVAC-HOLMAN-10G (±15 %): known miss" in section
+
+
+def test_an_unreadable_validation_set_is_said_and_the_report_written(
+        qapp, tmp_path, monkeypatch):
+    import app.validation_io
+    from app.validation_io import ValidationDataError
+
+    def unreadable():
+        raise ValidationDataError("cases.toml: [[cases]][0].id: missing")
+    monkeypatch.setattr(app.validation_io, "accuracy_report", unreadable)
+    from tests.conftest import EXAMPLES
+    scenario = load_scenario(EXAMPLES / "seed002_hcibench.toml")
+    write_report(scenario, evaluate(scenario), tmp_path / "r.pdf")
+    assert "The validation set cannot be read: cases.toml: [[cases]][0].id: " \
+        "missing" in _text(tmp_path / "r.pdf")

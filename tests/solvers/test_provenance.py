@@ -1,8 +1,9 @@
 """Which validated cases back a metric (solvers.provenance), on small
 hand-made case lists and on the bundled set."""
 
-from solvers.accuracy import Case, Check
-from solvers.provenance import ProvenanceIndex, quantity
+from solvers.accuracy import AREAS, Case, Check
+from solvers.provenance import (FAMILY_AREAS, FAMILY_MODELS,
+                                ProvenanceIndex, areas_of, quantity)
 
 
 def _case(case_id, metric, status="held", model="models.wire.goodput",
@@ -46,3 +47,17 @@ def test_answers_are_cached_per_metric():
     index = ProvenanceIndex([_case("A", "wire.goodput_gbps")])
     assert index("wire.goodput_gbps") is index("wire.goodput_gbps")
 
+
+def test_metrics_name_the_areas_whose_cases_test_their_models():
+    # an evacuation's times are pre-copy migrations; a transfer's rate is
+    # the host's CPU and its transport; each area once, in order met
+    assert areas_of(["evacuation.esx01.total_s", "wire.goodput_gbps",
+                     "evacuation.total_s", "transfer.lm.throughput_gbps"]) \
+        == ("evacuation", "migration", "wire", "host_cpu", "transport")
+    assert areas_of(["not-an-id", "nothing.here"]) == ()
+
+
+def test_every_metric_family_has_its_validation_areas():
+    assert set(FAMILY_AREAS) == set(FAMILY_MODELS) | {"transfer", "uplink"}
+    assert {a for areas in FAMILY_AREAS.values() for a in areas} == \
+        set(AREAS)
