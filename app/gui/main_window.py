@@ -43,6 +43,11 @@ _FILE_FILTER = "Linkplan scenarios (*.toml *.json);;All files (*)"
 #: enough that a crash loses seconds of work.
 AUTOSAVE_DELAY_MS = 3000
 
+#: Workload lists that each ask a question of the model (a load profile
+#: only shapes flows).
+_QUESTION_WORKLOADS = ("flows", "transfers", "migrations", "evacuations",
+                       "storage")
+
 #: Idle time after new results before the findings panel's
 #: recommendations are computed [ms].
 ADVICE_DELAY_MS = 400
@@ -123,6 +128,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.title.setStyleSheet("font-weight: bold; font-size: 13pt;")
         self.description = QtWidgets.QLabel()
         self.description.setWordWrap(True)
+        self.description.linkActivated.connect(self._start_link)
 
         self.variants_panel = VariantsPanel(self)
         self.variants = self.variants_panel.list
@@ -745,7 +751,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.sweep_panel.set_scenario(scenario)
         self.table_model.pinned = goal_metrics(scenario)
         self.title.setText(scenario.meta.name)
-        self.description.setText(scenario.meta.description)
+        self._show_description(scenario)
         history = self.session.history
         # the texts QUndoStack's actions show ("&Undo Set MTU to 9000")
         for action, prefix, possible, text in (
@@ -827,6 +833,30 @@ class MainWindow(QtWidgets.QMainWindow):
         self.setWindowModified(not self.session.history.is_clean)
 
     # -- file actions ----------------------------------------------------
+
+    def _show_description(self, scenario):
+        """The scenario's description; for one that asks nothing yet (no
+        description, no workload), where to start, with links."""
+        if scenario.meta.description or any(
+                getattr(scenario.workloads, name)
+                for name in _QUESTION_WORKLOADS):
+            self.description.setTextFormat(QtCore.Qt.TextFormat.PlainText)
+            self.description.setText(scenario.meta.description)
+            return
+        templates = ", ".join(
+            f"<a href='template:{name}'>{title.replace('&', '')}"
+            "</a>" for name, title in TEMPLATES)
+        self.description.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        self.description.setText(
+            "Only the wire is answered yet. Start from a question ("
+            f"{templates}), <a href='import'>import</a> an RVTools or VM "
+            "inventory export, or add a workload below.")
+
+    def _start_link(self, link):
+        if link == "import":
+            self.import_dialog()
+        elif link.startswith("template:"):
+            self.new_from_template(link.partition(":")[2])
 
     def new_document(self):
         if self._may_discard():

@@ -193,6 +193,26 @@ def test_new_document_is_valid_and_clean(qtbot, qapp, dialogs):
     assert window.windowTitle().startswith("untitled")
 
 
+def test_a_document_that_asks_nothing_says_where_to_start(qtbot, qapp,
+                                                          dialogs):
+    # an architect starting from nothing: each question's template one
+    # click away; a document with a workload shows its own description
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.new_document()
+    window.wait_for_results()
+    hint = window.description.text()
+    assert "Only the wire is answered yet" in hint
+    assert "href='template:evacuation.toml'>Host evacuation</a>" in hint
+    assert "href='import'" in hint
+    window.description.linkActivated.emit("template:evacuation.toml")
+    window.wait_for_results()
+    assert window.scenario.workloads.evacuations
+    assert window.description.text() == window.scenario.meta.description
+    assert window.description.textFormat() == \
+        QtCore.Qt.TextFormat.PlainText
+
+
 def test_self_test_entry_point(qapp, capsys):
     from app.gui.application import self_test
     assert self_test() == 0
