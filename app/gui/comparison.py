@@ -108,7 +108,8 @@ def _family_and_key(metric_id):
 
 
 def relevant_rows(results, pinned=()):
-    """The rows worth reading and all rows, in table order: those whose
+    """The rows worth reading and all rows, in table order (the goal's
+    first): those whose
     value differs between the variants (all, with a single variant),
     without noise-level gains (:func:`app.report.content.table_rows`,
     as the report); always the convergence flags and the ``pinned``
@@ -117,8 +118,11 @@ def relevant_rows(results, pinned=()):
     is configured)."""
     rows = table_rows(results)
     every = set(rows.compared + rows.same + rows.noise)
-    every = [i for i in results.metric_ids(unique_rows=True) if i in every]
     kept = {_family_and_key(i) for i in pinned}
+    # the goal's rows first, as in the report: the answer, then its causes
+    every = sorted((i for i in results.metric_ids(unique_rows=True)
+                    if i in every),
+                   key=lambda i: _family_and_key(i) not in kept)
     compared = set(rows.compared)
     return [i for i in every if i in compared or i.endswith(".converged")
             or _family_and_key(i) in kept], every

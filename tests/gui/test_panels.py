@@ -224,3 +224,14 @@ def test_evidence_of_a_setting_is_shown_as_it_is():
     text = evidence_text({"metric": "host.throughput_gbps", "value": "vrss",
                           "threshold": 9.5})
     assert text.endswith(": vrss against 9.500 Gbit/s")
+
+
+def test_the_table_answers_the_goal_first(window):
+    # the evacuation example's goal is the evacuation time: its row leads
+    # the table, above the wire and host rows it follows from
+    open_example(window, "evacuation_maintenance.toml")
+    model = window.table_model
+    model.show_all_rows(True)
+    ids = model._metric_ids
+    assert ids[0] == "evacuation.total_s"
+    assert ids.index("wire.goodput_gbps") > ids.index("evacuation.total_s")
