@@ -364,8 +364,10 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
     hot_set, hot_rate : numeric, default 0
         Hot working set [B] and its initial dirtying rate [B/s].
     first_rate : numeric, optional
-        Rate of round 0 when lower than ``rate`` (destination page
-        allocation). [B/s]
+        Rate of round 0 when it differs from ``rate``: lower where the
+        destination allocates its pages then, and either way for a
+        migration that shares its link with others (an evacuation's first
+        pass sees other neighbours than its later rounds). [B/s]
     zero_fraction : numeric, default 0
         Share of pages that are zero (sent as a header only).
     downtime_limit : numeric, default 0.3
@@ -463,8 +465,8 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
     """
     memory = require_positive("memory", memory, "B")
     rate = require_positive("rate", rate, "B/s")
-    first_rate = rate if first_rate is None else np.minimum(
-        require_positive("first_rate", first_rate, "B/s"), rate)
+    first_rate = rate if first_rate is None else require_positive(
+        "first_rate", first_rate, "B/s")
     zero_fraction = require_range("zero_fraction", zero_fraction, 0, 1)
     for name, value in (("cold_rate", cold_rate), ("hot_rate", hot_rate),
                         ("hot_set", hot_set)):

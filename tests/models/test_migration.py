@@ -517,6 +517,18 @@ def test_xen_v2_sends_the_small_dirty_set_live_once_more():
     assert float(idle["rounds"]) == 1
 
 
+def test_the_first_pass_runs_at_its_own_rate_above_the_later_rounds():
+    # an evacuated VM's first pass can see a less crowded link than its
+    # later rounds (neighbours start after it): round 0 takes its memory
+    # at the first-pass rate, the rounds after it run at the later rate
+    sent = GIB * (1 + mig.PAGE_HEADER_BYTES / mig.PAGE_BYTES)
+    result = mig.precopy(GIB, 50e6, 20e6, first_rate=200e6, trace=True)
+    assert float(result["round_seconds"][0]) == pytest.approx(sent / 200e6)
+    # what round 0 left dirty crosses at the later rate
+    assert float(result["round_seconds"][1]) == pytest.approx(
+        20e6 * sent / 200e6 / 50e6, rel=0.05)
+
+
 # -- row independence ---------------------------------------------------------
 
 #: One pre-copy row: every per-row input of the model, each switch of its
