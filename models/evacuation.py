@@ -346,8 +346,9 @@ def shared_queue(work, rate, order, concurrency, share, *, phases=False):
     phase_end, phase_share : numpy.ndarray, shape (S, N, P)
         With ``phases``: the end of each phase (a phase of no work ends
         where the one before it does) [s], and the share the VM would get
-        on the link just after it, with the others running then (NaN for
-        a phase of no work) [B/s].
+        on the link just after it, with the others running then and, when
+        it leaves the link, those leaving with it (NaN for a phase of no
+        work) [B/s].
 
     Notes
     -----
@@ -421,11 +422,13 @@ def _queue(amount, linked, order, slots, each):
     on = running = queued = 0
     ended = []
     while True:
+        left = 0   # runs on the link that end at this event
         for _, vm, phase in ended:
             phase_end[vm * stages + phase] = now
             if on_now[vm]:
                 on_now[vm] = False
                 on -= 1
+                left += 1
         # the ended go on to their next phase with work (or end), then
         # free slots take the next queued VMs
         moves = [(vm, phase + 1) for _, vm, phase in ended]
@@ -468,9 +471,12 @@ def _queue(amount, linked, order, slots, each):
                 push(off, (now + work[phase], vm, phase))
         counts.append(on)
         # the share a phase after this one would get now: the VM on the
-        # link with the others (counted once if it left)
+        # link with the others, and if it left, with every run that left
+        # with it (migrations that end together, as equal ones do, would
+        # run a next phase together)
         for _, vm, phase in ended:
-            phase_share[vm * stages + phase] = each[on + (not on_now[vm])]
+            phase_share[vm * stages + phase] = each[
+                on + (0 if on_now[vm] else max(left, 1))]
         if not (link or off):
             break
         pace = each[on]

@@ -130,6 +130,22 @@ def test_a_shared_link_stays_full_while_staggered_migrations_copy():
     assert value(variant, "evacuation.gap_pct") < 0.5
 
 
+def test_equal_hot_vms_that_end_their_first_pass_together_share_on():
+    # three equal hot VMs at once on 10 GbE (QEMU rule, no throttling):
+    # at a third of the link none can converge. They end their first pass
+    # together and are given up; the rounds each would run next share the
+    # link with the other two, not alone (alone each converges: the fixed
+    # point then flipped between the two, 'rates still moving')
+    hot = [vm(f"hot{i}", 4, hot=True) for i in range(3)]
+    options = dict(platform="none", stop_rule="qemu", throttling="none")
+    together = evaluated(hot, concurrency=3, **options)
+    assert not [f for f in together.findings
+                if f.id == "evacuation.fixed_point"]
+    assert value(together, "evacuation.not_converged") == 3
+    assert value(evaluated(hot, concurrency=1, **options),
+                 "evacuation.not_converged") == 0
+
+
 def test_later_rounds_see_the_share_of_their_moment():
     # 10 GbE, two at once: a 16 GiB VM with a 0.5 GiB hot set dirtied at
     # 1000 MiB/s (QEMU rule, no throttling) next to an idle one. QEMU
