@@ -26,11 +26,12 @@ from solvers.placement import EVALUATE_OPTIONS, place
 #: Relative change of every rate below which the fixed point stops
 #: (0.1 %: below what a plan can tell apart).
 TOLERANCE = 1e-3
-#: Relative change of a schedule's rates still moving at the last
-#: iteration above which its numbers are uncertain enough to say so (1 %:
-#: below it they move less than the models' median error, 2.5 %, across
-#: the published cases). Below it, a VM whose rounds change by one as its
-#: share moves keeps the rates circling within that.
+#: Relative change of an unsettled schedule's makespan at its last
+#: iteration above which its answer is uncertain enough to say so (1 %:
+#: below the models' median error, 2.5 %, across the published cases). A
+#: VM whose rounds change by one as its share moves keeps the rates of a
+#: short phase circling by more while the makespan barely moves; a VM
+#: that converges at one iteration and not at the next always counts.
 UNSETTLED_WARNING = 1e-2
 #: Iterations before damping (averaging old and new rates) sets in, and
 #: the most iterations run.
@@ -74,8 +75,8 @@ class ScheduleResult:
         Per schedule: its rates moved less than :data:`TOLERANCE` (else
         its numbers are those of the last iteration).
     change : numpy.ndarray
-        Per schedule: the largest relative change of its rates at its
-        last iteration.
+        Per schedule: the relative change of its makespan at its last
+        iteration (1 where the number of VMs that converge changed).
     iterations : int
     success : bool
         The fixed point was reached for every schedule.
@@ -473,7 +474,7 @@ class _FixedPoint:
         self.active = np.arange(count)
         self.status, self.change, self.iterations = 1, np.inf, 0
         self.settled = np.zeros(count, dtype=bool)
-        self.changes = np.full(count, np.inf)   # per schedule, its last
+        self.changes = np.zeros(count)   # makespan's, at its last iteration
         self.going = True
 
     def rates(self):
@@ -486,6 +487,9 @@ class _FixedPoint:
         schedules' VMs at rates ``h`` and ``r``."""
         entry, active, done = self.entry, self.active, self.done
         count, vms = entry.orders.shape
+        before = (done["end"][active].max(axis=1),
+                  np.count_nonzero(~done["converged"][active], axis=1)) \
+            if done else None
         work_disk, work_first, work_rest = _phases(entry.columns, result,
                                                    r, h)
         start, end, bounds, moment = evacuation.shared_queue(
@@ -517,7 +521,11 @@ class _FixedPoint:
                            np.max(np.abs(got_rest / r - 1), axis=1))
         self.iterations, self.change = iteration, moved.max()
         going = moved >= TOLERANCE
-        self.changes[active] = moved
+        if before is not None:
+            makespan = end.max(axis=1)
+            self.changes[active] = np.where(
+                np.count_nonzero(~result["converged"], axis=1) != before[1],
+                1.0, np.abs(makespan / before[0] - 1))
         self.settled[active[~going]] = True
         if not going.any():
             self.status, self.going = 0, False

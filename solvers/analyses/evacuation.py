@@ -475,17 +475,22 @@ def _findings(item, answer, span):
         evidence={"metric": metric_ids.evacuation(item.name, "slowest_vm_s"),
                   "value": float(span[slowest]),
                   "threshold": float(answer["bound"])}))
-    if result.change[row] >= schedule.UNSETTLED_WARNING:
+    if not result.settled[row] and \
+            result.change[row] >= schedule.UNSETTLED_WARNING:
         # the orders and concurrencies only compared may not settle
         # either; the assumptions say how many
         findings.append(Finding(
             id="evacuation.fixed_point", severity="warning",
-            message=(f"Evacuation {item.name!r}: its rates still moving "
-                     f"after {schedule.MAX_ITERATIONS} iterations (largest "
-                     f"relative change {result.change[row]:.2g}): a VM "
-                     "near its convergence limit converges at one share "
-                     "of the link and not at the next; the numbers are "
-                     "those of the last iteration."),
+            message=(f"Evacuation {item.name!r}: after "
+                     f"{schedule.MAX_ITERATIONS} iterations of rates and "
+                     "schedule, " + (
+                         "which VMs converge still changes"
+                         if result.change[row] >= 1 else
+                         "the total time still moves by "
+                         f"{100 * result.change[row]:.2g} %") +
+                     ": a VM near its convergence limit converges at one "
+                     "share of the link and not at the next; the numbers "
+                     "are those of the last iteration."),
             evidence={"metric": metric_ids.evacuation(item.name, "queue_s"),
                       "value": float(result.makespan[row]),
                       "threshold": None}))

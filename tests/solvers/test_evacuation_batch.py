@@ -115,6 +115,7 @@ def test_a_fixed_point_started_from_its_own_rates_stops_at_once(scenario):
     concurrency = np.array([2, 4])
     cold = schedule.simulate(columns, share, orders, concurrency)
     assert cold.success and cold.iterations > 1
+    assert cold.settled.all()   # each schedule, not only the set
     for row in range(2):
         warm = schedule.simulate(
             columns, share, orders[row:row + 1], concurrency[row:row + 1],
