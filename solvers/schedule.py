@@ -474,7 +474,7 @@ class _FixedPoint:
         self.active = np.arange(count)
         self.status, self.change, self.iterations = 1, np.inf, 0
         self.settled = np.zeros(count, dtype=bool)
-        self.changes = np.zeros(count)   # makespan's, at its last iteration
+        self.makespan_change = np.zeros(count)   # at its last iteration
         self.going = True
 
     def rates(self):
@@ -523,7 +523,7 @@ class _FixedPoint:
         going = moved >= TOLERANCE
         if before is not None:
             makespan = end.max(axis=1)
-            self.changes[active] = np.where(
+            self.makespan_change[active] = np.where(
                 np.count_nonzero(~result["converged"], axis=1) != before[1],
                 1.0, np.abs(makespan / before[0] - 1))
         self.settled[active[~going]] = True
@@ -556,7 +556,7 @@ class _FixedPoint:
             throttle=done["throttle"], outcome=done["outcome"],
             makespan=end.max(axis=1),
             not_converged=np.count_nonzero(~converged, axis=1),
-            settled=self.settled.copy(), change=self.changes.copy(),
+            settled=self.settled.copy(), change=self.makespan_change.copy(),
             iterations=self.iterations, success=success, status=self.status,
             message="durations and shared rates agree" if success else
             f"rates of {np.count_nonzero(~self.settled)} of "
