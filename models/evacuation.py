@@ -95,8 +95,8 @@ class PlatformLimits:
 #: 4.6 s of copy. Of the three drains it misses, Finn's two on 1 GbE finish
 #: faster than their stated memory can cross the link at all, and so
 #: does Holman's on 10 GbE, whose 18 set-ups in two slots add 25 s per
-#: slot on top (the validation file gives the numbers). A measured time goes in the scenario (evacuations[].setup_s,
-#: serial_setup_s).
+#: slot on top (the validation file gives the numbers). A measured time
+#: goes in the scenario (evacuations[].setup_s, serial_setup_s).
 HYPERV_SETUP_S = 2.0
 #: Hyper-V's set-up work done for one migration at a time [s]
 #: (migrations started together wait for each other's): see
