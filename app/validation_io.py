@@ -204,14 +204,22 @@ def load_cases(directory=None):
 
 
 @functools.lru_cache(maxsize=1)
+def bundled_cases():
+    """The bundled validation set (:func:`load_cases`), read once per
+    process and shared by its index and its solved report (a tuple: no
+    caller changes it)."""
+    return tuple(load_cases())
+
+
+@functools.lru_cache(maxsize=1)
 def provenance_index():
     """The bundled validation set as a :class:`solvers.provenance.
     ProvenanceIndex`, read once per process (faces ask it per metric)."""
-    return ProvenanceIndex(load_cases())
+    return ProvenanceIndex(bundled_cases())
 
 
 @functools.lru_cache(maxsize=1)
 def accuracy_report():
     """The bundled validation set solved (:func:`solvers.accuracy.assess`),
     once per process: the accuracy dialog and every PDF report show it."""
-    return assess(load_cases())
+    return assess(bundled_cases())

@@ -8,11 +8,17 @@ from tests.app.import_samples import SAMPLES
 from tests.gui.helpers import import_action
 
 
-def test_preview_of_an_rvtools_export(qtbot):
+def previewed(qtbot, fmt, sample):
+    """The dialog with ``sample`` loaded as ``fmt`` and its preview done."""
     dialog = ImportDialog()
     qtbot.addWidget(dialog)
-    dialog.load("rvtools", [str(SAMPLES / "rvtools_4_1.xlsx")])
+    dialog.load(fmt, [str(SAMPLES / sample)])
     dialog.wait()
+    return dialog
+
+
+def test_preview_of_an_rvtools_export(qtbot):
+    dialog = previewed(qtbot, "rvtools", "rvtools_4_1.xlsx")
     assert dialog.scenarios.count() == 2
     text = dialog.preview.toPlainText()
     assert "Will create: esx01.example" in text
@@ -27,10 +33,7 @@ def test_preview_of_an_rvtools_export(qtbot):
 
 def test_preview_of_a_vm_inventory_names_the_evacuations(qtbot):
     # Get-VM's export: each host's running VMs as its evacuation
-    dialog = ImportDialog()
-    qtbot.addWidget(dialog)
-    dialog.load("inventory", [str(SAMPLES / "inventory_get_vm.csv")])
-    dialog.wait()
+    dialog = previewed(qtbot, "inventory", "inventory_get_vm.csv")
     assert dialog.scenarios.count() == 2
     text = dialog.preview.toPlainText()
     assert "evacuations: HV01 (2 VMs, 20 GiB)" in text
@@ -43,18 +46,12 @@ def test_preview_of_a_vm_inventory_names_the_evacuations(qtbot):
 
 
 def test_preview_shows_predicted_vs_measured(qtbot):
-    dialog = ImportDialog()
-    qtbot.addWidget(dialog)
-    dialog.load("qemu", [str(SAMPLES / "qmp_query_migrate_rounds.jsonl")])
-    dialog.wait()
+    dialog = previewed(qtbot, "qemu", "qmp_query_migrate_rounds.jsonl")
     assert "Predicted vs measured" in dialog.preview.toPlainText()
 
 
 def test_nothing_to_import_disables_open(qtbot):
-    dialog = ImportDialog()
-    qtbot.addWidget(dialog)
-    dialog.load("esxtop", [str(SAMPLES / "rvtools_4_1.xlsx")])
-    dialog.wait()
+    dialog = previewed(qtbot, "esxtop", "rvtools_4_1.xlsx")
     open_button = dialog.buttons.button(
         QtWidgets.QDialogButtonBox.StandardButton.Open)
     assert not open_button.isEnabled() and dialog.chosen is None
