@@ -1478,7 +1478,9 @@ class Scenario(_Strict):
 
     def sha256(self):
         """SHA-256 of the canonical JSON form (independent of file format,
-        key order and whitespace)."""
+        key order and whitespace, and of fields left at their defaults, so
+        that a new schema field with a default leaves every hash as it
+        was)."""
         return hashlib.sha256(canonical_json(self).encode()).hexdigest()
 
 
@@ -1737,9 +1739,24 @@ def scenario_data(scenario, *, minimal=False):
 
 
 def canonical_json(scenario):
-    """Key-sorted, compact JSON: the form hashed by :meth:`Scenario.sha256`."""
-    return json.dumps(scenario.model_dump(mode="json"), sort_keys=True,
-                      separators=(",", ":"), ensure_ascii=False)
+    """Key-sorted, compact JSON of the minimal document (no field at its
+    default): the form hashed by :meth:`Scenario.sha256`."""
+    return json.dumps(_without_empty_tables(scenario_data(scenario,
+                                                          minimal=True)),
+                      sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False)
+
+
+def _without_empty_tables(data):
+    # A table left with no field away from its default says what its
+    # absence says: both hash the same.
+    if isinstance(data, dict):
+        pruned = {key: _without_empty_tables(value)
+                  for key, value in data.items()}
+        return {key: value for key, value in pruned.items() if value != {}}
+    if isinstance(data, list):
+        return [_without_empty_tables(item) for item in data]
+    return data
 
 
 def json_schema():

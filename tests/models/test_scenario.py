@@ -4,8 +4,9 @@ import copy
 import json
 
 import pytest
+from pydantic import create_model
 
-from models.scenario import (SCHEMA_VERSION, Scenario, ScenarioError,
+from models.scenario import (SCHEMA_VERSION, Network, Scenario, ScenarioError,
                              dump_scenario, get_path, migrate, new_scenario,
                              parse_path, parse_scenario, scenario_from_dict,
                              set_path)
@@ -238,6 +239,27 @@ def test_sha256_ignores_format_and_key_order():
     reordered = dict(reversed(list(minimal_document().items())))
     assert scenario_from_dict(reordered).sha256() == a.sha256()
     assert a.with_value("network.mtu", 9000).sha256() != a.sha256()
+
+
+def test_sha256_is_unchanged_by_a_new_defaulted_field():
+    # issue 31: the hash in every result and golden file is that of the
+    # minimal document, so a schema field added with a default (here a
+    # network table with one more field) changes no hash
+    wider_network = create_model("WiderNetwork", __base__=Network,
+                                 future_knob=(int, 7))
+    wider_scenario = create_model(
+        "WiderScenario", __base__=Scenario,
+        network=(wider_network, wider_network()))
+    document = minimal_document()
+    assert wider_scenario(**scenario_from_dict(document).model_dump()) \
+        .sha256() == scenario_from_dict(document).sha256()
+    document["network"] = {"mtu": 9000}
+    widened = wider_scenario.model_validate(document)
+    assert widened.network.future_knob == 7
+    assert widened.sha256() == scenario_from_dict(document).sha256()
+    document["network"]["future_knob"] = 8
+    assert wider_scenario.model_validate(document).sha256() != \
+        widened.sha256()
 
 
 def test_schema_is_json_schema():
