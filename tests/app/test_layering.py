@@ -10,8 +10,9 @@ import pytest
 
 from tests.conftest import QT_PACKAGES, ROOT
 
-CORE = sorted((ROOT / "models").glob("*.py")) + \
-    sorted((ROOT / "solvers").glob("*.py"))
+# every module below models/ and solvers/, the analyses included
+CORE = sorted((ROOT / "models").rglob("*.py")) + \
+    sorted((ROOT / "solvers").rglob("*.py"))
 QT_FREE_APP = [ROOT / "app" / name for name in
                ("__main__.py", "cli.py", "scenario_io.py", "paths.py",
                 "validation_io.py", "session.py")] + \
