@@ -1,0 +1,60 @@
+"""Text from files shown as it is written, never acted on (issue 38,
+item 4): control characters (ESC sequences that recolour, retitle or clear
+a terminal, a bell, a carriage return that overwrites a line) and the
+Unicode bidirectional controls (an RLO reverses what follows) are shown as
+escapes, ``\\x1b`` and ``\\u202e``, on the terminal and in the PDF report.
+
+The escapes are also valid inside JSON and TOML strings, where they mean
+the same character again; JSON and TOML writers escape C0 controls
+themselves, so only C1 and bidirectional controls ever change there.
+"""
+
+import re
+
+#: C0 controls but tab and line feed, DEL, C1 controls (U+0080-U+009F,
+#: which some terminals obey like ESC sequences), and the bidirectional
+#: formatting characters of Unicode UAX #9 (ALM, LRM, RLM, LRE-RLO,
+#: LRI-PDI).
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f"
+                       "\u202a-\u202e\u2066-\u2069]")
+_LINE_BREAKS = re.compile("[\t\n\u2028\u2029]")
+
+
+def _escape(match):
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}"
+
+
+def escaped(text):
+    """``text`` with its controls as escapes; tabs and line breaks kept
+    (the layout of a terminal's lines)."""
+    if _CONTROLS.search(text) is None:
+        return text
+    return _CONTROLS.sub(_escape, text)
+
+
+def one_line(text):
+    """``text`` as one line of a name: its controls, tabs and line breaks
+    (also U+2028/U+2029) as escapes."""
+    return _LINE_BREAKS.sub(_escape, escaped(text))
+
+
+class EscapedStream:
+    """A text stream (standard output or error) that writes
+    :func:`escaped` text into the one it wraps; everything else is the
+    wrapped stream's. ``raw`` is the wrapped stream, for a progress bar's
+    own carriage returns."""
+
+    def __init__(self, stream):
+        self.raw = stream
+
+    def write(self, text):
+        return self.raw.write(escaped(text) if isinstance(text, str)
+                              else text)
+
+    def writelines(self, lines):
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name):
+        return getattr(self.raw, name)
