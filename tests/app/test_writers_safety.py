@@ -435,3 +435,50 @@ def test_a_new_file_in_dev_is_refused():
         assert not target.exists()
     finally:
         target.unlink(missing_ok=True)
+
+
+# -- item 4: the PDF report --------------------------------------------------
+
+def test_report_shows_bidi_controls_and_line_breaks_in_names(tmp_path):
+    # issue 38: an RTL override reversed the report's lines, and line
+    # breaks in names broke its layout
+    from pypdf import PdfReader
+
+    path = tmp_path / "plan.toml"
+    text = (ROOT / EXAMPLE).read_text(encoding="utf-8")
+    text = text.replace('name = "Jumbo frames on a 10 GbE path"',
+                        'name = "Plan \\u202eABCDEF\\nSecond line"', 1)
+    text = text.replace('name = "IPv6"', 'name = "\\u202eIPv6 variant"')
+    path.write_text(text, encoding="utf-8")
+    out = tmp_path / "report.pdf"
+    process = run("report", str(path), "-o", str(out), timeout=300,
+                  env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert process.returncode == 0, process.stderr
+    reader = PdfReader(out)
+    pieces = []   # (y, x, text) of the first page's text runs
+
+    def visit(text, cm, tm, font, size):
+        if text.strip():
+            pieces.append((round(tm[5], 1), tm[4], " ".join(text.split())))
+
+    reader.pages[0].extract_text(visitor_text=visit)
+    # the title is one line from the left margin, in the order written
+    # (on 74c0ff0 "ABCDEF" was pushed right and "Second line" wrapped
+    # onto a line of its own, right-aligned)
+    title = [p for p in pieces if "Plan" in p[2]][0]
+    assert title[1] == 0
+    line = " ".join(text for y, x, text in sorted(pieces)
+                    if y == title[0])
+    assert line == "Plan \\u202eABCDEF\\x0aSecond line"
+    shown = " ".join(" ".join(page.extract_text().split())
+                     for page in reader.pages)
+    assert "\u202e" not in shown
+    assert "\\u202eIPv6 variant" in shown
+    assert reader.metadata.title == \
+        "Linkplan report: Plan \\u202eABCDEF\\x0aSecond line"
+    # the attachments carry the scenario as it was given
+    from models.scenario import parse_scenario
+
+    attached = reader.attachments["scenario.toml"][0].decode()
+    assert parse_scenario(attached, "toml").meta.name == \
+        "Plan \u202eABCDEF\nSecond line"
