@@ -19,8 +19,9 @@ import traceback
 from pathlib import Path
 
 from app.output_safety import (OutputRefused, check_output_folder,
-                                mark_output_folder, open_to_all,
-                                refuse_device_folder, refuse_inputs_among)
+                                held_input, is_stream, mark_output_folder,
+                                open_to_all, refuse_device_folder,
+                                refuse_inputs_among)
 from solvers import __version__
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -349,7 +350,6 @@ def _output_among_inputs(args):
     inputs = getattr(args, "files", None) or [
         f for f in [getattr(args, "file", None)] if f]
     if os.path.isdir(output):   # a folder output replaces what it holds
-        from app.output_safety import held_input
         return held_input(output, expand_inputs(inputs)[0])
     for path in expand_inputs(inputs)[0]:
         try:
@@ -865,7 +865,6 @@ class _SweepWriter:
         import dataclasses
         import tempfile
 
-        from app.output_safety import is_stream
         from app.scenario_io import AtomicFile
         from app.sweep_format import (FleetFormat, ParquetFormat, PartWriter,
                                       SweepFormat, fleet_axis_types)
@@ -1027,7 +1026,10 @@ class _SweepWriter:
         if self.file:
             self.file.publish(self.partial)
         elif self.folder is not None:
-            self._publish_folder(Path(self.partial))
+            try:
+                self._publish_folder(Path(self.partial))
+            except OutputRefused as err:
+                return f"nothing kept: {err}"
         else:
             return "the rows so far are complete"
         return f"the rows so far are in {self.partial}"

@@ -15,9 +15,11 @@ import os
 import re
 from pathlib import Path
 
-#: The file that marks a folder as a Linkplan output. Parquet readers
-#: (pyarrow, Spark, Dask) skip names starting with ``_`` or ``.``.
-MARKER = "_linkplan_output.json"
+#: The file that marks a folder as a Linkplan output (JSON). Parquet
+#: readers (pyarrow, Spark, Dask) skip names starting with ``_`` or ``.``;
+#: no .json or .toml ending, so that a folder of scenarios swept into a
+#: folder below it never takes the marker for a scenario.
+MARKER = "_linkplan_output"
 
 #: Names Windows reserves in every folder, whatever the extension
 #: (Microsoft, "Naming Files, Paths, and Namespaces").
@@ -119,8 +121,9 @@ def check_output_folder(folder, kind, inputs=()):
         raise OutputRefused(f"{folder} is a symbolic link: name the folder "
                             "itself or a new one")
     if not path.is_dir():
+        what = "a file" if path.is_file() else "not a folder"
         raise OutputRefused(f"{folder}: a {kind} is a folder of parts, and "
-                            "this is a file")
+                            f"this is {what}")
     try:
         mark = json.loads((path / MARKER).read_text(encoding="utf-8"))
     except (OSError, ValueError):

@@ -255,7 +255,7 @@ def test_parquet_of_a_directory_holds_the_csv_rows(tmp_path, monkeypatch):
     write_fleet(fleet, 2, examples=[EXAMPLES / "jumbo_10gbe.toml"])
     rows, out = fleet_csv_and_parquet(tmp_path, fleet)
     assert sorted(p.name for p in out.iterdir()) == [
-        "_linkplan_output.json", "part-000000000000000.parquet",
+        "_linkplan_output", "part-000000000000000.parquet",
         "part-000000000000320.parquet", "part-000000000000640.parquet"]
     assert [pq.read_metadata(p).num_rows
             for p in sorted(out.glob("part-*"))] == [320, 320, 160]

@@ -107,6 +107,20 @@ def test_fleet_sweep_onto_its_input_folder_is_refused(tmp_path):
         assert tree(plans) == before
 
 
+def test_fleet_sweep_into_a_folder_among_its_inputs_reruns(tmp_path):
+    # the marker is never taken for a scenario of the folder swept
+    plans = tmp_path / "plans"
+    plans.mkdir()
+    (plans / "a.toml").write_bytes((ROOT / EXAMPLE).read_bytes())
+    (plans / "b.toml").write_bytes((ROOT / EXAMPLE).read_bytes())
+    out = plans / "points.parquet"
+    for _ in range(2):
+        process = run("sweep", str(plans), "--format", "parquet", "-o",
+                      str(out))
+        assert process.returncode == 0, process.stderr
+        assert process.stderr == ""
+
+
 def test_marked_output_folder_holding_an_input_is_refused(tmp_path):
     out = tmp_path / "points.parquet"
     assert run("sweep", EXAMPLE, "--format", "parquet", "-o",
@@ -418,12 +432,16 @@ def test_parts_are_never_written_into_dev(monkeypatch, capsys):
         return mkdtemp(*args, **kwargs)
 
     monkeypatch.setattr(tempfile, "mkdtemp", recording)
+    before = set(os.listdir("/dev"))
     code = cli.main(["sweep", str(ROOT / EXAMPLE), "-o", "/dev/full",
                      "--processes", "2"])
     assert code == 2
     assert "cannot write /dev/full: No space left on device" in \
         capsys.readouterr().err
     assert not [d for d in made if str(d).startswith("/dev")]
+    # (on 74c0ff0 the worker's part was also left there)
+    assert not {n for n in set(os.listdir("/dev")) - before
+                if n.startswith(".full")}
 
 
 def test_a_new_file_in_dev_is_refused():
