@@ -302,6 +302,12 @@ def _main(argv):
                   f"input {clash}: writing there would lose the scenario; "
                   "choose another output file", file=sys.stderr)
             return EXIT_USAGE
+        if getattr(args, "output", None):
+            try:
+                refuse_device_folder(args.output)
+            except OutputRefused as err:
+                print(f"linkplan {args.command}: {err}", file=sys.stderr)
+                return EXIT_USAGE
         _cap_processes(args)
         return _COMMANDS[args.command](args)
     except KeyboardInterrupt:
@@ -923,11 +929,10 @@ class _SweepWriter:
                 else PartWriter(self.format, self.parts)
 
     def _check_targets(self, inputs):
-        """OutputRefused for an output that could lose what Linkplan did
-        not write: a folder not of an earlier Parquet sweep (nor its
-        .partial), one holding an input, a new entry in /dev."""
+        """OutputRefused for a Parquet output that could lose what
+        Linkplan did not write: a folder not of an earlier Parquet sweep
+        (nor its .partial), one holding an input."""
         if self.kind != "parquet":
-            refuse_device_folder(self.output)
             return
         for target in (self.output, Path(self.partial)):
             check_output_folder(target, PARQUET_SWEEP, inputs)

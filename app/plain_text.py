@@ -22,7 +22,9 @@ _LINE_BREAKS = re.compile("[\t\n\u2028\u2029]")
 
 def _escape(match):
     code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x80 else f"\\u{code:04x}"
+    # \x only for C0, which JSON and TOML writers never leave raw: DEL
+    # and above as \u, an escape both read
+    return f"\\x{code:02x}" if code < 0x20 else f"\\u{code:04x}"
 
 
 def escaped(text):

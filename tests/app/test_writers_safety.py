@@ -328,6 +328,14 @@ def test_control_characters_reach_the_terminal_as_escapes(tmp_path):
     assert "\u202e" not in process.stdout
     names = [v["name"] for v in json.loads(process.stdout)["variants"]]
     assert "\u202eIPv6" in names
+    # DEL and C1 controls (CSI, U+009B, acts as ESC [ on some terminals)
+    # too, in escapes JSON reads back
+    path.write_text(text.replace("IPv6", "IPv6 \\u007f\\u009b2J"),
+                    encoding="utf-8")
+    process = run("solve", str(path), "--format", "json")
+    assert "\x7f" not in process.stdout and "\x9b" not in process.stdout
+    names = [v["name"] for v in json.loads(process.stdout)["variants"]]
+    assert "\u202eIPv6 \x7f\x9b2J" in names
     # messages too: a file name with an ESC sequence
     missing = tmp_path / "\x1b[31mmissing.toml"
     process = run("validate", str(missing))
@@ -444,11 +452,14 @@ def test_parts_are_never_written_into_dev(monkeypatch, capsys):
                 if n.startswith(".full")}
 
 
-def test_a_new_file_in_dev_is_refused():
-    target = Path(f"/dev/linkplan-test-{secrets.token_hex(4)}.csv")
+@pytest.mark.parametrize("command", [
+    ["sweep", EXAMPLE, "--processes", "2"], ["solve", EXAMPLE],
+    ["new", "jumbo"]])
+def test_a_new_file_in_dev_is_refused(command):
+    # as root, these made a regular file among the devices
+    target = Path(f"/dev/linkplan-test-{secrets.token_hex(4)}.toml")
     try:
-        process = run("sweep", EXAMPLE, "-o", str(target), "--processes",
-                      "2")
+        process = run(*command, "-o", str(target))
         assert_refused(process, f"{target} is in /dev")
         assert not target.exists()
     finally:
