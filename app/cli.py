@@ -625,7 +625,10 @@ def _solve_text(args, results):
         return results.to_csv()
     if args.format == "json":
         return results.to_json()
-    return results.to_table()
+    from app.plain_text import results_as_shown
+
+    # a name's line break would start a line of the table of its own
+    return results_as_shown(results).to_table()
 
 
 #: Columns of ``solve --schedule``, as the schedule trace names them.

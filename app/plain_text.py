@@ -9,6 +9,7 @@ the same character again; JSON and TOML writers escape C0 controls
 themselves, so only C1 and bidirectional controls ever change there.
 """
 
+import dataclasses
 import re
 
 #: C0 controls but tab and line feed, DEL, C1 controls (U+0080-U+009F,
@@ -39,6 +40,41 @@ def one_line(text):
     """``text`` as one line of a name: its controls, tabs and line breaks
     (also U+2028/U+2029) as escapes."""
     return _LINE_BREAKS.sub(_escape, escaped(text))
+
+
+def scenario_as_shown(scenario):
+    """A copy of the scenario with its free text as shown (the PDF
+    report, the CLI's tables): names on one line, its controls as escapes (an RLO
+    reversing a line, a line break in a table cell act no more)."""
+    meta = scenario.meta
+    return scenario.model_copy(update={
+        "meta": meta.model_copy(update={
+            "name": one_line(meta.name),
+            "description": escaped(meta.description),
+            "objectives": [escaped(t) for t in meta.objectives],
+            "assumptions": [escaped(t) for t in meta.assumptions],
+            "notes": escaped(meta.notes)}),
+        "variants": [v.model_copy(update={
+            "name": one_line(v.name), "description": escaped(v.description),
+            "set": {path: escaped(value) if isinstance(value, str)
+                    else value for path, value in v.set.items()}})
+            for v in scenario.variants]})
+
+
+def results_as_shown(results):
+    """A copy of the results with their names on one line and their
+    messages' controls as escapes (see :func:`scenario_as_shown`)."""
+    def finding(item):
+        return dataclasses.replace(item, message=escaped(item.message))
+
+    return dataclasses.replace(
+        results, scenario=one_line(results.scenario),
+        variants=tuple(dataclasses.replace(
+            v, name=one_line(v.name),
+            bottleneck=finding(v.bottleneck),
+            findings=tuple(finding(f) for f in v.findings),
+            assumptions=tuple(escaped(a) for a in v.assumptions))
+            for v in results.variants))
 
 
 class EscapedStream:

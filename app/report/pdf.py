@@ -24,7 +24,7 @@ from app.gui.charts import new_plot_widget, variant_colour
 from app.gui.comparison import row_label, shown_value
 from app.gui.findings import effect_text, evidence_text
 from app.gui.views import REPORT_CHART_WIDTH, VIEWS, ReportChart
-from app.plain_text import escaped, one_line
+from app.plain_text import results_as_shown, scenario_as_shown
 from app.report.content import (NOISE_GAIN_PCT, SAME, accuracy,
                                 biggest_changes, changes_text,
                                 grouped_findings,
@@ -110,7 +110,8 @@ def write_report(scenario, results, path, advice=None, sweep_chart=None,
     """
     check_report_size(scenario)
     attached = scenario, results
-    scenario, results = _as_shown(scenario), _results_as_shown(results)
+    scenario, results = scenario_as_shown(scenario), \
+        results_as_shown(results)
     if sweep_chart is None:
         sweep_chart = scenario_sweep_chart(scenario, results)
     content = _Content.of(scenario, results, advice, sweep_chart)
@@ -127,41 +128,6 @@ def write_report(scenario, results, path, advice=None, sweep_chart=None,
                  layout.breaks, attached=attached)
     atomic_write(path, _dated(pdf))
     return layout
-
-
-def _as_shown(scenario):
-    """The scenario with its free text as the report shows it
-    (app.plain_text): names on one line, no control acting on the
-    layout (an RLO reversing a line, a line break in a table cell)."""
-    meta = scenario.meta
-    return scenario.model_copy(update={
-        "meta": meta.model_copy(update={
-            "name": one_line(meta.name),
-            "description": escaped(meta.description),
-            "objectives": [escaped(t) for t in meta.objectives],
-            "assumptions": [escaped(t) for t in meta.assumptions],
-            "notes": escaped(meta.notes)}),
-        "variants": [v.model_copy(update={
-            "name": one_line(v.name), "description": escaped(v.description),
-            "set": {path: escaped(value) if isinstance(value, str)
-                    else value for path, value in v.set.items()}})
-            for v in scenario.variants]})
-
-
-def _results_as_shown(results):
-    """The results with their names and messages as the report shows
-    them (see :func:`_as_shown`)."""
-    def finding(item):
-        return dataclasses.replace(item, message=escaped(item.message))
-
-    return dataclasses.replace(
-        results, scenario=one_line(results.scenario),
-        variants=tuple(dataclasses.replace(
-            v, name=one_line(v.name),
-            bottleneck=finding(v.bottleneck),
-            findings=tuple(finding(f) for f in v.findings),
-            assumptions=tuple(escaped(a) for a in v.assumptions))
-            for v in results.variants))
 
 
 def _drawn(scenario, results, advice, content, checks, pages=None,

@@ -323,6 +323,13 @@ def test_control_characters_reach_the_terminal_as_escapes(tmp_path):
         assert control not in process.stdout
     assert "MTU \\x1b[2J\\x1b]0;pwned\\x07 9000" in process.stdout
     assert "\\u202eIPv6" in process.stdout
+    # a line break in a name cannot forge a line of the table
+    forged = tmp_path / "forged.toml"
+    forged.write_text(text.replace("IPv6", "IPv6\\nbottleneck: none"),
+                      encoding="utf-8")
+    process = run("solve", str(forged), "--format", "table")
+    assert "\\u202eIPv6\\x0abottleneck: none" in process.stdout
+    assert "\nbottleneck: none" not in process.stdout
     # JSON keeps its meaning: the escape is JSON's own
     process = run("solve", str(path), "--format", "json")
     assert "\u202e" not in process.stdout
