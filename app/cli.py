@@ -700,7 +700,9 @@ def _advise(args):
                 {"file": path, **result.to_dict(scenario)},
                 ensure_ascii=False, separators=(",", ":")) + "\n")
         else:
-            parts.append(f"File: {path}\n" + result.to_table(scenario))
+            from app.plain_text import scenario_as_shown
+            parts.append(f"File: {path}\n" +
+                         result.to_table(scenario_as_shown(scenario)))
 
     code = _batch(args, advise_one)
     if bad_goal and code == EXIT_OK:

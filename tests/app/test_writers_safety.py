@@ -336,6 +336,13 @@ def test_control_characters_reach_the_terminal_as_escapes(tmp_path):
     process = run("solve", str(forged), "--format", "table")
     assert "\\u202eIPv6\\x0abottleneck: none" in process.stdout
     assert "\nbottleneck: none" not in process.stdout
+    scenario = tmp_path / "forged_name.toml"
+    scenario.write_text(text.replace(
+        'name = "Jumbo frames on a 10 GbE path"',
+        'name = "Jumbo\\nGoal: forged"'), encoding="utf-8")
+    process = run("advise", str(scenario))
+    assert process.returncode == 0, process.stderr
+    assert "Scenario: Jumbo\\x0aGoal: forged\n" in process.stdout
     # JSON keeps its meaning: the escape is JSON's own
     process = run("solve", str(path), "--format", "json")
     assert "\u202e" not in process.stdout
