@@ -18,6 +18,10 @@ import sys
 import traceback
 from pathlib import Path
 
+from app.output_safety import (OutputRefused, check_output_folder,
+                                held_input, is_stream, mark_output_folder,
+                                open_to_all, refuse_device_folder,
+                                refuse_inputs_among)
 from solvers import __version__
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -234,7 +238,58 @@ def build_parser():
 
 
 def main(argv=None):
-    """Run the CLI; returns the exit code."""
+    """Run the CLI; returns the exit code. Text from files never acts on
+    the terminal (app.plain_text), and SIGTERM stops a command as Ctrl-C
+    does: workers stopped, temporary files removed."""
+    from app.plain_text import EscapedStream
+
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = EscapedStream(sys.stdout), \
+        EscapedStream(sys.stderr)
+    try:
+        with _terminated_on_sigterm():
+            return _main(argv)
+    except _Terminated:
+        print("linkplan: terminated", file=sys.stderr)
+        return EXIT_TERMINATED
+    finally:
+        sys.stdout, sys.stderr = streams
+
+
+class _Terminated(BaseException):
+    """SIGTERM arrived (a BaseException, as KeyboardInterrupt is, so that
+    no ``except Exception`` on the way takes it for a failure)."""
+
+
+#: Exit code after SIGTERM (128 + 15, as the shell reports it).
+EXIT_TERMINATED = 143
+
+
+@contextlib.contextmanager
+def _terminated_on_sigterm():
+    """SIGTERM raises :class:`_Terminated` in the block (once: a second
+    one ends the process outright), so that its ``finally`` clauses stop
+    workers and remove temporary files. Only the main thread can set a
+    handler; elsewhere the block runs as it is."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def terminate(signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        raise _Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _main(argv):
     args = build_parser().parse_args(argv)
     if args.command is None:
         build_parser().print_help(sys.stderr)
@@ -242,10 +297,18 @@ def main(argv=None):
     try:
         clash = _output_among_inputs(args)
         if clash:
-            print(f"linkplan {args.command}: -o {args.output} is the input "
-                  f"{clash}: writing there would lose the scenario; choose "
-                  "another output file", file=sys.stderr)
+            relation = "holds" if os.path.isdir(args.output) else "is"
+            print(f"linkplan {args.command}: -o {args.output} {relation} the "
+                  f"input {clash}: writing there would lose the scenario; "
+                  "choose another output file", file=sys.stderr)
             return EXIT_USAGE
+        if getattr(args, "output", None):
+            try:
+                refuse_device_folder(args.output)
+            except OutputRefused as err:
+                print(f"linkplan {args.command}: {err}", file=sys.stderr)
+                return EXIT_USAGE
+        _cap_processes(args)
         return _COMMANDS[args.command](args)
     except KeyboardInterrupt:
         print("linkplan: interrupted", file=sys.stderr)
@@ -268,6 +331,23 @@ def main(argv=None):
         return _internal_error(err)
 
 
+def _cap_processes(args):
+    """``--processes`` of local workers at most the cores this process may
+    run on (saying so): more only adds processes that wait, each with its
+    own memory."""
+    asked = getattr(args, "processes", None)
+    if asked is None or getattr(args, "engine", "local") != "local":
+        return
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    if asked > cores:
+        print(f"linkplan {args.command}: --processes {asked:,} is more than "
+              f"the {cores} core(s) here; using {cores}", file=sys.stderr)
+        args.processes = cores
+
+
 def _output_among_inputs(args):
     """The input that ``-o`` names too, if any."""
     output = getattr(args, "output", None)
@@ -275,6 +355,8 @@ def _output_among_inputs(args):
         return None
     inputs = getattr(args, "files", None) or [
         f for f in [getattr(args, "file", None)] if f]
+    if os.path.isdir(output):   # a folder output replaces what it holds
+        return held_input(output, expand_inputs(inputs)[0])
     for path in expand_inputs(inputs)[0]:
         try:
             if os.path.samefile(path, output):
@@ -464,6 +546,7 @@ def _solve_worker(send, args, scenarios):
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     send.send([t if isinstance(t, str) else _WorkerFailure.of(t)
                for t in _solve_texts(args, scenarios)])
     send.close()
@@ -542,7 +625,10 @@ def _solve_text(args, results):
         return results.to_csv()
     if args.format == "json":
         return results.to_json()
-    return results.to_table()
+    from app.plain_text import results_as_shown
+
+    # a name's line break would start a line of the table of its own
+    return results_as_shown(results).to_table()
 
 
 #: Columns of ``solve --schedule``, as the schedule trace names them.
@@ -553,8 +639,14 @@ SCHEDULE_COLUMNS = ("vm", "group", "destination", "memory_gib", "disk_gib",
 
 def schedule_csv(results):
     """Every evacuation schedule of every variant as CSV text, one row
-    per VM in start order (empty cells where a value does not apply)."""
+    per VM in start order (empty cells where a value does not apply; text
+    never read as a formula: results.csv_cell)."""
     from solvers import metric_ids
+    from solvers.results import csv_cell
+
+    def cell(value):
+        return "" if value is None else csv_cell(value) \
+            if isinstance(value, str) else value
 
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -567,9 +659,10 @@ def schedule_csv(results):
                 continue
             parsed = metric_ids.parse(key)
             for i in range(len(trace["vm"])):
-                writer.writerow([results.scenario, results.scenario_sha256,
-                                 variant.name, parsed.name,
-                                 *("" if trace[c][i] is None else trace[c][i]
+                writer.writerow([cell(results.scenario),
+                                 results.scenario_sha256,
+                                 cell(variant.name), cell(parsed.name),
+                                 *(cell(trace[c][i])
                                    for c in SCHEDULE_COLUMNS)])
     return out.getvalue()
 
@@ -607,7 +700,9 @@ def _advise(args):
                 {"file": path, **result.to_dict(scenario)},
                 ensure_ascii=False, separators=(",", ":")) + "\n")
         else:
-            parts.append(f"File: {path}\n" + result.to_table(scenario))
+            from app.plain_text import scenario_as_shown
+            parts.append(f"File: {path}\n" +
+                         result.to_table(scenario_as_shown(scenario)))
 
     code = _batch(args, advise_one)
     if bad_goal and code == EXIT_OK:
@@ -744,18 +839,24 @@ def _write_sweep(writer, results, write, of_total=""):
         for result in results:
             write(result)
         writer.finish()
-    except sweep.EngineUnavailable as err:
+    except (sweep.EngineUnavailable, OutputRefused) as err:
         print(f"linkplan sweep: {err}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, _Terminated) as stop:
         where = writer.interrupted()
-        print(f"\nlinkplan sweep: interrupted after {writer.points:,}"
+        how, code = ("terminated", EXIT_TERMINATED) \
+            if isinstance(stop, _Terminated) else ("interrupted", 130)
+        print(f"\nlinkplan sweep: {how} after {writer.points:,}"
               f"{of_total} points; {where}", file=sys.stderr)
-        return 130
+        return code
     finally:
         results.close()
         writer.discard()
     return None
+
+
+#: The kind of output (app.output_safety) of ``sweep --format parquet``.
+PARQUET_SWEEP = "Parquet sweep"
 
 
 class _SweepWriter:
@@ -787,10 +888,10 @@ class _SweepWriter:
         self.partial = f"{args.output}.partial" if args.output else None
         self.metrics, self.file, self.folder, self.parts = (None,) * 4
         self.metric_info, self.known_by = metric_info, {}
-        if self.kind == "parquet" and self.output.exists() and \
-                not self.output.is_dir():
-            raise ValueError(f"{self.output}: a Parquet sweep is a "
-                             "folder of parts, and this is a file")
+        # a device or pipe is written as a stream: no part files beside it
+        streamed = self.output is not None and is_stream(self.output)
+        if self.output is not None:
+            self._check_targets(expand_inputs(args.files)[0])
         if self.fleet:
             self.format = FleetFormat(self.kind, __version__, plan.paths)
             if self.kind == "parquet":
@@ -825,12 +926,21 @@ class _SweepWriter:
         else:
             self.file = AtomicFile(self.output)
             self.stream = self.file.stream
-        if parts or self.kind == "parquet":
+        if parts and not streamed or self.kind == "parquet":
             self.parts = tempfile.mkdtemp(
                 dir=beside, prefix=f".{self.output.name}.parts-")
             self.format_chunk = dataclasses.replace(
                 self.format, folder=self.parts) if self.fleet \
                 else PartWriter(self.format, self.parts)
+
+    def _check_targets(self, inputs):
+        """OutputRefused for a Parquet output that could lose what
+        Linkplan did not write: a folder not of an earlier Parquet sweep
+        (nor its .partial), one holding an input."""
+        if self.kind != "parquet":
+            return
+        for target in (self.output, Path(self.partial)):
+            check_output_folder(target, PARQUET_SWEEP, inputs)
 
     def write(self, chunk):
         if self.metrics is None:
@@ -926,7 +1036,10 @@ class _SweepWriter:
         if self.file:
             self.file.publish(self.partial)
         elif self.folder is not None:
-            self._publish_folder(Path(self.partial))
+            try:
+                self._publish_folder(Path(self.partial))
+            except OutputRefused as err:
+                return f"nothing kept: {err}"
         else:
             return "the rows so far are complete"
         return f"the rows so far are in {self.partial}"
@@ -936,6 +1049,10 @@ class _SweepWriter:
         whole: the old one is moved aside first, then removed)."""
         import shutil
 
+        # checked again: the folder may have changed during the sweep
+        check_output_folder(target, PARQUET_SWEEP)
+        mark_output_folder(self.folder, PARQUET_SWEEP, __version__)
+        open_to_all(self.folder)
         old = None
         if target.exists():
             old = target.with_name(f".{target.name}.old-{os.getpid()}")
@@ -1002,18 +1119,20 @@ class _Progress:
         import time
         self.clock, self.total = time.monotonic, plan.total
         self.start = self.clock()
+        # its carriage returns are its own (not escaped as a file's are)
+        self.stream = getattr(sys.stderr, "raw", sys.stderr)
 
     def update(self, points):
         elapsed = self.clock() - self.start
         left = elapsed * (self.total - points) / max(points, 1)
         filled = int(30 * points / self.total)
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] "
-                         f"{points:,}/{self.total:,} points, {elapsed:.1f} s,"
-                         f" ~{left:.0f} s left ")
-        sys.stderr.flush()
+        self.stream.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] "
+                          f"{points:,}/{self.total:,} points, "
+                          f"{elapsed:.1f} s, ~{left:.0f} s left ")
+        self.stream.flush()
 
     def done(self):
-        sys.stderr.write("\n")
+        self.stream.write("\n")
 
 
 def _validate(args):
@@ -1155,6 +1274,11 @@ def _import(args):
         sys.stdout.write(dump_scenario(scenarios[0], fmt))
     else:
         targets = _import_targets(args.output, scenarios)
+        try:
+            refuse_inputs_among(targets, args.files)
+        except OutputRefused as err:
+            print(f"linkplan import: {err}", file=sys.stderr)
+            return EXIT_USAGE
         for target, scenario in zip(targets, scenarios):
             atomic_write(target, dump_scenario(scenario, fmt).encode())
             print(f"wrote {target}", file=report)
@@ -1162,15 +1286,16 @@ def _import(args):
 
 
 def _import_targets(output, scenarios):
-    """One file per scenario: ``output`` itself, or ``stem-<name>.ext``."""
+    """One file per scenario: ``output`` itself, or ``stem-<name>.ext``
+    (the name made safe for a file on every platform)."""
     if len(scenarios) == 1:
         return [output]
-    from app.importers.common import identifier
+    from app.output_safety import file_name_part
 
     path, names = Path(output), set()
     targets = []
     for scenario in scenarios:
-        name = identifier(scenario.meta.name.split(" ")[0], names)
+        name = file_name_part(scenario.meta.name.split(" ")[0], names)
         names.add(name)
         targets.append(str(path.with_name(f"{path.stem}-{name}"
                                           f"{path.suffix}")))

@@ -235,9 +235,11 @@ def format_number(value):
 
 
 def csv_cell(text):
-    """A CSV text cell that a spreadsheet will not run as a formula."""
+    """A CSV text cell that a spreadsheet will not run as a formula (also
+    behind leading spaces, which an import may trim)."""
     text = str(text)
-    return "'" + text if text.startswith(_FORMULA_PREFIXES) else text
+    return "'" + text if text.lstrip().startswith(_FORMULA_PREFIXES) \
+        else text
 
 
 @functools.lru_cache(maxsize=4096)

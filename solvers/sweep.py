@@ -281,8 +281,10 @@ def _formatted(chunk, format_chunk):
 
 def _ignore_ctrl_c():
     # Ctrl-C is the parent's to handle: it stops handing out chunks and
-    # closes the output cleanly
+    # closes the output cleanly; SIGTERM ends a worker outright (a forked
+    # one inherits the CLI's handler, which is for the parent alone)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _init_worker(text, sweep_plan, format_chunk):

@@ -24,6 +24,7 @@ from app.gui.charts import new_plot_widget, variant_colour
 from app.gui.comparison import row_label, shown_value
 from app.gui.findings import effect_text, evidence_text
 from app.gui.views import REPORT_CHART_WIDTH, VIEWS, ReportChart
+from app.plain_text import results_as_shown, scenario_as_shown
 from app.report.content import (NOISE_GAIN_PCT, SAME, accuracy,
                                 biggest_changes, changes_text,
                                 grouped_findings,
@@ -108,6 +109,9 @@ def write_report(scenario, results, path, advice=None, sweep_chart=None,
         More variants than a report shows.
     """
     check_report_size(scenario)
+    attached = scenario, results
+    scenario, results = scenario_as_shown(scenario), \
+        results_as_shown(results)
     if sweep_chart is None:
         sweep_chart = scenario_sweep_chart(scenario, results)
     content = _Content.of(scenario, results, advice, sweep_chart)
@@ -121,16 +125,17 @@ def write_report(scenario, results, path, advice=None, sweep_chart=None,
         if moved.pages <= layout.pages:
             layout = moved
     pdf = _drawn(scenario, results, advice, content, checks, layout.pages,
-                 layout.breaks)
+                 layout.breaks, attached=attached)
     atomic_write(path, _dated(pdf))
     return layout
 
 
 def _drawn(scenario, results, advice, content, checks, pages=None,
-           breaks=frozenset()):
+           breaks=frozenset(), attached=None):
     """The report's PDF bytes, or with ``pages`` None its
     :class:`Layout` (charts not rendered); ``breaks``: the headings that
-    start a page."""
+    start a page; ``attached``: the scenario and results as given, which
+    the PDF carries (``scenario`` and ``results`` are as shown)."""
     buffer = QtCore.QBuffer()
     buffer.open(QtCore.QIODevice.OpenModeFlag.WriteOnly)
     writer = QtGui.QPdfWriter(buffer)
@@ -148,11 +153,12 @@ def _drawn(scenario, results, advice, content, checks, pages=None,
         QtCore.QMarginsF(MARGIN_MM, MARGIN_MM, MARGIN_MM, MARGIN_MM),
         QtGui.QPageLayout.Unit.Millimeter))
     if pages is not None:
+        given, answers = attached or (scenario, results)
         writer.addFileAttachment("scenario.toml",
-                                 dump_scenario(scenario, "toml").encode(),
+                                 dump_scenario(given, "toml").encode(),
                                  "application/toml")
         writer.addFileAttachment("results.json",
-                                 results.to_json().encode(),
+                                 answers.to_json().encode(),
                                  "application/json")
     painter = QtGui.QPainter(writer)
     try:
