@@ -382,7 +382,16 @@ class MainWindow(QtWidgets.QMainWindow):
         applied undoably."""
         self._advice_asked = (self.session.generation, None)
         self.statusBar().showMessage("Computing recommendations…")
-        self.session.request_advice()
+        self._offer_if_done(self.session.request_advice())
+
+    def _offer_if_done(self, future):
+        """Offer advice computed before it was asked for: its
+        ``advice_ready`` went by unasked, and the session keeps it
+        rather than computing it again."""
+        if future.done() and not future.cancelled():
+            outcome = future.result()
+            if outcome is not None:   # None: made stale by an edit
+                self._offer_advice(outcome)
 
     def _offer_advice(self, outcome):
         if outcome.goal is None and \
@@ -410,7 +419,7 @@ class MainWindow(QtWidgets.QMainWindow):
         """Recompute the recommendations for ``goal`` (the dialog's goal
         selector)."""
         self._advice_asked = (self.session.generation, goal)
-        self.session.request_advice(goal)
+        self._offer_if_done(self.session.request_advice(goal))
 
     def advice_dialog(self, outcome):
         """The dialog for a :class:`app.session.AdviceOutcome`, or None
