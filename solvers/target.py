@@ -230,9 +230,7 @@ class TargetResult:
                  f"{self.message[:1].upper()}{self.message[1:]}.",
                  ""]
         for rank, o in enumerate(self.levers, 1):
-            words = "; ".join(f"{path}: {_show(c['old'])} → "
-                              f"{_show(c['new'])}"
-                              for path, c in o.change.items())
+            words = describe_change(o.change)
             if o.reachable:
                 lines.append(f"{rank}. {o.label}: {words}")
                 lines.append(f"     {self.target.metric} "
@@ -243,6 +241,26 @@ class TargetResult:
                 lines.append(f"{rank}. {o.label}: not reachable by this "
                              f"lever; {o.message}")
         return "\n".join(lines) + "\n"
+
+
+def describe_change(change):
+    """A lever's change (path -> ``{"old", "new"}``) in short words: a
+    list of NICs by its count, a list of names by what it gains."""
+    words = []
+    for path, c in change.items():
+        old, new = c["old"], c["new"]
+        if isinstance(new, list) and isinstance(old, list) \
+                and old == new[:len(old)] and len(new) > len(old):
+            if new and isinstance(new[0], dict):
+                words.append(f"{path}: {len(old)} → {len(new)} NICs")
+            else:
+                added = new[len(old):]
+                words.append(f"{path}: + {_show(added[0])}"
+                             + (f" … {_show(added[-1])}"
+                                if len(added) > 1 else ""))
+        else:
+            words.append(f"{path}: {_show(old)} → {_show(new)}")
+    return "; ".join(words)
 
 
 def _json_number(value):
@@ -801,8 +819,7 @@ def _confirmed(base, target, found, before):
                       if m.id == target.metric), math.nan)
         reachable = bool(target.met([value])[0])
         limit = result.bottleneck.message if result.bottleneck else ""
-        words = ", ".join(f"{path} {_show(c['new'])}"
-                          for path, c in change.items())
+        words = describe_change(change)
         sign = 1.0 if target.maximise else -1.0
         if reachable:
             message = f"meets it at {words}"

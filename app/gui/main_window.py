@@ -321,6 +321,7 @@ class MainWindow(QtWidgets.QMainWindow):
         recommend = analysis_menu.addAction("&Recommend changes…",
                                             self.recommend_dialog)
         recommend.setShortcut(QtGui.QKeySequence("Ctrl+R"))
+        analysis_menu.addAction("Reach a &target…", self.target_dialog)
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction("Model &accuracy…", self.accuracy_dialog
                             ).setShortcut(QtGui.QKeySequence("Ctrl+Shift+A"))
@@ -383,6 +384,19 @@ class MainWindow(QtWidgets.QMainWindow):
         self._advice_asked = (self.session.generation, None)
         self.statusBar().showMessage("Computing recommendations…")
         self._offer_if_done(self.session.request_advice())
+
+    def target_dialog(self):
+        """Analysis > Reach a target…: each lever's smallest change that
+        meets a target on the base; the chosen one applied undoably."""
+        from app.gui.target_dialog import TargetDialog
+        if self.results is None:
+            return
+        goal = goal_metrics(self.scenario)
+        dialog = TargetDialog(self.scenario, self.results, self,
+                              goal_metric=goal[0] if goal else None)
+        dialog.apply_requested.connect(self._apply_from_panel)
+        dialog.exec()
+        return dialog
 
     def _offer_if_done(self, future):
         """Offer advice computed before it was asked for: its
