@@ -223,9 +223,10 @@ class TargetResult:
     def to_table(self, scenario):
         """The levers as text, one block each."""
         unit = "" if self.unit in ("", "1") else f" {self.unit}"
+        now = f"{_show(self.base_value)}{unit}" \
+            if np.isfinite(self.base_value) else "no value"
         lines = [f"Scenario: {scenario.meta.name}",
-                 f"Target: {self.target}{unit}; now "
-                 f"{_show(self.base_value)}{unit} "
+                 f"Target: {self.target}{unit}; now {now} "
                  f"({'met' if self.met else 'not met'}). "
                  f"{self.message[:1].upper()}{self.message[1:]}.",
                  ""]
@@ -327,11 +328,14 @@ def seek_target(scenario, target, *, levers=None, callback=None):
     base_numbers = evaluate_documents(
         [("Base", base)], scenario=base.meta.name, scenario_sha256="",
         numbers_only=True)[0]
-    if target.metric not in base_numbers:
+    if target.metric not in base_numbers and not _item_of(base,
+                                                          target.metric):
         raise TargetError(_unknown_metric(target.metric, base_numbers))
-    before = float(base_numbers[target.metric])
+    # absent at the base where its item has no value (a migration that
+    # does not converge has no total time): NaN, which no target meets
+    before = float(base_numbers.get(target.metric, math.nan))
     unit = metric_ids.info(target.metric)[0]
-    available = _levers(base, target.metric)
+    available = _levers(base, target.metric, base_numbers)
     chosen = _chosen(levers, available, target.metric)
     met = bool(target.met([before])[0])
     if met:   # no change is the smallest
@@ -373,6 +377,25 @@ def _unknown_metric(metric, numbers):
     return f"target metric {metric!r}: {why}{hint}"
 
 
+#: Workload lists by the metric family of their items.
+_ITEMS = {"storage": "storage", "migration": "migrations",
+          "transfer": "transfers", "host": "transfers",
+          "evacuation": "evacuations"}
+
+
+def _item_of(base, metric):
+    """Whether ``metric`` is a catalogued metric of a workload the
+    scenario has (its value may be missing where the model has none)."""
+    try:
+        metric_ids.info(metric)
+        parsed = metric_ids.parse(metric)
+    except (KeyError, ValueError):
+        return False
+    items = getattr(base.workloads, _ITEMS.get(parsed.family, ""), None)
+    return bool(items) and (parsed.name is None or any(
+        item.name == parsed.name for item in items))
+
+
 def _chosen(levers, available, metric):
     if levers is None:
         return available
@@ -396,17 +419,25 @@ def _chosen(levers, available, metric):
 
 # -- the levers of a target --------------------------------------------------
 
-def _levers(base, metric):
-    """The levers that act on ``metric``: those of its item (every item
-    of its family for a headline), then the NICs it uses and the MTU."""
+def _levers(base, metric, numbers):
+    """The levers that act on ``metric``: those of its item, then the
+    NICs it uses and the MTU. A headline that repeats its first item's
+    metric (:data:`solvers.metric_ids.HEADLINE_OF`) is that item's; one
+    that does not (an aggregate) is every item's."""
     parsed = metric_ids.parse(metric)
     w = base.workloads
     levers = []
 
     def matching(items, family):
-        return [(i, item) for i, item in enumerate(items)
-                if parsed.family == family
-                and (parsed.name is None or item.name == parsed.name)]
+        found = [(i, item) for i, item in enumerate(items)
+                 if parsed.family == family
+                 and (parsed.name is None or item.name == parsed.name)]
+        if parsed.name is None and found:
+            first = metric_ids.item(family, found[0][1].name, parsed.key)
+            if numbers.get(first, math.nan) == numbers.get(metric) or \
+                    metric not in numbers and first not in numbers:
+                return found[:1]
+        return found
 
     nic_scopes = []
     for i, item in matching(w.storage, "storage"):
@@ -437,8 +468,19 @@ def _levers(base, metric):
             nic_scopes.append((of, _transfer_nics(base,
                                                   transfers[item.transfer])))
         else:
-            levers.append(_Lever("streams", LEVERS["streams"] + of,
-                                 f"{at}.streams", 1, 64))
+            if item.stop_rule == "qemu" and not item.multifd and \
+                    item.transport != "rdma" and \
+                    base.host.hypervisor == "kvm":
+                # QEMU's streams are multifd channels: without multifd
+                # one connection carries it whatever streams says
+                levers.append(_Lever("streams", "multifd channels" + of,
+                                     changes=tuple(_Frozen({
+                                         f"{at}.multifd": True,
+                                         f"{at}.streams": n})
+                                         for n in range(2, 65))))
+            else:
+                levers.append(_Lever("streams", LEVERS["streams"] + of,
+                                     f"{at}.streams", 1, 64))
             levers.append(_categorical(base, "transport", of,
                                        f"{at}.transport", TRANSPORTS))
             nic_scopes.append((of, (list(range(len(base.nics))), [])))
@@ -813,7 +855,7 @@ def _confirmed(base, target, found, before):
         if result is None:
             outcomes.append(LeverOutcome(
                 f.lever.key, f.lever.label, False, {}, math.nan, "",
-                f.evaluated, "no value of it could be evaluated"))
+                f.evaluated, _no_value(target, f.evaluated)))
             continue
         value = next((m.value for m in result.metrics
                       if m.id == target.metric), math.nan)
@@ -823,6 +865,8 @@ def _confirmed(base, target, found, before):
         sign = 1.0 if target.maximise else -1.0
         if reachable:
             message = f"meets it at {words}"
+        elif not np.isfinite(value):
+            message = _no_value(target, f.evaluated)
         elif np.isfinite(value) and (not np.isfinite(before)
                                      or sign * (value - before) > 0):
             message = f"best {_show(value)} at {words}; bound by {limit}"
@@ -833,6 +877,13 @@ def _confirmed(base, target, found, before):
                                      change, value, limit, f.evaluated,
                                      message))
     return outcomes
+
+
+def _no_value(target, evaluated):
+    if not evaluated:
+        return "the document takes none of its values"
+    return (f"{target.metric} has no value at any of the {evaluated} "
+            "value(s) tried (e.g. a migration that does not complete)")
 
 
 def _old(base, path):

@@ -193,3 +193,29 @@ def test_callback_stops_after_a_lever():
                          callback=lambda p: seen.append(p) or True)
     assert result.status == 1 and len(result.levers) == 1
     assert seen[0].done == 1 and seen[0].total > 1
+
+
+def test_a_migration_that_does_not_complete_gets_its_levers():
+    # kvm_multifd_postcopy on 25 GbE: one QEMU connection (about 10
+    # Gbit/s) cannot outrun 2,000 MiB/s of dirtying, so the migration has
+    # no total time; multifd channels are QEMU's streams, and three of
+    # them finish it (the example's "25 GbE, 8 multifd channels" variant
+    # takes 73 s)
+    scenario = load_scenario(resource_path(
+        "examples", "kvm_multifd_postcopy.toml")).with_values(
+            {"nics[0].speed_gbps": 25.0, "variants": []})
+    result = seek_target(scenario, "migration.total_s<=120")
+    assert math.isnan(result.base_value) and not result.met
+    assert "now no value (not met)" in result.to_table(scenario)
+    channels = by_lever(result)["streams"]
+    assert channels.label == "multifd channels of db01"
+    assert channels.reachable and channels.change == {
+        "workloads.migrations[0].multifd": {"old": False, "new": True},
+        "workloads.migrations[0].streams": {"old": 1, "new": 3}}
+    two = scenario.with_values({"workloads.migrations[0].multifd": True,
+                                "workloads.migrations[0].streams": 2})
+    two = {m.id: m.value for m in evaluate(two).variants[0].metrics}
+    assert two.get("migration.total_s", math.inf) > 120   # the smallest
+    # NIC speed alone cannot: one connection stays one core
+    speed = by_lever(result)["nic_speed"]
+    assert not speed.reachable and "has no value" in speed.message
