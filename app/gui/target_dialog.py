@@ -45,8 +45,13 @@ class TargetDialog(QtWidgets.QDialog):
         layout = QtWidgets.QVBoxLayout(self)
         row = QtWidgets.QHBoxLayout()
         self.metric_choice = QtWidgets.QComboBox()
-        self.metric_choice.setToolTip("The metric the target bounds (metric ids "
-                               "as the CLI's advise --target takes them)")
+        self.metric_choice.setToolTip(
+            "The metric the target bounds; a metric id may be typed, e.g. "
+            "one the base has no value of (the total time of a migration "
+            "that does not complete)")
+        self.metric_choice.setEditable(True)
+        self.metric_choice.setInsertPolicy(
+            QtWidgets.QComboBox.InsertPolicy.NoInsert)
         base = results.variants[0] if results is not None else None
         for m in (base.metrics if base is not None else ()):
             self.metric_choice.addItem(f"{m.label} ({m.id})", m.id)
@@ -56,7 +61,7 @@ class TargetDialog(QtWidgets.QDialog):
             QtWidgets.QComboBox.SizeAdjustPolicy
             .AdjustToMinimumContentsLengthWithIcon)
         self.metric_choice.setMinimumContentsLength(28)
-        self.metric_choice.currentIndexChanged.connect(self._metric_changed)
+        self.metric_choice.currentTextChanged.connect(self._metric_changed)
         self.operator = QtWidgets.QComboBox()
         for text, op in (("≥", ">="), ("≤", "<=")):
             self.operator.addItem(text, op)
@@ -115,21 +120,33 @@ class TargetDialog(QtWidgets.QDialog):
         self._metric_changed()
         self.resize(QtCore.QSize(1100, 440))
 
+    def metric_id(self):
+        """The metric chosen, or typed as an id."""
+        text = self.metric_choice.currentText().strip()
+        index = self.metric_choice.findText(text)
+        return self.metric_choice.itemData(index) if index >= 0 else text
+
     def _metric_changed(self, *_):
-        metric = self.metric_choice.currentData()
-        unit = metric_ids.info(metric)[0] if metric else ""
+        try:
+            unit = metric_ids.info(self.metric_id())[0]
+        except (KeyError, ValueError):
+            unit = ""
         self.unit.setText("" if unit in ("1", "") else unit)
 
     def set_target(self, metric, op, value):
         """Fill in a target as a user would (tests, scripts)."""
-        self.metric_choice.setCurrentIndex(self.metric_choice.findData(metric))
+        index = self.metric_choice.findData(metric)
+        if index >= 0:
+            self.metric_choice.setCurrentIndex(index)
+        else:
+            self.metric_choice.setEditText(metric)
         self.operator.setCurrentIndex(self.operator.findData(op))
         self.value.setText(value)
 
     def find(self):
         """Start the search for the target typed (off the GUI thread)."""
-        metric = self.metric_choice.currentData()
-        text = f"{metric}{self.operator.currentData()}{self.value.text()}"
+        text = (f"{self.metric_id()}{self.operator.currentData()}"
+                f"{self.value.text()}")
         try:
             target = parse_target(text)
         except TargetError as err:
