@@ -425,12 +425,14 @@ def _levers(base, metric, numbers):
     metric (:data:`solvers.metric_ids.HEADLINE_OF`) is that item's; one
     that does not (an aggregate) is every item's."""
     parsed = metric_ids.parse(metric)
+    # host.<key> headlines are the transfers' (metric_ids.HEADLINE_OF)
+    family_of_items = {"host": "transfer"}.get(parsed.family, parsed.family)
     w = base.workloads
     levers = []
 
     def matching(items, family):
         found = [(i, item) for i, item in enumerate(items)
-                 if parsed.family == family
+                 if family_of_items == family
                  and (parsed.name is None or item.name == parsed.name)]
         if parsed.name is None and found:
             first = metric_ids.item(family, found[0][1].name, parsed.key)
@@ -488,9 +490,7 @@ def _levers(base, metric, numbers):
             levers.append(_Lever("concurrency", LEVERS["concurrency"] + of,
                                  f"{at}.concurrency", 1, min(64,
                                                              item.count)))
-    for i, item in matching(w.transfers, "transfer") + (
-            list(enumerate(w.transfers)) if parsed.family == "host"
-            else []):
+    for i, item in matching(w.transfers, "transfer"):
         of = f" of {item.name}"
         levers.extend(_transfer_levers(base, i, of))
         nic_scopes.append((of, _transfer_nics(base, i)))
@@ -671,7 +671,10 @@ def _first_or_best(target, lever, changes, values, evaluated=None):
             index = int(np.argmax(meets))
         return _Found(lever, changes[index], float(values[index]), True,
                       evaluated or len(changes))
-    index = int(np.argmax(score))
+    # the nearest of the values that come closest (equal within
+    # rounding: a plateau such as line rate)
+    top = score.max()
+    index = int(np.argmax(score >= top - 1e-9 * abs(top)))
     return _Found(lever, changes[index] if np.isfinite(score[index])
                   else {}, float(values[index]), False,
                   evaluated or len(changes))
