@@ -26,7 +26,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from models.scenario import MAX_NICS, MAX_OIO, ScenarioError
+from models.scenario import (MAX_CONNECTIONS, MAX_NICS, MAX_OIO, Migration,
+                             ScenarioError, StorageWorkload, Transfer)
 from models.storage import STORAGE_TRANSPORTS
 from models.transport import TRANSPORTS
 from models.units import parse_quantity
@@ -282,8 +283,10 @@ def _show(value):
 
 @dataclass(frozen=True)
 class _Lever:
-    """One lever on one item: ``candidates(base)`` gives the changes to
-    try, nearest first; ``integer`` levers are bracketed instead."""
+    """One lever on one item, tried in one of three ways: ``changes``,
+    several paths set together (nearest first); ``values`` of ``path``, a
+    few (nearest first, or for ``best_of`` the best of those that meet);
+    else the integer ``path`` bracketed between ``low`` and ``high``."""
 
     key: str
     label: str
@@ -455,7 +458,9 @@ def _levers(base, metric, numbers):
         if item.protocol != "local":
             levers.append(_Lever("sessions_per_path",
                                  LEVERS["sessions_per_path"] + of,
-                                 f"{at}.sessions_per_path", 1, 64))
+                                 f"{at}.sessions_per_path", 1,
+                                 _most(StorageWorkload,
+                                       "sessions_per_path")))
             levers.append(_categorical(
                 base, "transport", of, f"{at}.transport",
                 STORAGE_TRANSPORTS))
@@ -479,17 +484,21 @@ def _levers(base, metric, numbers):
                                      changes=tuple(_Frozen({
                                          f"{at}.multifd": True,
                                          f"{at}.streams": n})
-                                         for n in range(2, 65))))
+                                         for n in range(
+                                             2, _most(Migration, "streams")
+                                             + 1))))
             else:
                 levers.append(_Lever("streams", LEVERS["streams"] + of,
-                                     f"{at}.streams", 1, 64))
+                                     f"{at}.streams", 1,
+                                     _most(Migration, "streams")))
             levers.append(_categorical(base, "transport", of,
                                        f"{at}.transport", TRANSPORTS))
             nic_scopes.append((of, (list(range(len(base.nics))), [])))
         if item.count > 1:
             levers.append(_Lever("concurrency", LEVERS["concurrency"] + of,
-                                 f"{at}.concurrency", 1, min(64,
-                                                             item.count)))
+                                 f"{at}.concurrency", 1,
+                                 min(_most(Migration, "concurrency"),
+                                     item.count)))
     for i, item in matching(w.transfers, "transfer"):
         of = f" of {item.name}"
         levers.extend(_transfer_levers(base, i, of))
@@ -498,7 +507,7 @@ def _levers(base, metric, numbers):
         of = f" of {item.name}"
         levers.append(_categorical(
             base, "concurrency", of, f"workloads.evacuations[{i}]"
-            ".concurrency", tuple(range(1, 65))))
+            ".concurrency", tuple(range(1, 65))))   # its 1 to 64
         levers.extend(_transfer_levers(base, transfers[item.transfer], of))
         nic_scopes.append((of, _transfer_nics(base,
                                               transfers[item.transfer])))
@@ -528,11 +537,19 @@ def _transfer_levers(base, i, of):
     transfer = base.workloads.transfers[i]
     # sessions x streams stays within the connections the schema allows
     return [_Lever("streams", LEVERS["streams"] + of, f"{at}.streams", 1,
-                   min(256, 65_536 // transfer.sessions)),
+                   min(_most(Transfer, "streams"),
+                       MAX_CONNECTIONS // transfer.sessions)),
             _Lever("sessions", LEVERS["sessions"] + of, f"{at}.sessions", 1,
-                   min(1024, 65_536 // transfer.streams)),
+                   min(_most(Transfer, "sessions"),
+                       MAX_CONNECTIONS // transfer.streams)),
             _categorical(base, "transport", of, f"{at}.transport",
                          TRANSPORTS)]
+
+
+def _most(model, name):
+    """The largest value the schema allows a field (its ``le`` bound)."""
+    return next(rule.le for rule in model.model_fields[name].metadata
+                if getattr(rule, "le", None) is not None)
 
 
 def _categorical(base, key, of, path, values):

@@ -55,8 +55,9 @@ class TargetDialog(QtWidgets.QDialog):
         base = results.variants[0] if results is not None else None
         for m in (base.metrics if base is not None else ()):
             self.metric_choice.addItem(f"{m.label} ({m.id})", m.id)
-            self.metric_choice.setItemData(self.metric_choice.count() - 1, m.id,
-                                    QtCore.Qt.ItemDataRole.ToolTipRole)
+            self.metric_choice.setItemData(
+                self.metric_choice.count() - 1, m.id,
+                QtCore.Qt.ItemDataRole.ToolTipRole)
         self.metric_choice.setSizeAdjustPolicy(
             QtWidgets.QComboBox.SizeAdjustPolicy
             .AdjustToMinimumContentsLengthWithIcon)
