@@ -653,12 +653,12 @@ class _Frozen(dict):
 
 @dataclass
 class _Found:
+    """A lever's answer before it is re-solved in full."""
+
     lever: _Lever
-    change: dict           # path -> new value (best or meeting)
+    change: dict           # path -> new value (meeting, or the closest)
     value: float
-    reachable: bool
     evaluated: int
-    note: str = ""
 
 
 def _search(base, target, lever):
@@ -686,15 +686,14 @@ def _first_or_best(target, lever, changes, values, evaluated=None):
             index = int(np.argmax(np.where(meets, score, -np.inf)))
         else:
             index = int(np.argmax(meets))
-        return _Found(lever, changes[index], float(values[index]), True,
+        return _Found(lever, changes[index], float(values[index]),
                       evaluated or len(changes))
     # the nearest of the values that come closest (equal within
     # rounding: a plateau such as line rate)
     top = score.max()
     index = int(np.argmax(score >= top - 1e-9 * abs(top)))
     return _Found(lever, changes[index] if np.isfinite(score[index])
-                  else {}, float(values[index]), False,
-                  evaluated or len(changes))
+                  else {}, float(values[index]), evaluated or len(changes))
 
 
 def _search_integer(base, target, lever):
@@ -733,10 +732,10 @@ def _search_integer(base, target, lever):
             previous = value
     if hits:
         best = min(hits, key=lambda v: (abs(math.log(v / current)), v))
-        return _Found(lever, {lever.path: best}, float(tried[best]), True,
+        return _Found(lever, {lever.path: best}, float(tried[best]),
                       len(tried))
     if not tried:
-        return _Found(lever, {}, math.nan, False, 0)
+        return _Found(lever, {}, math.nan, 0)
     # nothing meets it: the best value, the nearest to the current one
     # among equals (a lever without effect stays where it is)
     values = sorted(tried, key=lambda v: (abs(math.log(v / current)), v))
@@ -799,12 +798,12 @@ def _search_nic_count(base, target, lever):
         meets = target.met(values)
         if meets.any():
             index = int(np.argmax(meets))
-            return _Found(lever, batch[index], float(values[index]), True,
+            return _Found(lever, batch[index], float(values[index]),
                           tried + index + 1)
         tried += len(batch)
         size *= 2
         last = (batch[-1], float(values[-1]))
-    return _Found(lever, last[0], last[1], False, tried)
+    return _Found(lever, last[0], last[1], tried)
 
 
 def _evaluate_path(base, target, path, values):
