@@ -7,6 +7,7 @@ field added to the schema appears in the editor without a change here.
 """
 
 import functools
+import re
 import types
 import typing
 from dataclasses import dataclass
@@ -250,6 +251,10 @@ def _parse_scalar(text, kind, detail=None):
     return text
 
 
+#: Text that starts as a number does: perhaps a quantity with its unit.
+_NUMBER_FIRST = re.compile(r"[-+]?\.?\d")
+
+
 def parse_text(spec, text):
     """The value typed as ``text`` for the field ``spec``.
 
@@ -270,7 +275,8 @@ def parse_text(spec, text):
     try:
         return _parse_scalar(text, spec.kind, spec.detail)
     except ValueError:
-        if spec.kind not in ("float", "int") or not spec.unit:
+        if spec.kind not in ("float", "int") or not spec.unit or \
+                not _NUMBER_FIRST.match(text):
             raise
     # a quantity with its unit ("1.5 GB/s"), in the field's own unit
     value = parse_quantity(text, spec.unit, field=spec.label)
