@@ -321,7 +321,9 @@ class MainWindow(QtWidgets.QMainWindow):
         recommend = analysis_menu.addAction("&Recommend changes…",
                                             self.recommend_dialog)
         recommend.setShortcut(QtGui.QKeySequence("Ctrl+R"))
-        analysis_menu.addAction("Reach a &target…", self.target_dialog)
+        analysis_menu.addAction("Reach a &target…", self.target_dialog
+                                ).setShortcut(QtGui.QKeySequence(
+                                    "Ctrl+Shift+R"))
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction("Model &accuracy…", self.accuracy_dialog
                             ).setShortcut(QtGui.QKeySequence("Ctrl+Shift+A"))
