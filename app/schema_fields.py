@@ -18,7 +18,8 @@ from pydantic_core import PydanticUndefined
 
 from models.evacuation import PLATFORMS as EVACUATION_PLATFORMS
 from models.scenario import TEAMING_POLICIES
-from models.units import UNIT_SUFFIXES, field_unit, parse_quantity
+from models.units import (UNIT_SUFFIXES, accepted_units, field_unit,
+                          parse_quantity)
 
 #: Words a field name spells in lower case that are written otherwise.
 _WORDS = {
@@ -125,6 +126,11 @@ class FieldSpec:
         parts = [self.description.strip()] if self.description else []
         if self.bounds:
             parts.append("Allowed: " + ", ".join(self.bounds))
+        units = accepted_units(self.unit) if self.kind in ("float", "int") \
+            else []
+        if len(units) > 1:
+            parts.append(f"In {self.unit}, or typed with a unit: "
+                         + ", ".join(units))
         if self.required:
             parts.append("Required")
         elif self.kind not in ("model", "models"):

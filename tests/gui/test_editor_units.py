@@ -15,6 +15,7 @@ def test_a_dirty_rate_typed_in_gb_per_s_is_stored_in_mib_per_s(window,
     path = f"{migration}.dirty.rate_mib_s"
     field = window.editor.field(path)
     assert field.unit.text() == "MiB/s"   # the canonical unit beside
+    assert "In MiB/s, or typed with a unit: bit/s" in field.input.toolTip()
     field.enter("1.5 GB/s")
     assert window.scenario.value_at(path) == pytest.approx(1.5e9 / 2 ** 20)
     window.editor.field(f"{migration}.memory_gib").enter("512 MiB")
