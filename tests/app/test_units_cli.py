@@ -30,3 +30,20 @@ def test_a_wrong_dimension_exits_2_naming_file_field_and_units(tmp_path):
         f"{path}: workloads.migrations[0].dirty.rate_mib_s: '1.5 GiB' is a "
         "data size, but the field is a data rate in MiB/s; accepted units: "
         "bit/s")
+
+
+def test_saving_keeps_what_was_typed_with_a_unit(tmp_path):
+    # an edit elsewhere leaves "1.5 GB/s" as the user wrote it; a changed
+    # value is written in the field's unit
+    from app.scenario_io import load_scenario, save_scenario
+    path = tmp_path / "units.toml"
+    path.write_text(FILE.replace("RATE", "1.5 GB/s"))
+    scenario = load_scenario(path)
+    save_scenario(scenario.with_values({"network.mtu": 9000}), path)
+    text = path.read_text()
+    assert 'rate_mib_s = "1.5 GB/s"' in text
+    assert 'memory_gib = "64 GB"' in text
+    save_scenario(load_scenario(path).with_values(
+        {"workloads.migrations[0].memory_gib": 32.0}), path)
+    text = path.read_text()
+    assert "memory_gib = 32.0" in text and '"1.5 GB/s"' in text
