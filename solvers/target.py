@@ -32,7 +32,8 @@ from models.storage import STORAGE_TRANSPORTS
 from models.transport import TRANSPORTS
 from models.units import parse_quantity
 from solvers import __version__, metric_ids
-from solvers.evaluate import evaluate_documents, evaluate_grid
+from solvers.evaluate import (evaluate_documents, evaluate_grid,
+                              points_to_columns)
 from solvers.grid import validate_values
 from solvers.results import Progress
 
@@ -55,6 +56,19 @@ ETHERNET_SPEEDS_GBPS = (1.0, 2.5, 5.0, 10.0, 25.0, 40.0, 50.0, 100.0,
 #: Most NICs the NIC-count lever tries: four dual-port adapters (8) twice
 #: over, as many ports as a two-socket server's PCIe slots usually hold.
 MAX_NIC_COUNT = 16
+
+#: Metrics that are a cost of work, by key, with the work they cost (keys
+#: of the same item, the first the item has): a bound on a cost is met
+#: only by a change that does no less work (CPU saved by moving less data
+#: is no saving).
+WORK_OF_COST = {"cpu_pct": ("throughput_gbps", "iops"),
+                "busiest_core_pct": ("throughput_gbps",),
+                "compression_cores": ("throughput_gbps",)}
+
+#: Share the work may fall before a change counts as doing less: the
+#: rounding of an unchanged result, far below advise's 0.5 % threshold
+#: of a gain.
+WORK_TOLERANCE = 1e-6
 
 #: MTUs offered: the standard one and jumbo frames (the de-facto 9000 of
 #: every hypervisor's vSwitch and of iSCSI/vSAN guides).
@@ -343,13 +357,16 @@ def seek_target(scenario, target, *, levers=None, callback=None):
     met = bool(target.met([before])[0])
     if met:   # no change is the smallest
         chosen = []
+    goal = _Goal(target, base_numbers)
     stopped, found = False, []
     for done, lever in enumerate(chosen, 1):
-        found.append(_search(base, target, lever))
+        goal.less_work = 0
+        found.append(_search(base, goal, lever))
+        found[-1].less_work = goal.less_work
         if callback is not None and callback(Progress(done, len(chosen))):
             stopped = True
             break
-    outcomes = _confirmed(base, target, found, before)
+    outcomes = _confirmed(base, goal, found, before)
     reachable = sum(o.reachable for o in outcomes)
     status = 1 if stopped else 0 if (met or reachable) else 2
     if stopped:
@@ -659,6 +676,42 @@ class _Found:
     change: dict           # path -> new value (meeting, or the closest)
     value: float
     evaluated: int
+    less_work: int = 0     # values passed over for doing less work
+
+
+class _Goal:
+    """The target as the search applies it: the target's metric, NaN
+    where a change does less work than the base (:data:`WORK_OF_COST`),
+    so that such a change neither meets it nor comes closest."""
+
+    def __init__(self, target, base_numbers):
+        self.target = target
+        self.metric, self.maximise = target.metric, target.maximise
+        prefix, _, key = target.metric.rpartition(".")
+        self.work = next((f"{prefix}.{k}" for k in WORK_OF_COST.get(key, ())
+                          if f"{prefix}.{k}" in base_numbers), None)
+        self.base_work = base_numbers.get(self.work, math.nan)
+        self.less_work = 0
+
+    def met(self, values):
+        return self.target.met(values)
+
+    def does_less(self, work):
+        """Where ``work`` falls short of the base's (NaN does too)."""
+        return ~(np.asarray(work, dtype=float)
+                 >= self.base_work * (1 - WORK_TOLERANCE))
+
+    def column(self, numbers, count):
+        """The values to search on of ``count`` points, from
+        ``numbers`` (metric id -> array)."""
+        values = np.array(numbers.get(self.metric, np.full(count, np.nan)),
+                          dtype=float)
+        if self.work is not None:
+            less = self.does_less(numbers.get(self.work,
+                                              np.full(count, np.nan)))
+            self.less_work += int((less & np.isfinite(values)).sum())
+            values[less] = np.nan
+        return values
 
 
 def _search(base, target, lever):
@@ -822,8 +875,7 @@ def _evaluate_path(base, target, path, values):
                                      [sorted(set(valid), key=repr)])
     numbers = evaluate_grid(base, [path], [valid], converters,
                             (np.arange(len(valid)),))
-    column = numbers.get(target.metric, np.full(len(valid), np.nan))
-    by_value = dict(zip(valid, column))
+    by_value = dict(zip(valid, target.column(numbers, len(valid))))
     return np.array([by_value.get(v, np.nan) for v in values], dtype=float)
 
 
@@ -842,7 +894,8 @@ def _evaluate_changes(base, target, changes):
     if documents:
         numbers = evaluate_documents(documents, scenario="",
                                      scenario_sha256="", numbers_only=True)
-        values[where] = [n.get(target.metric, np.nan) for n in numbers]
+        values[where] = target.column(points_to_columns(numbers),
+                                      len(numbers))
     return values
 
 
@@ -876,9 +929,12 @@ def _confirmed(base, target, found, before):
                 f.lever.key, f.lever.label, False, {}, math.nan, "",
                 f.evaluated, _no_value(target, f.evaluated)))
             continue
-        value = next((m.value for m in result.metrics
-                      if m.id == target.metric), math.nan)
+        after = {m.id: m.value for m in result.metrics}
+        value = after.get(target.metric, math.nan)
         reachable = bool(target.met([value])[0])
+        if target.work is not None and target.does_less(
+                after.get(target.work, math.nan)):
+            reachable = False
         limit = result.bottleneck.message if result.bottleneck else ""
         words = describe_change(change)
         sign = 1.0 if target.maximise else -1.0
@@ -892,6 +948,10 @@ def _confirmed(base, target, found, before):
         else:
             message = (f"no value tried moves {target.metric} past "
                        f"{_show(before)}; bound by {limit}")
+        if not reachable and f.less_work:
+            message += (f"; the values that meet it do so only by doing "
+                        f"less work ({target.work} below the base's "
+                        f"{_show(target.base_work)}), which saves nothing")
         outcomes.append(LeverOutcome(f.lever.key, f.lever.label, reachable,
                                      change, value, limit, f.evaluated,
                                      message))

@@ -221,3 +221,29 @@ def test_a_migration_that_does_not_complete_gets_its_levers():
     # NIC speed alone cannot: one connection stays one core
     speed = by_lever(result)["nic_speed"]
     assert not speed.reachable and "has no value" in speed.message
+
+
+def test_a_cpu_target_is_not_met_by_doing_less_work():
+    # seed 001 at 22 % host CPU: fewer sessions, a slower NIC or another
+    # transport lower the CPU only by moving less data; MTU 9000 saves
+    # CPU at the same throughput but not down to 10 %
+    scenario = load_scenario(resource_path(
+        "examples", "seed001_live_migration.toml"))
+    result = seek_target(scenario, "host.cpu_pct<=10")
+    assert not result.success and result.status == 2
+    levers = by_lever(result)
+    for key in ("sessions", "nic_speed"):
+        assert "only by doing less work (host.throughput_gbps below the " \
+               "base's 17.65)" in levers[key].message, key
+    mtu = levers["mtu"]
+    assert mtu.change == {"network.mtu": {"old": 1500, "new": 9000}}
+    assert 10 < mtu.value < result.base_value
+    after = evaluate(scenario.with_values({"network.mtu": 9000,
+                                           "variants": []})).variants[0]
+    assert after.metric("host.throughput_gbps").value >= \
+        evaluate(scenario).variants[0].metric("host.throughput_gbps").value
+    # a bound the sessions reach by doing less is no answer; with fewer
+    # sessions allowed as the work, the plain metric is met
+    fewer = scenario.with_values({"workloads.transfers[0].sessions": 1,
+                                  "variants": []})
+    assert evaluate(fewer).variants[0].metric("host.cpu_pct").value <= 10
