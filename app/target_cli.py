@@ -14,6 +14,10 @@ def advise_target(args, batch, emit):
     have is reported with exit code 2 (1 when other files succeeded)."""
     from solvers.target import TargetError, parse_target, seek_target
 
+    if args.goal is not None:
+        print("linkplan advise: --goal ranks changes and --target seeks "
+              "one bound; give one of them", file=sys.stderr)
+        return EXIT_USAGE
     try:
         target = parse_target(args.target)
     except TargetError as err:

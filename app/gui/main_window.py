@@ -392,7 +392,10 @@ class MainWindow(QtWidgets.QMainWindow):
         meets a target on the base; the chosen one applied undoably."""
         from app.gui.target_dialog import TargetDialog
         if self.results is None:
-            return
+            self.statusBar().showMessage(
+                "Reach a target: the scenario is still being solved; ask "
+                "again in a moment (Ctrl+Shift+R).", 10000)
+            return None
         goal = goal_metrics(self.scenario)
         dialog = TargetDialog(self.scenario, self.results, self,
                               goal_metric=goal[0] if goal else None)

@@ -47,6 +47,8 @@ def test_target_json_with_a_unit_and_one_lever():
     (["--target", "storage.iops>=1", "--lever", "warp"],
      "lever 'warp' is not one Linkplan knows"),
     (["--lever", "mtu"], "--lever needs --target"),
+    (["--target", "storage.iops>=1", "--goal", "max_iops"],
+     "give one of them"),
 ])
 def test_bad_targets_exit_2_with_a_message(args, words):
     assert_clean_failure(run("advise", HCIBENCH, *args), words)
