@@ -23,9 +23,9 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.gui.appearance import colour
 from app.presets import PRESETS
-from app.vm_ports import port_keys
 from app.schema_fields import (NAMING_FIELDS, entry_name, field_label,
                                fields_of, free_name, parse_text, show_value)
+from app.vm_ports import port_keys
 from models.scenario import (Scenario, TEAMING_POLICIES, get_path,
                              parse_path, set_path)
 
