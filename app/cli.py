@@ -48,7 +48,16 @@ Each recommendation is a parameter change (path: old -> new) with its
 effect predicted by re-solving the changed scenario, ranked by the gain on
 the goal. Goals: max_throughput, min_cpu, min_migration_time,
 min_evacuation_time, max_iops, latency_target, min_peak_util (default: the
-scenario's goal, else the one its workloads suggest)."""
+scenario's goal, else the one its workloads suggest).
+
+  linkplan advise plan.toml --target "storage.iops>=200000"
+  linkplan advise plan.toml --target "migration.total_s<=60" --lever streams
+
+--target gives, for each lever (threads_per_disk, vms, disks_per_vm,
+sessions_per_path, streams, sessions, concurrency, nic_count, nic_speed,
+mtu, transport), the smallest change that meets the target, re-solved, or
+"not reachable by this lever" with the best it reached. A unit may follow
+the number ("migration.total_s<=2 min")."""
 _SWEEP_EXAMPLE = """example:
   linkplan sweep resources/examples/jumbo_10gbe.toml -o mtu_sweep.csv
   linkplan sweep plan.toml --sweep speeds --format jsonl > points.jsonl
@@ -175,6 +184,12 @@ def build_parser():
                         "table)")
     advise.add_argument("-o", "--output", help="write to this file instead "
                         "of standard output (written only on success)")
+    advise.add_argument("--target", metavar="EXPR", help="instead of "
+                        "ranking changes, find for each lever the smallest "
+                        "change that meets METRIC>=N or METRIC<=N")
+    advise.add_argument("--lever", action="append", metavar="NAME",
+                        help="with --target, try only this lever "
+                        "(repeatable; see below)")
 
     sweep = add("sweep", "Evaluate a scenario's sweep and stream one row "
                 "per point.", _SWEEP_EXAMPLE)
@@ -682,6 +697,12 @@ def _advise(args):
     from models.scenario import GOALS
     from solvers.advise import advise
 
+    if args.target is not None:
+        from app.target_cli import advise_target
+        return advise_target(args, _batch, _emit)
+    if args.lever:
+        print("linkplan advise: --lever needs --target", file=sys.stderr)
+        return EXIT_USAGE
     if args.goal is not None and args.goal not in GOALS:
         print(f"linkplan advise: --goal must be one of {', '.join(GOALS)}, "
               f"got {args.goal!r}", file=sys.stderr)

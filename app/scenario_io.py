@@ -5,6 +5,7 @@ files have: a size limit, the format by extension, decoding, and atomic
 writes so that a failed save never leaves a half-written file.
 """
 
+import math
 import os
 import secrets
 import tempfile
@@ -12,6 +13,7 @@ from pathlib import Path
 
 from models.scenario import (ScenarioError, dump_scenario, parse_scenario,
                              scenario_data)
+from models.units import field_unit, parse_quantity
 
 #: Largest scenario file accepted [B]. Real scenarios are kilobytes; the
 #: limit keeps a wrong file (a disk image, a log) from eating memory.
@@ -123,8 +125,22 @@ def _merge_table(table, full, minimal):
                 del old[len(old) - 1]
             for new in short[len(old):]:
                 old.append(tomlkit.item(new))
-        elif _plain(old) != value:
+        elif _plain(old) != value and not _same_quantity(key, _plain(old),
+                                                         value):
             table[key] = value
+
+
+def _same_quantity(key, typed, value):
+    """Whether a quantity the user typed with its unit ("1.5 GB/s") still
+    holds the document's number: then it stays as typed."""
+    if not isinstance(typed, str) or isinstance(value, bool) or \
+            not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isclose(parse_quantity(typed, field_unit(key)), value,
+                            rel_tol=1e-12)
+    except ValueError:
+        return False
 
 
 def _plain(item):

@@ -7,6 +7,7 @@ field added to the schema appears in the editor without a change here.
 """
 
 import functools
+import re
 import types
 import typing
 from dataclasses import dataclass
@@ -17,15 +18,8 @@ from pydantic_core import PydanticUndefined
 
 from models.evacuation import PLATFORMS as EVACUATION_PLATFORMS
 from models.scenario import TEAMING_POLICIES
-
-#: Units by the suffix of a field name (the schema's naming convention);
-#: a unit in brackets at the end of a field's description wins.
-_UNIT_SUFFIXES = (
-    ("_mib_s", "MiB/s"), ("_gbps", "Gbit/s"), ("_mbps", "MB/s"),
-    ("_pct", "%"), ("_ms", "ms"), ("_s", "s"), ("_gib", "GiB"),
-    ("_kib", "KiB"), ("_bytes", "B"), ("_iops", "IO/s"), ("ghz", "GHz"),
-    ("iops_max", "IO/s"), ("mtu", "B"), ("mtu_min", "B"), ("mtu_max", "B"),
-)
+from models.units import (UNIT_SUFFIXES, accepted_units, field_unit,
+                          parse_quantity)
 
 #: Words a field name spells in lower case that are written otherwise.
 _WORDS = {
@@ -132,6 +126,11 @@ class FieldSpec:
         parts = [self.description.strip()] if self.description else []
         if self.bounds:
             parts.append("Allowed: " + ", ".join(self.bounds))
+        units = accepted_units(self.unit) if self.kind in ("float", "int") \
+            else []
+        if len(units) > 1:
+            parts.append(f"In {self.unit}, or typed with a unit: "
+                         + ", ".join(units))
         if self.required:
             parts.append("Required")
         elif self.kind not in ("model", "models"):
@@ -200,23 +199,9 @@ def fields_of(model):
     return tuple(specs)
 
 
-def field_unit(name, description=""):
-    """The unit of a field: ``[unit]`` ending its description, else the
-    one its name's suffix says; '' when it has none."""
-    text = (description or "").rstrip(". ")
-    if text.endswith("]") and "[" in text:
-        unit = text[text.rindex("[") + 1:-1]
-        if unit and len(unit) <= 12:
-            return unit
-    for suffix, unit in _UNIT_SUFFIXES:
-        if name == suffix.lstrip("_") or name.endswith(suffix):
-            return unit
-    return ""
-
-
 def field_label(name):
     """A field name as words: ``lbt_threshold_pct`` -> 'LBT threshold'."""
-    for suffix, _ in _UNIT_SUFFIXES:
+    for suffix, _ in UNIT_SUFFIXES:
         if name.endswith(suffix) and name != suffix.lstrip("_"):
             name = name[:-len(suffix)]
             break
@@ -272,6 +257,10 @@ def _parse_scalar(text, kind, detail=None):
     return text
 
 
+#: Text that starts as a number does: perhaps a quantity with its unit.
+_NUMBER_FIRST = re.compile(r"[-+]?\.?\d")
+
+
 def parse_text(spec, text):
     """The value typed as ``text`` for the field ``spec``.
 
@@ -289,7 +278,21 @@ def parse_text(spec, text):
                 for part in text.split(",") if part.strip()]
     if spec.kind == "float" and text == "":
         raise ValueError("expected a number, got nothing")
-    return _parse_scalar(text, spec.kind, spec.detail)
+    try:
+        return _parse_scalar(text, spec.kind, spec.detail)
+    except ValueError:
+        if spec.kind not in ("float", "int") or not spec.unit or \
+                not _NUMBER_FIRST.match(text):
+            raise
+    # a quantity with its unit ("1.5 GB/s"), in the field's own unit
+    value = parse_quantity(text, spec.unit, field=spec.label)
+    if spec.kind == "int":
+        if value != round(value):
+            raise ValueError(f"{spec.label}: {text!r} is {value:g} "
+                             f"{spec.unit}; give a whole number of "
+                             f"{spec.unit}")
+        return int(round(value))
+    return value
 
 
 #: Field that names an entry of a list, in the order looked for.

@@ -47,6 +47,7 @@ from models.teaming import (IP_HASH_VARIANTS, KERNEL_HASH_VARIANTS,
                             required_flow_fields, steady_horizon_s,
                             switch_hash_fields)
 from models.transport import TRANSPORTS
+from models.units import field_unit, parse_quantity
 from models.wire import (IP_HEADER_BYTES, IPV6_MIN_MTU, L2_OVERHEAD_BYTES,
                          MIN_FRAME_BYTES, MTU_CEILING, MTU_LIMITS,
                          UDP_HEADER_BYTES, VLAN_TAG_BYTES,
@@ -213,6 +214,63 @@ class _Strict(BaseModel):
             if problem:
                 raise ValueError(problem)
         return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _typed_quantities(cls, data):
+        # "1.5 GB/s" for a field in MiB/s: the number in the field's unit
+        # (checked only where a value is text at all: C-speed tests)
+        if type(data) is dict and str in map(type, data.values()):
+            quantities = _quantity_fields(cls)
+            typed = [k for k in quantities.keys() & data.keys()
+                     if type(data[k]) is str]
+            if typed:
+                data = dict(data)
+                for key in typed:
+                    data[key] = _quantity(data[key], key, *quantities[key])
+        return data
+
+
+class _Refused(str):
+    """A quantity refused for its unit: strict validation reports the
+    field as not a number, and the message says why."""
+
+    reason = ""
+
+
+@functools.cache
+def _quantity_fields(model):
+    """``{field: (unit, whole)}`` of a model's numeric fields that have a
+    unit (:func:`models.units.field_unit`)."""
+    fields = {}
+    for name, info in model.model_fields.items():
+        kinds = [a for a in getattr(info.annotation, "__args__",
+                                    (info.annotation,))
+                 if a is not type(None)]
+        if len(kinds) == 1 and kinds[0] in (int, float):
+            unit = field_unit(name, info.description or "")
+            if unit:
+                fields[name] = (unit, kinds[0] is int)
+    return fields
+
+
+def _quantity(text, name, unit, whole):
+    if not re.search(r"[^\d\s.,_eE+-]", text):
+        return text   # a quoted bare number: refused as a string still
+    try:
+        value = parse_quantity(text, unit, field=name)
+    except ValueError as err:
+        refused = _Refused(text)
+        refused.reason = str(err).removeprefix(f"{name}: ")
+        return refused
+    if whole:
+        if abs(value - round(value)) > 1e-9 * max(1.0, abs(value)):
+            refused = _Refused(text)
+            refused.reason = (f"{text!r} is {value:g} {unit}; give a whole "
+                              f"number of {unit}")
+            return refused
+        return int(round(value))
+    return value
 
 
 Identifier = Field(pattern=r"^[A-Za-z0-9_.:-]+$", min_length=1,
@@ -1782,6 +1840,8 @@ def _problems(err):
 
 def _message(error):
     kind, ctx, value = error["type"], error.get("ctx", {}), error.get("input")
+    if isinstance(value, _Refused):
+        return value.reason
     got = f"got {_show(value)}"
     if kind == "greater_than":
         return f"must be > {ctx['gt']:g}, {got}"

@@ -25,6 +25,7 @@ from app.gui.appearance import colour
 from app.presets import PRESETS
 from app.schema_fields import (NAMING_FIELDS, entry_name, field_label,
                                fields_of, free_name, parse_text, show_value)
+from app.vm_ports import port_keys
 from models.scenario import (Scenario, TEAMING_POLICIES, get_path,
                              parse_path, set_path)
 
@@ -348,11 +349,8 @@ def _flow_keys(siblings, flow_id):
     it is valid under every teaming policy: port ID, MAC, addresses,
     TCP ports."""
     number = 1 + max((f.get("port_id") or 0 for f in siblings), default=9)
-    return {"vm": flow_id, "port_id": number,
-            "mac": f"00:50:56:00:{number // 256 % 256:02x}:"
-                   f"{number % 256:02x}",
-            "src_ip": f"10.0.{number // 250 % 250}.{number % 250 + 1}",
-            "dst_ip": f"10.1.{number // 250 % 250}.{number % 250 + 1}",
+    taken = {f["mac"].lower() for f in siblings if f.get("mac")}
+    return {"vm": flow_id, "port_id": number, **port_keys(number, taken),
             "src_port": 40000 + number % 20000, "dst_port": 443}
 
 

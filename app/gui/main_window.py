@@ -321,6 +321,9 @@ class MainWindow(QtWidgets.QMainWindow):
         recommend = analysis_menu.addAction("&Recommend changes…",
                                             self.recommend_dialog)
         recommend.setShortcut(QtGui.QKeySequence("Ctrl+R"))
+        analysis_menu.addAction("Reach a &target…", self.target_dialog
+                                ).setShortcut(QtGui.QKeySequence(
+                                    "Ctrl+Shift+R"))
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction("Model &accuracy…", self.accuracy_dialog
                             ).setShortcut(QtGui.QKeySequence("Ctrl+Shift+A"))
@@ -382,7 +385,32 @@ class MainWindow(QtWidgets.QMainWindow):
         applied undoably."""
         self._advice_asked = (self.session.generation, None)
         self.statusBar().showMessage("Computing recommendations…")
-        self.session.request_advice()
+        self._offer_if_done(self.session.request_advice())
+
+    def target_dialog(self):
+        """Analysis > Reach a target…: each lever's smallest change that
+        meets a target on the base; the chosen one applied undoably."""
+        from app.gui.target_dialog import TargetDialog
+        if self.results is None:
+            self.statusBar().showMessage(
+                "Reach a target: the scenario is still being solved; ask "
+                "again in a moment (Ctrl+Shift+R).", 10000)
+            return None
+        goal = goal_metrics(self.scenario)
+        dialog = TargetDialog(self.scenario, self.results, self,
+                              goal_metric=goal[0] if goal else None)
+        dialog.apply_requested.connect(self._apply_from_panel)
+        dialog.exec()
+        return dialog
+
+    def _offer_if_done(self, future):
+        """Offer advice computed before it was asked for: its
+        ``advice_ready`` went by unasked, and the session keeps it
+        rather than computing it again."""
+        if future.done() and not future.cancelled():
+            outcome = future.result()
+            if outcome is not None:   # None: made stale by an edit
+                self._offer_advice(outcome)
 
     def _offer_advice(self, outcome):
         if outcome.goal is None and \
@@ -410,7 +438,7 @@ class MainWindow(QtWidgets.QMainWindow):
         """Recompute the recommendations for ``goal`` (the dialog's goal
         selector)."""
         self._advice_asked = (self.session.generation, goal)
-        self.session.request_advice(goal)
+        self._offer_if_done(self.session.request_advice(goal))
 
     def advice_dialog(self, outcome):
         """The dialog for a :class:`app.session.AdviceOutcome`, or None

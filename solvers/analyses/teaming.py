@@ -231,6 +231,8 @@ def _analyse_team(doc, team, flows, team_id, out):
         _nioc(team, columns, results[team.policy], speed, team_id, metrics)
     out["findings"].extend(_findings(team, columns, speed, results, compare,
                                      optimal, team_id, uplinks))
+    out["findings"].extend(_shared_hash_inputs(team, flows, columns, compare,
+                                               hypervisor, results, team_id))
     out["assumptions"].extend(_assumptions(team, compare, skipped, columns,
                                            hypervisor, configured))
     if "ip_hash" in results:
@@ -796,3 +798,57 @@ def candidates(doc, goal, base):
 def _switch_mode(policy, team):
     modes = TEAMING_POLICIES[policy][1]
     return team.switch_mode if team.switch_mode in modes else modes[0]
+
+
+def _hash_keys(policy, columns, team, hypervisor):
+    """(the value a static hash policy reduces modulo the uplinks, per
+    flow; what it is in words), or None for a policy that hashes no
+    header fields (port ID, load-aware ones)."""
+    c = columns
+    if policy == "ip_hash":
+        mixed = c.sip_words[:, 3] ^ c.dip_words[:, 3]
+        if team.ip_hash_variant == "last_octet":
+            return mixed & 0xFF, "source XOR destination IP (last octets)"
+        return mixed, "source XOR destination IP"
+    if policy == "src_mac":
+        return c.smac & 0xFF, "last byte of the source MAC"
+    name = teaming.default_hash(policy, team.hash, hypervisor)
+    if policy in ("lacp", "balance_xor", "address_hash") and name:
+        return _header_hash(name, c, team), f"{name} hash of the headers"
+    return None
+
+
+def _shared_hash_inputs(team, flows, columns, compare, hypervisor, results,
+                        team_id):
+    """A finding for each hash policy whose flows, different as they are,
+    give it fewer distinct hash inputs than it has uplinks to fill: by
+    construction of their addresses (10.0.0.N to 10.1.0.N: one XOR for
+    all), not by their load, they cannot spread."""
+    members = len(team.members)
+    findings = []
+    for policy in compare:
+        keyed = _hash_keys(policy, columns, team, hypervisor)
+        if keyed is None or members < 2:
+            continue
+        keys, what = keyed
+        fields = teaming.required_flow_fields(policy, team.hash, hypervisor)
+        distinct = np.unique(keys).size
+        inputs = len({tuple(getattr(f, a) for a in fields) for f in flows})
+        if distinct >= min(len(flows), members) or inputs <= distinct:
+            continue
+        shared = f" ({int(keys[0]):#x})" if distinct == 1 else ""
+        findings.append(Finding(
+            id="teaming.shared_hash_input", severity="warning",
+            message=(f"{TEAMING_POLICIES[policy][0]}: the {len(flows)} "
+                     f"flows' {inputs} different address sets give only "
+                     f"{distinct} value(s) of its input, the {what}"
+                     f"{shared}, so they can use at most {distinct} of "
+                     f"the {members} uplinks whatever their load. "
+                     "Addresses that repeat one pattern on both ends "
+                     "(10.0.0.N to 10.1.0.N) do this; real peers rarely "
+                     "do: check the flows' addresses"),
+            evidence={"metric": metric_ids.teaming(policy, "members_used",
+                                                   team_id),
+                      "value": results[policy]["members_used"],
+                      "threshold": min(len(flows), members)}))
+    return findings

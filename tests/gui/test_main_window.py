@@ -347,12 +347,42 @@ def test_recommend_opens_the_dialog_when_the_advice_is_ready(
     window.wait_for_results()
     assert [result.recommendations for result in shown] == \
         [outcome.advice.recommendations]
-    window.recommend_dialog()
     window.apply_value("workloads.storage[0].threads_per_disk", 2)
+    window.recommend_dialog()   # asked of a version an edit replaces
+    window.apply_value("workloads.storage[0].threads_per_disk", 3)
     window.session.request_advice().result()
     window.wait_for_results()
     assert len(shown) == 1
     assert "Recommendations dropped" in window.statusBar().currentMessage()
+
+
+def test_recommend_opens_the_dialog_when_the_advice_was_ready_before(
+        window, monkeypatch, qtbot):
+    # issue 32 item 8: the findings panel computes the advice soon after
+    # the results; asked afterwards, the dialog must open at once (it
+    # used to wait for an announcement that had already gone by)
+    from app.gui.advice import AdviceDialog
+    from app.paths import resource_path
+    shown = []
+    monkeypatch.setattr(AdviceDialog, "exec",
+                        lambda dialog: shown.append(dialog.result) or 0)
+    window.open_path(resource_path("examples", "seed002_hcibench.toml"))
+    window.wait_for_results()
+    outcome = window.session.advice(timeout=60)   # the panel's, unasked
+    qtbot.waitUntil(lambda: window.findings.advice is not None,
+                    timeout=10000)
+    for _ in range(2):   # every time it is asked
+        window.recommend_dialog()
+        qtbot.waitUntil(lambda: len(shown) == _ + 1, timeout=2000)
+    assert [r.recommendations for r in shown] == \
+        [outcome.advice.recommendations] * 2
+    assert "Computing" not in window.statusBar().currentMessage()
+    # and for another goal picked in the dialog, computed once before
+    window.session.advice(timeout=60, goal="latency_target")
+    dialog = window.advice_dialog(outcome)
+    window._advice_dialog = dialog
+    window.ask_advice_for("latency_target")
+    assert dialog.result.goal == "latency_target"
 
 
 def test_nothing_to_advise_is_a_dialog_not_a_crash(window, dialogs):
