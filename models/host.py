@@ -1,7 +1,7 @@
 """Host CPU cost of networking, per-core flow ceilings and RSS queues.
 
 Pure numpy functions that broadcast over scenarios. The cost structure is
-that of ``shared/reference/protocol-overheads.md`` section 8.2: cycles per
+that of ``docs/reference/protocol-overheads.md`` section 8.2: cycles per
 payload byte (copies, software checksum), per stack traversal (once per
 TSO/LRO aggregate when offloaded, else per packet), per wire frame (driver,
 interrupts) and per IO or RDMA message. One preset per platform class

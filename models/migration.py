@@ -4,7 +4,7 @@ vectorised round iteration with each hypervisor's stop rule and throttling.
 Units inside this module: bytes [B], seconds [s], rates [B/s]. Every
 function broadcasts over scenarios; :func:`precopy` iterates the rounds of
 all scenarios together, with a mask for those that have finished.
-Reference: ``shared/reference/live-migration.md`` (sections cited below).
+Reference: ``docs/reference/live-migration.md`` (sections cited below).
 """
 
 from dataclasses import dataclass

@@ -363,7 +363,7 @@ class Nic(_Strict):
 
 
 #: Load-balancing policies by id, with the switch modes each one allows.
-#: Names follow the vendors' own (shared/reference/teaming.md sections 2-5).
+#: Names follow the vendors' own (docs/reference/teaming.md sections 2-5).
 TEAMING_POLICIES = {
     "port_id": ("Route based on originating virtual port (vSphere)",
                 ("independent",)),

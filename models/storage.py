@@ -6,7 +6,7 @@ latency and CPU over TCP or RDMA, and the backend, network and CPU
 ceilings on IOPS.
 
 Every function broadcasts over arrays of scenarios. References:
-shared/reference/storage-io.md (sections 1-3 and 7) and
+docs/reference/storage-io.md (sections 1-3 and 7) and
 protocol-overheads.md section 7 (per-IO bytes).
 """
 
@@ -658,7 +658,7 @@ def storage_chain(protocol, block_bytes, read_fraction, oio, backend,
 
     References
     ----------
-    shared/reference/storage-io.md sections 1-3; protocol-overheads.md
+    docs/reference/storage-io.md sections 1-3; protocol-overheads.md
     sections 7 and 8.2.
     """
     protocol = as_codes("protocol", protocol, PROTOCOLS)

@@ -9,7 +9,7 @@ Dynamic) are time simulations built on these functions in
 :mod:`solvers.teaming_dynamic`; the optimal placement is in
 :mod:`solvers.placement`.
 
-Integer conventions follow shared/reference/teaming.md section 10.2: MACs
+Integer conventions follow docs/reference/teaming.md section 10.2: MACs
 are 48-bit integers in wire order (the last byte is ``mac & 0xFF``), IPv4
 addresses are 32-bit integers in host order (``a << 24 | b << 16 | c << 8 |
 d``) and IPv6 addresses are pre-reduced to 32 bits by XOR of their four

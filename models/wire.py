@@ -3,7 +3,7 @@
 Pure numpy functions: every argument may be a scalar or an array, and arrays
 broadcast against each other, one element per scenario.
 
-Conventions (``shared/reference/protocol-overheads.md``):
+Conventions (``docs/reference/protocol-overheads.md``):
 
 - sizes in bytes [B]; link rates in Gbit/s = 1e9 bit/s, the nominal Ethernet
   rate (line coding sits below it and is never subtracted);

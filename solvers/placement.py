@@ -3,7 +3,7 @@ minimise the peak member utilization.
 
 The problem is makespan minimisation on uniform machines (``Q||Cmax``),
 with allowed sets for pinning and anti-affinity groups; it is NP-hard even
-for two equal members (shared/reference/teaming.md section 7). The method
+for two equal members (docs/reference/teaming.md section 7). The method
 of section 7.6: closed-form lower bounds and the LPT heuristic polished by
 a move/swap local search always; when the gap is above tolerance, a
 bisection on the peak whose steps are decided by an exact bin-completion

@@ -1,6 +1,7 @@
 """Results: plain data per variant, and its JSON, CSV and text forms.
 
-The JSON layout is the public contract of ``shared/design/architecture.md``:
+The JSON layout is the public contract of
+``docs/reference/design-architecture.md``:
 ``{"linkplan_version", "scenario", "scenario_sha256", "variants": [{"name",
 "metrics": [{"id", "value", "unit", "label"}], "bottleneck", "findings",
 "assumptions", "traces"}]}``. Metric ids are stable; new ones may be added,

@@ -7,7 +7,7 @@ over time steps or flows: within an epoch the placement is fixed and loads
 come from whole-array sums. Each returns the member of every unit at every
 time step, shape (T, units), from which the caller sums member loads.
 Rules that the vendors do not publish are parameters with the defaults of
-shared/reference/teaming.md and are labelled [Model] there.
+docs/reference/teaming.md and are labelled [Model] there.
 """
 
 import numpy as np

@@ -6,7 +6,7 @@ Static policies are whole-column hash functions; the load-aware ones are
 the simulations of :mod:`solvers.teaming_dynamic`; the optimum is
 :func:`solvers.placement.place`. Which rules are vendor-documented and
 which are modelled is listed in each result's assumptions
-(shared/reference/teaming.md section 10.4).
+(docs/reference/teaming.md section 10.4).
 """
 
 from itertools import combinations
