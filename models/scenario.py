@@ -28,6 +28,7 @@ from pydantic import (BaseModel, ConfigDict, Field, ValidationError,
                       field_validator, model_validator)
 
 from models.compression import ALGORITHMS as COMPRESSORS
+from models.cpu import CPU_GENERATIONS, DEFAULT_CPU
 from models.compression import DATA_CLASSES as COMPRESSION_DATA
 from models.evacuation import ORDERS as EVACUATION_ORDERS
 from models.evacuation import PLATFORMS as EVACUATION_PLATFORMS
@@ -239,6 +240,11 @@ class Host(_Strict):
     #: CPU cost preset (models.host.STACK_PRESETS), one of the hypervisor's
     #: (models.host.STACK_HYPERVISORS); None: the hypervisor's default
     stack: Literal[tuple(STACK_PRESETS)] | None = None
+    cpu: Literal[tuple(CPU_GENERATIONS)] = Field(
+        default=DEFAULT_CPU, description="Server CPU generation "
+        "(models.cpu.CPU_GENERATIONS): its per-clock network-stack speed "
+        "scales every per-core ceiling and CPU cost; 'legacy' is the clock "
+        "alone, as the stack presets were fitted")
     vmotion_auto_streams: bool = Field(
         default=False, description="vSphere 7.0 U2 and later: vMotion adds "
         "streams to match the NIC's bandwidth, so one vmknic saturates "

@@ -17,8 +17,8 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from models import (compression, evacuation, host, migration, pcie, storage,
-                    teaming, transport, wire)
+from models import (compression, cpu, evacuation, host, migration, pcie,
+                    storage, teaming, transport, wire)
 from models.scenario import Migration, Transfer
 from models.units import GIB, KIB, MIB, gbps_to_bytes_per_s
 from solvers.results import Finding
@@ -32,6 +32,14 @@ def stack_preset(doc):
 def stack_costs(doc):
     """The :class:`models.host.StackCosts` of a document's host."""
     return host.STACK_PRESETS[stack_preset(doc)]
+
+
+def stack_ghz(doc):
+    """Clock at which the stack presets' cycle counts run on a document's
+    host: its clock times its CPU generation's per-clock speed
+    (:func:`models.cpu.stack_ghz`) [GHz]."""
+    return float(cpu.stack_ghz(doc.host.ghz, cpu.CPU_GENERATIONS[
+        doc.host.cpu].stack_speed))
 
 
 def total_cores(doc):
@@ -86,7 +94,7 @@ def wire_columns(documents):
     networks = [doc.network for doc in documents]
     costs = [stack_costs(doc) for doc in documents]
     return WireColumns(
-        ghz=np.array([doc.host.ghz for doc in documents]),
+        ghz=np.array([stack_ghz(doc) for doc in documents]),
         c_wire=np.array([c.c_wire for c in costs]),
         c_byte_rx=np.array([c.c_byte_rx for c in costs]),
         mtu=np.array([n.mtu for n in networks]),
@@ -297,7 +305,7 @@ def stream_cap(doc, item, path):
     if preset is None or path.transport not in preset[2]:
         return np.inf
     cap, reference_ghz, _ = preset
-    return cap if reference_ghz is None else cap * doc.host.ghz / \
+    return cap if reference_ghz is None else cap * stack_ghz(doc) / \
         reference_ghz
 
 
@@ -469,7 +477,7 @@ def transfer_columns(rows):
             "flows": path.flows,
             "rss_queues": min(n.rss_queues for n in path.nics),
             "cores": total_cores(doc),
-            "ghz": doc.host.ghz,
+            "ghz": stack_ghz(doc),
             "mtu": network.mtu,
             "mtu_min": network.mtu_min,
             "mtu_max": network.mtu_max,
@@ -626,7 +634,7 @@ def storage_row(doc, item):
         "c_io": preset.c_io * storage.PROTOCOL_CPU_FACTOR[item.protocol],
         "c_byte": preset.c_byte_rx, "c_pkt": preset.c_pkt,
         "c_wire": preset.c_wire,
-        "hz": doc.host.ghz * 1e9,
+        "hz": stack_ghz(doc) * 1e9,
         "cores": cores,
     }
 

@@ -9,12 +9,13 @@ rates are provided to the migration analysis.
 
 import numpy as np
 
-from models import host, transport, wire
+from models import cpu, host, transport, wire
 from models.units import bytes_per_s_to_gbps, gbps_to_bytes_per_s
 from solvers import metric_ids
 from solvers.analysis import (EMPTY, AnalysisResult, Candidate,
                               ColumnResult, metric_value)
-from solvers.inputs import RDMA_TRANSPORTS, compression_note, stack_preset
+from solvers.inputs import (RDMA_TRANSPORTS, compression_note, stack_ghz,
+                            stack_preset)
 from solvers.results import Bottleneck, Finding
 
 NAME = "host"
@@ -357,6 +358,11 @@ def _assumptions(doc, item, path):
         f"identical; CPU is the {side}'s, as % of its physical cores",
         f"CPU cost preset '{preset}': "
         f"{host.STACK_PRESETS[preset].source.split(':')[0]}",
+        f"CPU generation '{doc.host.cpu}' "
+        f"({cpu.CPU_GENERATIONS[doc.host.cpu].core}): the stack runs "
+        f"{cpu.CPU_GENERATIONS[doc.host.cpu].stack_speed:g} x as fast per "
+        f"clock as on the Haswell hosts of the fit, so each core works "
+        f"like one at {stack_ghz(doc):.3g} GHz (models.cpu)",
         "Flows hash uniformly onto RSS queues and team members; expected "
         "values, not one particular hash outcome",
         f"Jumbo-frame gain: the same transfer re-evaluated at MTU "
