@@ -36,6 +36,7 @@ from models.host import (QUEUE_MODE_HYPERVISORS, QUEUE_MODES,
                          STACK_HYPERVISORS, STACK_PRESETS, VMMQ_QUEUE_PAIRS,
                          VNIC_QUEUES)
 from models.migration import STOP_RULES, SWITCHOVER_MODES
+from models.qemu_ram import DATA_PATHS, ZERO_PAGE_DETECTIONS
 from models.pcie import DEFAULT_MAX_PAYLOAD_BYTES
 from models.pcie import GENERATIONS as PCIE_GENERATIONS
 from models.pcie import LANES as PCIE_LANES
@@ -631,6 +632,13 @@ class Migration(_Strict):
     #: virsh --bandwidth).
     management: Literal["qemu", "libvirt", "unlimited"] = "qemu"
     max_bandwidth_mib_s: float | None = Field(default=None, gt=0)
+    zero_page_detection: Literal[ZERO_PAGE_DETECTIONS] = Field(
+        default="auto", description="stop_rule qemu: where QEMU tests each "
+        "page for zeros (migrate-set-parameters zero-page-detection): "
+        "'legacy' on the migration thread, 'multifd' in the multifd "
+        "channels, 'none' not at all (zero pages are sent whole); 'auto' "
+        "QEMU's default for qemu_version (multifd from 9.0 with multifd, "
+        "else legacy). See models.qemu_ram.page_times")
 
     @field_validator("transport")
     @classmethod
@@ -786,6 +794,19 @@ class Transfer(_Strict):
         default=VNIC_QUEUES, ge=1, le=64, description="Receive queues of "
         "one vNIC with receive_queues 'multiqueue' (vSphere 6.0+ vmxnet3, "
         "one per vCPU up to 8 by default; KVM virtio-net multiqueue)")
+    sender_threads: int | None = Field(
+        default=None, ge=1, le=1024, description="Threads sending all the "
+        "transfer's streams (iperf3 before 3.16 runs every stream of one "
+        "client in one thread): together they move at most this many "
+        "cores' worth (models.transport.sender_thread_cap); None: a "
+        "thread per stream")
+    data_path: Literal[DATA_PATHS] = Field(
+        default="socket", description="How the receiving application "
+        "takes the data: 'socket' its stream's thread copies it on the "
+        "core that runs the flow's stack (iperf, netperf, vMotion, "
+        "Hyper-V); 'qemu_multifd' QEMU's multifd channels, whose threads "
+        "copy pages into guest memory on cores of their own "
+        "(models.qemu_ram.multifd_channel_cap)")
 
     @model_validator(mode="after")
     def _connections_in_range(self):

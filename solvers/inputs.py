@@ -18,7 +18,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from models import (compression, cpu, evacuation, host, migration, pcie,
-                    storage, teaming, transport, wire)
+                    qemu_ram, storage, teaming, transport, wire)
 from models.scenario import Migration, Transfer
 from models.units import GIB, KIB, MIB, gbps_to_bytes_per_s
 from solvers.results import Finding
@@ -336,7 +336,9 @@ def migration_carrier(item, ghz=None):
         compression_threads=item.streams if item.multifd
         else item.compression_threads,
         compressor=item.compressor, compression_data=item.compression_data,
-        qat_devices=item.qat_devices)
+        qat_devices=item.qat_devices,
+        data_path="qemu_multifd" if item.multifd and item.stop_rule == "qemu"
+        else "socket")
     legacy = item.stop_rule == "qemu" and not item.multifd
     return resolve_compression(
         carrier, ghz, efficiency=compression.QEMU_LEGACY_COMPRESS_EFFICIENCY
@@ -456,7 +458,7 @@ def transfer_columns(rows):
         "threads", "offload", "queue_mode", "vnics", "vcpus",
         "vmmq_queue_pairs", "vnic_queues", "mtu_min", "mtu_max", "soft_agg",
         "c_soft_agg", "frame", "stream_pps", "own_thread",
-        "pinned_sessions")}
+        "pinned_sessions", "thread_c_byte", "sender_threads")}
     for doc, item, path in rows:
         network = doc.network
         costs = stack_costs(doc)
@@ -539,6 +541,13 @@ def transfer_columns(rows):
             "vmmq_queue_pairs": item.vmmq_queue_pairs,
             "vnic_queues": item.vnic_queues,
             "pinned_sessions": item.sessions if path.pinned else 0,
+            # QEMU multifd: the channel threads copy, apart from the queue
+            # cores (models.qemu_ram.multifd_channel_cap)
+            "thread_c_byte": (costs.c_byte_rx if item.direction == "receive"
+                              else costs.c_byte_tx)
+            if item.data_path == "qemu_multifd"
+            and path.transport not in RDMA_TRANSPORTS else 0.0,
+            "sender_threads": item.sender_threads or np.inf,
         }
         for key, value in add.items():
             columns[key].append(value)
@@ -707,9 +716,11 @@ class MigrationRows:
     concurrency: np.ndarray
 
 
-def migration_row(item, carrier=None):
+def migration_row(item, carrier=None, ghz=None):
     """The pre-copy model's inputs of one migration, in SI units;
-    ``carrier`` is the transfer it rides (default: its own)."""
+    ``carrier`` is the transfer it rides (default: its own); ``ghz`` the
+    host's reference-generation clock [GHz] (:func:`stack_ghz`), which
+    times QEMU's RAM path per page (none when None)."""
     rule = migration.STOP_RULES[item.stop_rule]
     dirty = item.dirty
     hot = dirty.kind == "hot_cold"
@@ -728,7 +739,11 @@ def migration_row(item, carrier=None):
         "hot_set": dirty.hot_set_gib * GIB if hot else 0.0,
         "hot_rate": dirty.rate_mib_s * MIB if hot else 0.0,
         "first_cap": (item.first_round_rate_cap_mib_s or math.inf) * MIB,
-        "zero_fraction": item.zero_page_pct / 100,
+        # zero pages cross as data where QEMU does not look for them
+        "zero_fraction": 0.0 if rule.sync == "qemu" and ghz is not None
+        and qemu_ram.zero_page_detection(
+            item.zero_page_detection, item.qemu_version,
+            item.multifd) == "none" else item.zero_page_pct / 100,
         "downtime_limit": budget,
         "min_pages": rule.min_pages,
         "fraction_left": item.fraction_left_pct / 100
@@ -748,7 +763,25 @@ def migration_row(item, carrier=None):
         "final_live_pass": rule.final_live_pass,
         "switchover": migration.SWITCHOVER_MODES.index(item.switchover),
         **rdma_registration(item),
+        **qemu_page_path(item, ghz if rule.sync == "qemu" else None),
     }
+
+
+def qemu_page_path(item, ghz):
+    """QEMU's RAM path per page (:mod:`models.qemu_ram`): ``page_s`` [s]
+    the migration thread's time per page, ``zero_page_s`` [s] a zero
+    page's on its slowest thread and ``pending_in_pages`` QEMU's
+    switch-over test on page bytes. All off for other hypervisors
+    (``ghz`` None)."""
+    if ghz is None:
+        return {"page_s": 0.0, "zero_page_s": 0.0,
+                "pending_in_pages": False}
+    detection = qemu_ram.zero_page_detection(
+        item.zero_page_detection, item.qemu_version, item.multifd)
+    page_s, zero_s = qemu_ram.page_times(
+        ghz, detection, item.streams if item.multifd else 1)
+    return {"page_s": float(page_s), "zero_page_s": float(zero_s),
+            "pending_in_pages": True}
 
 
 def rdma_registration(item):
@@ -782,7 +815,8 @@ def migration_rows(documents):
     rows = [migration_row(item, next(
         (resolve_compression(t, None)
          for t in documents[d].workloads.transfers
-         if t.name == item.transfer), None)) for d, item in owners]
+         if t.name == item.transfer), None), stack_ghz(documents[d]))
+        for d, item in owners]
     return MigrationRows(
         owners, {k: np.array([r[k] for r in rows]) for k in rows[0]},
         np.array([item.concurrency for _, item in owners]))
@@ -866,7 +900,8 @@ def evacuation_rows(documents):
     owners, columns, limits, caps, totals = [], [], [], [], []
     for d, doc in enumerate(documents):
         for item, _, limit in evacuation_transfers(doc):
-            rows = [migration_row(evacuation_vm_migration(item, vm))
+            rows = [migration_row(evacuation_vm_migration(item, vm),
+                                  ghz=stack_ghz(doc))
                     for vm in item.vms]
             copied = item.disks == "copied"
             owners.append((d, item))
