@@ -18,7 +18,12 @@ import numpy as np
 from models._checks import as_codes, pick, require_positive
 
 #: Largest TSO/LSO send and LRO/GRO receive aggregate [B] (64 KiB IP
-#: datagram limit; protocol-overheads.md section 8.2, ``TSO_max``).
+#: datagram limit; protocol-overheads.md section 8.2, ``TSO_max``). Linux
+#: BIG TCP lifts the limit per device (``gso_max_size``/``gro_max_size``
+#: up to 512 KiB, a hop-by-hop jumbo payload option for IPv6 from 5.19 and
+#: IPv4 from 6.3; E. Dumazet, C. Li, "BIG TCP", netdev 0x15, 2022, with
+#: 185 KB at Google), which :func:`stack_traversal_bytes` takes as
+#: ``aggregate_bytes``: fewer traversals, the same frames.
 AGGREGATE_BYTES = 65536
 
 #: How received connections reach cores: ``rss`` (the NIC's RSS queues, a

@@ -269,6 +269,11 @@ class OffloadSet(_Strict):
         "without it (Windows)")
     #: the same offloads also for VXLAN/Geneve-encapsulated traffic
     tunnel: bool = False
+    aggregate_kib: float = Field(
+        default=64.0, ge=1, le=512, description="Largest TSO/GSO send and "
+        "LRO/GRO receive aggregate [KiB]: 64 (the IP datagram limit); "
+        "Linux BIG TCP raises it (ip link set DEV gso_max_size/"
+        "gro_max_size, IPv6 from 5.19, IPv4 from 6.3; Google runs 185 KB)")
 
 
 class Offloads(_Strict):

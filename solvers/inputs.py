@@ -458,7 +458,7 @@ def transfer_columns(rows):
         "threads", "offload", "queue_mode", "vnics", "vcpus",
         "vmmq_queue_pairs", "vnic_queues", "mtu_min", "mtu_max", "soft_agg",
         "c_soft_agg", "frame", "stream_pps", "own_thread",
-        "pinned_sessions", "thread_c_byte", "sender_threads")}
+        "pinned_sessions", "thread_c_byte", "sender_threads", "aggregate")}
     for doc, item, path in rows:
         network = doc.network
         costs = stack_costs(doc)
@@ -548,6 +548,8 @@ def transfer_columns(rows):
             if item.data_path == "qemu_multifd"
             and path.transport not in RDMA_TRANSPORTS else 0.0,
             "sender_threads": item.sender_threads or np.inf,
+            # BIG TCP: larger aggregates, fewer traversals (all NICs')
+            "aggregate": min(o.aggregate_kib for o in offloads) * KIB,
         }
         for key, value in add.items():
             columns[key].append(value)

@@ -205,8 +205,9 @@ def _chain_chunk(inputs, mtu_limits):
     # queue's core keeps the per-frame and per-traversal work
     thread_c_byte = inputs.get("thread_c_byte", 0.0)
     cycles = host.cycles_per_byte(
-        payload, host.stack_traversal_bytes(payload, inputs["lro"],
-                                            software=soft),
+        payload, host.stack_traversal_bytes(
+            payload, inputs["lro"], software=soft,
+            aggregate_bytes=inputs.get("aggregate", host.AGGREGATE_BYTES)),
         inputs["c_byte"] - thread_c_byte, inputs["c_pkt"], inputs["c_wire"],
         checksum_offload=inputs["checksum"], c_checksum=inputs["c_checksum"],
         c_encap=inputs["c_encap"], c_team=inputs["c_team"],
@@ -474,9 +475,10 @@ def _aggregation_notes(doc, item, path, preset):
     if all(o.gro if receive else o.gso for o in offloads):
         if preset != "linux_host":
             software = f"the VMkernel's software {nic}"
+        size = min(o.aggregate_kib for o in offloads)
         return [f"Transfer {item.name!r}: {nic} off; {software} aggregates "
-                "in software: one stack traversal per 64 KiB, the per-frame "
-                "cost stays"]
+                f"in software: one stack traversal per {size:g} KiB, the "
+                "per-frame cost stays"]
     return [f"Transfer {item.name!r}: {nic} and {software} off, so every "
             "packet traverses the stack"]
 
