@@ -250,7 +250,7 @@ def sender_thread_cap(threads, streams, core_gbps):
 
     Notes
     -----
-    .. math:: c = \min(k, n)\, T_{core} / n, \qquad n c = \min(k, n) T_{core}
+    .. math:: c = \\min(k, n)\\, T_{core} / n, \\qquad n c = \\min(k, n) T_{core}
 
     A thread serves its streams in turn on its one core, so however many
     streams it opens they move one core's worth together: iperf3 ran
