@@ -292,7 +292,11 @@ class Nic(_Strict):
     #: RSS queues pinned to distinct physical cores of the NIC's own NUMA
     #: node (False: the OS defaults)
     rss_tuned: bool = False
-    rdma: Literal["none", "roce_v2", "iwarp"] = "none"
+    rdma: Literal["none", "roce_v2", "iwarp", "infiniband"] = Field(
+        default="none", description="RDMA the NIC offers: 'roce_v2', "
+        "'iwarp', or 'infiniband' (a native IB port: RDMA transports use IB "
+        "framing, models.wire.IB_HEADER_BYTES, and speed_gbps is the IB "
+        "data rate: EDR 100, HDR 200, NDR 400, FDR 54.5, QDR 32)")
     offloads: Offloads = Offloads()
     pcie_gen: Literal[PCIE_GENERATIONS] | None = Field(
         default=None, description="PCIe generation of the adapter's slot "
@@ -1303,8 +1307,9 @@ class Scenario(_Strict):
     def _check_rdma_nic(self, where):
         if all(n.rdma == "none" for n in self.nics):
             raise ValueError(f"{where}.transport 'rdma' needs an "
-                             "RDMA-capable NIC (nics[*].rdma 'roce_v2' or "
-                             "'iwarp'); every NIC has rdma 'none'")
+                             "RDMA-capable NIC (nics[*].rdma 'roce_v2', "
+                             "'iwarp' or 'infiniband'); every NIC has rdma "
+                             "'none'")
 
     def _check_storage_transport(self, i, item):
         where = f"workloads.storage[{i}].transport"

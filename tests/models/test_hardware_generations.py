@@ -131,3 +131,15 @@ def test_big_tcp_saves_traversals_not_frames():
         for size in (65536, 185 * 1000)]
     assert per_byte[0] - per_byte[1] == pytest.approx(
         costs.c_pkt / 65536 - costs.c_pkt / 185000)
+
+
+def test_infiniband_frames_carry_an_ib_path_mtu_and_26_bytes():
+    # IBTA vol. 1: LRH 8 + BTH 12 + ICRC 4 + VCRC 2, path MTU <= 4096
+    from models import wire
+    assert wire.payload_bytes(9000, protocol="infiniband") == 4096
+    assert wire.wire_bytes(9000, protocol="infiniband") == 4096 + 26
+    assert wire.payload_bytes(1500, protocol="infiniband") == 1024
+    assert wire.wire_bytes(2048, protocol="infiniband", vlan_tags=1) == \
+        2048 + 26  # no Ethernet framing, no tag
+    with pytest.raises(ValueError, match="at least 256 B for InfiniBand"):
+        wire.ib_path_mtu(200)
