@@ -101,7 +101,7 @@ def zero_page_detection(setting, version, multifd):
     return setting
 
 
-def page_times(ghz, detection, channels, *,
+def page_times(ghz, detection, channels, *, copy_cycles=0.0,
                page_cycles=MAIN_THREAD_PAGE_CYCLES,
                zero_check_cycles=ZERO_CHECK_CYCLES):
     """Seconds the RAM path spends per page and per zero page.
@@ -116,6 +116,11 @@ def page_times(ghz, detection, channels, *,
         (:func:`zero_page_detection`).
     channels : numeric
         Multifd channels (1 without multifd).
+    copy_cycles : numeric, default 0
+        Cycles the migration thread also spends writing a data page to
+        its socket: without multifd it sends the pages itself (the kernel
+        copies them in its ``writev``), the host preset's ``c_byte_tx``
+        times 4096; 0 with multifd, whose channels write. [cycles]
     page_cycles : numeric, default :data:`MAIN_THREAD_PAGE_CYCLES`
         Migration thread's cycles per page. [cycles]
     zero_check_cycles : numeric, default :data:`ZERO_CHECK_CYCLES`
@@ -124,8 +129,8 @@ def page_times(ghz, detection, channels, *,
     Returns
     -------
     page_s : numpy.ndarray
-        The migration thread's time per page, a floor on every page's
-        time. [s]
+        The migration thread's time per data page, a floor on every
+        data page's time. [s]
     zero_page_s : numpy.ndarray
         Time one zero page takes its slowest thread: the migration
         thread's page time plus the test with ``legacy``, the larger of
@@ -137,9 +142,9 @@ def page_times(ghz, detection, channels, *,
     -----
     .. math::
 
-        t_p = c_p / f, \\qquad t_z = \\begin{cases}
-            t_p + c_z / f & \\text{legacy} \\\\
-            \\max(t_p, c_z / (n f)) & \\text{multifd}
+        t_p = (c_p + c_{copy}) / f, \\qquad t_z = \\begin{cases}
+            (c_p + c_z) / f & \\text{legacy} \\\\
+            \\max(c_p / f, c_z / (n f)) & \\text{multifd}
         \\end{cases}
 
     A pass over :math:`N_z` zero pages then takes at least
@@ -155,13 +160,13 @@ def page_times(ghz, detection, channels, *,
     hz = require_positive("ghz", ghz, "GHz") * 1e9
     channels = require_positive("channels", channels)
     detection = np.asarray(detection)
-    page_s = page_cycles / hz
+    walk_s = page_cycles / hz
     check_s = zero_check_cycles / hz
     zero_s = np.select(
         [detection == "legacy", detection == "multifd"],
-        [page_s + check_s, np.maximum(page_s, check_s / channels)],
+        [walk_s + check_s, np.maximum(walk_s, check_s / channels)],
         default=0.0)
-    return page_s + np.zeros(np.shape(zero_s)), zero_s
+    return walk_s + copy_cycles / hz + np.zeros(np.shape(zero_s)), zero_s
 
 
 def multifd_channel_cap(ghz, c_byte):

@@ -718,11 +718,12 @@ class MigrationRows:
     concurrency: np.ndarray
 
 
-def migration_row(item, carrier=None, ghz=None):
+def migration_row(item, carrier=None, ghz=None, c_byte_tx=0.0):
     """The pre-copy model's inputs of one migration, in SI units;
     ``carrier`` is the transfer it rides (default: its own); ``ghz`` the
-    host's reference-generation clock [GHz] (:func:`stack_ghz`), which
-    times QEMU's RAM path per page (none when None)."""
+    host's reference-generation clock [GHz] (:func:`stack_ghz`) and
+    ``c_byte_tx`` its preset's send copy [1/B], which time QEMU's RAM path
+    per page (none when ``ghz`` is None)."""
     rule = migration.STOP_RULES[item.stop_rule]
     dirty = item.dirty
     hot = dirty.kind == "hot_cold"
@@ -765,23 +766,27 @@ def migration_row(item, carrier=None, ghz=None):
         "final_live_pass": rule.final_live_pass,
         "switchover": migration.SWITCHOVER_MODES.index(item.switchover),
         **rdma_registration(item),
-        **qemu_page_path(item, ghz if rule.sync == "qemu" else None),
+        **qemu_page_path(item, ghz if rule.sync == "qemu" else None,
+                         c_byte_tx),
     }
 
 
-def qemu_page_path(item, ghz):
+def qemu_page_path(item, ghz, c_byte_tx=0.0):
     """QEMU's RAM path per page (:mod:`models.qemu_ram`): ``page_s`` [s]
     the migration thread's time per page, ``zero_page_s`` [s] a zero
     page's on its slowest thread and ``pending_in_pages`` QEMU's
-    switch-over test on page bytes. All off for other hypervisors
-    (``ghz`` None)."""
+    switch-over test on page bytes. Without multifd the migration thread
+    also writes each data page to its socket (``c_byte_tx`` [1/B], the
+    host preset's). All off for other hypervisors (``ghz`` None)."""
     if ghz is None:
         return {"page_s": 0.0, "zero_page_s": 0.0,
                 "pending_in_pages": False}
     detection = qemu_ram.zero_page_detection(
         item.zero_page_detection, item.qemu_version, item.multifd)
     page_s, zero_s = qemu_ram.page_times(
-        ghz, detection, item.streams if item.multifd else 1)
+        ghz, detection, item.streams if item.multifd else 1,
+        copy_cycles=0.0 if item.multifd
+        else c_byte_tx * migration.PAGE_BYTES)
     return {"page_s": float(page_s), "zero_page_s": float(zero_s),
             "pending_in_pages": True}
 
@@ -817,7 +822,8 @@ def migration_rows(documents):
     rows = [migration_row(item, next(
         (resolve_compression(t, None)
          for t in documents[d].workloads.transfers
-         if t.name == item.transfer), None), stack_ghz(documents[d]))
+         if t.name == item.transfer), None), stack_ghz(documents[d]),
+        stack_costs(documents[d]).c_byte_tx)
         for d, item in owners]
     return MigrationRows(
         owners, {k: np.array([r[k] for r in rows]) for k in rows[0]},
@@ -903,7 +909,8 @@ def evacuation_rows(documents):
     for d, doc in enumerate(documents):
         for item, _, limit in evacuation_transfers(doc):
             rows = [migration_row(evacuation_vm_migration(item, vm),
-                                  ghz=stack_ghz(doc))
+                                  ghz=stack_ghz(doc),
+                                  c_byte_tx=stack_costs(doc).c_byte_tx)
                     for vm in item.vms]
             copied = item.disks == "copied"
             owners.append((d, item))
