@@ -809,6 +809,11 @@ class Transfer(_Strict):
         "client in one thread): together they move at most this many "
         "cores' worth (models.transport.sender_thread_cap); None: a "
         "thread per stream")
+    zero_copy_send: bool = Field(
+        default=False, description="The sender passes MSG_ZEROCOPY "
+        "(iperf3 -Z, QEMU zero-copy-send): no copy into the socket, page "
+        "pinning instead (models.host.zero_copy_send_cost); direction "
+        "'send' only, where this host's cost is the sender's")
     data_path: Literal[DATA_PATHS] = Field(
         default="socket", description="How the receiving application "
         "takes the data: 'socket' its stream's thread copies it on the "
@@ -823,6 +828,12 @@ class Transfer(_Strict):
             raise ValueError("transport 'udp' cannot carry purpose "
                              "'live_migration': vMotion, Hyper-V and QEMU "
                              "migrate over TCP (or RDMA)")
+        if self.zero_copy_send and self.direction != "send":
+            raise ValueError(
+                "zero_copy_send saves the sender's copy and needs direction "
+                "'send' (this host sends); got direction "
+                f"{self.direction!r}, where this host's cost is the "
+                "receiver's")
         if self.stream_cap_pps is not None and self.transport != "udp":
             raise ValueError(
                 f"stream_cap_pps ({self.stream_cap_pps:g}) is the packet "

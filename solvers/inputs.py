@@ -517,7 +517,8 @@ def transfer_columns(rows):
             "checksum": not software_tunnel and
             all(o.checksum for o in offloads),
             "c_byte": costs.c_byte_rx if item.direction == "receive"
-            else costs.c_byte_tx,
+            else host.zero_copy_send_cost(costs.c_byte_tx)
+            if item.zero_copy_send else costs.c_byte_tx,
             "c_pkt": transport.UDP_DATAGRAM_CYCLES if udp else costs.c_pkt,
             "c_wire": costs.c_wire,
             "c_checksum": costs.c_checksum,

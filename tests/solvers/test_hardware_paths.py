@@ -105,3 +105,22 @@ def test_zero_pages_cross_whole_without_detection():
 def test_bad_hardware_fields_are_named(section, fragment):
     with pytest.raises(ScenarioError, match=fragment):
         scenario_from_dict(minimal_document(**section))
+
+
+def test_zero_copy_send_saves_the_senders_copy(modern):
+    # msg_zerocopy.rst: pinning and notification cost what copying
+    # "around 10 KB" costs, here spread over 128 KiB writes
+    costs = host.STACK_PRESETS["linux_host"]
+    ghz = 2.6 * cpu.CPU_GENERATIONS["intel_sapphire_rapids"].stack_speed
+    frames = costs.c_pkt / 65536 + costs.c_wire / 1448
+    for name, c_byte in (("sending, copying", costs.c_byte_tx),
+                         ("sending, iperf3 -Z", costs.c_byte_tx * 10 / 128)):
+        assert value(modern[name], "host.throughput_gbps") == \
+            pytest.approx(8 * ghz / (c_byte + frames))
+
+
+def test_zero_copy_send_needs_the_sending_side():
+    with pytest.raises(ScenarioError, match="zero_copy_send saves the "
+                       "sender's copy and needs direction 'send'"):
+        scenario_from_dict(minimal_document(workloads={"transfers": [
+            {"name": "t", "zero_copy_send": True}]}))
