@@ -45,23 +45,28 @@ MULTIFD_DETECTION_SINCE = (9, 0)
 #: Cycles the migration thread spends per page besides the data itself:
 #: the dirty-bitmap walk (``migration_bitmap_find_dirty``, clearing the bit
 #: and its KVM dirty log chunk) and queueing the page for a channel or
-#: writing its header. Fitted with :data:`ZERO_CHECK_CYCLES` on the two
-#: all-zero 100 GiB multifd runs quoted in issue 33 (Intel Sapphire Rapids
-#: hosts, QEMU 9, 100 GbE; the host clock is not given, the schema's 2.6
-#: GHz taken): 4.1 s with zero-page-detection multifd, where the channels
-#: test the pages in parallel and the migration thread binds (26.2 M
-#: pages, 156 ns each at 4.2 GHz of reference clock), and 6.2 s with
-#: legacy, where it also tests each page. Which run had which setting is
-#: read from the code path, not stated in the quote. [cycles]
-MAIN_THREAD_PAGE_CYCLES = 650.0
+#: writing its header. Fitted on the one published all-zero multifd run
+#: with its thread times (QEMU docs/devel/migration/dsa-zero-page-detection
+#: .rst, DSA series v7, 2024: two Xeon Platinum 8457C, Sapphire Rapids, a
+#: 100,000 MiB guest of zero pages, 8 channels, zero pages tested by the
+#: CPU in the channels): 4867 ms in all, of which the migration thread
+#: ran 4861 ms, so it binds; 25.6 M pages in 4.82 s (the model's 50 ms of
+#: stop-and-copy off) is 188 ns each, 790 cycles at the 4.2 GHz of
+#: reference clock of a 2.6 GHz Sapphire Rapids core (models.cpu). Case
+#: QEMU-ZERO-100G-8CH. [cycles]
+MAIN_THREAD_PAGE_CYCLES = 790.0
 
 #: Cycles to test one zero page for zeros: ``buffer_is_zero`` reads all
 #: 4096 bytes of a page that is zero (a non-zero page stops at its first
-#: non-zero word, so costs nothing worth counting). Fitted as above: 2.1 s
-#: more for 26.2 M pages on one thread, about 12 bytes per cycle (an
-#: untouched guest page maps the host's one shared zero page, so the read
-#: hits the cache). [cycles]
-ZERO_CHECK_CYCLES = 340.0
+#: non-zero word, so costs nothing worth counting): its AVX2 loop
+#: (``util/bufferiszero.c``) ORs 32-byte loads, one a cycle, and a guest
+#: page never written maps the host's one zero page, so the reads hit L1:
+#: 4096 / 32 = 128 cycles. With ``legacy`` the migration thread pays it on
+#: top of its walk. Checked on LM-1 and LM-2 (QEMU 2.12, zero pages on the
+#: migration thread, 0.96 M of them): +5 % and +3 % on total time; the
+#: DSA document's channel threads ran 244 ns per zero page, which also
+#: counts their packets and system calls, and never bound. [cycles]
+ZERO_CHECK_CYCLES = 128.0
 
 
 def zero_page_detection(setting, version, multifd):
