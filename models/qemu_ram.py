@@ -45,28 +45,30 @@ MULTIFD_DETECTION_SINCE = (9, 0)
 #: Cycles the migration thread spends per page besides the data itself:
 #: the dirty-bitmap walk (``migration_bitmap_find_dirty``, clearing the bit
 #: and its KVM dirty log chunk) and queueing the page for a channel or
-#: writing its header. Fitted on the one published all-zero multifd run
-#: with its thread times (QEMU docs/devel/migration/dsa-zero-page-detection
-#: .rst, DSA series v7, 2024: two Xeon Platinum 8457C, Sapphire Rapids, a
-#: 100,000 MiB guest of zero pages, 8 channels, zero pages tested by the
-#: CPU in the channels): 4867 ms in all, of which the migration thread
-#: ran 4861 ms, so it binds; 25.6 M pages in 4.82 s (the model's 50 ms of
-#: stop-and-copy off) is 188 ns each, 790 cycles at the 4.2 GHz of
-#: reference clock of a 2.6 GHz Sapphire Rapids core (models.cpu). Case
-#: QEMU-ZERO-100G-8CH. [cycles]
-MAIN_THREAD_PAGE_CYCLES = 790.0
+#: writing its header. Fitted once, minimax, with
+#: :data:`ZERO_CHECK_CYCLES` on every published all-zero run and the two
+#: QEMU zero-page cases: H. Xiang's "[PATCH v4 0/7] Introduce multifd zero
+#: page checking" (qemu-devel, March 2024; two Xeon Platinum 8457C,
+#: Sapphire Rapids, a 100 GB guest of zero pages over TCP: 9629 ms with
+#: the tests on the migration thread, 6182, 4643 and 4143 ms with them in
+#: 1, 2 and 4 channels), the DSA zero-page document's 8-channel baseline
+#: (4867 ms, its migration thread running 4861 ms of them) and LM-1/LM-2
+#: (QEMU 2.12, tests on the migration thread): all seven within 12.4 %
+#: (cases QEMU-ZERO-100G-*). At the 2.6 GHz taken for the 8457C (its
+#: lscpu clock 2538 MHz) these are 164 ns per page walked and 210 ns per
+#: page tested. [cycles of reference clock, models.cpu]
+MAIN_THREAD_PAGE_CYCLES = 695.0
 
-#: Cycles to test one zero page for zeros: ``buffer_is_zero`` reads all
-#: 4096 bytes of a page that is zero (a non-zero page stops at its first
-#: non-zero word, so costs nothing worth counting): its AVX2 loop
-#: (``util/bufferiszero.c``) ORs 32-byte loads, one a cycle, and a guest
-#: page never written maps the host's one zero page, so the reads hit L1:
-#: 4096 / 32 = 128 cycles. With ``legacy`` the migration thread pays it on
-#: top of its walk. Checked on LM-1 and LM-2 (QEMU 2.12, zero pages on the
-#: migration thread, 0.96 M of them): +5 % and +3 % on total time; the
-#: DSA document's channel threads ran 244 ns per zero page, which also
-#: counts their packets and system calls, and never bound. [cycles]
-ZERO_CHECK_CYCLES = 128.0
+#: Cycles to test one zero page for zeros: ``buffer_is_zero``
+#: (``util/bufferiszero.c``) reads all 4096 bytes of a page that is zero
+#: (a non-zero page stops at its first non-zero word, so costs nothing
+#: worth counting), and reading a guest page never written first maps it.
+#: Fitted with :data:`MAIN_THREAD_PAGE_CYCLES`: one channel testing every
+#: page binds the 1-channel run, the migration thread testing them on
+#: top of its walk the legacy one; the DSA document's channel threads ran
+#: 244 ns per page they tested (780 ms for 3.2 M pages), close to the fit.
+#: [cycles of reference clock]
+ZERO_CHECK_CYCLES = 885.0
 
 
 def zero_page_detection(setting, version, multifd):
