@@ -1,5 +1,5 @@
 """Server CPU generations: how fast one core runs the network stack per
-clock cycle, and which data accelerators the package carries.
+clock cycle.
 
 The host cost presets (:data:`models.host.STACK_PRESETS`) count cycles per
 byte, per stack traversal and per frame on the hosts they were fitted on,
@@ -40,12 +40,6 @@ class CpuGeneration:
     stack_speed : float
         Network-stack work per clock cycle relative to Intel Haswell
         (:func:`stack_ghz`). [unitless]
-    accelerators : tuple of str
-        On-package data accelerators: ``dsa`` (Data Streaming
-        Accelerator, memory compare/copy), ``iaa`` (In-Memory Analytics
-        Accelerator, deflate), ``qat`` (QuickAssist). Present on the
-        generation's XCC/MCC parts; which SKU enables how many is not
-        modelled.
     source : str
         Where the per-clock speed comes from.
     """
@@ -54,7 +48,6 @@ class CpuGeneration:
     core: str
     year: int
     stack_speed: float
-    accelerators: tuple
     source: str
 
 
@@ -84,69 +77,61 @@ _ARM_IPC = ("Neoverse N1 taken at Skylake's per-clock speed (Arm's N1 "
 #: own hosts, or a scenario that wants the earlier results, names.
 CPU_GENERATIONS = {
     "legacy": CpuGeneration(
-        "intel", "as fitted", 2015, 1.0, (),
+        "intel", "as fitted", 2015, 1.0,
         "The stack presets' own hosts (2008-2016: ESX 3.5's, Windows "
         "Server 2012 R2's and ESnet's Linux hosts): per-core speed by "
         "clock alone, as before CPU generations were modelled"),
     "intel_sandy_bridge": CpuGeneration(
-        "intel", "Sandy Bridge-EP", 2012, 0.87, (),
+        "intel", "Sandy Bridge-EP", 2012, 0.87,
         "Intel: Ivy Bridge +5 % and Haswell +10 % per clock over their "
         "predecessors (IDF 2012, 2013): 1 / (1.05 x 1.10)"),
     "intel_ivy_bridge": CpuGeneration(
-        "intel", "Ivy Bridge-EP", 2013, 0.91, (),
+        "intel", "Ivy Bridge-EP", 2013, 0.91,
         "Intel: Haswell +10 % per clock over Ivy Bridge (IDF 2013)"),
     "intel_haswell": CpuGeneration(
-        "intel", "Haswell-EP", 2014, 1.0, (),
+        "intel", "Haswell-EP", 2014, 1.0,
         "Reference generation: the linux_host and windows_host presets "
         "were fitted on 2014-2016 Xeon E5 v3 hosts"),
     "intel_broadwell": CpuGeneration(
-        "intel", "Broadwell-EP", 2016, 1.05, (), _INTEL_IPC),
+        "intel", "Broadwell-EP", 2016, 1.05, _INTEL_IPC),
     "intel_skylake": CpuGeneration(
-        "intel", "Skylake-SP", 2017, 1.155, (), _INTEL_IPC),
+        "intel", "Skylake-SP", 2017, 1.155, _INTEL_IPC),
     "intel_cascade_lake": CpuGeneration(
-        "intel", "Cascade Lake-SP", 2019, 1.155, (), _INTEL_IPC),
+        "intel", "Cascade Lake-SP", 2019, 1.155, _INTEL_IPC),
     "intel_ice_lake": CpuGeneration(
-        "intel", "Ice Lake-SP (Sunny Cove)", 2021, 1.36, (), _INTEL_IPC),
+        "intel", "Ice Lake-SP (Sunny Cove)", 2021, 1.36, _INTEL_IPC),
     "intel_sapphire_rapids": CpuGeneration(
-        "intel", "Sapphire Rapids (Golden Cove)", 2023, 1.62,
-        ("dsa", "iaa", "qat"),
-        _INTEL_IPC + "; DSA, IAA and QAT on the package (Intel 4th Gen "
-        "Xeon Scalable launch, 2023)"),
+        "intel", "Sapphire Rapids (Golden Cove)", 2023, 1.62, _INTEL_IPC),
     "intel_emerald_rapids": CpuGeneration(
         "intel", "Emerald Rapids (Raptor Cove)", 2023, 1.62,
-        ("dsa", "iaa", "qat"),
         _INTEL_IPC + "; Raptor Cove keeps Golden Cove's per-clock speed "
         "(Intel 5th Gen Xeon launch: the gains are cores and cache)"),
     "intel_granite_rapids": CpuGeneration(
         "intel", "Granite Rapids (Redwood Cove)", 2024, 1.62,
-        ("dsa", "iaa", "qat"),
         _INTEL_IPC + "; Intel published no per-clock gain of Redwood Cove "
         "over Golden Cove for Xeon 6, so none is taken"),
     "amd_naples": CpuGeneration(
-        "amd", "Zen (EPYC 7001)", 2017, 1.05, (), _AMD_IPC),
+        "amd", "Zen (EPYC 7001)", 2017, 1.05, _AMD_IPC),
     "amd_rome": CpuGeneration(
-        "amd", "Zen 2 (EPYC 7002)", 2019, 1.21, (), _AMD_IPC),
+        "amd", "Zen 2 (EPYC 7002)", 2019, 1.21, _AMD_IPC),
     "amd_milan": CpuGeneration(
-        "amd", "Zen 3 (EPYC 7003)", 2021, 1.44, (), _AMD_IPC),
+        "amd", "Zen 3 (EPYC 7003)", 2021, 1.44, _AMD_IPC),
     "amd_genoa": CpuGeneration(
-        "amd", "Zen 4 (EPYC 9004)", 2022, 1.62, (), _AMD_IPC),
+        "amd", "Zen 4 (EPYC 9004)", 2022, 1.62, _AMD_IPC),
     "amd_turin": CpuGeneration(
-        "amd", "Zen 5 (EPYC 9005)", 2024, 1.88, (), _AMD_IPC),
+        "amd", "Zen 5 (EPYC 9005)", 2024, 1.88, _AMD_IPC),
     "arm_graviton2": CpuGeneration(
-        "arm", "Neoverse N1", 2020, 1.155, (), _ARM_IPC),
+        "arm", "Neoverse N1", 2020, 1.155, _ARM_IPC),
     "arm_ampere_altra": CpuGeneration(
-        "arm", "Neoverse N1", 2020, 1.155, (), _ARM_IPC),
+        "arm", "Neoverse N1", 2020, 1.155, _ARM_IPC),
     "arm_graviton3": CpuGeneration(
-        "arm", "Neoverse V1", 2022, 1.39, (), _ARM_IPC),
+        "arm", "Neoverse V1", 2022, 1.39, _ARM_IPC),
     "arm_graviton4": CpuGeneration(
-        "arm", "Neoverse V2", 2024, 1.68, (), _ARM_IPC),
+        "arm", "Neoverse V2", 2024, 1.68, _ARM_IPC),
 }
 
 #: Generation of a host that names none: a current server generation.
 DEFAULT_CPU = "intel_sapphire_rapids"
-
-#: Accelerators a migration may offload to, by name in the schema.
-ACCELERATORS = ("dsa", "iaa", "qat")
 
 
 def stack_speed(cpu):
@@ -172,6 +157,8 @@ def stack_speed(cpu):
     if unknown:
         raise ValueError(f"cpu must be one of {', '.join(CPU_GENERATIONS)}"
                          f", got {unknown[0]!r}")
+    if names.ndim == 0:  # one host: the common call, no vectorising
+        return np.asarray(CPU_GENERATIONS[names.item()].stack_speed)
     lookup = {name: gen.stack_speed for name, gen in CPU_GENERATIONS.items()}
     return np.vectorize(lookup.__getitem__, otypes=[float])(names)
 

@@ -38,8 +38,14 @@ def stack_ghz(doc):
     """Clock at which the stack presets' cycle counts run on a document's
     host: its clock times its CPU generation's per-clock speed
     (:func:`models.cpu.stack_ghz`) [GHz]."""
-    return float(cpu.stack_ghz(doc.host.ghz, cpu.CPU_GENERATIONS[
-        doc.host.cpu].stack_speed))
+    return _generation_clock(doc.host.ghz, doc.host.cpu)
+
+
+@functools.lru_cache(maxsize=1024)
+def _generation_clock(ghz, generation):
+    """:func:`models.cpu.stack_ghz` of one clock and generation, kept: a
+    sweep asks for the same few pairs for every row."""
+    return float(cpu.stack_ghz(ghz, cpu.stack_speed(generation)))
 
 
 def total_cores(doc):
@@ -782,14 +788,22 @@ def qemu_page_path(item, ghz, c_byte_tx=0.0):
     if ghz is None:
         return {"page_s": 0.0, "zero_page_s": 0.0,
                 "pending_in_pages": False}
-    detection = qemu_ram.zero_page_detection(
-        item.zero_page_detection, item.qemu_version, item.multifd)
-    page_s, zero_s = qemu_ram.page_times(
-        ghz, detection, item.streams if item.multifd else 1,
-        copy_cycles=0.0 if item.multifd
-        else c_byte_tx * migration.PAGE_BYTES)
-    return {"page_s": float(page_s), "zero_page_s": float(zero_s),
+    page_s, zero_s = _qemu_page_times(
+        ghz, qemu_ram.zero_page_detection(
+            item.zero_page_detection, item.qemu_version, item.multifd),
+        item.streams if item.multifd else 1,
+        0.0 if item.multifd else c_byte_tx * migration.PAGE_BYTES)
+    return {"page_s": page_s, "zero_page_s": zero_s,
             "pending_in_pages": True}
+
+
+@functools.lru_cache(maxsize=1024)
+def _qemu_page_times(ghz, detection, channels, copy_cycles):
+    """:func:`models.qemu_ram.page_times` as floats, kept: an evacuation's
+    VMs ask for the same few settings."""
+    page_s, zero_s = qemu_ram.page_times(ghz, detection, channels,
+                                         copy_cycles=copy_cycles)
+    return float(page_s), float(zero_s)
 
 
 def rdma_registration(item):
