@@ -349,7 +349,8 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
             sync="round", iteration_s=QEMU_ITERATION_S, sync_timer_s=np.inf,
             trigger_period_s=QEMU_TRIGGER_PERIOD_S, test_sent_pass=False,
             final_live_pass=False, run_to_budget=False, round_limit=300,
-            zero_page_s=0.0, pending_in_pages=False, trace=False):
+            zero_page_s=0.0, pending_in_pages=False, wire_share=1.0,
+            trace=False):
     """Iterate pre-copy rounds until each scenario stops, all at once.
 
     Parameters
@@ -427,6 +428,11 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         times the limit. In round 0 a pass rich in zero pages writes few
         bytes per page, so the threshold in pass time shrinks by the wire
         bytes of the pass over its page bytes.
+    wire_share : numeric, default 1
+        With ``pending_in_pages``: bytes written per byte of memory sent
+        (1 / the compression ratio), which shrinks QEMU's threshold in
+        every round: compressed pages are counted whole in the pending
+        size but written compressed.
     round_limit : int, default 300
         Rounds simulated before declaring no convergence; a scenario on
         the QEMU rule gets at least :data:`QEMU_SYNC_LIMIT` syncs. Each
@@ -503,7 +509,7 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         zero_fraction, downtime_limit, min_pages, fraction_left, max_rounds,
         max_factor, max_switchover, time_budget, throttle, sync, iteration_s,
         sync_timer_s, test_sent_pass, final_live_pass, run_to_budget,
-        zero_page_s, pending_in_pages)))
+        zero_page_s, pending_in_pages, wire_share)))
 
     size = int(np.prod(shape))
 
@@ -553,9 +559,10 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         # in round 0's pass time the threshold is the written share
         written = (nonzero * overhead + zero_pages * page_header) \
             / (memory * overhead)
-        live["threshold_after"] = live["threshold"]
+        share = np.where(in_pages, full(wire_share), 1.0)
+        live["threshold_after"] = live["threshold"] * share
         live["threshold"] = np.where(in_pages,
-                                     live["threshold"] * written,
+                                     live["threshold"] * share * written,
                                      live["threshold"])
     if any_qemu:
         sync = full(sync, np.int8)

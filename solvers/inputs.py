@@ -775,6 +775,9 @@ def migration_row(item, carrier=None, ghz=None, c_byte_tx=0.0):
         **rdma_registration(item),
         **qemu_page_path(item, ghz if rule.sync == "qemu" else None,
                          c_byte_tx),
+        # QEMU's switch-over threshold counts written (compressed) bytes
+        "wire_share": 1.0 / _wire_ratio(carrier or migration_carrier(item))
+        if qemu else 1.0,
     }
 
 

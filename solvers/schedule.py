@@ -181,6 +181,7 @@ def _precopy(columns, rate, trace, first_rate):
         final_live_pass=p["final_live_pass"],
         run_to_budget=mode == migration.POSTCOPY_AT_TIME_BUDGET,
         zero_page_s=p["zero_page_s"], pending_in_pages=p["pending_in_pages"],
+        wire_share=p["wire_share"],
         trace=trace)
     nonzero = p["memory"] * (1 - p["zero_fraction"]) * (
         1 + migration.PAGE_HEADER_BYTES / migration.PAGE_BYTES)
