@@ -18,8 +18,60 @@ import numpy as np
 from models._checks import as_codes, pick, require_positive
 
 #: Largest TSO/LSO send and LRO/GRO receive aggregate [B] (64 KiB IP
-#: datagram limit; protocol-overheads.md section 8.2, ``TSO_max``).
+#: datagram limit; protocol-overheads.md section 8.2, ``TSO_max``). Linux
+#: BIG TCP lifts the limit per device (``gso_max_size``/``gro_max_size``
+#: up to 512 KiB, a hop-by-hop jumbo payload option for IPv6 from 5.19 and
+#: IPv4 from 6.3; E. Dumazet, C. Li, "BIG TCP", netdev 0x15, 2022, with
+#: 185 KB at Google), which :func:`stack_traversal_bytes` takes as
+#: ``aggregate_bytes``: fewer traversals, the same frames.
 AGGREGATE_BYTES = 65536
+
+#: Write size at which MSG_ZEROCOPY's page pinning, accounting and
+#: completion notification cost what the copy it saves costs: "generally
+#: only effective at writes over around 10 KB" (kernel
+#: ``Documentation/networking/msg_zerocopy.rst``; W. de Bruijn, E.
+#: Dumazet, "sendmsg copy avoidance with MSG_ZEROCOPY", netdev 2.1,
+#: 2017). [B]
+ZEROCOPY_BREAKEVEN_BYTES = 10 * 1024
+
+#: Bytes an application hands the socket per send call: iperf3's default
+#: TCP buffer (``-l``, 128 KiB). [B]
+SEND_CALL_BYTES = 128 * 1024
+
+
+def zero_copy_send_cost(c_byte_tx, *, call_bytes=SEND_CALL_BYTES,
+                        breakeven_bytes=ZEROCOPY_BREAKEVEN_BYTES):
+    """Cycles per byte a zero-copy sender still spends instead of its copy.
+
+    Parameters
+    ----------
+    c_byte_tx : numeric
+        The copy's cycles per byte. [1/B]
+    call_bytes : numeric, default :data:`SEND_CALL_BYTES`
+        Bytes per send call. [B]
+    breakeven_bytes : numeric, default :data:`ZEROCOPY_BREAKEVEN_BYTES`
+        Write size at which zero copy costs what the copy did. [B]
+
+    Returns
+    -------
+    numeric
+        Cycles per payload byte with MSG_ZEROCOPY. [1/B]
+
+    Notes
+    -----
+    .. math:: c_{zc} = c_{byte,tx}\\, B_{even} / B_{call}
+
+    The per-call overhead (pinning, accounting, the completion
+    notification) equals the copy of :math:`B_{even}` bytes, spread over
+    the call's bytes: 128 KiB writes keep 8 % of the copy's cost.
+
+    References
+    ----------
+    Linux ``Documentation/networking/msg_zerocopy.rst``.
+    """
+    return np.asarray(c_byte_tx) * breakeven_bytes / require_positive(
+        "call_bytes", call_bytes, "B")
+
 
 #: How received connections reach cores: ``rss`` (the NIC's RSS queues, a
 #: queue per connection hash), ``vmq`` (behind a virtual switch, one queue

@@ -349,6 +349,7 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
             sync="round", iteration_s=QEMU_ITERATION_S, sync_timer_s=np.inf,
             trigger_period_s=QEMU_TRIGGER_PERIOD_S, test_sent_pass=False,
             final_live_pass=False, run_to_budget=False, round_limit=300,
+            zero_page_s=0.0, pending_in_pages=False, wire_share=1.0,
             trace=False):
     """Iterate pre-copy rounds until each scenario stops, all at once.
 
@@ -415,6 +416,23 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         Keep sending until ``time_budget`` even when the rounds have
         stopped making progress (what precedes a switch to post-copy at
         the budget); the outcome is then TIME_BUDGET.
+    zero_page_s : numeric, default 0
+        Time a zero page takes the thread that handles it in round 0 (the
+        test for zeros and the page's bookkeeping,
+        :func:`models.qemu_ram.page_times`): a zero page costs round 0 the
+        larger of its header and ``first_rate * zero_page_s``. [s]
+    pending_in_pages : bool or array-like of bool, default False
+        QEMU's switch-over test (``migration_iteration_run``): the pending
+        size is dirty pages x page size, zero pages included, while the
+        threshold is the bytes the channels actually wrote per second
+        times the limit. In round 0 a pass rich in zero pages writes few
+        bytes per page, so the threshold in pass time shrinks by the wire
+        bytes of the pass over its page bytes.
+    wire_share : numeric, default 1
+        With ``pending_in_pages``: bytes written per byte of memory sent
+        (1 / the compression ratio), which shrinks QEMU's threshold in
+        every round: compressed pages are counted whole in the pending
+        size but written compressed.
     round_limit : int, default 300
         Rounds simulated before declaring no convergence; a scenario on
         the QEMU rule gets at least :data:`QEMU_SYNC_LIMIT` syncs. Each
@@ -490,7 +508,8 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         memory, rate, cold_rate, hot_set, hot_rate, first_rate,
         zero_fraction, downtime_limit, min_pages, fraction_left, max_rounds,
         max_factor, max_switchover, time_budget, throttle, sync, iteration_s,
-        sync_timer_s, test_sent_pass, final_live_pass, run_to_budget)))
+        sync_timer_s, test_sent_pass, final_live_pass, run_to_budget,
+        zero_page_s, pending_in_pages, wire_share)))
 
     size = int(np.prod(shape))
 
@@ -531,8 +550,20 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
     any_factor = bool(np.isfinite(live["max_factor"]).any())
     any_round_cap = bool(np.isfinite(live["max_rounds"]).any())
     any_switchover_cap = bool(np.isfinite(live["max_switchover"]).any())
-    pending = nonzero * overhead + (memory - nonzero) / PAGE_BYTES * \
-        page_header
+    zero_pages = (memory - nonzero) / PAGE_BYTES
+    zero_cost = np.maximum(page_header, first_rate * full(zero_page_s))
+    pending = nonzero * overhead + zero_pages * zero_cost
+    in_pages = full(pending_in_pages, bool)
+    if in_pages.any():
+        # QEMU compares page bytes with written bytes per second x limit:
+        # in round 0's pass time the threshold is the written share
+        written = (nonzero * overhead + zero_pages * page_header) \
+            / (memory * overhead)
+        share = np.where(in_pages, full(wire_share), 1.0)
+        live["threshold_after"] = live["threshold"] * share
+        live["threshold"] = np.where(in_pages,
+                                     live["threshold"] * share * written,
+                                     live["threshold"])
     if any_qemu:
         sync = full(sync, np.int8)
         live.update(iteration=full(iteration_s), timer=full(sync_timer_s),
@@ -594,6 +625,9 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
     del live["slope"], live["throttle"]
     # a zero threshold still stops on an empty dirty set
     live["threshold"] = np.maximum(live["threshold"], np.finfo(float).tiny)
+    if "threshold_after" in live:
+        live["threshold_after"] = np.maximum(live["threshold_after"],
+                                             np.finfo(float).tiny)
     trace_rows = [(np.arange(count), pending - leftover, seconds)] \
         if trace else []
     steps = max(round_limit, QEMU_SYNC_LIMIT) if any_qemu else round_limit
@@ -706,6 +740,8 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         if not remaining:
             break
         s["fraction"], s["pending"] = fraction, found
+        if round_index == 0 and "threshold_after" in s:
+            s["threshold"] = s.pop("threshold_after")
         if any_auto_converge:
             s["high"] = high
             s["since"] = np.where(tests, 0.0, since)
@@ -748,6 +784,10 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
                                         == QEMU_SYNC)
         fraction_out[where] = live["fraction"][live["alive"]]
 
+    # a zero page's time in round 0 is not bytes on the wire
+    unsent_time = zero_pages * (zero_cost - page_header)
+    bytes_sent = bytes_sent - unsent_time
+    sent_by_end = sent_by_end - unsent_time
     result = {"converged": outcome <= DATA_CAP, "outcome": outcome,
               "rounds": rounds_out, "total_time": total,
               "downtime": downtime, "bytes_sent": bytes_sent,

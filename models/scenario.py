@@ -28,6 +28,7 @@ from pydantic import (BaseModel, ConfigDict, Field, ValidationError,
                       field_validator, model_validator)
 
 from models.compression import ALGORITHMS as COMPRESSORS
+from models.cpu import CPU_GENERATIONS, DEFAULT_CPU
 from models.compression import DATA_CLASSES as COMPRESSION_DATA
 from models.evacuation import ORDERS as EVACUATION_ORDERS
 from models.evacuation import PLATFORMS as EVACUATION_PLATFORMS
@@ -35,6 +36,7 @@ from models.host import (QUEUE_MODE_HYPERVISORS, QUEUE_MODES,
                          STACK_HYPERVISORS, STACK_PRESETS, VMMQ_QUEUE_PAIRS,
                          VNIC_QUEUES)
 from models.migration import STOP_RULES, SWITCHOVER_MODES
+from models.qemu_ram import DATA_PATHS, ZERO_PAGE_DETECTIONS
 from models.pcie import DEFAULT_MAX_PAYLOAD_BYTES
 from models.pcie import GENERATIONS as PCIE_GENERATIONS
 from models.pcie import LANES as PCIE_LANES
@@ -297,6 +299,11 @@ class Host(_Strict):
     #: CPU cost preset (models.host.STACK_PRESETS), one of the hypervisor's
     #: (models.host.STACK_HYPERVISORS); None: the hypervisor's default
     stack: Literal[tuple(STACK_PRESETS)] | None = None
+    cpu: Literal[tuple(CPU_GENERATIONS)] = Field(
+        default=DEFAULT_CPU, description="Server CPU generation "
+        "(models.cpu.CPU_GENERATIONS): its per-clock network-stack speed "
+        "scales every per-core ceiling and CPU cost; 'legacy' is the clock "
+        "alone, as the stack presets were fitted")
     vmotion_auto_streams: bool = Field(
         default=False, description="vSphere 7.0 U2 and later: vMotion adds "
         "streams to match the NIC's bandwidth, so one vmknic saturates "
@@ -320,6 +327,11 @@ class OffloadSet(_Strict):
         "without it (Windows)")
     #: the same offloads also for VXLAN/Geneve-encapsulated traffic
     tunnel: bool = False
+    aggregate_kib: float = Field(
+        default=64.0, ge=1, le=512, description="Largest TSO/GSO send and "
+        "LRO/GRO receive aggregate [KiB]: 64 (the IP datagram limit); "
+        "Linux BIG TCP raises it (ip link set DEV gso_max_size/"
+        "gro_max_size, IPv6 from 5.19, IPv4 from 6.3; Google runs 185 KB)")
 
 
 class Offloads(_Strict):
@@ -338,7 +350,11 @@ class Nic(_Strict):
     #: RSS queues pinned to distinct physical cores of the NIC's own NUMA
     #: node (False: the OS defaults)
     rss_tuned: bool = False
-    rdma: Literal["none", "roce_v2", "iwarp"] = "none"
+    rdma: Literal["none", "roce_v2", "iwarp", "infiniband"] = Field(
+        default="none", description="RDMA the NIC offers: 'roce_v2', "
+        "'iwarp', or 'infiniband' (a native IB port: RDMA transports use IB "
+        "framing, models.wire.IB_HEADER_BYTES, and speed_gbps is the IB "
+        "data rate: EDR 100, HDR 200, NDR 400, FDR 54.5, QDR 32)")
     offloads: Offloads = Offloads()
     pcie_gen: Literal[PCIE_GENERATIONS] | None = Field(
         default=None, description="PCIe generation of the adapter's slot "
@@ -683,6 +699,13 @@ class Migration(_Strict):
     #: virsh --bandwidth).
     management: Literal["qemu", "libvirt", "unlimited"] = "qemu"
     max_bandwidth_mib_s: float | None = Field(default=None, gt=0)
+    zero_page_detection: Literal[ZERO_PAGE_DETECTIONS] = Field(
+        default="auto", description="stop_rule qemu: where QEMU tests each "
+        "page for zeros (migrate-set-parameters zero-page-detection): "
+        "'legacy' on the migration thread, 'multifd' in the multifd "
+        "channels, 'none' not at all (zero pages are sent whole); 'auto' "
+        "QEMU's default for qemu_version (multifd from 9.0 with multifd, "
+        "else legacy). See models.qemu_ram.page_times")
 
     @field_validator("transport")
     @classmethod
@@ -838,6 +861,24 @@ class Transfer(_Strict):
         default=VNIC_QUEUES, ge=1, le=64, description="Receive queues of "
         "one vNIC with receive_queues 'multiqueue' (vSphere 6.0+ vmxnet3, "
         "one per vCPU up to 8 by default; KVM virtio-net multiqueue)")
+    sender_threads: int | None = Field(
+        default=None, ge=1, le=1024, description="Threads sending all the "
+        "transfer's streams (iperf3 before 3.16 runs every stream of one "
+        "client in one thread): together they move at most this many "
+        "cores' worth (models.transport.sender_thread_cap); None: a "
+        "thread per stream")
+    zero_copy_send: bool = Field(
+        default=False, description="The sender passes MSG_ZEROCOPY "
+        "(iperf3 -Z, QEMU zero-copy-send): no copy into the socket, page "
+        "pinning instead (models.host.zero_copy_send_cost); direction "
+        "'send' only, where this host's cost is the sender's")
+    data_path: Literal[DATA_PATHS] = Field(
+        default="socket", description="How the receiving application "
+        "takes the data: 'socket' its stream's thread copies it on the "
+        "core that runs the flow's stack (iperf, netperf, vMotion, "
+        "Hyper-V); 'qemu_multifd' QEMU's multifd channels, whose threads "
+        "copy pages into guest memory on cores of their own "
+        "(models.qemu_ram.multifd_channel_cap)")
 
     @model_validator(mode="after")
     def _connections_in_range(self):
@@ -845,6 +886,12 @@ class Transfer(_Strict):
             raise ValueError("transport 'udp' cannot carry purpose "
                              "'live_migration': vMotion, Hyper-V and QEMU "
                              "migrate over TCP (or RDMA)")
+        if self.zero_copy_send and self.direction != "send":
+            raise ValueError(
+                "zero_copy_send saves the sender's copy and needs direction "
+                "'send' (this host sends); got direction "
+                f"{self.direction!r}, where this host's cost is the "
+                "receiver's")
         if self.stream_cap_pps is not None and self.transport != "udp":
             raise ValueError(
                 f"stream_cap_pps ({self.stream_cap_pps:g}) is the packet "
@@ -1329,8 +1376,9 @@ class Scenario(_Strict):
     def _check_rdma_nic(self, where):
         if all(n.rdma == "none" for n in self.nics):
             raise ValueError(f"{where}.transport 'rdma' needs an "
-                             "RDMA-capable NIC (nics[*].rdma 'roce_v2' or "
-                             "'iwarp'); every NIC has rdma 'none'")
+                             "RDMA-capable NIC (nics[*].rdma 'roce_v2', "
+                             "'iwarp' or 'infiniband'); every NIC has rdma "
+                             "'none'")
 
     def _check_storage_transport(self, i, item):
         where = f"workloads.storage[{i}].transport"

@@ -229,6 +229,49 @@ def vmotion_auto_streams(link_speed, *, single=VMOTION_STREAM_GBPS):
     return np.ceil(link / single).astype(int)
 
 
+def sender_thread_cap(threads, streams, core_gbps):
+    """Per-stream ceiling when a transfer's streams share sending threads.
+
+    Parameters
+    ----------
+    threads : numeric
+        Threads sending all the streams (inf: one per stream).
+    streams : numeric
+        The transfer's streams.
+    core_gbps : numeric
+        What one core moves for one stream, its per-core ceiling
+        (:func:`models.host.core_ceiling`). [Gbit/s]
+
+    Returns
+    -------
+    numpy.ndarray
+        Ceiling of each stream: the threads' cores shared by the streams
+        (inf with a thread per stream). [Gbit/s]
+
+    Notes
+    -----
+    .. math:: c = \\min(k, n)\\, T_{core} / n, \\qquad n c = \\min(k, n) T_{core}
+
+    A thread serves its streams in turn on its one core, so however many
+    streams it opens they move one core's worth together: iperf3 ran
+    every stream of a client in one thread until 3.16 (ESnet iperf3 3.16
+    release notes, 2023: "multi-threaded"; before, "-P" streams "will all
+    be in the same thread", iperf3 FAQ), where several connections only
+    spread the receiver's load over queues.
+
+    References
+    ----------
+    ESnet, iperf3 FAQ and 3.16 release notes (2023).
+    """
+    threads = np.asarray(threads, dtype=float)
+    streams = require_positive("streams", streams)
+    if np.any(~(threads >= 1)):
+        raise ValueError("threads must be >= 1 (inf: one per stream), got "
+                         f"{threads[~(threads >= 1)].flat[0]!r}")
+    shared = np.minimum(threads, streams) * np.asarray(core_gbps) / streams
+    return np.where(np.isfinite(threads), shared, np.inf)
+
+
 #: Bytes moved per SMB Direct message (the SMB3 default maximum read/write
 #: size, 1 MiB), over which the per-message CPU cost is spread [B].
 SMB_DIRECT_MESSAGE_BYTES = 1 << 20

@@ -47,9 +47,19 @@ ROCE_HEADER_BYTES = 8 + 12 + 4
 ROCE_RESERVED_BYTES = 96
 #: InfiniBand path MTUs [B].
 IB_PATH_MTUS = (256, 512, 1024, 2048, 4096)
+#: Bytes an InfiniBand packet adds to its payload on a native IB link:
+#: Local Route Header 8 + Base Transport Header 12 + Invariant CRC 4 +
+#: Variant CRC 2 [B] (IBTA, InfiniBand Architecture Specification vol. 1,
+#: chapter 5 "Data packet format"; Linux ``include/rdma/ib_pack.h``
+#: ``IB_LRH_BYTES``, ``IB_BTH_BYTES``, ``IB_ICRC_BYTES``). No Ethernet
+#: preamble, gap or MAC header: the link's 64b/66b (FDR and later) or
+#: 8b/10b (QDR and earlier) encoding is in its data rate, which is what a
+#: NIC's ``speed_gbps`` gives (EDR 100, HDR 200, NDR 400; FDR 54.5, QDR
+#: 32).
+IB_HEADER_BYTES = 8 + 12 + 4 + 2
 #: Protocols whose framing the wire model knows, and their codes.
-PROTOCOLS = ("tcp", "udp", "iwarp", "roce_v2")
-TCP, UDP, IWARP, ROCE = range(4)
+PROTOCOLS = ("tcp", "udp", "iwarp", "roce_v2", "infiniband")
+TCP, UDP, IWARP, ROCE, INFINIBAND = range(5)
 #: TCP timestamps option as stacks send it, NOP-aligned [B]
 #: (RFC 7323; Linux ``TCPOLEN_TSTAMP_ALIGNED``).
 TCP_TIMESTAMPS_BYTES = 12
@@ -227,6 +237,37 @@ def roce_path_mtu(mtu):
     return np.minimum(power_of_two, IB_PATH_MTUS[-1])
 
 
+def ib_path_mtu(mtu):
+    """InfiniBand path MTU of a native IB link configured for ``mtu``.
+
+    Parameters
+    ----------
+    mtu : numeric
+        The MTU asked for (the scenario's network MTU). [B]
+
+    Returns
+    -------
+    numeric
+        The largest of 256, 512, 1024, 2048 and 4096 not above ``mtu``. [B]
+
+    Notes
+    -----
+    IB carries at most 4096 B per packet whatever the IP MTU above it
+    (IPoIB's 2044/65520 B are datagrams of its own); MTU 1500 gives 1024
+    and 9000 gives 4096, as on RoCE.
+
+    References
+    ----------
+    IBTA, InfiniBand Architecture Specification vol. 1, "MTU".
+    """
+    usable = np.asarray(mtu, dtype=float)
+    if np.any(usable < IB_PATH_MTUS[0]):
+        raise ValueError(f"mtu must be at least 256 B for InfiniBand, got "
+                         f"{mtu!r}")
+    return np.minimum(np.ldexp(1.0, np.frexp(usable)[1] - 1),
+                      IB_PATH_MTUS[-1])
+
+
 def payload_bytes(mtu, ip_version=4, *, protocol="tcp", timestamps=True,
                   mtu_limits=MTU_LIMITS):
     """Application bytes carried by one full-size packet.
@@ -238,8 +279,8 @@ def payload_bytes(mtu, ip_version=4, *, protocol="tcp", timestamps=True,
     ip_version : numeric, default 4
         4 or 6.
     protocol : str or array-like of str, default 'tcp'
-        ``'tcp'``, ``'udp'``, ``'iwarp'`` (tagged RDMA WRITE over TCP) or
-        ``'roce_v2'``.
+        ``'tcp'``, ``'udp'``, ``'iwarp'`` (tagged RDMA WRITE over TCP),
+        ``'roce_v2'`` or ``'infiniband'`` (native IB, :func:`ib_path_mtu`).
     timestamps : bool or array-like of bool, default True
         TCP timestamps negotiated (Linux default ``net.ipv4.tcp_timestamps=1``);
         applies to TCP and iWARP.
@@ -284,6 +325,9 @@ def payload_bytes(mtu, ip_version=4, *, protocol="tcp", timestamps=True,
     roce = code == ROCE
     if roce.any():
         payload = pick(roce, roce_path_mtu(_roce_only(mtu, roce)), payload)
+    infiniband = code == INFINIBAND
+    if infiniband.any():
+        payload = pick(infiniband, ib_path_mtu(mtu), payload)
     return payload
 
 
@@ -318,6 +362,11 @@ def wire_bytes(mtu, ip_version=4, *, protocol="tcp", vlan_tags=0,
     A RoCEv2 frame carries one path MTU, not a full Ethernet MTU:
 
     .. math:: w_{roce} = \\mathrm{pmtu} + h_{IP} + 24 + 38 + 4 n_{tags} + e
+
+    and a native InfiniBand packet one IB path MTU with its own headers
+    (:data:`IB_HEADER_BYTES`), no Ethernet framing:
+
+    .. math:: w_{ib} = \\mathrm{pmtu}_{ib} + 26
     """
     mtu = require_range("mtu", mtu, *mtu_limits, "B")
     encap = require_range("encapsulation_bytes", encapsulation_bytes,
@@ -329,7 +378,11 @@ def wire_bytes(mtu, ip_version=4, *, protocol="tcp", vlan_tags=0,
         roce_packet = (roce_path_mtu(_roce_only(mtu, roce))
                        + ip_header_bytes(ip_version) + ROCE_HEADER_BYTES)
         ip_packet = pick(roce, roce_packet, mtu)
-    return ip_packet + frame_overhead_bytes(vlan_tags) + encap
+    frame = ip_packet + frame_overhead_bytes(vlan_tags) + encap
+    infiniband = code == INFINIBAND
+    if infiniband.any():  # a native IB packet: no Ethernet framing
+        frame = pick(infiniband, ib_path_mtu(mtu) + IB_HEADER_BYTES, frame)
+    return frame
 
 
 def _roce_only(mtu, roce):

@@ -17,8 +17,8 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from models import (compression, evacuation, host, migration, pcie, storage,
-                    teaming, transport, wire)
+from models import (compression, cpu, evacuation, host, migration, pcie,
+                    qemu_ram, storage, teaming, transport, wire)
 from models.scenario import Migration, Transfer
 from models.units import GIB, KIB, MIB, gbps_to_bytes_per_s
 from solvers.results import Finding
@@ -32,6 +32,20 @@ def stack_preset(doc):
 def stack_costs(doc):
     """The :class:`models.host.StackCosts` of a document's host."""
     return host.STACK_PRESETS[stack_preset(doc)]
+
+
+def stack_ghz(doc):
+    """Clock at which the stack presets' cycle counts run on a document's
+    host: its clock times its CPU generation's per-clock speed
+    (:func:`models.cpu.stack_ghz`) [GHz]."""
+    return _generation_clock(doc.host.ghz, doc.host.cpu)
+
+
+@functools.lru_cache(maxsize=1024)
+def _generation_clock(ghz, generation):
+    """:func:`models.cpu.stack_ghz` of one clock and generation, kept: a
+    sweep asks for the same few pairs for every row."""
+    return float(cpu.stack_ghz(ghz, cpu.stack_speed(generation)))
 
 
 def total_cores(doc):
@@ -86,7 +100,7 @@ def wire_columns(documents):
     networks = [doc.network for doc in documents]
     costs = [stack_costs(doc) for doc in documents]
     return WireColumns(
-        ghz=np.array([doc.host.ghz for doc in documents]),
+        ghz=np.array([stack_ghz(doc) for doc in documents]),
         c_wire=np.array([c.c_wire for c in costs]),
         c_byte_rx=np.array([c.c_byte_rx for c in costs]),
         mtu=np.array([n.mtu for n in networks]),
@@ -297,7 +311,7 @@ def stream_cap(doc, item, path):
     if preset is None or path.transport not in preset[2]:
         return np.inf
     cap, reference_ghz, _ = preset
-    return cap if reference_ghz is None else cap * doc.host.ghz / \
+    return cap if reference_ghz is None else cap * stack_ghz(doc) / \
         reference_ghz
 
 
@@ -328,7 +342,9 @@ def migration_carrier(item, ghz=None):
         compression_threads=item.streams if item.multifd
         else item.compression_threads,
         compressor=item.compressor, compression_data=item.compression_data,
-        qat_devices=item.qat_devices)
+        qat_devices=item.qat_devices,
+        data_path="qemu_multifd" if item.multifd and item.stop_rule == "qemu"
+        else "socket")
     legacy = item.stop_rule == "qemu" and not item.multifd
     return resolve_compression(
         carrier, ghz, efficiency=compression.QEMU_LEGACY_COMPRESS_EFFICIENCY
@@ -448,7 +464,7 @@ def transfer_columns(rows):
         "threads", "offload", "queue_mode", "vnics", "vcpus",
         "vmmq_queue_pairs", "vnic_queues", "mtu_min", "mtu_max", "soft_agg",
         "c_soft_agg", "frame", "stream_pps", "own_thread",
-        "pinned_sessions")}
+        "pinned_sessions", "thread_c_byte", "sender_threads", "aggregate")}
     for doc, item, path in rows:
         network = doc.network
         costs = stack_costs(doc)
@@ -469,7 +485,7 @@ def transfer_columns(rows):
             "flows": path.flows,
             "rss_queues": min(n.rss_queues for n in path.nics),
             "cores": total_cores(doc),
-            "ghz": doc.host.ghz,
+            "ghz": stack_ghz(doc),
             "mtu": network.mtu,
             "mtu_min": network.mtu_min,
             "mtu_max": network.mtu_max,
@@ -507,7 +523,8 @@ def transfer_columns(rows):
             "checksum": not software_tunnel and
             all(o.checksum for o in offloads),
             "c_byte": costs.c_byte_rx if item.direction == "receive"
-            else costs.c_byte_tx,
+            else host.zero_copy_send_cost(costs.c_byte_tx)
+            if item.zero_copy_send else costs.c_byte_tx,
             "c_pkt": transport.UDP_DATAGRAM_CYCLES if udp else costs.c_pkt,
             "c_wire": costs.c_wire,
             "c_checksum": costs.c_checksum,
@@ -531,6 +548,15 @@ def transfer_columns(rows):
             "vmmq_queue_pairs": item.vmmq_queue_pairs,
             "vnic_queues": item.vnic_queues,
             "pinned_sessions": item.sessions if path.pinned else 0,
+            # QEMU multifd: the channel threads copy, apart from the queue
+            # cores (models.qemu_ram.multifd_channel_cap)
+            "thread_c_byte": (costs.c_byte_rx if item.direction == "receive"
+                              else costs.c_byte_tx)
+            if item.data_path == "qemu_multifd"
+            and path.transport not in RDMA_TRANSPORTS else 0.0,
+            "sender_threads": item.sender_threads or np.inf,
+            # BIG TCP: larger aggregates, fewer traversals (all NICs')
+            "aggregate": min(o.aggregate_kib for o in offloads) * KIB,
         }
         for key, value in add.items():
             columns[key].append(value)
@@ -626,7 +652,7 @@ def storage_row(doc, item):
         "c_io": preset.c_io * storage.PROTOCOL_CPU_FACTOR[item.protocol],
         "c_byte": preset.c_byte_rx, "c_pkt": preset.c_pkt,
         "c_wire": preset.c_wire,
-        "hz": doc.host.ghz * 1e9,
+        "hz": stack_ghz(doc) * 1e9,
         "cores": cores,
     }
 
@@ -699,9 +725,12 @@ class MigrationRows:
     concurrency: np.ndarray
 
 
-def migration_row(item, carrier=None):
+def migration_row(item, carrier=None, ghz=None, c_byte_tx=0.0):
     """The pre-copy model's inputs of one migration, in SI units;
-    ``carrier`` is the transfer it rides (default: its own)."""
+    ``carrier`` is the transfer it rides (default: its own); ``ghz`` the
+    host's reference-generation clock [GHz] (:func:`stack_ghz`) and
+    ``c_byte_tx`` its preset's send copy [1/B], which time QEMU's RAM path
+    per page (none when ``ghz`` is None)."""
     rule = migration.STOP_RULES[item.stop_rule]
     dirty = item.dirty
     hot = dirty.kind == "hot_cold"
@@ -720,7 +749,11 @@ def migration_row(item, carrier=None):
         "hot_set": dirty.hot_set_gib * GIB if hot else 0.0,
         "hot_rate": dirty.rate_mib_s * MIB if hot else 0.0,
         "first_cap": (item.first_round_rate_cap_mib_s or math.inf) * MIB,
-        "zero_fraction": item.zero_page_pct / 100,
+        # zero pages cross as data where QEMU does not look for them
+        "zero_fraction": 0.0 if rule.sync == "qemu" and ghz is not None
+        and qemu_ram.zero_page_detection(
+            item.zero_page_detection, item.qemu_version,
+            item.multifd) == "none" else item.zero_page_pct / 100,
         "downtime_limit": budget,
         "min_pages": rule.min_pages,
         "fraction_left": item.fraction_left_pct / 100
@@ -740,7 +773,40 @@ def migration_row(item, carrier=None):
         "final_live_pass": rule.final_live_pass,
         "switchover": migration.SWITCHOVER_MODES.index(item.switchover),
         **rdma_registration(item),
+        **qemu_page_path(item, ghz if rule.sync == "qemu" else None,
+                         c_byte_tx),
+        # QEMU's switch-over threshold counts written (compressed) bytes
+        "wire_share": 1.0 / _wire_ratio(carrier or migration_carrier(item))
+        if qemu else 1.0,
     }
+
+
+def qemu_page_path(item, ghz, c_byte_tx=0.0):
+    """QEMU's RAM path per page (:mod:`models.qemu_ram`): ``page_s`` [s]
+    the migration thread's time per page, ``zero_page_s`` [s] a zero
+    page's on its slowest thread and ``pending_in_pages`` QEMU's
+    switch-over test on page bytes. Without multifd the migration thread
+    also writes each data page to its socket (``c_byte_tx`` [1/B], the
+    host preset's). All off for other hypervisors (``ghz`` None)."""
+    if ghz is None:
+        return {"page_s": 0.0, "zero_page_s": 0.0,
+                "pending_in_pages": False}
+    page_s, zero_s = _qemu_page_times(
+        ghz, qemu_ram.zero_page_detection(
+            item.zero_page_detection, item.qemu_version, item.multifd),
+        item.streams if item.multifd else 1,
+        0.0 if item.multifd else c_byte_tx * migration.PAGE_BYTES)
+    return {"page_s": page_s, "zero_page_s": zero_s,
+            "pending_in_pages": True}
+
+
+@functools.lru_cache(maxsize=1024)
+def _qemu_page_times(ghz, detection, channels, copy_cycles):
+    """:func:`models.qemu_ram.page_times` as floats, kept: an evacuation's
+    VMs ask for the same few settings."""
+    page_s, zero_s = qemu_ram.page_times(ghz, detection, channels,
+                                         copy_cycles=copy_cycles)
+    return float(page_s), float(zero_s)
 
 
 def rdma_registration(item):
@@ -774,7 +840,9 @@ def migration_rows(documents):
     rows = [migration_row(item, next(
         (resolve_compression(t, None)
          for t in documents[d].workloads.transfers
-         if t.name == item.transfer), None)) for d, item in owners]
+         if t.name == item.transfer), None), stack_ghz(documents[d]),
+        stack_costs(documents[d]).c_byte_tx)
+        for d, item in owners]
     return MigrationRows(
         owners, {k: np.array([r[k] for r in rows]) for k in rows[0]},
         np.array([item.concurrency for _, item in owners]))
@@ -858,7 +926,9 @@ def evacuation_rows(documents):
     owners, columns, limits, caps, totals = [], [], [], [], []
     for d, doc in enumerate(documents):
         for item, _, limit in evacuation_transfers(doc):
-            rows = [migration_row(evacuation_vm_migration(item, vm))
+            rows = [migration_row(evacuation_vm_migration(item, vm),
+                                  ghz=stack_ghz(doc),
+                                  c_byte_tx=stack_costs(doc).c_byte_tx)
                     for vm in item.vms]
             copied = item.disks == "copied"
             owners.append((d, item))

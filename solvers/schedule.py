@@ -152,10 +152,12 @@ def precopy(columns, rate, *, trace=False, first_rate=None):
 
 def _precopy(columns, rate, trace, first_rate):
     p = columns
+    # QEMU's migration thread handles one page at a time
+    page_rate = _page_rate_cap(p)
     capped = rate > p["max_bandwidth"]
-    rate = np.minimum(rate, p["max_bandwidth"])
-    first = rate if first_rate is None else np.minimum(first_rate,
-                                                       p["max_bandwidth"])
+    rate = np.minimum(np.minimum(rate, p["max_bandwidth"]), page_rate)
+    first = rate if first_rate is None else np.minimum(np.minimum(
+        first_rate, p["max_bandwidth"]), page_rate)
     first_rate = np.minimum(p["first_cap"], first)
     registering = p["register_s_per_byte"] > 0
     if registering.any():
@@ -177,7 +179,10 @@ def _precopy(columns, rate, trace, first_rate):
                              migration.QEMU_ITERATION_S),
         sync_timer_s=p["sync_timer"], test_sent_pass=p["test_sent_pass"],
         final_live_pass=p["final_live_pass"],
-        run_to_budget=mode == migration.POSTCOPY_AT_TIME_BUDGET, trace=trace)
+        run_to_budget=mode == migration.POSTCOPY_AT_TIME_BUDGET,
+        zero_page_s=p["zero_page_s"], pending_in_pages=p["pending_in_pages"],
+        wire_share=p["wire_share"],
+        trace=trace)
     nonzero = p["memory"] * (1 - p["zero_fraction"]) * (
         1 + migration.PAGE_HEADER_BYTES / migration.PAGE_BYTES)
     result = migration.postcopy(result, rate, mode, p["fixed_downtime"],
@@ -185,6 +190,16 @@ def _precopy(columns, rate, trace, first_rate):
     result["total_time"] = result["total_time"] + p["setup_s"]
     result["rate"] = rate
     return result
+
+
+def _page_rate_cap(columns):
+    """Bytes per second QEMU's migration thread can hand on at its time
+    per page (``page_s`` column; inf where 0): a page and its header per
+    ``page_s`` [B/s]."""
+    page_s = columns["page_s"]
+    return np.where(page_s > 0, (migration.PAGE_BYTES
+                                 + migration.PAGE_HEADER_BYTES)
+                    / np.where(page_s > 0, page_s, 1.0), np.inf)
 
 
 #: Fields of the pre-copy model the fixed point reads; it also reads

@@ -9,12 +9,13 @@ rates are provided to the migration analysis.
 
 import numpy as np
 
-from models import host, transport, wire
+from models import cpu, host, qemu_ram, transport, wire
 from models.units import bytes_per_s_to_gbps, gbps_to_bytes_per_s
 from solvers import metric_ids
 from solvers.analysis import (EMPTY, AnalysisResult, Candidate,
                               ColumnResult, metric_value)
-from solvers.inputs import RDMA_TRANSPORTS, compression_note, stack_preset
+from solvers.inputs import (RDMA_TRANSPORTS, compression_note, stack_ghz,
+                            stack_preset)
 from solvers.results import Bottleneck, Finding
 
 NAME = "host"
@@ -200,15 +201,30 @@ def _chain_chunk(inputs, mtu_limits):
     payload, frame = _datagram_frames(inputs, payload, frame)
     efficiency = payload / frame
     soft = inputs["soft_agg"] & ~inputs["lro"]  # the NIC's comes first
+    # QEMU multifd's channel threads copy on cores of their own; the
+    # queue's core keeps the per-frame and per-traversal work
+    thread_c_byte = inputs.get("thread_c_byte", 0.0)
     cycles = host.cycles_per_byte(
-        payload, host.stack_traversal_bytes(payload, inputs["lro"],
-                                            software=soft),
-        inputs["c_byte"], inputs["c_pkt"], inputs["c_wire"],
+        payload, host.stack_traversal_bytes(
+            payload, inputs["lro"], software=soft,
+            aggregate_bytes=inputs.get("aggregate", host.AGGREGATE_BYTES)),
+        inputs["c_byte"] - thread_c_byte, inputs["c_pkt"], inputs["c_wire"],
         checksum_offload=inputs["checksum"], c_checksum=inputs["c_checksum"],
         c_encap=inputs["c_encap"], c_team=inputs["c_team"],
         rss_factor=inputs["rss_factor"], soft_aggregated=soft,
         c_soft_agg=inputs["c_soft_agg"])
     stream_cap = inputs["stream_cap"]
+    channel = np.asarray(thread_c_byte) > 0
+    if channel.any():
+        stream_cap = np.minimum(stream_cap, np.where(
+            channel, qemu_ram.multifd_channel_cap(
+                inputs["ghz"], np.where(channel, thread_c_byte, 1.0)),
+            np.inf))
+    threads = inputs.get("sender_threads")
+    if threads is not None and np.isfinite(threads).any():
+        stream_cap = np.minimum(stream_cap, transport.sender_thread_cap(
+            threads, inputs["streams"],
+            host.core_ceiling(inputs["ghz"], cycles)))
     own_thread = inputs.get("own_thread", False)
     stream_pps = inputs.get("stream_pps")
     if stream_pps is not None and np.isfinite(stream_pps).any():
@@ -234,6 +250,9 @@ def _chain_chunk(inputs, mtu_limits):
         flows_per_queue=inputs["flows_per_queue"], c_io=inputs["c_io"],
         own_thread=own_thread,
         pinned_sessions=inputs.get("pinned_sessions", 0))
+    if channel.any():  # the channel threads' copies cost cores too
+        result["cores"] = result["cores"] + host.cores_busy(
+            result["wire_payload"], thread_c_byte, inputs["ghz"])
     result["ack_bytes"] = wire.ack_wire_bytes(
         inputs["ip_version"], timestamps=inputs["timestamps"],
         vlan_tags=inputs["vlan_tags"])
@@ -307,6 +326,14 @@ def _limit_message(limit, path, item, now, r):
             return (f"{item.sessions * item.streams} sending thread(s) × "
                     f"{item.stream_cap_pps:,.0f} packets/s each "
                     f"({cap:.2f} Gbit/s of payload)")
+        if item.sender_threads is not None:
+            return (f"{item.sessions * item.streams} stream(s) sent by "
+                    f"{item.sender_threads} thread(s), one core each "
+                    f"({cap:.2f} Gbit/s per stream)")
+        if item.data_path == "qemu_multifd":
+            return (f"{item.sessions * item.streams} multifd channel "
+                    f"thread(s) × {cap:.2f} Gbit/s, each copying pages "
+                    "into guest memory on its own core")
         return (f"{item.sessions * item.streams} application stream(s) × "
                 f"{cap:.2f} Gbit/s each (one core per stream)")
     return (f"{item.compression_threads} compression thread(s) × "
@@ -357,6 +384,11 @@ def _assumptions(doc, item, path):
         f"identical; CPU is the {side}'s, as % of its physical cores",
         f"CPU cost preset '{preset}': "
         f"{host.STACK_PRESETS[preset].source.split(':')[0]}",
+        f"CPU generation '{doc.host.cpu}' "
+        f"({cpu.CPU_GENERATIONS[doc.host.cpu].core}): the stack runs "
+        f"{cpu.CPU_GENERATIONS[doc.host.cpu].stack_speed:g} x as fast per "
+        f"clock as on the Haswell hosts of the fit, so each core works "
+        f"like one at {stack_ghz(doc):.3g} GHz (models.cpu)",
         "Flows hash uniformly onto RSS queues and team members; expected "
         "values, not one particular hash outcome",
         f"Jumbo-frame gain: the same transfer re-evaluated at MTU "
@@ -443,9 +475,10 @@ def _aggregation_notes(doc, item, path, preset):
     if all(o.gro if receive else o.gso for o in offloads):
         if preset != "linux_host":
             software = f"the VMkernel's software {nic}"
+        size = min(o.aggregate_kib for o in offloads)
         return [f"Transfer {item.name!r}: {nic} off; {software} aggregates "
-                "in software: one stack traversal per 64 KiB, the per-frame "
-                "cost stays"]
+                f"in software: one stack traversal per {size:g} KiB, the "
+                "per-frame cost stays"]
     return [f"Transfer {item.name!r}: {nic} and {software} off, so every "
             "packet traverses the stack"]
 

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from models import compression, migration
+from models import compression, migration, qemu_ram
 from models.units import (GIB, MIB, bytes_per_s_to_gbps,
                           gbps_to_bytes_per_s)
 from solvers import goalseek, metric_ids
@@ -174,12 +174,32 @@ def _evaluate(rows, rates, out, details, inputs):
                     else item.max_bandwidth_mib_s * MIB, item.throttling
                     or rule.throttle)["source"]
                 + "; rounds = QEMU's dirty-sync-count")
+            target["assumptions"].append(
+                _qemu_page_note(item, rows.columns, r))
         target["assumptions"].extend(
             _mode_assumptions(documents[index], item))
         if (item.throttling or rule.throttle) == "sdps":
             target["assumptions"].append(
                 "SDPS modelled as an interpretation of the ESXi settings "
                 "(engages below transmit/dirty 1.3, aims at 5)")
+
+
+def _qemu_page_note(item, columns, r):
+    """What QEMU's RAM path per page (models.qemu_ram) assumes for row
+    ``r``."""
+    where = qemu_ram.zero_page_detection(
+        item.zero_page_detection, item.qemu_version, item.multifd)
+    tested = {"legacy": "on the migration thread",
+              "multifd": f"in the {item.streams} multifd channels",
+              "none": "nowhere: zero pages cross whole"}[where]
+    return (f"Migration {item.name!r}: QEMU's migration thread takes "
+            f"{1e9 * columns['page_s'][r]:.0f} ns per page, a zero page "
+            f"{1e9 * columns['zero_page_s'][r]:.0f} ns on its slowest "
+            f"thread (zero-page-detection {where}: tested {tested}; "
+            "models.qemu_ram); switch-over compares page bytes with the "
+            "bytes written per second x the limit" + (
+                "; each multifd channel's thread copies apart from its "
+                "receive queue's core" if item.multifd else ""))
 
 
 def _mode_values(item, result, columns, r):

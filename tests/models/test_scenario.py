@@ -50,8 +50,9 @@ def test_historical_version_1_fixture_still_loads():
     ({"id": "a", "speed_gbps": 10, "colour": "red"},
      "nics[0].colour: unknown key"),
     ({"speed_gbps": 10}, "nics[0].id: required field is missing"),
-    ({"id": "a", "speed_gbps": 10, "rdma": "infiniband"},
-     "nics[0].rdma: must be 'none', 'roce_v2' or 'iwarp', got 'infiniband'"),
+    ({"id": "a", "speed_gbps": 10, "rdma": "omni_path"},
+     "nics[0].rdma: must be 'none', 'roce_v2', 'iwarp' or 'infiniband', "
+     "got 'omni_path'"),
 ])
 def test_field_errors_name_path_and_value(nic, expected):
     assert expected in problems_of(minimal_document(nics=[nic]))

@@ -22,7 +22,7 @@ def test_one_udp_sender_is_bound_by_its_cost_per_datagram():
     # the mechanism of ESNET-UDP-40G and UDP-IPERF3-10G-1500: one system
     # call and stack pass per 1472 B datagram (no GSO), the linux_host
     # preset's driver cost and copy on top; 40 GbE so the core binds
-    result = _solve(host={"hypervisor": "kvm", "ghz": 2.9},
+    result = _solve(host={"hypervisor": "kvm", "ghz": 2.9, "cpu": "legacy"},
                     nics=[{"id": "nic0", "speed_gbps": 40.0}],
                     workloads=_udp()).variants[0]
     costs = host.STACK_PRESETS["linux_host"]
@@ -64,7 +64,7 @@ def test_datagrams_fill_frames_of_the_asked_size():
 
 
 def test_per_core_frame_rate_at_a_frame_size():
-    result = _solve(host={"hypervisor": "kvm", "ghz": 3.0},
+    result = _solve(host={"hypervisor": "kvm", "ghz": 3.0, "cpu": "legacy"},
                     network={"frame_size_bytes": 64}).variants[0]
     costs = host.STACK_PRESETS["linux_host"]
     per_core = 3e9 / (transport.UDP_DATAGRAM_CYCLES + costs.c_wire
