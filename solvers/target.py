@@ -496,13 +496,16 @@ def _levers(base, metric, numbers):
                     item.transport != "rdma" and \
                     base.host.hypervisor == "kvm":
                 # QEMU's streams are multifd channels: without multifd
-                # one connection carries it whatever streams says
+                # one connection carries it whatever streams says; one
+                # channel already moves the page copies off the migration
+                # thread (models.qemu_ram)
                 levers.append(_Lever("streams", "multifd channels" + of,
                                      changes=tuple(_Frozen({
                                          f"{at}.multifd": True,
-                                         f"{at}.streams": n})
+                                         **({f"{at}.streams": n}
+                                            if n != item.streams else {})})
                                          for n in range(
-                                             2, _most(Migration, "streams")
+                                             1, _most(Migration, "streams")
                                              + 1))))
             else:
                 levers.append(_Lever("streams", LEVERS["streams"] + of,

@@ -16,7 +16,8 @@ from solvers.target import (Target, TargetError, parse_target,
 def vsan_hcibench(**storage):
     """HCIBench on vSAN at 128 outstanding IO against a fast back end:
     one core per session binds at 92,970 IOPS (issue 32: "vSAN HCIBench
-    capped by an iSCSI rule")."""
+    capped by an iSCSI rule", measured with the clock-only CPU preset the
+    issue was written on: host.cpu 'legacy')."""
     workload = {"name": "hcibench", "protocol": "vsan", "block_kib": 4.0,
                 "read_pct": 70.0, "vms": 4, "disks_per_vm": 8,
                 "threads_per_disk": 4,
@@ -24,7 +25,7 @@ def vsan_hcibench(**storage):
     workload.update(storage)
     return scenario_from_dict({
         "schema_version": 1, "meta": {"name": "vsan"},
-        "host": {"hypervisor": "vsphere"},
+        "host": {"hypervisor": "vsphere", "cpu": "legacy"},
         "nics": [{"id": "vmnic0", "speed_gbps": 25.0}],
         "workloads": {"storage": [workload]}})
 
@@ -202,7 +203,9 @@ def test_a_migration_that_does_not_complete_gets_its_levers():
     # Gbit/s) cannot outrun 2,000 MiB/s of dirtying, so the migration has
     # no total time; multifd channels are QEMU's streams, and three of
     # them finish it (the example's "25 GbE, 8 multifd channels" variant
-    # takes 73 s)
+    # takes 73 s); a multifd channel copies pages on its own thread, apart
+    # from the migration thread (models.qemu_ram), so multifd with one
+    # channel finishes it
     scenario = load_scenario(resource_path(
         "examples", "kvm_multifd_postcopy.toml")).with_values(
             {"nics[0].speed_gbps": 25.0, "variants": []})
@@ -212,12 +215,10 @@ def test_a_migration_that_does_not_complete_gets_its_levers():
     channels = by_lever(result)["streams"]
     assert channels.label == "multifd channels of db01"
     assert channels.reachable and channels.change == {
-        "workloads.migrations[0].multifd": {"old": False, "new": True},
-        "workloads.migrations[0].streams": {"old": 1, "new": 3}}
-    two = scenario.with_values({"workloads.migrations[0].multifd": True,
-                                "workloads.migrations[0].streams": 2})
-    two = {m.id: m.value for m in evaluate(two).variants[0].metrics}
-    assert two.get("migration.total_s", math.inf) > 120   # the smallest
+        "workloads.migrations[0].multifd": {"old": False, "new": True}}
+    one = scenario.with_values({"workloads.migrations[0].multifd": True})
+    one = {m.id: m.value for m in evaluate(one).variants[0].metrics}
+    assert one["migration.total_s"] <= 120
     # NIC speed alone cannot: one connection stays one core
     speed = by_lever(result)["nic_speed"]
     assert not speed.reachable and "has no value" in speed.message
