@@ -225,6 +225,11 @@ def build_parser():
     importer.add_argument("-o", "--output", help="scenario file to write "
                           "(.toml or .json), atomically")
 
+    from app import calibrate_cli
+    calibrate_cli.add_arguments(add(
+        "calibrate", "Fit the models to benchmark runs of your own hosts "
+        "(iperf3, fio, DiskSpd, HCIBench, QMP).", calibrate_cli.EXAMPLE))
+
     report = add("report", "Write the PDF comparison report of a scenario.",
                  _REPORT_EXAMPLE)
     report.add_argument("file", help="scenario file (.toml or .json)")
@@ -1177,6 +1182,12 @@ def _import_targets(output, scenarios):
     return targets
 
 
+def _calibrate(args):
+    from app.calibrate_cli import run
+    return run(args)
+
+
 _COMMANDS = {"new": _new, "solve": _solve, "sweep": _sweep, "advise": _advise,
              "validate": _validate, "schema": _schema, "report": _report,
-             "accuracy": _accuracy, "import": _import}
+             "accuracy": _accuracy, "import": _import,
+             "calibrate": _calibrate}

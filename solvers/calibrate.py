@@ -16,7 +16,8 @@ message, at most a 64 KiB aggregate) and :math:`p` the payload per frame
 on relative residuals fits those the runs determine. A coefficient is
 determined only when its term varies apart from the others: the
 per-traversal cost needs two message sizes below 64 KiB, the per-frame
-cost two MSS on a real NIC (loopback moves no frames), separate send and
+cost two MSS (on loopback it is TCP's per-segment and ACK work, with no
+NIC driver), separate send and
 receive costs the two ends of a run between two hosts (on loopback one
 host does both). An undetermined coefficient keeps its preset value, is
 listed with the reason, and the determined ones absorb the rest: the
@@ -152,8 +153,7 @@ def _stack_design(runs):
     tx = np.array([r.tx_bytes_s for r in runs])
     rx = np.array([r.rx_bytes_s for r in runs])
     size = traversal_bytes([r.message_bytes for r in runs])
-    frames = np.array([0.0 if r.loopback else 1.0 / r.mss_bytes
-                       for r in runs])
+    frames = np.array([1.0 / r.mss_bytes for r in runs])
     return np.column_stack([tx, rx, (tx + rx) / size, (tx + rx) * frames])
 
 
@@ -178,11 +178,13 @@ class StackFit:
 
     ``costs`` holds all four coefficients (fitted or the preset's),
     ``fitted`` the names fitted, ``undetermined`` one reason per
-    coefficient the runs cannot determine."""
+    coefficient the runs cannot determine, ``notes`` what a fitted value
+    covers."""
 
     costs: dict
     fitted: tuple
     undetermined: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
 
 
 def _distinct(values, tolerance=0.01):
@@ -211,7 +213,7 @@ def fit_stack(runs, preset, ghz):
     observed = np.array([r.cores_busy for r in runs]) * ghz * 1e9
     sizes = [s for s in traversal_bytes([r.message_bytes for r in runs])]
     wired = [r for r in runs if not r.loopback]
-    free, why = [], []
+    free, why, notes = [], [], []
     split = any(r.tx_bytes_s > 0 and r.rx_bytes_s == 0 for r in wired) \
         and any(r.rx_bytes_s > 0 and r.tx_bytes_s == 0 for r in wired)
     if not split:
@@ -229,15 +231,17 @@ def fit_stack(runs, preset, ghz):
                    f"{preset.c_pkt:g} cycles and the per-byte cost absorbs "
                    "the measured total; run iperf3 at two -l sizes below "
                    "64K (e.g. -l 8K and -l 32K) to fit it")
-    if _distinct([r.mss_bytes for r in wired]) >= 2:
+    if _distinct([r.mss_bytes for r in runs]) >= 2:
         free.append("c_wire")
+        if not wired:
+            notes.append("c_wire is fitted on loopback, where a segment "
+                       "costs its TCP and ACK handling but no NIC driver "
+                       "work: runs between two hosts at two MTUs measure "
+                       "the driver's share too")
     else:
-        why.append("c_wire (per wire frame): "
-                   + ("loopback runs move no frames" if not wired else
-                      "one MSS in the runs between hosts")
-                   + f", so it stays at the preset's {preset.c_wire:g} "
-                   "cycles; runs between two hosts at two MTUs (or -M "
-                   "MSS values) determine it")
+        why.append(f"c_wire (per wire frame): one MSS in the runs, so it "
+                   f"stays at the preset's {preset.c_wire:g} cycles; runs "
+                   "at two MTUs (or iperf3 -M MSS values) determine it")
     names = (["c_byte_tx", "c_byte_rx"] if split else ["c_byte"]) + free
     columns = [design[:, 0], design[:, 1]] if split \
         else [design[:, 0] + design[:, 1]]
@@ -247,13 +251,14 @@ def fit_stack(runs, preset, ghz):
     # relative residuals: a slow run counts as much as a fast one
     matrix = np.column_stack(columns) / observed[:, None]
     values, _ = nnls(matrix, (observed - fixed) / observed)
+    values[values < 1e-9 * values.max(initial=0)] = 0.0   # round-off
     fitted = dict(zip(names, values))
     if not split:
         fitted["c_byte_tx"] = fitted["c_byte_rx"] = fitted.pop("c_byte")
     costs = {name: float(fitted.get(name, getattr(preset, name)))
              for name in STACK_COEFFICIENTS}
     return StackFit(costs, tuple(n for n in STACK_COEFFICIENTS
-                                 if n in fitted), why)
+                                 if n in fitted), why, notes)
 
 
 def stack_checks(runs, preset, ghz, fit):

@@ -171,8 +171,8 @@ def _import_one(path, result):
     back = reverse_rate / BITS_PER_BYTE
     if loopback:
         both = payload + back
-        result.runs.append(StackRun(label, path, True, blksize, mss or blksize,
-                                    both, both,
+        result.runs.append(StackRun(label, path, True, blksize,
+                                    mss or blksize, both, both,
                                     (host_pct + remote_pct) / 100))
         return
     # the client sends unless -R; --bidir sends both ways from both ends
