@@ -1795,9 +1795,13 @@ def scenario_data(scenario, *, minimal=False):
 
 
 def canonical_json(scenario):
-    """Key-sorted, compact JSON: the form hashed by :meth:`Scenario.sha256`."""
-    return json.dumps(scenario.model_dump(mode="json"), sort_keys=True,
-                      separators=(",", ":"), ensure_ascii=False)
+    """Key-sorted, compact JSON: the form hashed by :meth:`Scenario.sha256`
+    (an uncalibrated document hashes as before ``calibration`` existed)."""
+    data = scenario.model_dump(mode="json")
+    if data.get("calibration") is None:
+        data.pop("calibration", None)
+    return json.dumps(data, sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False)
 
 
 def json_schema():

@@ -284,6 +284,8 @@ class MainWindow(QtWidgets.QMainWindow):
                  QtGui.QKeySequence("Ctrl+Shift+S")),
                 ("&Import…", self.import_dialog,
                  QtGui.QKeySequence("Ctrl+I")),
+                ("&Calibrate from measurements…", self.calibrate_dialog,
+                 QtGui.QKeySequence("Ctrl+Shift+K")),
                 ("&Export PDF…", self.export_pdf_dialog,
                  QtGui.QKeySequence("Ctrl+E")),
                 ("&Quit", self.close, QtGui.QKeySequence("Ctrl+Q"))):
@@ -371,6 +373,10 @@ class MainWindow(QtWidgets.QMainWindow):
     def import_dialog(self):
         from app.gui.import_dialog import run_import_dialog
         run_import_dialog(self)
+
+    def calibrate_dialog(self):
+        from app.gui.calibrate_dialog import run_calibrate_dialog
+        run_calibrate_dialog(self)
 
     def accuracy_dialog(self):
         from app.gui.accuracy_dialog import show_accuracy
