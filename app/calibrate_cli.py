@@ -142,12 +142,20 @@ def calibrate(paths, *, base=None, ghz=None, name=None, today=None):
     today = today or datetime.date.today()
     result = Calibrated(scenario=None)
     if base is None:
-        first = next(s for o in outcomes.values() for s in o.scenarios)
+        # the measured network set-up (iperf3's transfer) when there is
+        # one; storage workloads and migrations are added below
+        first = next(s for fmt in sorted(outcomes, key=lambda f: f !=
+                                         "iperf3")
+                     for s in outcomes[fmt].scenarios)
         document = scenario_data(first)
         document["meta"] = {"name": f"Calibrated on {len(paths)} "
                             "measured file(s)"[:200],
-                            "assumptions": list(first.meta.assumptions)}
-        document["workloads"] = {}
+                            "assumptions": [
+                                a for a in first.meta.assumptions
+                                if not a.startswith("Measured (")]}
+        document["workloads"] = {
+            "transfers": document["workloads"].get("transfers", [])
+            if "iperf3" in outcomes else []}
     else:
         document = scenario_data(base)
     if ghz is not None:

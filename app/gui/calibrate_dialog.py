@@ -40,7 +40,7 @@ def ask_clock(window, paths):
     user cancels."""
     if not any(_format(p) == "iperf3" for p in paths):
         return None
-    current = window.session.document.host.ghz \
+    current = window.session.scenario.host.ghz \
         if getattr(window, "session", None) else 2.6
     ghz, ok = QtWidgets.QInputDialog.getDouble(
         window, "CPU clock of the measured host",
