@@ -125,4 +125,8 @@ if __name__ == "__main__":
     with iperf3_server() as port:
         iperf3_client(port, ["-u", "-b", "1G", "-l", "8000"],
                       SAMPLES / "iperf3_udp.json", 1)
+        iperf3_client(port, ["--bidir", "-l", "32K"],
+                      SAMPLES / "iperf3_bidir.json", 1)
+    # two clones without group_reporting: two job entries of one name
+    fio_run(SAMPLES, 2, name="fio_numjobs2_qd2", extra=["--numjobs=2"])
     (SAMPLES / "fio.dat").unlink()

@@ -199,3 +199,79 @@ def test_tools_are_in_the_system_deps():
         .read_text()
     assert "iperf3" in deps and "fio" in deps
     assert shutil.which("iperf3") or not benchmark_runs.available()
+
+
+def test_bidir_loopback_counts_both_directions():
+    data = json.loads((SAMPLES / "iperf3_bidir.json").read_text())
+    outcome = run_import("iperf3", [SAMPLES / "iperf3_bidir.json"])
+    (run,) = outcome.result.runs
+    end = data["end"]
+    both = (end["sum_received"]["bits_per_second"]
+            + end["sum_received_bidir_reverse"]["bits_per_second"]) / 8
+    assert run.loopback and run.tx_bytes_s == pytest.approx(both)
+    cpu = end["cpu_utilization_percent"]
+    assert run.cores_busy == pytest.approx(
+        (cpu["host_total"] + cpu["remote_total"]) / 100)
+
+
+def test_runs_between_two_hosts_split_send_from_receive(tmp_path, capsys):
+    """The client's output of a run between two hosts (a recorded run
+    with its addresses changed): each end is an observation, the sender's
+    and the receiver's per-byte costs are fitted apart, and the MTU
+    comes from the MSS."""
+    files = []
+    for sample in ("iperf3_l8k.json", "iperf3_l32k.json",
+                   "iperf3_r_l32k.json", "iperf3_mss1448_l32k.json"):
+        data = json.loads((SAMPLES / sample).read_text())
+        for link in data["start"]["connected"]:
+            link["local_host"], link["remote_host"] = "10.0.0.1", "10.0.0.2"
+        files.append(tmp_path / sample)
+        files[-1].write_text(json.dumps(data))
+    outcome = run_import("iperf3", files[3:])
+    assert outcome.scenarios[0].network.mtu == 1448 + 52
+    assert [r.tx_bytes_s > 0 for r in outcome.result.runs] == [True, False]
+    code, out = _calibrate(tmp_path, files, "--ghz", "2.6")
+    assert code == 0, capsys.readouterr().err
+    site = _load(out).calibration
+    fitted = site.stack.model_dump(exclude_none=True)
+    assert {"c_byte_tx", "c_byte_rx"} <= set(fitted)
+    assert not any("c_byte_tx vs c_byte_rx" in u for u in site.undetermined)
+    assert len([c for c in site.checks if c.role == "fitted"]) == 8
+
+
+def test_numjobs_clones_add_up():
+    outcome = run_import("fio", [SAMPLES / "fio_numjobs2_qd2.json"])
+    data = json.loads((SAMPLES / "fio_numjobs2_qd2.json").read_text())
+    (run,) = outcome.result.runs
+    assert run.oio == 4 and run.disks_per_vm == 2
+    assert run.iops == pytest.approx(sum(j["read"]["iops"]
+                                         for j in data["jobs"]))
+
+
+def test_given_values_are_kept_and_overrides_said(tmp_path, capsys):
+    from app.scenario_io import atomic_write
+    from models.scenario import dump_scenario, new_scenario, scenario_data
+    from models.scenario import scenario_from_dict
+
+    data = scenario_data(new_scenario())
+    data["host"]["ghz"] = 3.4
+    base = tmp_path / "base.toml"
+    atomic_write(base, dump_scenario(scenario_from_dict(data),
+                                     "toml").encode())
+    code, out = _calibrate(tmp_path, IPERF3[:2] + FIO[:3], "--scenario",
+                           str(base))
+    report = capsys.readouterr().out
+    assert code == 0
+    scenario = _load(out)
+    assert scenario.host.ghz == 3.4 and "set: host.ghz" not in report
+    given = scenario_from_dict(data)
+    assert scenario.nics == given.nics and scenario.teams == given.teams
+    assert [w.name for w in scenario.workloads.storage[:len(
+        given.workloads.storage)]] == [w.name for w in
+                                       given.workloads.storage]
+    code, out = _calibrate(tmp_path, IPERF3[:2], "--scenario", str(base),
+                           "--ghz", "2.9")
+    report = capsys.readouterr().out
+    assert code == 0 and _load(out).host.ghz == 2.9
+    assert "note: host.ghz: the scenario's 3.4 GHz replaced by --ghz 2.9" \
+        in report
