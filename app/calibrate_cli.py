@@ -16,7 +16,7 @@ part of the runs, nothing is written, exit code 2.
 """
 
 import datetime
-import json
+import re
 from dataclasses import dataclass, field
 
 #: How each format is recognised, in order: (format, test on the text).
@@ -27,7 +27,8 @@ _SIGNATURES = (
     ("fio", lambda text, data: isinstance(data, dict)
      and "fio version" in data),
     ("iperf3", lambda text, data: isinstance(data, dict)
-     and "start" in data and ("end" in data or "error" in data)),
+     and ("start" in data and ("end" in data or "error" in data)
+          or data.get("event") == "start")),
     ("qemu", lambda text, data: '"return"' in text or '"ram"' in text
      or '"dirty-rate"' in text),
     ("libvirt", lambda text, data: "Job type:" in text
@@ -48,6 +49,7 @@ class CalibrationError(ValueError):
 def detect_format(path):
     """The importer format of a benchmark output, from its content."""
     from app.importers.common import ImportProblem, read_text
+    from app.importers.iperf3 import read_json_objects
 
     try:
         text = read_text(path)
@@ -55,16 +57,13 @@ def detect_format(path):
         raise CalibrationError(str(err)) from None
     stripped = text.strip()
     data = None
-    if stripped.startswith(("{", "[")):
+    if re.search(r"^\s*\{", text, re.MULTILINE):
         try:
-            data = json.loads(stripped)
-        except json.JSONDecodeError as err:
-            if err.pos >= len(stripped) - 1:
-                raise CalibrationError(
-                    f"{path}: the JSON ends early at line {err.lineno} "
-                    "(truncated file?): expected one complete tool output"
-                    f" ({KNOWN})") from None
-            data = None   # JSON Lines (QMP) or not JSON
+            data = read_json_objects(path, "a tool's", KNOWN)[0]
+        except ImportProblem as err:
+            if "truncated" in str(err):
+                raise CalibrationError(str(err)) from None
+            data = None   # not JSON
     for fmt, test in _SIGNATURES:
         if test(text, data):
             return fmt

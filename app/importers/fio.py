@@ -114,8 +114,7 @@ def _job(path, name, entries, globals_, draft, index):
             side_iops = float(stats.get("iops") or 0)
             iops += side_iops
             rate += float(stats.get("bw") or 0) * KIB
-            latency_weight += side_iops * float(
-                (stats.get("lat_ns") or {}).get("mean") or 0) / 1e9
+            latency_weight += side_iops * _mean_latency(stats)
     if iops <= 0:
         return None
     latency = latency_weight / iops
@@ -163,6 +162,14 @@ def _job(path, name, entries, globals_, draft, index):
                      f"QD {depth} x {clones} job(s))", path, "fio", block,
                      read, random, 1, clones, depth, iops, latency)
     return workload, run
+
+
+def _mean_latency(stats):
+    """Mean total latency of one direction [s]: ``lat_ns`` (fio 3), else
+    ``lat`` in microseconds (fio 2)."""
+    if "lat_ns" in stats:
+        return float(stats["lat_ns"].get("mean") or 0) / 1e9
+    return float((stats.get("lat") or {}).get("mean") or 0) / 1e6
 
 
 def _percentiles(job):

@@ -17,6 +17,7 @@ process's user + system time by the wall time). A failed run carries
 
 import ipaddress
 import json
+import re
 
 from app.importers.common import (Draft, ETHERNET_GBPS, ImportProblem,
                                   import_each, read_text)
@@ -27,25 +28,46 @@ from solvers.calibrate import StackRun
 TCP_IP_HEADERS = 20 + 20 + 12
 
 
+def read_json_objects(path, tool, hint):
+    """The JSON objects of a tool's output file, in order: one output, or
+    several appended to one file (``iperf3 -J >> runs.json``), or JSON
+    Lines; lines before the first object (fio's notes on stdout) are
+    skipped. An ImportProblem says what is wrong (truncated, not JSON)."""
+    text = read_text(path)
+    found = re.search(r"^\s*[{\[]", text, re.MULTILINE)
+    if not text.strip() or found is None:
+        raise ImportProblem(path, f"{tool} JSON output ({hint})"
+                            + (", the file is empty" if not text.strip()
+                               else ""), got=text.strip()[:40] or None)
+    decoder, objects, position = json.JSONDecoder(), [], found.start()
+    while True:
+        while position < len(text) and text[position].isspace():
+            position += 1
+        if position >= len(text):
+            return objects
+        try:
+            data, position = decoder.raw_decode(text, position)
+        except json.JSONDecodeError as err:
+            cut = err.pos >= len(text.rstrip()) - 1
+            raise ImportProblem(
+                path, f"{tool} JSON output ({hint})"
+                + (": the JSON ends early (truncated file?)" if cut else
+                   f": {err.msg}"), row=err.lineno, column=err.colno) \
+                from None
+        if not isinstance(data, dict):
+            raise ImportProblem(path, f"{tool} JSON output ({hint}): a "
+                                "JSON object", got=type(data).__name__)
+        objects.append(data)
+
+
 def read_json(path, tool, hint):
-    """A JSON object from a tool's output file; an ImportProblem that says
-    what is wrong (truncated, not JSON, not an object)."""
-    text = read_text(path).strip()
-    if not text:
-        raise ImportProblem(path, f"{tool} JSON output ({hint}), the file "
-                            "is empty")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        cut = err.pos >= len(text) - 1
-        raise ImportProblem(
-            path, f"{tool} JSON output ({hint})"
-            + (": the JSON ends early (truncated file?)" if cut else
-               f": {err.msg}"), row=err.lineno, column=err.colno) from None
-    if not isinstance(data, dict):
-        raise ImportProblem(path, f"{tool} JSON output ({hint}): a JSON "
-                            "object", got=type(data).__name__)
-    return data
+    """The one JSON object of a tool's output file (see
+    :func:`read_json_objects`)."""
+    objects = read_json_objects(path, tool, hint)
+    if len(objects) > 1:
+        raise ImportProblem(path, f"one {tool} JSON output ({hint}), got "
+                            f"{len(objects)} objects")
+    return objects[0]
 
 
 def import_files(paths):
@@ -67,7 +89,19 @@ def _value(path, data, keys, expected):
 
 
 def _import_one(path, result):
-    data = read_json(path, "iperf3", "iperf3 -J")
+    objects = read_json_objects(path, "iperf3", "iperf3 -J")
+    if all("event" in o for o in objects):
+        # iperf3 --json-stream: start, interval..., end events
+        events = {o["event"]: o.get("data") for o in objects}
+        objects = [{"start": events.get("start"), "end": events.get("end"),
+                    "error": events.get("error")}]
+    for number, data in enumerate(objects, 1):
+        # runs appended to one file are named by their place in it
+        _import_run(path if len(objects) == 1 else f"{path}#{number}",
+                    data, result)
+
+
+def _import_run(path, data, result):
     if "start" not in data or "end" not in data:
         raise ImportProblem(path, "iperf3 -J output (keys start and end)",
                             got=", ".join(sorted(data))[:80])

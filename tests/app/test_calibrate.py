@@ -275,3 +275,23 @@ def test_given_values_are_kept_and_overrides_said(tmp_path, capsys):
     assert code == 0 and _load(out).host.ghz == 2.9
     assert "note: host.ghz: the scenario's 3.4 GHz replaced by --ghz 2.9" \
         in report
+
+
+def test_appended_runs_json_stream_and_leading_notes_import(tmp_path):
+    appended = tmp_path / "runs.json"
+    appended.write_text(IPERF3[0].read_text() + "\n"
+                        + IPERF3[1].read_text())
+    outcome = run_import("iperf3", [appended])
+    assert len(outcome.result.runs) == 2 and not outcome.problems
+    assert outcome.result.runs[1].source == f"{appended}#2"
+    # iperf3 --json-stream (3.17+): one event per line
+    data = json.loads(IPERF3[0].read_text())
+    stream = tmp_path / "stream.json"
+    stream.write_text("\n".join(json.dumps({"event": key, "data": data[key]})
+                                for key in ("start", "end")))
+    outcome = run_import("iperf3", [stream])
+    assert len(outcome.result.runs) == 1 and not outcome.problems
+    noted = tmp_path / "noted.json"
+    noted.write_text("note: both iodepth >= 1 and synchronous I/O engine "
+                     "are selected\n" + FIO[0].read_text())
+    assert len(run_import("fio", [noted]).result.runs) == 1
