@@ -35,6 +35,10 @@ _SIGNATURES = (
      or "dirtyrate." in text),
 )
 
+#: Exit codes, those of every linkplan command (app.cli, which imports
+#: this module: it cannot import them back without a circle).
+EXIT_OK, EXIT_USAGE = 0, 2
+
 #: What calibrate reads, for messages.
 KNOWN = ("iperf3 -J, fio --output-format=json, DiskSpd -Rxml, HCIBench "
          "*-res.txt, QMP query-migrate/query-dirty-rate replies, virsh "
@@ -129,7 +133,9 @@ def calibrate(paths, *, base=None, ghz=None, name=None, today=None):
     migration_scenarios = [s for fmt in ("qemu", "libvirt")
                            for s in (outcomes[fmt].scenarios
                                      if fmt in outcomes else [])]
-    used = {run.source for run in runs} | set(by_format.get("qemu", ())) \
+    # several runs appended to one file have sources FILE#1, FILE#2, ...
+    used = {run.source.rsplit("#", 1)[0] for run in runs} \
+        | {run.source for run in runs} | set(by_format.get("qemu", ())) \
         | set(by_format.get("libvirt", ()))
     for path in paths:
         if path not in used:
@@ -443,7 +449,6 @@ def run(args):
     """``linkplan calibrate``; returns the exit code."""
     import sys
 
-    from app.cli import EXIT_OK, EXIT_USAGE
     from app.scenario_io import atomic_write, load_scenario, scenario_format
     from models.scenario import ScenarioError, dump_scenario
 

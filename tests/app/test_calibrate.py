@@ -284,6 +284,7 @@ def test_appended_runs_json_stream_and_leading_notes_import(tmp_path):
     outcome = run_import("iperf3", [appended])
     assert len(outcome.result.runs) == 2 and not outcome.problems
     assert outcome.result.runs[1].source == f"{appended}#2"
+    assert _calibrate(tmp_path, [appended], "--ghz", "2.6")[0] == 0
     # iperf3 --json-stream (3.17+): one event per line
     data = json.loads(IPERF3[0].read_text())
     stream = tmp_path / "stream.json"
