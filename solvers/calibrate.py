@@ -28,8 +28,9 @@ and mix fits the back end's service time, parallelism (channels) and,
 with four or more depths, its ceiling, through the very storage chain the
 solver evaluates (solvers.analyses.storage.evaluate_rows).
 
-Every fit is checked leave-one-out: fitted on the other runs, each run is
-predicted and the error reported (:class:`Check`).
+Every fit is checked leave-one-out: fitted on the other runs (the other
+settings' for iperf3, whose repeated runs of one setting are averaged),
+each run is predicted and the error reported (:class:`Check`).
 """
 
 from dataclasses import dataclass, field, replace
@@ -67,6 +68,9 @@ class StackRun:
         Payload this end sent and received per second. [B/s]
     cores_busy : float
         Measured CPU of this end in cores (1.0: one core all the time).
+    setting : str
+        What repeated runs of one setting share (the label without the
+        file); empty: the label.
     """
 
     label: str
@@ -77,6 +81,13 @@ class StackRun:
     tx_bytes_s: float
     rx_bytes_s: float
     cores_busy: float
+    setting: str = ""
+
+    @property
+    def bytes_s(self):
+        """Payload rate the cycles are counted against: what the end sent
+        or received, the larger (both at once on loopback). [B/s]"""
+        return max(self.tx_bytes_s, self.rx_bytes_s)
 
 
 @dataclass(frozen=True)
@@ -262,28 +273,46 @@ def fit_stack(runs, preset, ghz):
 
 
 def stack_checks(runs, preset, ghz, fit):
-    """Each run's CPU predicted by the fit on all runs (fitted) and by the
-    fit on the other files' runs (held out, when they determine a fit).
+    """Each setting's cycles per payload byte, measured (the mean of its
+    repeated runs) and predicted by the fit on all runs (fitted) and by
+    the fit on the other settings' runs (held out, when there are other
+    settings).
 
     Returns
     -------
     list of Check
-        Quantity ``CPU [% of one core]``.
+        Quantity ``cycles/B``: the end's CPU cycles per payload byte it
+        moved (both ends of a loopback run).
     """
-    quantity = "CPU [% of one core]"
-    checks = [Check(r.label, quantity, 100 * r.cores_busy, 100 * p,
-                    "fitted")
-              for r, p in zip(runs, predict_cores(runs, fit.costs, ghz))]
-    sources = sorted({r.source for r in runs})
-    if len(sources) < 2:
+    quantity = "cycles/B"
+    groups = {}
+    for run in runs:
+        groups.setdefault(run.setting or run.label, []).append(run)
+
+    def per_byte(members, cores):
+        return float(np.mean(np.asarray(cores) * ghz * 1e9 / np.array(
+            [r.bytes_s for r in members])))
+
+    def label(setting, members):
+        if len(members) == 1:
+            return members[0].label
+        return f"{setting} [{len(members)} runs]"
+
+    checks = []
+    for setting, members in groups.items():
+        measured = per_byte(members, [r.cores_busy for r in members])
+        predicted = per_byte(members, predict_cores(members, fit.costs, ghz))
+        checks.append(Check(label(setting, members), quantity, measured,
+                            predicted, "fitted"))
+    if len(groups) < 2:
         return checks
-    for source in sources:
-        kept = [r for r in runs if r.source != source]
-        out = [r for r in runs if r.source == source]
-        held = fit_stack(kept, preset, ghz)
-        for r, p in zip(out, predict_cores(out, held.costs, ghz)):
-            checks.append(Check(r.label, quantity, 100 * r.cores_busy,
-                                100 * p, "held_out"))
+    for setting, members in groups.items():
+        held = fit_stack([r for r in runs if r not in members], preset, ghz)
+        checks.append(Check(
+            label(setting, members), quantity,
+            per_byte(members, [r.cores_busy for r in members]),
+            per_byte(members, predict_cores(members, held.costs, ghz)),
+            "held_out"))
     return checks
 
 

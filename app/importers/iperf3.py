@@ -207,16 +207,15 @@ def _import_run(path, data, result):
         both = payload + back
         result.runs.append(StackRun(label, path, True, blksize,
                                     mss or blksize, both, both,
-                                    (host_pct + remote_pct) / 100))
+                                    (host_pct + remote_pct) / 100, setting))
         return
     # the client sends unless -R; --bidir sends both ways from both ends
     sent, received = (back, payload) if reverse else (payload, back)
-    result.runs.append(StackRun(f"{label}, client end", path, False,
-                                blksize, mss, sent, received,
-                                host_pct / 100))
-    result.runs.append(StackRun(f"{label}, server end", path, False,
-                                blksize, mss, received, sent,
-                                remote_pct / 100))
+    for end_name, tx, rx, pct in (("client", sent, received, host_pct),
+                                  ("server", received, sent, remote_pct)):
+        result.runs.append(StackRun(f"{label}, {end_name} end", path, False,
+                                    blksize, mss, tx, rx, pct / 100,
+                                    f"{setting}, {end_name} end"))
 
 
 def _loopback(host):

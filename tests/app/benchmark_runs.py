@@ -55,14 +55,9 @@ def iperf3_server(server_json=None):
     server = subprocess.Popen(command, stdout=out,
                               stderr=subprocess.DEVNULL)
     try:
-        if server_json:
-            time.sleep(0.5)   # a probe would be its one client
-        else:
-            for _ in range(50):   # until it listens
-                with socket.socket() as probe:
-                    if probe.connect_ex(("127.0.0.1", port)) == 0:
-                        break
-                time.sleep(0.05)
+        # no probe connection: iperf3 would take it for a client whose
+        # control message never comes; the client retries instead
+        time.sleep(0.5)
         yield port
     finally:
         if server_json:
@@ -77,23 +72,35 @@ def iperf3_server(server_json=None):
             out.close()
 
 
-def iperf3_client(port, arguments, target, seconds=2):
-    """One client run writing its -J output to ``target``."""
-    with open(target, "w") as out:
-        subprocess.run(["iperf3", "-c", "127.0.0.1", "-p", str(port), "-t",
-                        str(seconds), "-J", *arguments], stdout=out,
-                       check=False, timeout=60)
+def iperf3_client(port, arguments, target, seconds=2, attempts=5):
+    """One client run writing its -J output to ``target``; a run the
+    server was not ready for (refused, reset: a loaded machine starts it
+    late) is made again."""
+    for _ in range(attempts):
+        done = subprocess.run(
+            ["iperf3", "-c", "127.0.0.1", "-p", str(port), "-t",
+             str(seconds), "-J", *arguments], capture_output=True,
+            text=True, check=False, timeout=60)
+        if '"error"' not in done.stdout:
+            break
+        time.sleep(0.5)
+    Path(target).write_text(done.stdout)
     return target
 
 
-def record_iperf3(folder, settings=IPERF3_SETTINGS, seconds=2):
-    """Every setting's client output in ``folder``; the paths."""
+def record_iperf3(folder, settings=IPERF3_SETTINGS, seconds=2, repeats=1):
+    """Every setting's client output in ``folder`` (``STEM.json``, or
+    ``STEM_rN.json`` for ``repeats`` rounds: each round runs every
+    setting once, so a drift of the machine's load reaches all settings
+    alike); the paths."""
     paths = []
     with iperf3_server() as port:
-        for stem, arguments in settings.items():
-            paths.append(iperf3_client(port, arguments,
-                                       Path(folder) / f"{stem}.json",
-                                       seconds))
+        for round_ in range(1, repeats + 1):
+            for stem, arguments in settings.items():
+                name = stem if repeats == 1 else f"{stem}_r{round_}"
+                paths.append(iperf3_client(port, arguments,
+                                           Path(folder) / f"{name}.json",
+                                           seconds))
     return paths
 
 
@@ -117,7 +124,7 @@ def record_fio(folder, depths=FIO_DEPTHS, seconds=1):
 
 
 if __name__ == "__main__":
-    record_iperf3(SAMPLES)
+    record_iperf3(SAMPLES, repeats=3)
     for path in record_fio(SAMPLES):
         print(path)
     with iperf3_server(SAMPLES / "iperf3_server_side.json") as port:

@@ -58,5 +58,5 @@ def test_the_pdf_of_a_calibrated_scenario_shows_its_site_preset(tmp_path):
         " ".join(page.extract_text().split())
         for page in PdfReader(path).pages))
     assert "Calibrated on measurements: site preset rack12" in text
-    assert "held out" in text and "CPU [% of one core]" in text
+    assert "held out" in text and "cycles/B" in text
     assert "Not determined" in text
