@@ -137,15 +137,21 @@ def calibrate(paths, *, base=None, ghz=None, name=None, today=None):
     used = {run.source.rsplit("#", 1)[0] for run in runs} \
         | {run.source for run in runs} | set(by_format.get("qemu", ())) \
         | set(by_format.get("libvirt", ()))
+    result, skipped = Calibrated(scenario=None), set()
     for path in paths:
-        if path not in used:
-            reasons = [line for o in outcomes.values()
-                       for line in o.result.skipped
-                       if line.startswith(f"{path}:")]
-            raise CalibrationError(
-                "\n".join(reasons) or f"{path}: no run to fit in the file")
+        if path in used:
+            continue
+        reasons = [line for o in outcomes.values()
+                   for line in o.result.skipped
+                   if line.startswith(f"{path}:")]
+        if reasons and all("UDP run" in r for r in reasons) and used:
+            # a UDP run beside TCP runs: said, not fatal
+            result.kept += [f"skipped {r}" for r in reasons]
+            skipped.add(path)
+            continue
+        raise CalibrationError(
+            "\n".join(reasons) or f"{path}: no run to fit in the file")
     today = today or datetime.date.today()
-    result = Calibrated(scenario=None)
     if base is None:
         # the measured network set-up (iperf3's transfer) when there is
         # one; storage workloads and migrations are added below
@@ -184,7 +190,8 @@ def calibrate(paths, *, base=None, ghz=None, name=None, today=None):
             "Set host.ghz (--ghz, or in the --scenario file) to the "
             "measured host's clock")
     site = {"name": identifier(name or f"site-{today.isoformat()}"),
-            "date": today.isoformat(), "sources": paths, "fitted": [],
+            "date": today.isoformat(),
+            "sources": [p for p in paths if p not in skipped], "fitted": [],
             "undetermined": [], "checks": []}
     checks = []
     if stack_runs:
@@ -227,7 +234,7 @@ def calibrate(paths, *, base=None, ghz=None, name=None, today=None):
     meta["assumptions"] = [a for a in meta.get("assumptions", [])
                            if not a.startswith("Calibrated:")] + [
         f"Calibrated: site preset {site['name']!r} fitted {site['date']} "
-        f"on {len(paths)} file(s)"]
+        f"on {len(site['sources'])} file(s)"]
     result.scenario = scenario_from_dict(document)
     result.lines = report_lines(result.scenario.calibration)
     return result

@@ -154,6 +154,13 @@ def test_server_side_and_udp_files_import_but_do_not_calibrate(tmp_path,
     assert "nothing written" in err
 
 
+def test_a_udp_run_beside_tcp_runs_is_skipped_and_said(tmp_path, capsys):
+    code, out = _calibrate(tmp_path, [IPERF3[0], SAMPLES / "iperf3_udp.json"])
+    report = capsys.readouterr().out
+    assert code == 0 and "note: skipped" in report and "UDP run" in report
+    assert _load(out).calibration.sources == [str(IPERF3[0])]
+
+
 def test_bad_inputs_exit_2_naming_the_file(tmp_path, capsys):
     truncated = tmp_path / "cut.json"
     truncated.write_text(FIO[0].read_text()[:900])
