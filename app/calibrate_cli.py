@@ -23,7 +23,9 @@ from dataclasses import dataclass, field
 _SIGNATURES = (
     ("diskspd", lambda text, data: "<Results" in text[:4096]
      and "<TimeSpan" in text),
-    ("hcibench", lambda text, data: "JOB_NAME" in text and "IOPS" in text),
+    ("hcibench", lambda text, data: ("JOB_NAME" in text
+                                     or "Run Def:" in text)
+     and "IOPS" in text),
     ("fio", lambda text, data: isinstance(data, dict)
      and "fio version" in data),
     ("iperf3", lambda text, data: isinstance(data, dict)

@@ -6,7 +6,9 @@ Structure (vmware-labs/hci-benchmark-appliance,
 per job a block between ``=====`` lines: ``JOB_NAME = job0``, ``VMs = 8``,
 ``IOPS = 123.45 IO/S``, ``THROUGHPUT = 4.82 MB/s``, ``R_LATENCY = 1.2 ms``,
 ``W_LATENCY``, ``95%tile_R_LAT``, ``95%tile_W_LAT``; then ``Resource
-Usage:``. The workload is in the test's name, which the file is named
+Usage:``. Vdbench runs (``parseVdbResult.rb``) start each block with
+``Run Def: RD=name; ...`` instead of JOB_NAME, with the same VMs, IOPS,
+R_LATENCY and W_LATENCY lines. The workload is in the test's name, which the file is named
 after: ``fio-<N>vmdk-<W>ws-<block>-<R>rdpct-<X>randompct-<T>threads-
 <epoch>-res.txt`` (HCIBench's parameter file naming).
 """
@@ -42,6 +44,12 @@ def _import_one(path, result):
     text = read_text(path)
     jobs, datastore, current = [], "", None
     for row, line in enumerate(text.splitlines(), 1):
+        if line.startswith("Run Def:"):
+            # vdbench's summary: a block per run definition, no JOB_NAME
+            name = line.split(":", 1)[1].split(";")[0].strip()
+            current = {"name": name.removeprefix("RD=") or "rd", "row": row}
+            jobs.append(current)
+            continue
         found = _LINE.match(line)
         if not found:
             if line.startswith("Resource Usage"):

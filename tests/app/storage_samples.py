@@ -151,6 +151,31 @@ def hcibench_summary(vms, *, disks=1, threads=1, block_kib=4, read_pct=100):
     return name, text
 
 
+def vdbench_summary(vms):
+    """(file name, text) of an HCIBench vdbench summary (parseVdbResult.rb:
+    a block per run definition) for ``vms`` test VMs, one disk and one
+    thread each."""
+    rate = iops(vms)
+    latency_ms = vms / rate * 1e3
+    name = (f"vdb-1vmdk-100ws-4k-100rdpct-100randompct-1threads-"
+            f"17100000{vms:02d}-res.txt")
+    text = ("Datastore     = vsanDatastore\n"
+            "=============================\n"
+            "Version:\tvdbench50407\n"
+            "Run Def:\tRD=run1; I/O rate: Uncontrolled MAX; elapsed=3600; "
+            "For loops: None\n"
+            f"VMs\t\t= {vms}\n"
+            f"IOPS\t\t= {rate:.2f} IO/S\n"
+            f"THROUGHPUT\t= {rate * 4 / 1024:.2f} MB/s\n"
+            f"LATENCY\t\t= {latency_ms:.2f} ms\n"
+            f"R_LATENCY\t= {latency_ms:.2f} ms\n"
+            "W_LATENCY\t= 0.00 ms\n"
+            f"95%tile_LAT\t= {1.5 * latency_ms:.2f} ms\n"
+            "=============================\n"
+            "Resource Usage:\n")
+    return name, text
+
+
 def write(folder):
     """Every sample into ``folder``; their paths."""
     folder = Path(folder)
@@ -161,6 +186,10 @@ def write(folder):
         paths.append(path)
     for vms in (1, 2, 4, 8, 16):
         name, text = hcibench_summary(vms)
+        (folder / name).write_text(text)
+        paths.append(folder / name)
+    for vms in (1, 4, 16):
+        name, text = vdbench_summary(vms)
         (folder / name).write_text(text)
         paths.append(folder / name)
     return paths

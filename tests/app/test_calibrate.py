@@ -106,7 +106,8 @@ def test_one_message_size_leaves_the_split_undetermined(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("sample, depths", [("diskspd_o*.xml", 3),
-                                            ("fio-1vmdk-*-res.txt", 5)])
+                                            ("fio-1vmdk-*-res.txt", 5),
+                                            ("vdb-1vmdk-*-res.txt", 3)])
 def test_documented_format_samples_recover_the_back_end(tmp_path, capsys,
                                                         sample, depths):
     """The DiskSpd and HCIBench samples measure a known back end (8
