@@ -198,6 +198,13 @@ def calibrate(paths, *, base=None, ghz=None, name=None, today=None):
     checks = []
     if stack_runs:
         doc = scenario_from_dict(document)
+        measured = {s.host.hypervisor for s in outcomes["iperf3"].scenarios}
+        if base is not None and doc.host.hypervisor not in measured:
+            result.kept.append(
+                f"host.hypervisor: the scenario's {doc.host.hypervisor!r} "
+                f"is kept, though the runs' system_info says "
+                f"{' or '.join(sorted(measured))}: the fitted costs replace "
+                f"values of its preset {stack_preset(doc)!r}")
         preset_name = stack_preset(doc)
         preset = STACK_PRESETS[preset_name]
         fit = fits.fit_stack(stack_runs, preset, clock)

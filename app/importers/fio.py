@@ -11,6 +11,8 @@ an option given globally is in ``global options``), ``read`` and
 ``numjobs`` clones is a job entry of the same name: their rates add up.
 """
 
+import errno
+import os
 import re
 
 from app.importers.common import (Draft, ImportProblem, identifier,
@@ -202,9 +204,6 @@ def _size(path, text, column):
 
 
 def _error_text(code):
-    import errno
-    import os
-
     try:
         return f"{errno.errorcode[int(code)]}: {os.strerror(int(code))}"
     except (KeyError, ValueError):
