@@ -93,6 +93,9 @@ def _span(path, number, profile, span, draft, index):
             if target.find("RandomRatio") is not None else 100.0
     seconds = _number(path, span, "TestTimeSeconds", f"TimeSpan {number}")
     threads = int(_number(path, span, "ThreadCount", f"TimeSpan {number}"))
+    if int(profile.findtext("ThreadCount") or 0) > 0:
+        # -F: every thread keeps RequestCount IOs on every target
+        depth *= len(targets)
     ios = sum(_number(path, t, "ReadCount", "Thread/Target")
               + _number(path, t, "WriteCount", "Thread/Target")
               for t in span.findall("Thread/Target"))

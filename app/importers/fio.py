@@ -28,6 +28,12 @@ RW_MODES = {"read": (1.0, 0.0), "randread": (1.0, 1.0),
             "rw": (None, 0.0), "readwrite": (None, 0.0),
             "randrw": (None, 1.0)}
 
+#: fio's synchronous engines: one IO in flight per job whatever iodepth
+#: says (fio(1), "iodepth").
+SYNC_ENGINES = ("sync", "psync", "vsync", "pvsync", "pvsync2", "mmap",
+                "null", "falloc", "ftruncate", "filecreate", "filestat",
+                "filedelete", "e4defrag")
+
 _SIZE = re.compile(r"^(\d+(?:\.\d+)?)([kmgt]?)i?b?$", re.IGNORECASE)
 _POWERS = {"": 1, "k": KIB, "m": KIB ** 2, "g": KIB ** 3, "t": KIB ** 4}
 
@@ -103,10 +109,28 @@ def _job(path, name, entries, globals_, draft, index):
     if read is None:
         read = _number(path, _option(first, globals_, "rwmixread", "50"),
                        f"{where} rwmixread") / 100
+    if _option(first, globals_, "bs") is None \
+            and _option(first, globals_, "bssplit") is not None:
+        raise ImportProblem(path, "one block size per job (bs); a bssplit "
+                            "mix is not one workload", column=f"{where} "
+                            "bssplit", got=_option(first, globals_,
+                                                   "bssplit"))
     block = _size(path, _option(first, globals_, "bs", "4k"),
                   f"{where} bs")
     depth = int(_number(path, _option(first, globals_, "iodepth", "1"),
                         f"{where} iodepth"))
+    engine = str(_option(first, globals_, "ioengine", "psync"))
+    if engine in SYNC_ENGINES and depth > 1:
+        # fio caps a synchronous engine's queue at one IO ("both iodepth
+        # >= 1 and synchronous I/O engine are selected")
+        draft.assumptions.append(
+            f"{path}: job {name!r}: ioengine {engine} is synchronous: "
+            f"iodepth {depth} runs as 1 IO in flight per job")
+        depth = 1
+    if str(_option(first, globals_, "direct", "0")) in ("0", "false"):
+        draft.assumptions.append(
+            f"{path}: job {name!r}: buffered IO (direct=0): the page cache "
+            "may have served IOs the device never saw")
     numjobs = int(_number(path, _option(first, globals_, "numjobs", "1"),
                           f"{where} numjobs"))
     iops = rate = latency_weight = 0.0

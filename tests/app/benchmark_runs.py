@@ -115,6 +115,7 @@ def fio_run(folder, depth, *, name=None, seconds=1, extra=()):
              "--size=64M", "--rw=randread", "--bs=4k", "--ioengine=libaio",
              "--direct=1", f"--iodepth={depth}", f"--runtime={seconds}",
              "--time_based", "--output-format=json", *extra],
+            # stdout whole: fio prints its notes there before the JSON
             stdout=out, stderr=subprocess.DEVNULL, check=False, timeout=120)
     return target
 
@@ -136,4 +137,7 @@ if __name__ == "__main__":
                       SAMPLES / "iperf3_bidir.json", 1)
     # two clones without group_reporting: two job entries of one name
     fio_run(SAMPLES, 2, name="fio_numjobs2_qd2", extra=["--numjobs=2"])
+    # a synchronous engine: fio caps iodepth 8 at 1 and says so on stdout
+    fio_run(SAMPLES, 8, name="fio_psync_iodepth8", extra=[
+        "--ioengine=psync", "--direct=0"])
     (SAMPLES / "fio.dat").unlink()

@@ -304,3 +304,13 @@ def test_appended_runs_json_stream_and_leading_notes_import(tmp_path):
     noted.write_text("note: both iodepth >= 1 and synchronous I/O engine "
                      "are selected\n" + FIO[0].read_text())
     assert len(run_import("fio", [noted]).result.runs) == 1
+
+
+def test_a_synchronous_engine_runs_one_io_whatever_iodepth_says():
+    sample = SAMPLES / "fio_psync_iodepth8.json"
+    assert sample.read_text().startswith("note: both iodepth")
+    outcome = run_import("fio", [sample])
+    (run,) = outcome.result.runs
+    assert run.oio == 1
+    assumptions = " ".join(outcome.scenarios[0].meta.assumptions)
+    assert "psync is synchronous" in assumptions and "direct=0" in assumptions
