@@ -8,9 +8,10 @@ per job a block between ``=====`` lines: ``JOB_NAME = job0``, ``VMs = 8``,
 ``W_LATENCY``, ``95%tile_R_LAT``, ``95%tile_W_LAT``; then ``Resource
 Usage:``. Vdbench runs (``parseVdbResult.rb``) start each block with
 ``Run Def: RD=name; ...`` instead of JOB_NAME, with the same VMs, IOPS,
-R_LATENCY and W_LATENCY lines. The workload is in the test's name, which the file is named
-after: ``fio-<N>vmdk-<W>ws-<block>-<R>rdpct-<X>randompct-<T>threads-
-<epoch>-res.txt`` (HCIBench's parameter file naming).
+R_LATENCY and W_LATENCY lines. The workload is in the test's name,
+which the file is named after: ``fio-<N>vmdk-<W>ws-<block>-<R>rdpct-
+<X>randompct-<T>threads-<epoch>-res.txt`` (HCIBench's parameter file
+naming; ``vdb-`` for vdbench).
 """
 
 import re

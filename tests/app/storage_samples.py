@@ -42,7 +42,8 @@ def diskspd_xml(depth, *, seconds=30.0, block=4096, write_ratio=0):
     </Tool>
     <RunTime>2024/05/06 10:00:00 UTC</RunTime>
     <ProcessorTopology>
-      <Group Group="0" MaximumProcessors="16" ActiveProcessors="16" ActiveProcessorMask="0xffff"/>
+      <Group Group="0" MaximumProcessors="16" ActiveProcessors="16"
+             ActiveProcessorMask="0xffff"/>
     </ProcessorTopology>
   </System>
   <Profile>
@@ -120,7 +121,8 @@ def diskspd_xml(depth, *, seconds=30.0, block=4096, write_ratio=0):
         <ReadCount>{reads}</ReadCount>
         <WriteBytes>{(count - reads) * block}</WriteBytes>
         <WriteCount>{count - reads}</WriteCount>
-        <AverageReadLatencyMilliseconds>{latency_ms:.3f}</AverageReadLatencyMilliseconds>
+        <AverageReadLatencyMilliseconds>{latency_ms:.3f}\
+</AverageReadLatencyMilliseconds>
       </Target>
     </Thread>
   </TimeSpan>
