@@ -314,3 +314,23 @@ def test_a_synchronous_engine_runs_one_io_whatever_iodepth_says():
     assert run.oio == 1
     assumptions = " ".join(outcome.scenarios[0].meta.assumptions)
     assert "psync is synchronous" in assumptions and "direct=0" in assumptions
+
+
+def test_the_calibrated_costs_reach_the_transfer_predictions(tmp_path,
+                                                            capsys):
+    """The measured transfer predicted with the fitted costs, and at MTU
+    9000 (a variant nobody measured), differs from the preset's."""
+    code, out = _calibrate(tmp_path, IPERF3, "--ghz", "2.6")
+    assert code == 0
+    from models.scenario import scenario_data, scenario_from_dict
+    data = scenario_data(_load(out))
+    data["variants"] = [{"name": "Jumbo", "set": {"network.mtu": 9000}}]
+    calibrated = evaluate(scenario_from_dict(data))
+    del data["calibration"]
+    preset = evaluate(scenario_from_dict(data))
+
+    def cpu(results):
+        return [next(m.value for m in v.metrics
+                     if m.id == "host.cpu_pct") for v in results.variants]
+
+    assert all(a != b for a, b in zip(cpu(calibrated), cpu(preset)))
