@@ -320,8 +320,10 @@ def _storage(document, runs, site):
                 held = fits.fit_backend(part, [measured[j] for j in keep],
                                         [latency[j] for j in keep])
                 one = {k: v[[i]] for k, v in columns.items()}
+                lost = fit.ceiling_fitted and not held.ceiling_fitted
                 checks.append(fits.Check(
-                    run.label, quantity, run.iops,
+                    run.label + (" [without it no ceiling of its own]"
+                                 if lost else ""), quantity, run.iops,
                     float(fits.predict_iops(one, held)[0]), "held_out"))
     return checks
 

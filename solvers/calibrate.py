@@ -308,8 +308,11 @@ def stack_checks(runs, preset, ghz, fit):
         return checks
     for setting, members in groups.items():
         held = fit_stack([r for r in runs if r not in members], preset, ghz)
+        lost = [n for n in fit.fitted if n not in held.fitted]
         checks.append(Check(
-            label(setting, members), quantity,
+            label(setting, members) + (
+                f" [without it {', '.join(lost)} not determined: preset]"
+                if lost else ""), quantity,
             per_byte(members, [r.cores_busy for r in members]),
             per_byte(members, predict_cores(members, held.costs, ghz)),
             "held_out"))
