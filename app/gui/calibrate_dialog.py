@@ -3,7 +3,7 @@ CPU clock the files do not carry, see what was fitted and the
 predicted-vs-measured table, and open the calibrated scenario (the same
 :func:`app.calibrate_cli.calibrate` as ``linkplan calibrate``)."""
 
-from PySide6 import QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from app.calibrate_cli import CalibrationError, calibrate, detect_format
 
@@ -11,27 +11,55 @@ _FILTER = ("Benchmark outputs (*.json *.jsonl *.xml *.txt);;All files (*)")
 
 
 class CalibrationReport(QtWidgets.QDialog):
-    """What was fitted, what not, and each run's prediction; Open takes
-    the calibrated scenario."""
+    """What was fitted, what not, and each run's prediction (a table:
+    fitted on all runs, and held out); Open takes the calibrated
+    scenario."""
+
+    COLUMNS = ("Run", "Quantity", "Measured", "Predicted", "Error", "Role")
 
     def __init__(self, parent, done):
         super().__init__(parent)
         self.setWindowTitle("Calibrated from measurements")
-        self.resize(980, 520)
+        self.resize(1000, 620)
+        site = done.scenario.calibration
         text = QtWidgets.QPlainTextEdit(readOnly=True)
-        text.setLineWrapMode(QtWidgets.QPlainTextEdit.LineWrapMode.NoWrap)
         text.setPlainText("\n".join(
-            done.lines + [f"note: {line}" for line in done.kept]
-            + [f"set: {line}" for line in done.missing]))
+            [done.lines[0]]
+            + [f"Fitted: {line}" for line in site.fitted]
+            + [f"Not determined: {line}" for line in site.undetermined]
+            + [f"Note: {line}" for line in done.kept]
+            + [f"Set: {line}" for line in done.missing]))
+        table = QtWidgets.QTableWidget(len(site.checks), len(self.COLUMNS))
+        table.setHorizontalHeaderLabels(self.COLUMNS)
+        table.setEditTriggers(
+            QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
+        right = int(QtCore.Qt.AlignmentFlag.AlignRight
+                    | QtCore.Qt.AlignmentFlag.AlignVCenter)
+        for row, check in enumerate(site.checks):
+            cells = (check.run, check.quantity, f"{check.measured:.5g}",
+                     f"{check.predicted:.5g}", f"{check.error_pct:+.1f} %",
+                     check.role.replace("_", " "))
+            for column, value in enumerate(cells):
+                item = QtWidgets.QTableWidgetItem(value)
+                if 2 <= column <= 4:
+                    item.setTextAlignment(right)
+                table.setItem(row, column, item)
+        table.resizeColumnsToContents()
+        table.horizontalHeader().setSectionResizeMode(
+            0, QtWidgets.QHeaderView.ResizeMode.Stretch)
         buttons = QtWidgets.QDialogButtonBox(
             QtWidgets.QDialogButtonBox.StandardButton.Open
             | QtWidgets.QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QtWidgets.QVBoxLayout(self)
-        layout.addWidget(text)
+        layout.addWidget(text, 1)
+        layout.addWidget(QtWidgets.QLabel(
+            "Predicted vs measured (fitted: fit on all runs; held out: fit "
+            "on the other runs)"))
+        layout.addWidget(table, 2)
         layout.addWidget(buttons)
-        self.text = text
+        self.text, self.table = text, table
 
 
 def ask_clock(window, paths):

@@ -26,8 +26,11 @@ def test_calibrate_asks_the_clock_and_opens_the_calibrated_scenario(
              str(SAMPLES / "iperf3_l128k.json")]
     dialog = calibrate_dialog.run_calibrate_dialog(window, paths)
     assert asked and "no CPU model or clock" in asked[0]
-    text = dialog.text.toPlainText()
-    assert "Predicted vs measured" in text and "c_pkt" in text
+    assert "c_pkt" in dialog.text.toPlainText()
+    table = dialog.table
+    roles = {table.item(r, 5).text() for r in range(table.rowCount())}
+    assert roles == {"fitted", "held out"}
+    assert table.item(0, 1).text() == "cycles/B"
     document = window.session.scenario
     assert document.calibration is not None
     assert document.host.ghz == 3.1
