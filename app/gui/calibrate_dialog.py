@@ -33,8 +33,8 @@ class CalibrationReport(QtWidgets.QDialog):
         table.setHorizontalHeaderLabels(self.COLUMNS)
         table.setEditTriggers(
             QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
-        right = int(QtCore.Qt.AlignmentFlag.AlignRight
-                    | QtCore.Qt.AlignmentFlag.AlignVCenter)
+        right = (QtCore.Qt.AlignmentFlag.AlignRight
+                 | QtCore.Qt.AlignmentFlag.AlignVCenter)
         for row, check in enumerate(site.checks):
             cells = (check.run, check.quantity, f"{check.measured:.5g}",
                      f"{check.predicted:.5g}", f"{check.error_pct:+.1f} %",
