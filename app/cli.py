@@ -88,8 +88,9 @@ query-migrate-parameters, query-memory-size-summary replies), libvirt (virsh dom
 --dirtyrate output), inventory (one row per VM, .csv or .xlsx: each host's
 running VMs as its evacuation), iperf3 (-J), fio (JSON), diskspd (-Rxml),
 hcibench (*-res.txt): the measured set-up (linkplan calibrate fits them).
-Prints what it took and what it skipped and why; a completed migration is checked against Linkplan's prediction. Without -o
-the scenario goes to standard output. Exit code 0: all imported; 1: part
+Prints what it took and what it skipped and why; a completed migration
+is checked against Linkplan's prediction. Without -o the scenario goes to
+standard output. Exit code 0: all imported; 1: part
 of the input was bad (listed); 2: nothing could be imported (nothing is
 written)."""
 _NEW_EXAMPLE = """example:
