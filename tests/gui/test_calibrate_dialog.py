@@ -34,6 +34,11 @@ def test_calibrate_asks_the_clock_and_opens_the_calibrated_scenario(
     document = window.session.scenario
     assert document.calibration is not None
     assert document.host.ghz == 3.1
+    # the site preset is not a form of the editor, and edits keep it
+    assert "calibration" not in window.editor._items
+    window.editor.field("network.mtu").enter("9000")
+    assert window.session.scenario.network.mtu == 9000
+    assert window.session.scenario.calibration == document.calibration
 
 
 def test_a_file_of_another_tool_is_refused(window, dialogs):
