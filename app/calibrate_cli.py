@@ -209,13 +209,19 @@ def calibrate(paths, *, base=None, ghz=None, name=None, today=None):
         preset = STACK_PRESETS[preset_name]
         fit = fits.fit_stack(stack_runs, preset, clock)
         site["stack"] = {"base": preset_name, **{
-            key: fit.costs[key] for key in fit.fitted}}
+            key: fit.costs[key] for key in fit.fitted + fit.scaled}}
         for key in fit.fitted:
             site["fitted"].append(
                 f"host stack {key} = {fit.costs[key]:.4g} "
                 f"{fits.STACK_UNITS[key]} (preset {preset_name!r}: "
                 f"{getattr(preset, key):g}; {len(stack_runs)} iperf3 "
                 "run end(s))")
+        for key in fit.scaled:
+            site["fitted"].append(
+                f"host stack {key} = {fit.costs[key]:.4g} "
+                f"{fits.STACK_UNITS[key]}: the preset's "
+                f"{getattr(preset, key):g} scaled with the per-byte cost "
+                "(not determined by the runs: see below)")
         site["fitted"] += fit.notes
         site["undetermined"] += fit.undetermined
         checks += fits.stack_checks(stack_runs, preset, clock, fit)

@@ -17,11 +17,10 @@ on relative residuals fits those the runs determine. A coefficient is
 determined only when its term varies apart from the others: the
 per-traversal cost needs two message sizes below 64 KiB, the per-frame
 cost two MSS (on loopback it is TCP's per-segment and ACK work, with no
-NIC driver), separate send and
-receive costs the two ends of a run between two hosts (on loopback one
-host does both). An undetermined coefficient keeps its preset value, is
-listed with the reason, and the determined ones absorb the rest: the
-split is never guessed.
+NIC driver), separate send and receive costs the two ends of a run
+between two hosts (on loopback one host does both). An undetermined
+coefficient keeps the preset's proportion to the per-byte cost and is
+listed with the reason: the split is the preset's, never a new guess.
 
 Storage (fio, DiskSpd, HCIBench): a queue-depth series of one block size
 and mix fits the back end's service time, parallelism (channels) and,
@@ -187,15 +186,16 @@ def predict_cores(runs, costs, ghz):
 class StackFit:
     """Fitted host costs.
 
-    ``costs`` holds all four coefficients (fitted or the preset's),
-    ``fitted`` the names fitted, ``undetermined`` one reason per
-    coefficient the runs cannot determine, ``notes`` what a fitted value
-    covers."""
+    ``costs`` holds all four coefficients, ``fitted`` the names the runs
+    determine, ``scaled`` those that keep the preset's proportion to the
+    per-byte cost, ``undetermined`` one reason per coefficient the runs
+    cannot determine, ``notes`` what a fitted value covers."""
 
     costs: dict
     fitted: tuple
     undetermined: list = field(default_factory=list)
     notes: list = field(default_factory=list)
+    scaled: tuple = ()
 
 
 def _distinct(values, tolerance=0.01):
@@ -212,64 +212,92 @@ def fit_stack(runs, preset, ghz):
     ----------
     runs : sequence of StackRun
     preset : models.host.StackCosts
-        The values kept for coefficients the runs cannot determine.
+        Whose proportions an undetermined coefficient keeps.
     ghz : float
         Core clock of the measured host. [GHz]
 
     Returns
     -------
     StackFit
+
+    Notes
+    -----
+    A coefficient the runs do not determine (one message size: the
+    per-traversal cost; one MSS: the per-frame cost) keeps the preset's
+    proportion to the per-byte cost, :math:`c_q = c_{byte} p_q / p_{byte}`,
+    and so scales with it to the measured total: the runs are met and the
+    split is the preset's, said so, not a new guess. (Keeping the preset's
+    value itself could exceed what a fast host spends in all.)
     """
     design = _stack_design(runs)
     observed = np.array([r.cores_busy for r in runs]) * ghz * 1e9
-    sizes = [s for s in traversal_bytes([r.message_bytes for r in runs])]
+    sizes = traversal_bytes([r.message_bytes for r in runs])
     wired = [r for r in runs if not r.loopback]
-    free, why, notes = [], [], []
+    free, tied, why, notes = [], [], [], []
     split = any(r.tx_bytes_s > 0 and r.rx_bytes_s == 0 for r in wired) \
         and any(r.rx_bytes_s > 0 and r.tx_bytes_s == 0 for r in wired)
     if not split:
         why.append("c_byte_tx vs c_byte_rx: no run measures a sending end "
                    "apart from a receiving one (loopback runs put both on "
                    "one host), so one per-byte cost is fitted for both")
+    byte = (preset.c_byte_tx + preset.c_byte_rx) / 2
     if _distinct(sizes) >= 2:
         free.append("c_pkt")
     else:
+        tied.append("c_pkt")
         shown = ", ".join(f"{s:.0f} B" for s in sorted(set(sizes)))
         why.append(f"c_pkt (per stack traversal) vs per-byte cost: one "
                    f"message size ({shown}; sizes of 64 KiB and more are "
                    "one aggregate) in the runs, so the split cannot be "
-                   f"determined: c_pkt stays at the preset's "
-                   f"{preset.c_pkt:g} cycles and the per-byte cost absorbs "
-                   "the measured total; run iperf3 at two -l sizes below "
-                   "64K (e.g. -l 8K and -l 32K) to fit it")
+                   "determined: c_pkt keeps the preset's proportion to the "
+                   f"per-byte cost ({preset.c_pkt / byte:.4g} cycles per "
+                   "cycle/B) and scales with it to the measured total; run "
+                   "iperf3 at two -l sizes below 64K (e.g. -l 8K and -l "
+                   "32K) to fit it")
     if _distinct([r.mss_bytes for r in runs]) >= 2:
         free.append("c_wire")
         if not wired:
             notes.append("c_wire is fitted on loopback, where a segment "
-                       "costs its TCP and ACK handling but no NIC driver "
-                       "work: runs between two hosts at two MTUs measure "
-                       "the driver's share too")
+                         "costs its TCP and ACK handling but no NIC "
+                         "driver work: runs between two hosts at two MTUs "
+                         "measure the driver's share too")
     else:
+        tied.append("c_wire")
         why.append(f"c_wire (per wire frame): one MSS in the runs, so it "
-                   f"stays at the preset's {preset.c_wire:g} cycles; runs "
-                   "at two MTUs (or iperf3 -M MSS values) determine it")
-    names = (["c_byte_tx", "c_byte_rx"] if split else ["c_byte"]) + free
-    columns = [design[:, 0], design[:, 1]] if split \
-        else [design[:, 0] + design[:, 1]]
+                   f"keeps the preset's proportion to the per-byte cost "
+                   f"({preset.c_wire / byte:.4g} cycles per cycle/B) and "
+                   "scales with it; runs at two MTUs (or iperf3 -M MSS "
+                   "values) determine it")
+    # the tied terms ride on the per-byte columns, half on each when
+    # sending and receiving are fitted apart (c_q follows their mean)
+    riding = sum(design[:, STACK_COEFFICIENTS.index(n)]
+                 * getattr(preset, n) / byte for n in tied)
+    if split:
+        names = ["c_byte_tx", "c_byte_rx"]
+        columns = [design[:, 0] + riding / 2, design[:, 1] + riding / 2]
+    else:
+        names = ["c_byte"]
+        columns = [design[:, 0] + design[:, 1] + riding]
+    names += free
     columns += [design[:, STACK_COEFFICIENTS.index(n)] for n in free]
-    fixed = sum(design[:, STACK_COEFFICIENTS.index(n)] * getattr(preset, n)
-                for n in ("c_pkt", "c_wire") if n not in free)
-    # relative residuals: a slow run counts as much as a fast one
+    # relative residuals: a slow run counts as much as a fast one; each
+    # column scaled to 1 (bytes/s and traversals/s differ by 1e4)
     matrix = np.column_stack(columns) / observed[:, None]
-    values, _ = nnls(matrix, (observed - fixed) / observed)
+    scale = np.abs(matrix).max(axis=0)
+    scale[scale == 0] = 1.0
+    values, _ = nnls(matrix / scale, np.ones(len(runs)))
+    values = values / scale
     values[values < 1e-9 * values.max(initial=0)] = 0.0   # round-off
     fitted = dict(zip(names, values))
     if not split:
         fitted["c_byte_tx"] = fitted["c_byte_rx"] = fitted.pop("c_byte")
-    costs = {name: float(fitted.get(name, getattr(preset, name)))
+    mean_byte = (fitted["c_byte_tx"] + fitted["c_byte_rx"]) / 2
+    costs = {name: float(fitted[name]) if name in fitted
+             else float(getattr(preset, name) * mean_byte / byte)
              for name in STACK_COEFFICIENTS}
     return StackFit(costs, tuple(n for n in STACK_COEFFICIENTS
-                                 if n in fitted), why, notes)
+                                 if n in fitted), why, notes,
+                    tuple(tied))
 
 
 def stack_checks(runs, preset, ghz, fit):

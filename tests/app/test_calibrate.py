@@ -97,11 +97,13 @@ def test_one_message_size_leaves_the_split_undetermined(tmp_path, capsys):
     report = capsys.readouterr().out
     assert code == 0
     site = _load(out).calibration
-    assert "c_pkt" not in site.stack.model_dump(exclude_none=True)
     assert any(u.startswith("c_pkt") and "cannot be determined" in u
                for u in site.undetermined)
-    # the preset's per-traversal cost is kept, not a guess
-    assert stack_costs(_load(out)).c_pkt == STACK_PRESETS["linux_host"].c_pkt
+    # the preset's split between per-byte and per-traversal cost is kept
+    preset = STACK_PRESETS["linux_host"]
+    costs = stack_costs(_load(out))
+    assert costs.c_pkt / costs.c_byte_tx == pytest.approx(
+        preset.c_pkt / preset.c_byte_tx)
     assert "set: host.ghz" in report
 
 
