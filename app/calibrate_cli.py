@@ -400,14 +400,20 @@ def report_lines(site):
                          f"{check.measured:11.5g} {check.predicted:11.5g} "
                          f"{check.error_pct:+7.1f}%  "
                          f"{check.role.replace('_', ' ')}")
-        for role in ("fitted", "held_out"):
-            errors = [abs(c.error_pct) for c in site.checks
-                      if c.role == role]
-            if errors:
-                lines.append(f"  {role.replace('_', ' ')}: {len(errors)} "
-                             f"run(s), largest error {max(errors):.1f} %, "
-                             f"median {sorted(errors)[len(errors) // 2]:.1f}"
-                             " %")
+        lines += [f"  {line}" for line in error_summary(site.checks)]
+    return lines
+
+
+def error_summary(checks):
+    """One line per role: how many runs, the largest and the median
+    absolute error."""
+    lines = []
+    for role in ("fitted", "held_out"):
+        errors = sorted(abs(c.error_pct) for c in checks if c.role == role)
+        if errors:
+            lines.append(f"{role.replace('_', ' ')}: {len(errors)} run(s), "
+                         f"largest error {errors[-1]:.1f} %, median "
+                         f"{errors[len(errors) // 2]:.1f} %")
     return lines
 
 

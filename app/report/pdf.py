@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from app.calibrate_cli import error_summary
 from app.gui.advice import GOAL_LABELS
 from app.gui.bootstrap import FONT_FAMILY, application
 from app.gui.charts import new_plot_widget, variant_colour
@@ -1010,7 +1011,10 @@ class _Report:
                            fill="#e8eef4")
             self.cells(texts, widths, size,
                        fill="#f6f8fa" if row % 2 else None)
-        self.y += 6
+        self.y += 4
+        for line in error_summary(site.checks):
+            self.text(line[0].upper() + line[1:], size=8.5, gap=1)
+        self.y += 4
 
     def accuracy_section(self, found, summary):
         """How far the models behind these results were from published

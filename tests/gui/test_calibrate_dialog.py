@@ -68,3 +68,4 @@ def test_the_pdf_of_a_calibrated_scenario_shows_its_site_preset(tmp_path):
     assert "Calibrated on measurements: site preset rack12" in text
     assert "held out" in text and "cycles/B" in text
     assert "Not determined" in text
+    assert "Held out: 2 run(s), largest error" in text
