@@ -157,12 +157,18 @@ def calibrate(paths, *, base=None, ghz=None, name=None, today=None):
     if base is None:
         # the measured network set-up (iperf3's transfer) when there is
         # one; storage workloads and migrations are added below
-        first = next(s for fmt in sorted(outcomes, key=lambda f: f !=
-                                         "iperf3")
-                     for s in outcomes[fmt].scenarios)
+        first = next((s for fmt in sorted(outcomes, key=lambda f: f !=
+                                          "iperf3")
+                      for s in outcomes[fmt].scenarios), None)
+        if first is None:
+            named = [line if line.startswith(tuple(paths))
+                     else f"{', '.join(paths)}: {line}"
+                     for o in outcomes.values() for line in o.result.skipped]
+            raise CalibrationError("\n".join(named) or f"{', '.join(paths)}"
+                                   ": no scenario could be built")
         document = scenario_data(first)
-        document["meta"] = {"name": f"Calibrated on {len(paths)} "
-                            "measured file(s)"[:200],
+        document["meta"] = {"name": f"Calibrated on "
+                            f"{len(paths) - len(skipped)} measured file(s)",
                             "assumptions": [
                                 a for a in first.meta.assumptions
                                 if not a.startswith("Measured (")]}
@@ -177,7 +183,7 @@ def calibrate(paths, *, base=None, ghz=None, name=None, today=None):
                                f" GHz replaced by --ghz {ghz:g} (given on "
                                "the command line)")
         document["host"]["ghz"] = ghz
-    clock = document["host"].get("ghz", 2.6)
+    clock = document["host"]["ghz"]
     stack_runs = [r for r in runs if isinstance(r, fits.StackRun)]
     storage_runs = [r for r in runs if isinstance(r, fits.StorageRun)]
     if stack_runs and ghz is None and base is not None:

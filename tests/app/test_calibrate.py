@@ -336,3 +336,16 @@ def test_the_calibrated_costs_reach_the_transfer_predictions(tmp_path,
                      if m.id == "host.cpu_pct") for v in results.variants]
 
     assert all(a != b for a, b in zip(cpu(calibrated), cpu(preset)))
+
+
+def test_a_migration_without_guest_memory_is_refused_naming_the_file(
+        tmp_path, capsys):
+    reply = tmp_path / "no-memory.json"
+    reply.write_text(json.dumps({"return": {
+        "status": "active", "total-time": 1000,
+        "ram": {"remaining": 100, "transferred": 10, "total": 0,
+                "dirty-sync-count": 1}}}))
+    code, out = _calibrate(tmp_path, [reply])
+    err = capsys.readouterr().err
+    assert code == 2 and not out.exists()
+    assert f"{reply}: no guest memory size" in err
