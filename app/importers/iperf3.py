@@ -26,6 +26,8 @@ from solvers.calibrate import StackRun
 
 #: IPv4 + TCP headers and the timestamp option between MSS and MTU [B].
 TCP_IP_HEADERS = 20 + 20 + 12
+#: What IPv6's header adds to that [B].
+IPV6_EXTRA = 40 - 20
 
 
 def read_json_objects(path, tool, hint):
@@ -163,10 +165,13 @@ def _import_run(path, data, result):
         "report the link speed)" + ("; the run was on loopback: there is "
                                     "no NIC" if loopback else ""))
     if mss and not loopback:
-        mtu = int(mss) + TCP_IP_HEADERS
-        document["network"] = {"mtu": draft.measured(
-            "network.mtu", mtu, path, f"start.{mss_key} + 52 B of IPv4, "
-            "TCP and timestamp headers")}
+        ipv6 = ":" in local
+        mtu = int(mss) + TCP_IP_HEADERS + IPV6_EXTRA * ipv6
+        document["network"] = {"ip_version": 6 if ipv6 else 4,
+                               "mtu": draft.measured(
+            "network.mtu", mtu, path, f"start.{mss_key} + "
+            f"{mtu - int(mss)} B of IPv{6 if ipv6 else 4}, TCP and "
+            "timestamp headers")}
         if mtu > 9216:
             document["network"]["mtu_max"] = mtu
     transfer = {

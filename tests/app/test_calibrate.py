@@ -239,6 +239,13 @@ def test_runs_between_two_hosts_split_send_from_receive(tmp_path, capsys):
         files[-1].write_text(json.dumps(data))
     outcome = run_import("iperf3", files[3:])
     assert outcome.scenarios[0].network.mtu == 1448 + 52
+    data = json.loads(files[3].read_text())
+    data["start"]["connected"][0]["local_host"] = "fd00::1"
+    data["start"]["connected"][0]["remote_host"] = "fd00::2"
+    ipv6 = tmp_path / "ipv6.json"
+    ipv6.write_text(json.dumps(data))
+    network = run_import("iperf3", [ipv6]).scenarios[0].network
+    assert (network.ip_version, network.mtu) == (6, 1448 + 72)
     assert [r.tx_bytes_s > 0 for r in outcome.result.runs] == [True, False]
     code, out = _calibrate(tmp_path, files, "--ghz", "2.6")
     assert code == 0, capsys.readouterr().err
