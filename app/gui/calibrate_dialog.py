@@ -1,11 +1,13 @@
 """File > Calibrate from measurements…: pick benchmark outputs, give the
 CPU clock the files do not carry, see what was fitted and the
 predicted-vs-measured table, and open the calibrated scenario (the same
-:func:`app.calibrate_cli.calibrate` as ``linkplan calibrate``)."""
+:func:`app.calibrate_cli.calibrate` as ``linkplan calibrate``).
+Analysis > Calibration… shows the open scenario's table again."""
 
 from PySide6 import QtCore, QtWidgets
 
-from app.calibrate_cli import CalibrationError, calibrate, detect_format
+from app.calibrate_cli import (CalibrationError, calibrate, detect_format,
+                               error_summary)
 
 _FILTER = ("Benchmark outputs (*.json *.jsonl *.xml *.txt);;All files (*)")
 
@@ -17,18 +19,17 @@ class CalibrationReport(QtWidgets.QDialog):
 
     COLUMNS = ("Run", "Quantity", "Measured", "Predicted", "Error", "Role")
 
-    def __init__(self, parent, done):
+    def __init__(self, parent, site, notes=(), *, opens=True):
         super().__init__(parent)
-        self.setWindowTitle("Calibrated from measurements")
+        self.setWindowTitle(f"Calibration: site preset {site.name}")
         self.resize(1000, 620)
-        site = done.scenario.calibration
         text = QtWidgets.QPlainTextEdit(readOnly=True)
         text.setPlainText("\n".join(
-            [done.lines[0]]
+            [f"Site preset {site.name!r}, fitted {site.date} on: "
+             + ", ".join(site.sources)]
             + [f"Fitted: {line}" for line in site.fitted]
             + [f"Not determined: {line}" for line in site.undetermined]
-            + [f"Note: {line}" for line in done.kept]
-            + [f"Set: {line}" for line in done.missing]))
+            + list(notes) + error_summary(site.checks)))
         table = QtWidgets.QTableWidget(len(site.checks), len(self.COLUMNS))
         table.setHorizontalHeaderLabels(self.COLUMNS)
         table.setEditTriggers(
@@ -49,7 +50,8 @@ class CalibrationReport(QtWidgets.QDialog):
             0, QtWidgets.QHeaderView.ResizeMode.Stretch)
         buttons = QtWidgets.QDialogButtonBox(
             QtWidgets.QDialogButtonBox.StandardButton.Open
-            | QtWidgets.QDialogButtonBox.StandardButton.Cancel)
+            | QtWidgets.QDialogButtonBox.StandardButton.Cancel if opens
+            else QtWidgets.QDialogButtonBox.StandardButton.Close)
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout = QtWidgets.QVBoxLayout(self)
@@ -102,7 +104,25 @@ def run_calibrate_dialog(window, paths=None):
     except (CalibrationError, ValueError) as err:
         QtWidgets.QMessageBox.warning(window, "Cannot calibrate", str(err))
         return None
-    dialog = CalibrationReport(window, done)
+    dialog = CalibrationReport(
+        window, done.scenario.calibration,
+        [f"Note: {line}" for line in done.kept]
+        + [f"Set: {line}" for line in done.missing])
     if dialog.exec():
         window.set_document(done.scenario)
+    return dialog
+
+
+def show_calibration(window):
+    """Analysis > Calibration: the open scenario's site preset and its
+    predicted-vs-measured table (a message when it has none)."""
+    site = window.session.scenario.calibration
+    if site is None:
+        QtWidgets.QMessageBox.information(
+            window, "Not calibrated", "This scenario has no site preset: "
+            "File > Calibrate from measurements… fits one to iperf3, fio, "
+            "DiskSpd, HCIBench or QMP outputs.")
+        return None
+    dialog = CalibrationReport(window, site, opens=False)
+    dialog.exec()
     return dialog

@@ -323,6 +323,7 @@ class MainWindow(QtWidgets.QMainWindow):
         recommend = analysis_menu.addAction("&Recommend changes…",
                                             self.recommend_dialog)
         recommend.setShortcut(QtGui.QKeySequence("Ctrl+R"))
+        analysis_menu.addAction("&Calibration…", self.calibration_dialog)
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction("Model &accuracy…", self.accuracy_dialog
                             ).setShortcut(QtGui.QKeySequence("Ctrl+Shift+A"))
@@ -377,6 +378,10 @@ class MainWindow(QtWidgets.QMainWindow):
     def calibrate_dialog(self):
         from app.gui.calibrate_dialog import run_calibrate_dialog
         run_calibrate_dialog(self)
+
+    def calibration_dialog(self):
+        from app.gui.calibrate_dialog import show_calibration
+        show_calibration(self)
 
     def accuracy_dialog(self):
         from app.gui.accuracy_dialog import show_accuracy

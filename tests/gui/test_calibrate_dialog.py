@@ -34,6 +34,11 @@ def test_calibrate_asks_the_clock_and_opens_the_calibrated_scenario(
     document = window.session.scenario
     assert document.calibration is not None
     assert document.host.ghz == 3.1
+    # Analysis > Calibration… shows the open scenario's table again
+    monkeypatch.setattr(calibrate_dialog.CalibrationReport, "exec",
+                        lambda self: False)
+    again = calibrate_dialog.show_calibration(window)
+    assert again.table.rowCount() == table.rowCount()
     # the site preset is not a form of the editor, and edits keep it
     assert "calibration" not in window.editor._items
     window.editor.field("network.mtu").enter("9000")
@@ -69,3 +74,11 @@ def test_the_pdf_of_a_calibrated_scenario_shows_its_site_preset(tmp_path):
     assert "held out" in text and "cycles/B" in text
     assert "Not determined" in text
     assert "Held out: 2 run(s), largest error" in text
+
+
+def test_an_uncalibrated_scenario_says_so(window, monkeypatch):
+    shown = []
+    monkeypatch.setattr(QtWidgets.QMessageBox, "information",
+                        lambda *args: shown.append(args[2]))
+    assert calibrate_dialog.show_calibration(window) is None
+    assert "no site preset" in shown[0]
