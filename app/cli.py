@@ -99,9 +99,11 @@ perfmon (perfmon/typeperf PDH-CSV), vcenter (PowerCLI Get-Stat CSV
 export), sar (sadf -j JSON), qemu (QMP query-migrate, query-dirty-rate,
 query-migrate-parameters, query-memory-size-summary replies), libvirt (virsh domjobinfo, domstats
 --dirtyrate output), inventory (one row per VM, .csv or .xlsx: each host's
-running VMs as its evacuation). Prints what it took and what it skipped and why; a
-completed migration is checked against Linkplan's prediction. Without -o
-the scenario goes to standard output. Exit code 0: all imported; 1: part
+running VMs as its evacuation), iperf3 (-J), fio (JSON), diskspd (-Rxml),
+hcibench (*-res.txt): the measured set-up (linkplan calibrate fits them).
+Prints what it took and what it skipped and why; a completed migration
+is checked against Linkplan's prediction. Without -o the scenario goes to
+standard output. Exit code 0: all imported; 1: part
 of the input was bad (listed); 2: nothing could be imported (nothing is
 written)."""
 _NEW_EXAMPLE = """example:
@@ -243,6 +245,11 @@ def build_parser():
                           help="files to import")
     importer.add_argument("-o", "--output", help="scenario file to write "
                           "(.toml or .json), atomically")
+
+    from app import calibrate_cli
+    calibrate_cli.add_arguments(add(
+        "calibrate", "Fit the models to benchmark runs of your own hosts "
+        "(iperf3, fio, DiskSpd, HCIBench, QMP).", calibrate_cli.EXAMPLE))
 
     report = add("report", "Write the PDF comparison report of a scenario.",
                  _REPORT_EXAMPLE)
@@ -1323,6 +1330,12 @@ def _import_targets(output, scenarios):
     return targets
 
 
+def _calibrate(args):
+    from app.calibrate_cli import run
+    return run(args)
+
+
 _COMMANDS = {"new": _new, "solve": _solve, "sweep": _sweep, "advise": _advise,
              "validate": _validate, "schema": _schema, "report": _report,
-             "accuracy": _accuracy, "import": _import}
+             "accuracy": _accuracy, "import": _import,
+             "calibrate": _calibrate}

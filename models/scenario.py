@@ -1185,6 +1185,61 @@ class Goal(_Strict):
     latency_target_ms: float | None = Field(default=None, gt=0)
 
 
+class StackCalibration(_Strict):
+    """Host CPU costs fitted to the user's own runs: each given coefficient
+    replaces the base preset's (models.host.StackCosts), the others stay."""
+
+    base: Literal[tuple(STACK_PRESETS)] = Field(
+        description="Preset the fitted coefficients replace values of")
+    c_byte_tx: float | None = Field(default=None, ge=0, description=(
+        "Cycles per payload byte sent [1/B]; None: the base preset's"))
+    c_byte_rx: float | None = Field(default=None, ge=0, description=(
+        "Cycles per payload byte received [1/B]; None: the base preset's"))
+    c_pkt: float | None = Field(default=None, ge=0, description=(
+        "Cycles per stack traversal [cycles]; None: the base preset's"))
+    c_wire: float | None = Field(default=None, ge=0, description=(
+        "Cycles per wire frame [cycles]; None: the base preset's"))
+
+
+class CalibrationCheck(_Strict):
+    """One measured run next to what the calibrated models predict."""
+
+    run: str = Field(min_length=1, max_length=400,
+                     description="The run: file and setting")
+    quantity: str = Field(min_length=1, max_length=80,
+                          description="What is compared, with its unit")
+    measured: float = Field(description="The tool's value")
+    predicted: float = Field(description="The calibrated models' value")
+    error_pct: float = Field(description="(predicted - measured) / "
+                             "measured [%]")
+    role: Literal["fitted", "held_out"] = Field(description=(
+        "fitted: the run was among those fitted; held_out: fitted on the "
+        "other runs and predicted (leave-one-out)"))
+
+
+class Calibration(_Strict):
+    """A named site preset: what ``linkplan calibrate`` fitted to measured
+    runs, on which files and when, with the residuals."""
+
+    name: str = Identifier
+    date: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}", max_length=40,
+                      description="When it was fitted (ISO 8601)")
+    sources: list[str] = Field(min_length=1, max_length=MAX_ENTRIES,
+                               description="The measured files fitted on")
+    stack: StackCalibration | None = Field(
+        default=None, description="Fitted host CPU costs; None: the "
+        "preset's")
+    fitted: list[str] = Field(default=[], max_length=MAX_ENTRIES,
+                              description="Each fitted parameter: path = "
+                              "value, and what determined it")
+    undetermined: list[str] = Field(
+        default=[], max_length=MAX_ENTRIES, description="Parameters the "
+        "runs cannot determine, and why (kept at their given or preset "
+        "values, not guessed)")
+    checks: list[CalibrationCheck] = Field(default=[],
+                                           max_length=MAX_SOLVED_ENTRIES)
+
+
 class Scenario(_Strict):
     """The whole scenario document.
 
@@ -1203,6 +1258,9 @@ class Scenario(_Strict):
     workloads: Workloads = Workloads()
     variants: list[Variant] = Field(default=[], max_length=MAX_ENTRIES)
     sweeps: list[Sweep] = Field(default=[], max_length=MAX_ENTRIES)
+    calibration: Calibration | None = Field(
+        default=None, description="Site preset fitted by linkplan "
+        "calibrate (None: the published presets)")
 
     @model_validator(mode="after")
     def _cross_references(self):

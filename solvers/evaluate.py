@@ -343,12 +343,27 @@ def _results(documents, analysed, rows, *, scenario, scenario_sha256,
             findings=tuple(f for part in parts for f in part.findings),
             # several workloads of one kind state the same assumption once
             assumptions=tuple(dict.fromkeys(
-                a for part in parts for a in part.assumptions)),
+                _calibrated(documents[i][1])
+                + [a for part in parts for a in part.assumptions])),
             traces={key: trace for part in parts
                     for key, trace in part.traces.items()}))
     return Results(linkplan_version=__version__, scenario=scenario,
                    scenario_sha256=scenario_sha256,
                    variants=tuple(variants))
+
+
+def _calibrated(document):
+    """What a calibrated document's every answer rests on: its site
+    preset, when and on which files it was fitted (empty without one)."""
+    site = document.calibration
+    if site is None:
+        return []
+    shown = ", ".join(site.sources[:3]) + (
+        f" and {len(site.sources) - 3} more" if len(site.sources) > 3
+        else "")
+    return [f"Calibrated: site preset {site.name!r}, fitted {site.date} on "
+            f"{shown} ({len(site.fitted)} parameter(s) fitted, "
+            f"{len(site.undetermined)} not determined by the runs)"]
 
 
 #: Documents :func:`evaluate_many` analyses together: enough to spread

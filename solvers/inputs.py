@@ -13,7 +13,7 @@ import ipaddress
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
@@ -30,8 +30,16 @@ def stack_preset(doc):
 
 
 def stack_costs(doc):
-    """The :class:`models.host.StackCosts` of a document's host."""
-    return host.STACK_PRESETS[stack_preset(doc)]
+    """The :class:`models.host.StackCosts` of a document's host: its preset,
+    with the coefficients a calibration fitted (``doc.calibration.stack``)
+    in place of the preset's."""
+    preset = host.STACK_PRESETS[stack_preset(doc)]
+    fitted = doc.calibration.stack if doc.calibration else None
+    if fitted is None:
+        return preset
+    return replace(preset, **{
+        name: value for name, value in fitted.model_dump().items()
+        if name != "base" and value is not None})
 
 
 def stack_ghz(doc):

@@ -34,8 +34,10 @@ from models.scenario import (Scenario, TEAMING_POLICIES, get_path,
 CHANGED_MARK = "●"
 
 #: Top-level fields that are not edited here: the file format's version;
-#: variants (the variants panel) and sweeps (the sweep view).
-_NOT_EDITED = ("schema_version", "variants", "sweeps")
+#: variants (the variants panel) and sweeps (the sweep view); the
+#: calibration, which linkplan calibrate fits (File > Calibrate from
+#: measurements… shows it, the PDF reports it).
+_NOT_EDITED = ("schema_version", "variants", "sweeps", "calibration")
 
 #: Section titles where the field name alone would not say it.
 _SECTION_TITLES = {

@@ -284,6 +284,8 @@ class MainWindow(QtWidgets.QMainWindow):
                  QtGui.QKeySequence("Ctrl+Shift+S")),
                 ("&Import…", self.import_dialog,
                  QtGui.QKeySequence("Ctrl+I")),
+                ("&Calibrate from measurements…", self.calibrate_dialog,
+                 QtGui.QKeySequence("Ctrl+Shift+K")),
                 ("&Export PDF…", self.export_pdf_dialog,
                  QtGui.QKeySequence("Ctrl+E")),
                 ("&Quit", self.close, QtGui.QKeySequence("Ctrl+Q"))):
@@ -324,6 +326,7 @@ class MainWindow(QtWidgets.QMainWindow):
         analysis_menu.addAction("Reach a &target…", self.target_dialog
                                 ).setShortcut(QtGui.QKeySequence(
                                     "Ctrl+Shift+R"))
+        analysis_menu.addAction("&Calibration…", self.calibration_dialog)
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction("Model &accuracy…", self.accuracy_dialog
                             ).setShortcut(QtGui.QKeySequence("Ctrl+Shift+A"))
@@ -374,6 +377,14 @@ class MainWindow(QtWidgets.QMainWindow):
     def import_dialog(self):
         from app.gui.import_dialog import run_import_dialog
         run_import_dialog(self)
+
+    def calibrate_dialog(self):
+        from app.gui.calibrate_dialog import run_calibrate_dialog
+        run_calibrate_dialog(self)
+
+    def calibration_dialog(self):
+        from app.gui.calibrate_dialog import show_calibration
+        show_calibration(self)
 
     def accuracy_dialog(self):
         from app.gui.accuracy_dialog import show_accuracy

@@ -17,6 +17,11 @@ FORMATS = {
     "sar": ("sar", "sysstat sadf -j JSON"),
     "qemu": ("qemu", "QEMU QMP replies (query-migrate, query-dirty-rate)"),
     "libvirt": ("libvirt", "virsh domjobinfo / domstats --dirtyrate"),
+    "iperf3": ("iperf3", "iperf3 -J JSON (client side; server side "
+               "imports without the sender's CPU)"),
+    "fio": ("fio", "fio --output-format=json"),
+    "diskspd": ("diskspd", "DiskSpd -Rxml results"),
+    "hcibench": ("hcibench", "HCIBench result summary (*-res.txt)"),
     "inventory": ("inventory", "VM inventory, one row per VM (.csv or "
                   ".xlsx: Get-VM | Export-Csv, a CMDB list)"),
 }

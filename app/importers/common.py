@@ -137,6 +137,10 @@ class ImportResult:
         Measured outcomes to compare with a prediction (completed
         migrations): ``{"migration": name, "file": ..., "measured":
         {metric id: value}}``.
+    runs : list
+        Benchmark runs for ``linkplan calibrate``
+        (solvers.calibrate.StackRun, StorageRun), one per measured
+        setting.
     """
 
     drafts: list = field(default_factory=list)
@@ -144,6 +148,7 @@ class ImportResult:
     skipped: list = field(default_factory=list)
     problems: list = field(default_factory=list)
     checks: list = field(default_factory=list)
+    runs: list = field(default_factory=list)
 
     def scenarios(self):
         """The validated scenarios (models.scenario.Scenario), one per

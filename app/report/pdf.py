@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from app.calibrate_cli import error_summary
 from app.gui.advice import GOAL_LABELS
 from app.gui.bootstrap import FONT_FAMILY, application
 from app.gui.charts import new_plot_widget, variant_colour
@@ -476,6 +477,8 @@ class _Report:
             self.advice_section(advice, scenario)
         for check, rows in checks:
             self.check_section(check, rows)
+        if scenario.calibration is not None:
+            self.calibration_section(scenario.calibration)
         self.accuracy_section(content.accuracy, content.summary)
         self.assumptions_section(scenario, results)
         self.footer()
@@ -977,6 +980,47 @@ class _Report:
             self.text(f"{row['label']}: predicted {predicted}, measured "
                       f"{format_number(row['measured'])}{unit}{error}",
                       indent=12, gap=1)
+
+    def calibration_section(self, site):
+        """The site preset: what was fitted to the user's runs, what the
+        runs could not determine, and each run predicted (fitted on all
+        runs, and held out: fitted on the others)."""
+        self.heading(f"Calibrated on measurements: site preset "
+                     f"{site.name}", keep=100)
+        self.text(f"Fitted {site.date} on {len(site.sources)} file(s): "
+                  + ", ".join(site.sources[:6])
+                  + (" …" if len(site.sources) > 6 else ""), size=8,
+                  colour=_GREY)
+        for line in site.fitted:
+            self.text(f"Fitted: {line}", size=8.5, indent=12, gap=1)
+        for line in site.undetermined:
+            self.text(f"Not determined: {line}", size=8.5, indent=12,
+                      gap=1)
+        if not site.checks:
+            return
+        self.y += 4
+        size = 7.5
+        widths = [self.width * share
+                  for share in (0.46, 0.16, 0.1, 0.1, 0.08, 0.1)]
+        header = ["Run", "Quantity", "Measured", "Predicted", "Error",
+                  "Role"]
+        self.cells(header, widths, size, bold=True, fill="#e8eef4")
+        for row, check in enumerate(site.checks):
+            texts = [check.run, check.quantity,
+                     format_number(check.measured),
+                     format_number(check.predicted),
+                     f"{check.error_pct:+.1f} %",
+                     check.role.replace("_", " ")]
+            if self.room() < self.cells_height(texts, widths, size) + 4:
+                self.new_page()   # the table goes on, its header repeated
+                self.cells(header, widths, size, bold=True,
+                           fill="#e8eef4")
+            self.cells(texts, widths, size,
+                       fill="#f6f8fa" if row % 2 else None)
+        self.y += 4
+        for line in error_summary(site.checks):
+            self.text(line[0].upper() + line[1:], size=8.5, gap=1)
+        self.y += 4
 
     def accuracy_section(self, found, summary):
         """How far the models behind these results were from published

@@ -24,7 +24,7 @@ BOTTLENECK_PRIORITY = 6
 REQUIRES = ("host",)
 #: Document fields it reads (the key of its kept results, see
 #: :mod:`solvers.analysis_cache`).
-READS = ("host", "nics", "teams", "workloads.transfers",
+READS = ("calibration", "host", "nics", "teams", "workloads.transfers",
          "workloads.evacuations")
 #: Inputs families it reads with ``details=False`` (it reads no
 #: document field a column sweep varies): see :mod:`solvers.analysis`.

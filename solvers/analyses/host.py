@@ -24,7 +24,8 @@ BOTTLENECK_PRIORITY = 0
 REQUIRES = ()
 #: Document fields it reads (the key of its kept results, see
 #: :mod:`solvers.analysis_cache`).
-READS = ("host", "nics", "teams", "network", "workloads.transfers",
+READS = ("calibration", "host", "nics", "teams", "network",
+         "workloads.transfers",
          "workloads.migrations", "workloads.evacuations")
 #: Inputs families it reads with ``details=False`` (it reads no
 #: document field a column sweep varies): see :mod:`solvers.analysis`.

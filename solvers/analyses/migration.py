@@ -26,7 +26,8 @@ BOTTLENECK_PRIORITY = -1
 REQUIRES = ("host",)
 #: Document fields it reads (the key of its kept results, see
 #: :mod:`solvers.analysis_cache`).
-READS = ("host", "workloads.transfers", "workloads.migrations")
+READS = ("calibration", "host", "workloads.transfers",
+         "workloads.migrations")
 #: Inputs families it reads with ``details=False`` (it reads no
 #: document field a column sweep varies): see :mod:`solvers.analysis`.
 FAMILIES = ("migrations",)

@@ -20,7 +20,8 @@ BOTTLENECK_PRIORITY = 1
 REQUIRES = ()
 #: Document fields it reads (the key of its kept results, see
 #: :mod:`solvers.analysis_cache`).
-READS = ("goal", "host", "nics", "network", "workloads.storage")
+READS = ("calibration", "goal", "host", "nics", "network",
+         "workloads.storage")
 #: Inputs families it reads with ``details=False`` (it reads no
 #: document field a column sweep varies): see :mod:`solvers.analysis`.
 FAMILIES = ("storage",)

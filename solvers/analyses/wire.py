@@ -17,7 +17,7 @@ BOTTLENECK_PRIORITY = 9
 REQUIRES = ()
 #: Document fields it reads (the key of its kept results, see
 #: :mod:`solvers.analysis_cache`).
-READS = ("host", "nics", "network", "workloads.transfers")
+READS = ("calibration", "host", "nics", "network", "workloads.transfers")
 #: Inputs families it reads with ``details=False`` (it reads no
 #: document field a column sweep varies): see :mod:`solvers.analysis`.
 FAMILIES = ("wire",)
