@@ -326,7 +326,9 @@ class MainWindow(QtWidgets.QMainWindow):
         analysis_menu.addAction("Reach a &target…", self.target_dialog
                                 ).setShortcut(QtGui.QKeySequence(
                                     "Ctrl+Shift+R"))
-        analysis_menu.addAction("&Calibration…", self.calibration_dialog)
+        analysis_menu.addAction("&Calibration…", self.calibration_dialog
+                                ).setShortcut(QtGui.QKeySequence(
+                                    "Ctrl+Shift+L"))
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction("Model &accuracy…", self.accuracy_dialog
                             ).setShortcut(QtGui.QKeySequence("Ctrl+Shift+A"))
