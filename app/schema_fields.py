@@ -16,6 +16,7 @@ import annotated_types
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
+from models.cpu import CPU_GENERATIONS
 from models.evacuation import PLATFORMS as EVACUATION_PLATFORMS
 from models.scenario import TEAMING_POLICIES
 from models.units import (UNIT_SUFFIXES, accepted_units, field_unit,
@@ -35,6 +36,19 @@ _WORDS = {
 }
 
 #: Names shown for enumerated values: the vendors' words, not internal ids.
+def _cpu_label(key, generation):
+    """A CPU generation by its product name: 'Intel Skylake-SP (2017)',
+    'AMD Zen 4 (EPYC 9004) (2022)', 'AWS Graviton3 (Neoverse V1)'."""
+    if key == "legacy":
+        return "As fitted (clock only)"
+    if generation.vendor == "arm":
+        product = key.removeprefix("arm_").replace("_", " ").title() \
+            .replace("Graviton", "AWS Graviton")
+        return f"{product} ({generation.core})"
+    vendor = "AMD" if generation.vendor == "amd" else "Intel"
+    return f"{vendor} {generation.core} ({generation.year})"
+
+
 VALUE_LABELS = {
     "policy": {k: label for k, (label, _) in TEAMING_POLICIES.items()},
     "compare": {k: label for k, (label, _) in TEAMING_POLICIES.items()},
@@ -88,6 +102,12 @@ VALUE_LABELS = {
     "disks": {"shared": "Shared storage", "copied": "Copied with the VM"},
     "ip_version": {4: "IPv4", 6: "IPv6"},
     "underlay_ip_version": {4: "IPv4", 6: "IPv6"},
+    "cpu": {key: _cpu_label(key, g) for key, g in CPU_GENERATIONS.items()},
+    "data_path": {"socket": "One socket per stream",
+                  "qemu_multifd": "QEMU multifd channels"},
+    "zero_page_detection": {"auto": "QEMU's default for its version",
+                            "none": "None", "legacy": "Migration thread",
+                            "multifd": "In the multifd channels"},
 }
 
 

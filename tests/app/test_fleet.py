@@ -222,8 +222,8 @@ def test_sweep_of_a_directory_with_bad_files_does_the_rest(tmp_path):
     assert "Traceback" not in process.stderr
     assert f"{tmp_path / 'no_sweep.toml'}: sweeps: the scenario defines " \
         "no sweep" in process.stderr
-    assert f"{tmp_path / 'bad_value.toml'}: nics[0].speed_gbps: must be " \
-        "a number, got 'fast'" in process.stderr
+    assert f"{tmp_path / 'bad_value.toml'}: nics[0].speed_gbps: expected " \
+        "a number in Gbit/s or with a unit, got 'fast'" in process.stderr
     assert process.stderr.rstrip().endswith(
         f"2 of 3 inputs failed: {tmp_path / 'bad_value.toml'}, "
         f"{tmp_path / 'no_sweep.toml'}")

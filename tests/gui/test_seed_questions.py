@@ -156,6 +156,8 @@ def test_seed001_which_transport_for_live_migration(blank, tmp_path):
     Direct at line rate with almost no CPU."""
     w = blank
     start(w, "transport.toml")
+    # the example names the CPU its seed's hosts were fitted on
+    enter(w, "host.cpu", "As fitted (clock only)")
     enter(w, "host.stack", "windows_host")
     enter(w, "host.cores_per_socket", "8")
     enter(w, "workloads.transfers[0].name", "live-migration")
@@ -212,6 +214,7 @@ def test_seed002_are_the_outstanding_ios_too_low(blank, tmp_path):
     2"; the example's header: +25-30 % from 10 to 20 outstanding IO."""
     w = blank
     start(w, "storage.toml")
+    enter(w, "host.cpu", "As fitted (clock only)")
     enter(w, "host.cores_per_socket", "14")
     enter(w, "workloads.storage[0].name", "hcibench")
     enter(w, "workloads.storage[0].protocol", "vSAN")
