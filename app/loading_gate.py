@@ -1,0 +1,436 @@
+"""The one gate every incoming file passes: scenario files (opened,
+reopened, from the command line), recovery files and every importer's
+exports.
+
+A file from someone else may be built to hurt: a 6 KB JSON nested a
+thousand deep, a TOML integer of 5,000 digits, a 27 KB workbook that
+claims 300,000 x 16,384 cells, a zip member that inflates a thousandfold,
+a 1 GB line without a newline. The gate checks the cheap limits (size,
+nesting depth, integer length, line and field length, row and column
+counts, inflated size) *before* the expensive work, and refuses with one
+exception type, :class:`FileRefused`, whose message names the file, the
+place (row and column, or key) and the value. Nothing here knows Qt.
+
+Entry points
+------------
+load_scenario_file(path)
+    A validated scenario, or :class:`models.scenario.ScenarioError`
+    (a gate refusal is turned into one, naming the key).
+read_limited(path, limit), decode_text(raw, path)
+    The bounded bytes of a file and its text (BOM, UTF-8, UTF-16, cp1252).
+parse_json(text, path), parse_toml(text, path)
+    Plain data, refused past the depth and number limits, with NaN,
+    Infinity and duplicate keys refused in JSON.
+"""
+
+import codecs
+import csv
+import io
+import json
+import math
+import os
+import re
+import stat
+import tomllib
+import zipfile
+from pathlib import Path
+
+from models.scenario import ScenarioError, scenario_from_dict
+
+MIB = 1 << 20
+
+#: Largest scenario or recovery file [B]. Real scenarios are kilobytes.
+MAX_SCENARIO_BYTES = 10 * MIB
+#: Largest export an importer reads [B]: a day of 20 s vCenter samples for
+#: a thousand VMs is about 30 MiB; a larger file asks for a filtered export.
+MAX_IMPORT_BYTES = 64 * MIB
+#: Containers inside one another in a JSON or TOML document: scenario
+#: documents nest 6 deep, QMP and sadf replies 8.
+MAX_DEPTH = 64
+#: Digits of an integer: larger ones do not fit a float (1.8e308), and
+#: Python refuses to read past 4,300 at all.
+MAX_INTEGER_DIGITS = 300
+#: Characters of one line of text: an esxtop header of 20,000 counters
+#: is about 2 MB.
+MAX_LINE_CHARS = 16 * MIB
+#: Characters of one CSV field (the csv module's own default limit).
+MAX_FIELD_CHARS = 131_072
+#: Columns of a CSV table (esxtop batch files with every entity reach
+#: tens of thousands) and of a worksheet (Excel's own limit is 16,384).
+MAX_CSV_COLUMNS = 200_000
+MAX_SHEET_COLUMNS = 16_384
+#: Cells a worksheet may hold (rows x columns as stored): an RVTools vInfo
+#: tab of 20,000 VMs has 2 million.
+MAX_SHEET_CELLS = 20_000_000
+#: Inflated size of one member of an .xlsx archive [B], and the ratio of
+#: inflated to compressed size a member may have (worksheet XML deflates
+#: about 10:1; zip bombs 1000:1 and more).
+MAX_MEMBER_BYTES = 256 * MIB
+MAX_INFLATION_RATIO = 200
+
+
+class FileRefused(ValueError):
+    """A file (or a part of one) that cannot be read, with where and what
+    was expected: ``file: row 12, column 'Speed': expected a number of
+    Mbit/s, got 'fast'``, ``file: key meta.name: expected ...``.
+
+    Attributes
+    ----------
+    file : str
+    expected : str
+        What the file should have held there.
+    row, column, key : optional
+        The place: a row (1-based, as a spreadsheet counts) and column
+        of a table, or the key path in a document.
+    got : optional
+        The value found (shown quoted and shortened).
+    found : str, optional
+        What was found instead, described ("an integer of 5,000 digits").
+    """
+
+    def __init__(self, file, expected, *, row=None, column=None, key=None,
+                 got=None, found=None):
+        self.file, self.row, self.column = str(file), row, column
+        self.key, self.expected, self.got = key, expected, got
+        self.found = found
+        super().__init__(f"{self.file}: {self.detail}")
+
+    @property
+    def place(self):
+        """Row, column or key as text ('' when the whole file)."""
+        where = [f"row {self.row}" if self.row is not None else None,
+                 f"column '{self.column}'" if self.column is not None
+                 else None,
+                 f"key {_shortened(self.key)}" if self.key is not None
+                 else None]
+        return ", ".join(w for w in where if w)
+
+    @property
+    def detail(self):
+        """The message without the file name."""
+        got = f", got {_shown(self.got)}" if self.got is not None else \
+            f", found {self.found}" if self.found else ""
+        place = self.place
+        return (f"{place + ': ' if place else ''}expected {self.expected}"
+                f"{got}")
+
+
+def _shown(value, limit=80):
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text if len(text) <= limit else \
+        f"{text[:limit]}... ({len(text):,} characters)"
+
+
+def _shortened(text, limit=80):
+    return text if len(text) <= limit else \
+        f"{text[:limit // 2]}...{text[-limit // 2:]}"
+
+
+def _size(count):
+    return f"{count / MIB:.1f} MiB" if count >= MIB else f"{count:,} B"
+
+
+# --------------------------------------------------------------------------
+# Bytes and text
+# --------------------------------------------------------------------------
+
+def read_limited(path, limit, what="a file"):
+    """The bytes of ``path``, refused (before reading, when the size is
+    known) past ``limit`` bytes. Devices and pipes (/dev/zero) are read
+    only up to the limit."""
+    try:
+        with open(path, "rb") as stream:
+            info = os.fstat(stream.fileno())
+            if stat.S_ISDIR(info.st_mode):
+                raise FileRefused(path, f"{what}, not a folder")
+            if stat.S_ISREG(info.st_mode) and info.st_size > limit:
+                raise FileRefused(path, f"{what} of at most {_size(limit)}",
+                                  found=f"{_size(info.st_size)}")
+            raw = stream.read(limit + 1)
+    except IsADirectoryError:
+        raise FileRefused(path, f"{what}, not a folder") from None
+    except OSError as err:
+        raise FileRefused(path, f"{what} that can be read "
+                          f"({err.strerror or err})") from None
+    if len(raw) > limit:
+        raise FileRefused(path, f"{what} of at most {_size(limit)}",
+                          found="more (a device or a pipe without end)")
+    return raw
+
+
+#: Byte-order marks, longest first (UTF-32's starts like UTF-16's).
+_BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+         (codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
+         (codecs.BOM_UTF16_BE, "utf-16"))
+
+
+def detect_encoding(head):
+    """The encoding of a text from its first bytes: a byte-order mark
+    (UTF-8, UTF-16, UTF-32), UTF-16 without one (every other byte zero, as
+    PowerShell's ``Out-File`` writes), else UTF-8 if the bytes are UTF-8,
+    else Windows-1252 (what Excel and PowerShell 5 write on Western
+    Windows)."""
+    for bom, encoding in _BOMS:
+        if head.startswith(bom):
+            return encoding
+    sample = head[:4096]
+    if len(sample) >= 4:
+        even, odd = sample[0::2], sample[1::2]
+        if odd.count(0) > 0.4 * len(odd) and not even.count(0):
+            return "utf-16-le"
+        if even.count(0) > 0.4 * len(even) and not odd.count(0):
+            return "utf-16-be"
+    try:
+        # a multi-byte character cut at the end of the sample is fine
+        codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
+        return "utf-8"
+    except UnicodeDecodeError:
+        return "cp1252"
+
+
+def encoding_name(encoding):
+    """How an encoding is said to the user."""
+    return {"utf-8-sig": "UTF-8 (with BOM)", "utf-8": "UTF-8",
+            "utf-16": "UTF-16 (with BOM)", "utf-16-le": "UTF-16 LE",
+            "utf-16-be": "UTF-16 BE", "utf-32": "UTF-32 (with BOM)",
+            "cp1252": "Windows-1252"}.get(encoding, encoding)
+
+
+def decode_text(raw, path):
+    """(text, encoding) of a file's bytes (:func:`detect_encoding`); binary
+    data (a NUL character, an undecodable byte) refused."""
+    encoding = detect_encoding(raw)
+    try:
+        text = raw.decode(encoding)
+    except UnicodeDecodeError as err:
+        raise FileRefused(path, f"text in {encoding_name(encoding)}",
+                          found=f"byte 0x{raw[err.start]:02x} at offset "
+                          f"{err.start}") from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    zero = text.find("\x00")
+    if zero >= 0:
+        raise FileRefused(path, "a text file, not binary data",
+                          found=f"a NUL character at offset {zero}")
+    return text, encoding
+
+
+def read_text(path, limit=MAX_IMPORT_BYTES, what="a text file"):
+    """(text, encoding) of a whole text file, bounded by ``limit``."""
+    return decode_text(read_limited(path, limit, what), path)
+
+
+def check_lines(path, text, limit=MAX_LINE_CHARS):
+    """Refuse a text with a line longer than ``limit`` characters (found
+    in linear time, without splitting the text)."""
+    start = 0
+    for match in re.finditer(r"\r\n|\r|\n", text):
+        if match.start() - start > limit:
+            break
+        start = match.end()
+    else:
+        if len(text) - start <= limit:
+            return
+    row = text.count("\n", 0, start) + 1
+    raise FileRefused(path, f"lines of at most {limit:,} characters",
+                      row=row, found="a longer line")
+
+
+# --------------------------------------------------------------------------
+# Documents: JSON and TOML
+# --------------------------------------------------------------------------
+
+def _long_integer_line(text):
+    """The line of the first run of more than MAX_INTEGER_DIGITS digits
+    (underscores allowed, as TOML writes them), with its digit count."""
+    found = re.search(r"[0-9][0-9_]{%d,}" % MAX_INTEGER_DIGITS, text)
+    if found is None:
+        return None, None
+    digits = sum(c.isdigit() for c in found.group())
+    return text.count("\n", 0, found.start()) + 1, digits
+
+
+def _too_long_integer(path, text):
+    row, digits = _long_integer_line(text)
+    return FileRefused(path, f"integers of at most {MAX_INTEGER_DIGITS} "
+                       "digits", row=row,
+                       found=f"an integer of {digits:,} digits"
+                       if digits else None)
+
+
+def _too_deep(path, key=None):
+    return FileRefused(path, f"at most {MAX_DEPTH} levels of lists and "
+                       "tables inside one another", key=key,
+                       found="deeper nesting")
+
+
+def parse_json(text, path):
+    """Plain data from JSON text.
+
+    Refused: malformed text (with its line and column), nesting deeper than
+    :data:`MAX_DEPTH`, integers longer than :data:`MAX_INTEGER_DIGITS`,
+    NaN, Infinity and numbers that overflow a float, and a key that
+    appears twice in one object (JSON parsers differ on which one wins;
+    an exporter writes each key once).
+    """
+    def integer(digits):
+        if len(digits.lstrip("-")) > MAX_INTEGER_DIGITS:
+            raise _too_long_integer(path, text)
+        return int(digits)
+
+    def real(digits):
+        value = float(digits)
+        if not math.isfinite(value):
+            raise FileRefused(path, "finite numbers",
+                              row=text.count("\n", 0, text.find(digits)) + 1,
+                              got=digits)
+        return value
+
+    def constant(name):
+        raise FileRefused(path, "numbers (JSON has no NaN or Infinity)",
+                          row=_line_of(text, name), got=name)
+
+    def unique(pairs):
+        document = dict(pairs)
+        if len(document) < len(pairs):
+            seen = {}
+            for key, value in pairs:
+                if key in seen:
+                    raise FileRefused(
+                        path, "each key once in an object", key=key,
+                        found=f"{_shown(seen[key], 30)} and then "
+                        f"{_shown(value, 30)}")
+                seen[key] = value
+        return document
+
+    try:
+        data = json.loads(text, parse_int=integer, parse_float=real,
+                          parse_constant=constant, object_pairs_hook=unique)
+    except json.JSONDecodeError as err:
+        raise FileRefused(path, f"JSON ({err.msg})", row=err.lineno,
+                          column=err.colno) from None
+    except RecursionError:
+        raise _too_deep(path) from None
+    check_document(data, path)
+    return data
+
+
+def _line_of(text, word):
+    at = re.search(r"(?<![\"\w])%s(?![\"\w])" % re.escape(word), text)
+    return None if at is None else text.count("\n", 0, at.start()) + 1
+
+
+def parse_toml(text, path):
+    """Plain data from TOML text, refused past the depth and integer
+    limits (as :func:`parse_json`; TOML refuses duplicate keys itself)."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise FileRefused(path, f"TOML ({err})") from None
+    except RecursionError:
+        raise _too_deep(path) from None
+    except ValueError:  # Python's own limit on integer length
+        raise _too_long_integer(path, text) from None
+    check_document(data, path)
+    return data
+
+
+_INTEGER_LIMIT = 10 ** MAX_INTEGER_DIGITS
+
+
+def check_document(data, path):
+    """Refuse plain data nested deeper than :data:`MAX_DEPTH` or with an
+    integer of more than :data:`MAX_INTEGER_DIGITS` digits, naming the
+    key; a walk without recursion, linear in the document's size."""
+    stack = [(data, 1, None)]
+    while stack:
+        node, depth, trail = stack.pop()
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, value in items:
+            if isinstance(value, (dict, list)):
+                if depth >= MAX_DEPTH:
+                    raise _too_deep(path, _key_path((trail, key)))
+                stack.append((value, depth + 1, (trail, key)))
+            elif isinstance(value, int) and not isinstance(value, bool) \
+                    and not -_INTEGER_LIMIT < value < _INTEGER_LIMIT:
+                raise FileRefused(path, f"integers of at most "
+                                  f"{MAX_INTEGER_DIGITS} digits",
+                                  key=_key_path((trail, key)),
+                                  found=f"an integer of "
+                                  f"{len(str(abs(value))):,} digits")
+
+
+def _key_path(trail):
+    parts = []
+    while trail is not None:
+        trail, key = trail
+        parts.append(f"[{key}]" if isinstance(key, int) else f".{key}")
+    return "".join(reversed(parts)).lstrip(".")
+
+
+# --------------------------------------------------------------------------
+# Scenario files
+# --------------------------------------------------------------------------
+
+#: Scenario file formats by extension.
+SCENARIO_FORMATS = {".toml": "toml", ".json": "json"}
+
+
+def scenario_format(path):
+    """'toml' or 'json' from the file extension (ScenarioError otherwise)."""
+    fmt = SCENARIO_FORMATS.get(Path(path).suffix.lower())
+    if fmt is None:
+        raise ScenarioError([("", f"unknown file type {Path(path).suffix!r}:"
+                              " scenario files end in .toml or .json")],
+                            str(path))
+    return fmt
+
+
+def scenario_from_text(text, fmt, source):
+    """A validated scenario from TOML or JSON text; every refusal (the
+    gate's or the schema's) a ScenarioError naming ``source`` and the
+    key."""
+    try:
+        data = parse_toml(text, source) if fmt == "toml" \
+            else parse_json(text, source)
+    except FileRefused as err:
+        raise _as_scenario_error(err) from None
+    return scenario_from_dict(data, source=str(source))
+
+
+def load_scenario_file(path):
+    """Read a scenario file through the gate and validate it.
+
+    The one entry point for every scenario that comes in: a file named on
+    the command line, opened or reopened in the GUI, or a template.
+
+    Raises
+    ------
+    models.scenario.ScenarioError
+        Whatever is wrong (missing, unreadable, oversized, not UTF-8,
+        malformed, too deep, an integer too long, invalid); the message
+        names the file and the key or line, and is fit to show as is.
+    """
+    fmt = scenario_format(path)
+    try:
+        raw = read_limited(path, MAX_SCENARIO_BYTES, "a scenario file")
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as err:
+            raise FileRefused(path, "UTF-8 text", found=f"byte "
+                              f"0x{raw[err.start]:02x} at offset "
+                              f"{err.start}") from None
+    except FileRefused as err:
+        raise _as_scenario_error(err) from None
+    return scenario_from_text(text, fmt, str(path))
+
+
+def _as_scenario_error(err):
+    place = _shortened(err.key) if err.key is not None else \
+        f"line {err.row}" if err.row is not None else ""
+    got = f", got {_shown(err.got)}" if err.got is not None else \
+        f", found {err.found}" if err.found else ""
+    column = f" column {err.column}" if err.column is not None and \
+        err.key is None else ""
+    return ScenarioError([(place + column, f"expected {err.expected}{got}")],
+                         err.file)
