@@ -196,44 +196,39 @@ def encoding_name(encoding):
             "cp1252": "Windows-1252"}.get(encoding, encoding)
 
 
-def decode_text(raw, path):
+#: Signatures of binary files someone may pick by mistake.
+_BINARY = ((b"PK\x03\x04", "a zip archive (an .xlsx workbook?)"),
+           (b"%PDF", "a PDF document"), (b"\x7fELF", "a program"),
+           (b"\xd0\xcf\x11\xe0", "an old Office document (.xls)"))
+
+
+def decode_text(raw, path, what="a text file"):
     """(text, encoding) of a file's bytes (:func:`detect_encoding`); binary
-    data (a NUL character, an undecodable byte) refused."""
+    data (a known signature, a NUL character, an undecodable byte)
+    refused."""
+    for signature, kind in _BINARY:
+        if raw.startswith(signature):
+            raise FileRefused(path, f"{what} as text", found=kind)
     encoding = detect_encoding(raw)
     try:
         text = raw.decode(encoding)
     except UnicodeDecodeError as err:
-        raise FileRefused(path, f"text in {encoding_name(encoding)}",
+        raise FileRefused(path, f"{what} as text in "
+                          f"{encoding_name(encoding)}",
                           found=f"byte 0x{raw[err.start]:02x} at offset "
                           f"{err.start}") from None
     if text.startswith("\ufeff"):
         text = text[1:]
     zero = text.find("\x00")
     if zero >= 0:
-        raise FileRefused(path, "a text file, not binary data",
+        raise FileRefused(path, f"{what} as text, not binary data",
                           found=f"a NUL character at offset {zero}")
     return text, encoding
 
 
 def read_text(path, limit=MAX_IMPORT_BYTES, what="a text file"):
     """(text, encoding) of a whole text file, bounded by ``limit``."""
-    return decode_text(read_limited(path, limit, what), path)
-
-
-def check_lines(path, text, limit=MAX_LINE_CHARS):
-    """Refuse a text with a line longer than ``limit`` characters (found
-    in linear time, without splitting the text)."""
-    start = 0
-    for match in re.finditer(r"\r\n|\r|\n", text):
-        if match.start() - start > limit:
-            break
-        start = match.end()
-    else:
-        if len(text) - start <= limit:
-            return
-    row = text.count("\n", 0, start) + 1
-    raise FileRefused(path, f"lines of at most {limit:,} characters",
-                      row=row, found="a longer line")
+    return decode_text(read_limited(path, limit, what), path, what)
 
 
 # --------------------------------------------------------------------------
@@ -434,3 +429,151 @@ def _as_scenario_error(err):
         err.key is None else ""
     return ScenarioError([(place + column, f"expected {err.expected}{got}")],
                          err.file)
+
+
+# --------------------------------------------------------------------------
+# CSV
+# --------------------------------------------------------------------------
+
+def csv_delimiter(line, candidates=",;\t"):
+    """The delimiter of a CSV header line: the candidate found most often
+    outside quotes (one pass; :class:`csv.Sniffer` is quadratic in the
+    line's length). A comma when none is found."""
+    unquoted = re.sub(r'"[^"]*"?', "", line)
+    counts = {d: unquoted.count(d) for d in candidates}
+    best = max(counts, key=counts.get)
+    return best if counts[best] else ","
+
+
+class CsvTable:
+    """The header and rows of a CSV text, read with every length bounded.
+
+    Each line is read with a bound (:data:`MAX_LINE_CHARS`), so a 1 GB
+    line or ``/dev/zero`` costs no more than the bound; a field longer
+    than :data:`MAX_FIELD_CHARS` is refused with its row and column; a
+    header with more than ``max_columns`` cells or a name twice is
+    refused. A row with more or fewer cells than the header (a delimiter
+    inside an unquoted cell, a truncated line) is not read: it is listed
+    in ``problems``, with its row and cell counts.
+
+    Parameters
+    ----------
+    path : str or Path
+        For messages.
+    text : str
+        The file's text (:func:`read_text`).
+    what : str
+        What the file should be ("a VM inventory"), for messages.
+    skip : callable, optional
+        ``skip(line)`` is true for lines before the header to pass over
+        (PowerShell's ``#TYPE`` line).
+    delimiters : str
+        Candidates for the delimiter (:func:`csv_delimiter`).
+    max_columns : int
+    """
+
+    def __init__(self, path, text, what, *, skip=None, delimiters=",;\t",
+                 max_columns=MAX_CSV_COLUMNS):
+        self.path, self.what, self.problems = str(path), what, []
+        self._stream = io.StringIO(text)
+        self._line = 0          # physical lines read so far
+        self._record = []       # the lines of the record being read
+        first = self._next_line()
+        while first is not None and skip is not None and skip(first):
+            first = self._next_line()
+        if first is None or not first.strip():
+            raise FileRefused(path, f"{what}: a header row",
+                              row=self._line or 1,
+                              found="an empty line" if first is not None
+                              else "an empty file")
+        self.header_row = self._line
+        self.delimiter = csv_delimiter(first, delimiters)
+        if first.count(self.delimiter) >= max_columns:
+            raise FileRefused(path, f"{what}: at most {max_columns:,} "
+                              "columns", row=self.header_row,
+                              found=f"{first.count(self.delimiter) + 1:,}")
+        self._reader = csv.reader(self._lines(first), delimiter=self.delimiter)
+        self.header = [cell.strip() for cell in self._read()]
+        seen = {}
+        for index, name in enumerate(self.header, 1):
+            if name and name in seen:
+                raise FileRefused(path, f"{what}: each column name once "
+                                  "(which of the two holds the values?)",
+                                  row=self.header_row, column=name,
+                                  found=f"columns {seen[name]} and {index}")
+            seen[name] = index
+
+    def _next_line(self):
+        line = self._stream.readline(MAX_LINE_CHARS + 1)
+        if not line:
+            return None
+        self._line += 1
+        if len(line) > MAX_LINE_CHARS:
+            raise FileRefused(self.path, f"{self.what}: lines of at most "
+                              f"{MAX_LINE_CHARS:,} characters",
+                              row=self._line, found="a longer line")
+        return line
+
+    def _lines(self, first):
+        line = first
+        while line is not None:
+            self._record.append(line)
+            yield line
+            line = self._next_line()
+
+    def _read(self):
+        """The next record's cells, or None at the end."""
+        csv.field_size_limit(MAX_FIELD_CHARS)
+        self._record = []
+        try:
+            return next(self._reader, None)
+        except csv.Error as err:
+            start = self._line - len(self._record) + 1
+            if "field larger" in str(err):
+                column = self._long_field_column()
+                raise FileRefused(
+                    self.path, f"{self.what}: fields of at most "
+                    f"{MAX_FIELD_CHARS:,} characters", row=start,
+                    column=column, found="a longer one") from None
+            raise FileRefused(self.path, f"{self.what} as CSV ({err})",
+                              row=start) from None
+
+    def _long_field_column(self):
+        """The column (header name or number) of the record's field that
+        exceeds the limit, found by a quote-aware scan of its lines."""
+        text = "".join(self._record)[:MAX_FIELD_CHARS * 4]
+        index, length, quoted = 0, 0, False
+        for char in text:
+            if char == '"':
+                quoted = not quoted
+            elif char == self.delimiter and not quoted:
+                index, length = index + 1, 0
+                continue
+            length += 1
+            if length > MAX_FIELD_CHARS:
+                break
+        header = getattr(self, "header", None)
+        if header and index < len(header) and header[index]:
+            return header[index]
+        return index + 1
+
+    def rows(self):
+        """(row number, cells) of each record after the header; blank
+        lines are passed over, rows of the wrong length listed in
+        ``problems``."""
+        width = len(self.header)
+        while True:
+            before = self._line
+            row = self._read()
+            if row is None:
+                return
+            if not row or (len(row) == 1 and not row[0].strip()):
+                continue
+            number = before + 1
+            if len(row) != width:
+                self.problems.append(
+                    f"{self.path}: row {number}: {len(row)} cells but the "
+                    f"header has {width}: row not read (a delimiter inside "
+                    "an unquoted cell, or a truncated line?)")
+                continue
+            yield number, row

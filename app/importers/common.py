@@ -9,6 +9,7 @@ No physics here: importers turn files into scenario documents, which
 
 import datetime
 import importlib
+import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -16,32 +17,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from app.importers import FORMATS
+from app.loading_gate import (MAX_IMPORT_BYTES, MAX_SCENARIO_BYTES,
+                              FileRefused, encoding_name, parse_json)
+from app.loading_gate import read_text as read_gated_text
 from models.scenario import SCHEMA_VERSION, ScenarioError, scenario_from_dict
-from models.units import MIB
 
-#: Largest JSON or text export read whole [B]; time-series CSVs stream.
-MAX_TEXT_BYTES = 64 * MIB
-
-
-class ImportProblem(ValueError):
-    """A file that cannot be imported (or a part of one), with where and
-    what was expected: ``file: row 12, column 'Speed': expected a number
-    of Mbit/s, got 'fast'``."""
-
-    def __init__(self, file, expected, *, row=None, column=None,
-                 got=None):
-        self.file, self.row, self.column = str(file), row, column
-        self.expected, self.got = expected, got
-        super().__init__(self._text())
-
-    def _text(self):
-        where = [f"row {self.row}" if self.row is not None else None,
-                 f"column '{self.column}'" if self.column is not None
-                 else None]
-        where = ", ".join(w for w in where if w)
-        got = f", got {self.got!r}" if self.got is not None else ""
-        return (f"{self.file}: {where + ': ' if where else ''}expected "
-                f"{self.expected}{got}")
+#: A file (or part of one) that cannot be imported: the loading gate's
+#: refusal, naming file, row and column (app.loading_gate.FileRefused).
+ImportProblem = FileRefused
 
 
 @dataclass(frozen=True)
@@ -170,30 +153,118 @@ def identifier(text, taken=()):
 # Numbers and times
 # --------------------------------------------------------------------------
 
-_NUMBER = re.compile(r"^[+-]?(\d+([.,]\d*)?|[.,]\d+)([eE][+-]?\d+)?$")
+_NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+_SPACES = str.maketrans("", "", " \u00a0\u202f\u2009'")
+_OTHER = {",": ".", ".": ","}
 
 
-def parse_number(text):
-    """A float from a cell, accepting decimal commas (``1,5``) and
-    thousands separators (``1.234,5``, ``1,234.5``, ``1 234``); None for
-    an empty cell. ValueError for text that is not a number."""
+def _mark_evidence(text):
+    """What one cell says about its column's decimal mark: ',' or '.' when
+    it decides, ('ambiguous', mark) for one separator followed by exactly
+    three digits ("16,384": 16384 or 16.384?), None when it has no
+    separator (or is not a number at all)."""
+    if not isinstance(text, str):
+        return None
+    cell = text.strip().translate(_SPACES).lstrip("+-")
+    mantissa, exponent = re.split(r"[eE]", cell, maxsplit=1) + [""] \
+        if re.search(r"[eE]", cell) else (cell, None)
+    if not re.fullmatch(r"[\d.,]+", mantissa or "x"):
+        return None
+    commas, points = mantissa.count(","), mantissa.count(".")
+    if commas and points:
+        return "," if mantissa.rfind(",") > mantissa.rfind(".") else "."
+    if commas + points == 0:
+        return None
+    mark = "," if commas else "."
+    if commas + points > 1:
+        return _OTHER[mark]  # 1,234,567: a thousands separator
+    whole, fraction = mantissa.split(mark)
+    if len(fraction) != 3 or whole in ("", "0") or len(whole) > 3 \
+            or exponent is not None:
+        return mark
+    return ("ambiguous", mark)
+
+
+def decimal_mark(file, column, cells, *, default=None):
+    """The decimal mark of a column, decided from all its cells.
+
+    Exporters write numbers in their locale: ``16,384`` is 16384 in an
+    English export and 16.384 in a German one. A cell decides when it has
+    both marks (the last one is the decimal one), a mark twice (a
+    thousands separator), or one mark not followed by exactly three digits
+    (``1,5``, ``0,384``). When no cell decides, ``default`` (the mark a
+    format always writes, e.g. virsh's C locale), else the first
+    ambiguous cell is refused.
+
+    Parameters
+    ----------
+    file, column : str
+        For messages.
+    cells : iterable of (row, text)
+        Non-text cells (numbers already) are passed over.
+    default : {',', '.', None}
+
+    Returns
+    -------
+    str
+        ',' or '.'.
+
+    Raises
+    ------
+    ImportProblem
+        Cells that disagree, or an ambiguous cell and no default; the
+        message names row, column and value.
+    """
+    decided, ambiguous = {}, None
+    for row, text in cells:
+        evidence = _mark_evidence(text)
+        if evidence is None:
+            continue
+        if isinstance(evidence, tuple):
+            ambiguous = ambiguous or (row, text)
+            continue
+        decided.setdefault(evidence, (row, text))
+        if len(decided) > 1:
+            (row_a, a), (row_b, b) = decided[","], decided["."]
+            raise ImportProblem(
+                file, "one decimal mark in a column", row=row, column=column,
+                found=f"a decimal comma at row {row_a} ({a!r}) and a "
+                f"decimal point at row {row_b} ({b!r})")
+    if decided:
+        return next(iter(decided))
+    if ambiguous is None or default is not None:
+        return default or "."
+    row, text = ambiguous
+    mark = "," if "," in text else "."
+    whole = float(text.translate(_SPACES).replace(mark, ""))
+    raise ImportProblem(
+        file, "a number whose decimal mark the column shows (no other cell "
+        f"tells whether '{mark}' separates thousands or decimals)", row=row,
+        column=column, found=f"{text.strip()!r}: {whole:g} or "
+        f"{whole / 1000:g}?")
+
+
+def parse_number(text, decimal="."):
+    """A float from a cell whose column has the decimal mark ``decimal``
+    (:func:`decimal_mark`); the other mark and spaces may separate
+    thousands, in groups of three. None for an empty cell; ValueError for
+    text that is not such a number, NaN or infinite."""
     if isinstance(text, (int, float)) and not isinstance(text, bool):
         if not math.isfinite(text):
             raise ValueError("not a finite number")
         return float(text)
-    cell = str(text).strip().replace("\u00a0", "").replace(" ", "")
+    cell = str(text).strip().translate(_SPACES)
     if cell == "":
         return None
-    if "," in cell and "." in cell:
-        # the separator that comes last is the decimal one
-        if cell.rfind(",") > cell.rfind("."):
-            cell = cell.replace(".", "").replace(",", ".")
-        else:
-            cell = cell.replace(",", "")
-    elif cell.count(",") == 1:
-        cell = cell.replace(",", ".")
-    elif cell.count(",") > 1:
-        cell = cell.replace(",", "")
+    thousands = _OTHER[decimal]
+    if thousands in cell:
+        whole = re.split(r"[%seE]" % re.escape(decimal), cell.lstrip("+-"),
+                         maxsplit=1)[0]
+        if not re.fullmatch(r"\d{1,3}(%s\d{3})+" % re.escape(thousands),
+                            whole):
+            raise ValueError(f"not a number: {text!r}")
+        cell = cell.replace(thousands, "")
+    cell = cell.replace(decimal, ".")
     if not _NUMBER.match(cell):
         raise ValueError(f"not a number: {text!r}")
     value = float(cell)
@@ -202,13 +273,19 @@ def parse_number(text):
     return value
 
 
-def number(file, text, expected, *, row=None, column=None):
-    """parse_number, with an ImportProblem naming the place."""
+def number(file, text, expected, *, row=None, column=None, decimal=".",
+           minimum=None):
+    """parse_number, with an ImportProblem naming the place; a value below
+    ``minimum`` (a negative size or time) refused too."""
     try:
-        return parse_number(text)
+        value = parse_number(text, decimal)
     except ValueError:
         raise ImportProblem(file, expected, row=row, column=column,
                             got=text) from None
+    if value is not None and minimum is not None and value < minimum:
+        raise ImportProblem(file, f"{expected} >= {minimum:g}", row=row,
+                            column=column, got=text)
+    return value
 
 
 _TIME_FORMATS = ("%m/%d/%Y %H:%M:%S.%f", "%m/%d/%Y %H:%M:%S",
@@ -351,29 +428,24 @@ def add_nics_and_team(draft, nics, *, team, policy, switch_mode,
     return ids
 
 
-def read_text(path):
-    """A whole text export (JSON, virsh output), BOM removed; an
-    ImportProblem for a missing, binary or oversized file."""
-    try:
-        with open(path, "rb") as stream:
-            raw = stream.read(MAX_TEXT_BYTES + 1)
-    except OSError as err:
-        raise ImportProblem(path, f"a readable file ({err.strerror})") \
-            from None
-    if len(raw) > MAX_TEXT_BYTES:
-        raise ImportProblem(path, f"at most {MAX_TEXT_BYTES // MIB} MiB "
-                            "of text")
-    for encoding in ("utf-8-sig", "utf-16"):
-        try:
-            text = raw.decode(encoding)
-            break
-        except UnicodeDecodeError:
-            continue
-    else:
-        raise ImportProblem(path, "a text file (UTF-8 or UTF-16)")
-    if "\x00" in text:
-        raise ImportProblem(path, "a text file, not binary data")
+def read_text(path, result=None, what="an export"):
+    """A whole text export (JSON, CSV, virsh output) through the loading
+    gate: at most MAX_IMPORT_BYTES, BOM removed, the encoding detected
+    (UTF-8, UTF-16, Windows-1252) and, when not UTF-8, said in
+    ``result.taken``; an ImportProblem for a missing, binary or oversized
+    file."""
+    text, encoding = read_gated_text(path, MAX_IMPORT_BYTES, what)
+    if result is not None and not encoding.startswith("utf-8"):
+        result.taken.append(f"{path}: read as {encoding_name(encoding)} "
+                            "text")
     return text
+
+
+def read_json(path, result=None):
+    """A JSON export through the loading gate (:func:`read_text`,
+    :func:`app.loading_gate.parse_json`: depth, integer length, NaN and
+    duplicate keys refused)."""
+    return parse_json(read_text(path, result), path)
 
 
 def add_evacuation(draft, host, vms, platform, assumption):
@@ -435,6 +507,13 @@ def run_import(fmt, paths):
     by_name = {}
     for draft in result.drafts:
         try:
+            size = len(json.dumps(draft.finish()))
+            if size > MAX_SCENARIO_BYTES:
+                raise ScenarioError([("", f"the imported scenario would be "
+                                      f"{size / 2**20:.1f} MiB; scenario "
+                                      "files are limited to "
+                                      f"{MAX_SCENARIO_BYTES / 2**20:g} MiB "
+                                      "(import fewer or shorter series)")])
             scenario = draft.scenario()
         except ScenarioError as err:
             outcome.problems.append(f"{draft.name}: the imported scenario "

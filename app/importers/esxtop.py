@@ -35,7 +35,8 @@ def import_files(paths):
 
 
 def _import_one(path, result):
-    table = pdh.read(path, PATTERN, what="an esxtop batch file (esxtop -b)")
+    table = pdh.read(path, PATTERN, result=result,
+                     what="an esxtop batch file (esxtop -b)")
     result.problems.extend(table.problems)
     ports, cpu = {}, None
     for column, match in enumerate(table.match):
