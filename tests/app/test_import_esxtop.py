@@ -115,10 +115,12 @@ def test_non_numeric_cell_names_row_and_column(tmp_path):
 
 
 @pytest.mark.parametrize("content, expected", [
-    (b"PK\x03\x04binary", "expected an esxtop batch file (esxtop -b): a "
-     "header starting with '(PDH-CSV 4.0)'"),
+    (b"PK\x03\x04binary", "expected an esxtop batch file (esxtop -b) as "
+     "text, found a zip archive (an .xlsx workbook?)"),
+    (b"1,2\n", "expected an esxtop batch file (esxtop -b): a header starting "
+     "with '(PDH-CSV 4.0)'"),
     (b"", "expected an esxtop batch file (esxtop -b): a header row, found "
-         "an empty file"),
+     "an empty file"),
     (b'"(PDH-CSV 4.0) (UTC)(0)","\\\\h\\Memory\\Free MBytes"\n',
      "expected an esxtop batch file (esxtop -b): counters matching"),
 ])
