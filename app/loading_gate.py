@@ -33,6 +33,7 @@ import re
 import stat
 import tomllib
 import zipfile
+import zlib
 from pathlib import Path
 
 from models.scenario import ScenarioError, scenario_from_dict
@@ -99,8 +100,9 @@ class FileRefused(ValueError):
     def place(self):
         """Row, column or key as text ('' when the whole file)."""
         where = [f"row {self.row}" if self.row is not None else None,
-                 f"column '{self.column}'" if self.column is not None
-                 else None,
+                 None if self.column is None else f"column {self.column}"
+                 if isinstance(self.column, int) else
+                 f"column '{self.column}'",
                  f"key {_shortened(self.key)}" if self.key is not None
                  else None]
         return ", ".join(w for w in where if w)
@@ -119,6 +121,11 @@ def _shown(value, limit=80):
     text = repr(value) if isinstance(value, str) else str(value)
     return text if len(text) <= limit else \
         f"{text[:limit]}... ({len(text):,} characters)"
+
+
+class MalformedText(FileRefused):
+    """A JSON or TOML text that does not parse (a syntax error at a row
+    and column), as opposed to one that parses but breaks a limit."""
 
 
 def _shortened(text, limit=80):
@@ -259,7 +266,7 @@ def _too_deep(path, key=None):
                        found="deeper nesting")
 
 
-def parse_json(text, path):
+def parse_json(text, path, what="JSON"):
     """Plain data from JSON text.
 
     Refused: malformed text (with its line and column), nesting deeper than
@@ -302,7 +309,7 @@ def parse_json(text, path):
         data = json.loads(text, parse_int=integer, parse_float=real,
                           parse_constant=constant, object_pairs_hook=unique)
     except json.JSONDecodeError as err:
-        raise FileRefused(path, f"JSON ({err.msg})", row=err.lineno,
+        raise MalformedText(path, f"{what} ({err.msg})", row=err.lineno,
                           column=err.colno) from None
     except RecursionError:
         raise _too_deep(path) from None
@@ -321,7 +328,7 @@ def parse_toml(text, path):
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
-        raise FileRefused(path, f"TOML ({err})") from None
+        raise MalformedText(path, f"TOML ({err})") from None
     except RecursionError:
         raise _too_deep(path) from None
     except ValueError:  # Python's own limit on integer length
@@ -577,3 +584,313 @@ class CsvTable:
                     "an unquoted cell, or a truncated line?)")
                 continue
             yield number, row
+
+
+# --------------------------------------------------------------------------
+# Excel workbooks (.xlsx)
+# --------------------------------------------------------------------------
+
+#: Inflated size of all the members of an .xlsx archive [B].
+MAX_INFLATED_BYTES = 512 * MIB
+#: Rows of a worksheet (Excel's own limit).
+MAX_SHEET_ROWS = 1_048_576
+_XML_CHUNK = 1 << 16
+
+
+def _column_number(letters):
+    number = 0
+    for letter in letters:
+        number = number * 26 + ord(letter) - 64
+    return number
+
+
+class Workbook:
+    """An .xlsx workbook read through the gate, cell by cell.
+
+    Before anything is parsed, the archive's members are checked: each at
+    most :data:`MAX_MEMBER_BYTES` inflated and :data:`MAX_INFLATION_RATIO`
+    times its compressed size, all together at most
+    :data:`MAX_INFLATED_BYTES` (zip bombs). The XML is read with a
+    streaming parser that refuses any DTD (entities, external entities:
+    no Office part has one), and the rows are the cells each ``<row>``
+    holds: ``<dimension ref=...>`` is not read (a 27 KB file may claim
+    300,000 x 16,384 cells), each row is only as long as its last cell,
+    and a cell past column :data:`MAX_SHEET_COLUMNS` or row
+    :data:`MAX_SHEET_ROWS`, or more than :data:`MAX_SHEET_CELLS` cells,
+    is refused. Values are the cached ones (not formulas): numbers as int
+    or float, text, booleans; dates stay numbers (serial days).
+
+    Parameters
+    ----------
+    path : str or Path
+    what : str
+        What the workbook should be ("an RVTools export"), for messages.
+    """
+
+    def __init__(self, path, what):
+        self.path, self.what = str(path), what
+        expected = f"{what} in .xlsx format (Excel 2007+ workbook)"
+        try:
+            info = os.stat(path)
+        except OSError as err:
+            raise FileRefused(path, f"{expected} that can be read "
+                              f"({err.strerror or err})") from None
+        if not stat.S_ISREG(info.st_mode):
+            raise FileRefused(path, expected, found="not a regular file")
+        if info.st_size > MAX_IMPORT_BYTES:
+            raise FileRefused(path, f"{expected} of at most "
+                              f"{_size(MAX_IMPORT_BYTES)}",
+                              found=_size(info.st_size))
+        try:
+            self._zip = zipfile.ZipFile(path)
+        except (zipfile.BadZipFile, OSError, ValueError) as err:
+            raise FileRefused(path, expected, found=f"no zip archive "
+                              f"({err})") from None
+        self._check_members()
+        try:
+            self._sheets = self._sheet_parts()
+        except KeyError as err:
+            self.close()
+            raise FileRefused(path, expected, found=f"no part {err}") \
+                from None
+        self._shared = None
+        self.sheetnames = list(self._sheets)
+
+    def _check_members(self):
+        members = self._zip.infolist()
+        total = 0
+        for member in members:
+            total += member.file_size
+            ratio = member.file_size / max(member.compress_size, 1)
+            if member.file_size > MAX_MEMBER_BYTES or (
+                    member.file_size > MIB and ratio > MAX_INFLATION_RATIO):
+                self.close()
+                raise FileRefused(
+                    self.path, f"{self.what}: archive members of at most "
+                    f"{_size(MAX_MEMBER_BYTES)} that inflate at most "
+                    f"{MAX_INFLATION_RATIO}-fold", key=member.filename,
+                    found=f"{_size(member.file_size)} from "
+                    f"{_size(member.compress_size)} (a zip bomb?)")
+        if total > MAX_INFLATED_BYTES:
+            self.close()
+            raise FileRefused(self.path, f"{self.what}: at most "
+                              f"{_size(MAX_INFLATED_BYTES)} inflated",
+                              found=_size(total))
+
+    def close(self):
+        self._zip.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _parse(self, part, start, end=None, text=None):
+        """Stream one XML part through expat, calling ``start(name,
+        attrs)``, ``end(name)`` and ``text(data)`` (names without
+        namespace prefix); yields after each chunk so that callers can
+        hand on what is complete."""
+        from xml.parsers import expat
+
+        def no_dtd(*_):
+            raise FileRefused(self.path, f"{self.what}: XML without a DTD "
+                              "(no entities)", key=part,
+                              found="a <!DOCTYPE> declaration")
+
+        parser = expat.ParserCreate()
+        parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+        parser.StartDoctypeDeclHandler = no_dtd
+        parser.EntityDeclHandler = no_dtd
+        parser.StartElementHandler = \
+            lambda name, attrs: start(name.rpartition(":")[2], attrs)
+        if end is not None:
+            parser.EndElementHandler = \
+                lambda name: end(name.rpartition(":")[2])
+        if text is not None:
+            parser.CharacterDataHandler = text
+        parser.buffer_text = True
+        try:
+            with self._zip.open(part) as stream:
+                while True:
+                    chunk = stream.read(_XML_CHUNK)
+                    parser.Parse(chunk, not chunk)
+                    yield
+                    if not chunk:
+                        return
+        except expat.ExpatError as err:
+            raise FileRefused(self.path, f"{self.what}: well-formed XML "
+                              f"({expat.ErrorString(err.code)})", key=part,
+                              row=err.lineno) from None
+        except (zipfile.BadZipFile, zlib.error, EOFError) as err:
+            raise FileRefused(self.path, f"{self.what}: an intact archive",
+                              key=part, found=str(err)) from None
+        except KeyError:
+            raise FileRefused(self.path, f"{self.what}: a part {part}") \
+                from None
+
+    def _read_all(self, part, start, end=None, text=None):
+        for _ in self._parse(part, start, end, text):
+            pass
+
+    def _sheet_parts(self):
+        """Sheet name -> part name, from the workbook and its relations."""
+        sheets, targets = [], {}
+
+        def sheet(name, attrs):
+            if name == "sheet":
+                rid = next((v for k, v in attrs.items()
+                            if k.endswith(":id")), None)
+                sheets.append((attrs.get("name", ""), rid))
+
+        def relation(name, attrs):
+            if name == "Relationship":
+                targets[attrs.get("Id")] = attrs.get("Target", "")
+
+        self._read_all("xl/workbook.xml", sheet)
+        self._read_all("xl/_rels/workbook.xml.rels", relation)
+        parts = {}
+        for name, rid in sheets:
+            target = targets.get(rid, "")
+            target = target[1:] if target.startswith("/") \
+                else f"xl/{target}"
+            parts[name] = target
+        return parts
+
+    def _strings(self):
+        """The shared strings table, read once."""
+        if self._shared is not None:
+            return self._shared
+        self._shared, pieces, state = [], [], {"in_t": False, "skip": 0}
+        if "xl/sharedStrings.xml" not in self._zip.NameToInfo:
+            return self._shared
+
+        def start(name, attrs):
+            if name == "si":
+                pieces.clear()
+            elif name == "rPh":   # phonetic guide, not the text
+                state["skip"] += 1
+            elif name == "t" and not state["skip"]:
+                state["in_t"] = True
+
+        def end(name):
+            if name == "si":
+                self._shared.append("".join(pieces))
+            elif name == "rPh":
+                state["skip"] -= 1
+            elif name == "t":
+                state["in_t"] = False
+
+        def text(data):
+            if state["in_t"]:
+                pieces.append(data)
+
+        self._read_all("xl/sharedStrings.xml", start, end, text)
+        return self._shared
+
+    def __getitem__(self, name):
+        return Sheet(self, name, self._sheets[name])
+
+    @property
+    def worksheets(self):
+        return [self[name] for name in self.sheetnames]
+
+
+class Sheet:
+    """One worksheet of a :class:`Workbook`."""
+
+    def __init__(self, workbook, name, part):
+        self.workbook, self.title, self._part = workbook, name, part
+
+    def _refuse(self, expected, row=None, column=None, got=None,
+                found=None):
+        return FileRefused(self.workbook.path,
+                           f"{self.workbook.what}: {expected}", row=row,
+                           column=f"{self.title}!{column}" if column
+                           else None, got=got, found=found)
+
+    def iter_rows(self, values_only=True):
+        """Each row from row 1 as a tuple of cell values (None for an
+        empty cell), only as long as its last cell; rows the sheet skips
+        come as empty tuples, so that rows keep their numbers."""
+        strings = self.workbook._strings()
+        done, state = [], {"row": 0, "cells": 0, "cell": None}
+        cells, text = {}, []
+
+        def start(name, attrs):
+            if name == "row":
+                number = attrs.get("r")
+                number = int(number) if number and number.isdigit() \
+                    else state["row"] + 1
+                if number <= state["row"] or number > MAX_SHEET_ROWS:
+                    raise self._refuse(f"rows in order, at most "
+                                       f"{MAX_SHEET_ROWS:,}", row=number,
+                                       found=f"row {number} after row "
+                                       f"{state['row']}")
+                while state["row"] < number - 1:
+                    state["row"] += 1
+                    done.append(())
+                state["row"] = number
+                cells.clear()
+            elif name == "c":
+                ref = attrs.get("r", "")
+                letters = ref.rstrip("0123456789")
+                column = _column_number(letters) \
+                    if letters.isalpha() and letters.isupper() \
+                    and len(letters) <= 3 else max(cells, default=0) + 1
+                if column > MAX_SHEET_COLUMNS:
+                    raise self._refuse(f"at most {MAX_SHEET_COLUMNS:,} "
+                                       "columns", row=state["row"],
+                                       column=ref)
+                state["cell"] = (column, ref, attrs.get("t", "n"))
+                text.clear()
+            elif name in ("v", "t") and state["cell"] is not None:
+                state["in_value"] = True
+
+        def end(name):
+            if name in ("v", "t"):
+                state["in_value"] = False
+            elif name == "c" and state["cell"] is not None:
+                column, ref, kind = state["cell"]
+                cells[column] = self._value(kind, "".join(text),
+                                            state["row"], ref, strings)
+                state["cell"] = None
+            elif name == "row":
+                width = max(cells, default=0)
+                state["cells"] += width
+                if state["cells"] > MAX_SHEET_CELLS:
+                    raise self._refuse(f"at most {MAX_SHEET_CELLS:,} cells",
+                                       row=state["row"])
+                done.append(tuple(cells.get(c) for c in
+                                  range(1, width + 1)))
+
+        def characters(data):
+            if state.get("in_value"):
+                text.append(data)
+
+        for _ in self.workbook._parse(self._part, start, end, characters):
+            yield from done
+            done.clear()
+
+    def _value(self, kind, text, row, ref, strings):
+        if kind == "s":
+            if not text.strip().isdigit() or int(text) >= len(strings):
+                raise self._refuse("a shared string's index", row=row,
+                                   column=ref, got=text)
+            return strings[int(text)]
+        if kind in ("inlineStr", "str", "e", "d"):
+            return text
+        if kind == "b":
+            return text.strip() == "1"
+        if text == "":
+            return None
+        try:
+            value = float(text)
+        except ValueError:
+            raise self._refuse("a number", row=row, column=ref,
+                               got=text) from None
+        if not math.isfinite(value):
+            raise self._refuse("a finite number", row=row, column=ref,
+                               got=text)
+        return int(value) if value.is_integer() and abs(value) < 2 ** 53 \
+            and re.fullmatch(r"-?\d+", text.strip()) else value

@@ -18,7 +18,8 @@ import numpy as np
 
 from app.importers import FORMATS
 from app.loading_gate import (MAX_IMPORT_BYTES, MAX_SCENARIO_BYTES,
-                              FileRefused, encoding_name, parse_json)
+                              FileRefused, Workbook, encoding_name,
+                              parse_json)
 from app.loading_gate import read_text as read_gated_text
 from models.scenario import SCHEMA_VERSION, ScenarioError, scenario_from_dict
 
@@ -166,7 +167,7 @@ def _mark_evidence(text):
     if not isinstance(text, str):
         return None
     cell = text.strip().translate(_SPACES).lstrip("+-")
-    mantissa, exponent = re.split(r"[eE]", cell, maxsplit=1) + [""] \
+    mantissa, exponent = re.split(r"[eE]", cell, maxsplit=1) \
         if re.search(r"[eE]", cell) else (cell, None)
     if not re.fullmatch(r"[\d.,]+", mantissa or "x"):
         return None
@@ -441,11 +442,23 @@ def read_text(path, result=None, what="an export"):
     return text
 
 
-def read_json(path, result=None):
+def expect(path, value, kind, key):
+    """``value`` if it is a ``kind`` (dict or list), else an ImportProblem
+    naming the key: an export's structure, checked before it is walked."""
+    if not isinstance(value, kind):
+        raise ImportProblem(path, "an object" if kind is dict else "a list",
+                            key=key, found=type(value).__name__
+                            .replace("NoneType", "null")
+                            .replace("dict", "an object")
+                            .replace("list", "a list"))
+    return value
+
+
+def read_json(path, result=None, what="JSON"):
     """A JSON export through the loading gate (:func:`read_text`,
     :func:`app.loading_gate.parse_json`: depth, integer length, NaN and
     duplicate keys refused)."""
-    return parse_json(read_text(path, result), path)
+    return parse_json(read_text(path, result, what), path, what)
 
 
 def add_evacuation(draft, host, vms, platform, assumption):
@@ -459,19 +472,10 @@ def add_evacuation(draft, host, vms, platform, assumption):
 
 
 def open_workbook(path, expected):
-    """An .xlsx workbook opened read-only (values, not formulas); an
-    ImportProblem saying ``expected`` for a file that is not one."""
-    import zipfile
-
-    import openpyxl
-    from openpyxl.utils.exceptions import InvalidFileException
-
-    try:
-        return openpyxl.load_workbook(path, read_only=True, data_only=True)
-    except (InvalidFileException, zipfile.BadZipFile, KeyError, OSError,
-            ValueError) as err:
-        raise ImportProblem(path, f"{expected} in .xlsx format (Excel "
-                            f"2007+ workbook): {err}") from None
+    """An .xlsx workbook read through the loading gate (cached values, not
+    formulas; app.loading_gate.Workbook); an ImportProblem saying
+    ``expected`` for a file that is not one or breaks a limit."""
+    return Workbook(path, expected)
 
 
 def import_each(paths, import_one):

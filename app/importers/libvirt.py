@@ -11,7 +11,7 @@ each ``domjobinfo`` block starts at its ``Job type:`` line, each
 import re
 
 from app.importers.common import (Draft, ImportProblem, ImportResult,
-                                  number, read_text)
+                                  decimal_mark, number, read_text)
 from app.importers.migration import MigrationRecord, build
 from models.units import GIB, KIB, MIB
 
@@ -32,11 +32,11 @@ def import_files(paths):
     record = MigrationRecord(name="libvirt-migration")
     for path in paths:
         try:
-            text = read_text(path)
+            text = read_text(path, result, "virsh output")
             if "Job type:" in text:
-                _jobinfo(path, text, record, result)
+                _jobinfo(path, text, _decimal(path, text), record, result)
             elif "dirtyrate." in text or "balloon.current" in text:
-                _domstats(path, text, record, result)
+                _domstats(path, text, _decimal(path, text), record, result)
             else:
                 raise ImportProblem(path, "virsh domjobinfo output (a 'Job "
                                     "type:' line) or virsh domstats "
@@ -63,19 +63,42 @@ def _blocks(text, start):
     return blocks
 
 
-def _jobinfo(path, text, record, result):
+def _decimal(path, text):
+    """The decimal mark of one virsh output: virsh prints in its locale
+    (``%.3lf``: "1,081 GiB" under de_DE), the same mark in every field, so
+    the whole file decides (app.importers.common.decimal_mark)."""
+    values = []
+    for row, line in enumerate(text.splitlines(), 1):
+        match = _LINE.match(line.strip())
+        if match:
+            values.append((row, match.group(2)))
+        elif "=" in line:
+            values.append((row, line.partition("=")[2].strip()))
+    return decimal_mark(path, "the values", values)
+
+
+def _jobinfo(path, text, decimal, record, result):
     for first, lines in _blocks(text, "Job type:"):
         fields = {}
         for row, line in lines:
             match = _LINE.match(line.strip())
             if match:
+                if match.group(1) in fields:
+                    raise ImportProblem(
+                        path, f"one '{match.group(1)}:' line per job",
+                        row=row, found=f"a second one (the first at row "
+                        f"{fields[match.group(1)][0]})")
                 fields[match.group(1)] = (row, match.group(2),
                                           match.group(3))
+        if "Job type" not in fields:
+            raise ImportProblem(path, "a job type after 'Job type:' "
+                                "(None, Unbounded, Completed, ...)",
+                                row=first, got=lines[0][1].strip()[:60])
         kind = fields["Job type"][1]
         if kind == "None":
             result.skipped.append(f"{path}: row {first}: no job running")
             continue
-        values = {key: _quantity(path, key, *fields[key])
+        values = {key: _quantity(path, key, *fields[key], decimal)
                   for key in fields if key in _USED}
         needed = ("Time elapsed", "Memory total", "Memory remaining",
                   "Memory processed")
@@ -90,6 +113,9 @@ def _jobinfo(path, text, record, result):
                     "transferred": values["Memory processed"],
                     "total": values["Memory total"], "source": where}
         page = values.get("Page size", 4096.0)
+        if page <= 0:
+            raise ImportProblem(path, "a 'Page size:' > 0", row=first,
+                                column="Page size", got=page)
         if "Dirty rate" in values:
             snapshot["dirty_rate"] = values["Dirty rate"] * page
         if "Constant pages" in values:
@@ -119,9 +145,10 @@ def _jobinfo(path, text, record, result):
                             "remaining")
 
 
-def _quantity(path, key, row, value, unit):
+def _quantity(path, key, row, value, unit, decimal):
+    # every quantity of a migration job is a size, time, rate or count
     amount = number(path, value, f"a number for {key!r}", row=row,
-                    column=key)
+                    column=key, decimal=decimal, minimum=0)
     if unit.endswith("/s") and unit != "pages/s":
         unit = unit[:-2]  # bandwidth: bytes per second
     if unit and unit not in _UNITS:
@@ -130,7 +157,7 @@ def _quantity(path, key, row, value, unit):
     return amount * _UNITS.get(unit, 1)
 
 
-def _domstats(path, text, record, result):
+def _domstats(path, text, decimal, record, result):
     for first, lines in _blocks(text, "Domain:"):
         fields = {}
         for row, line in lines:
@@ -140,7 +167,8 @@ def _domstats(path, text, record, result):
 
         def get(key, expected):
             row, value = fields[key]
-            return number(path, value, expected, row=row, column=key)
+            return number(path, value, expected, row=row, column=key,
+                          decimal=decimal, minimum=0)
 
         domain = lines[0][1].split(":", 1)[1].strip().strip("'")
         if "balloon.current" in fields:

@@ -13,10 +13,9 @@ to the hot-set + cold-rate model (solvers.fit); a completed migration
 becomes a check of the prediction against what happened.
 """
 
-import json
-
 from app.importers.common import (Draft, ImportProblem, ImportResult,
                                   read_text)
+from app.loading_gate import MalformedText, parse_json
 from app.importers.migration import MigrationRecord, build
 from models.units import GIB, MIB
 
@@ -25,23 +24,25 @@ _TIME_UNITS = {"second": 1.0, "millisecond": 1e-3}
 
 def read_replies(path):
     """The QMP reply objects in a file, in order."""
-    text = read_text(path).strip()
+    what = "QMP replies (JSON)"
+    text = read_text(path, what=what).strip()
     if not text:
-        raise ImportProblem(path, "QMP replies (JSON), the file is empty")
+        raise ImportProblem(path, f"{what}, the file is empty")
     try:
-        data = json.loads(text)
+        data = parse_json(text, path, what)
         replies = data if isinstance(data, list) else [data]
-    except json.JSONDecodeError as err:
+    except MalformedText as err:
+        # JSON Lines: one reply per line
         replies = []
         for number, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
             try:
-                replies.append(json.loads(line))
-            except json.JSONDecodeError:
+                replies.append(parse_json(line, path, what))
+            except MalformedText:
                 raise ImportProblem(
                     path, "JSON (one QMP reply, an array of replies, or one "
-                    f"reply per line): {err.msg}", row=number,
+                    f"reply per line): {err.detail}", row=number,
                     got=line[:60]) from None
     out = []
     for number, reply in enumerate(replies, 1):
@@ -166,7 +167,11 @@ def _snapshot(path, number, reply, record, result):
         "total": _integer(path, number, ram, "total", where),
         "source": f"{path}, reply {number}",
     }
-    page = float(ram.get("page-size", 4096))
+    page = _integer(path, number, ram, "page-size", where) \
+        if "page-size" in ram else 4096.0
+    if page <= 0:
+        raise ImportProblem(path, f"{where}.page-size > 0", row=number,
+                            column="page-size", got=ram["page-size"])
     if "dirty-pages-rate" in ram:
         snapshot["dirty_rate"] = _integer(path, number, ram,
                                           "dirty-pages-rate", where) * page

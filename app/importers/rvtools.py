@@ -17,8 +17,8 @@ import re
 from collections import Counter
 
 from app.importers.common import (Draft, ImportProblem, add_evacuation,
-                                  identifier, import_each, number,
-                                  open_workbook)
+                                  decimal_mark, identifier, import_each,
+                                  number, open_workbook)
 
 #: RVTools major versions whose layout this importer knows.
 KNOWN_MAJOR_VERSIONS = (3, 4)
@@ -98,8 +98,9 @@ class _Sheet:
         if header is None:
             raise ImportProblem(path, f"a header row in tab {name!r}",
                                 row=1)
+        _refuse_repeated_names(path, name, header)
         keys = {_key(h): i for i, h in enumerate(header) if h is not None}
-        self.header, self.index = header, {}
+        self.header, self.index, self._decimal = header, {}, {}
         for logical, spellings in COLUMNS[name].items():
             found = next((keys[_key(s)] for s in spellings
                           if _key(s) in keys), None)
@@ -122,8 +123,27 @@ class _Sheet:
         return f"{self.name}!{self.header[self.index[logical]]}"
 
     def number(self, row_number, row, logical, expected):
+        """A cell as a number >= 0, read with the decimal mark its column
+        shows (text cells: "16,384" is refused where nothing tells)."""
+        if logical not in self._decimal:
+            self._decimal[logical] = decimal_mark(
+                self.path, self.column(logical),
+                ((n, self.get(r, logical)) for n, r in self.rows))
         return number(self.path, self.get(row, logical), expected,
-                      row=row_number, column=self.column(logical))
+                      row=row_number, column=self.column(logical),
+                      decimal=self._decimal[logical], minimum=0)
+
+
+def _refuse_repeated_names(path, tab, header):
+    """A column name twice in a header: which one holds the values?"""
+    seen = {}
+    for index, name in enumerate(header, 1):
+        key = str(name).strip() if name is not None else ""
+        if key and key in seen:
+            raise ImportProblem(path, "each column name once in a tab",
+                                row=1, column=f"{tab}!{key}",
+                                found=f"columns {seen[key]} and {index}")
+        seen[key] = index
 
 
 def import_files(paths):
