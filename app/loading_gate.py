@@ -60,9 +60,9 @@ MAX_FIELD_CHARS = 131_072
 #: tens of thousands) and of a worksheet (Excel's own limit is 16,384).
 MAX_CSV_COLUMNS = 200_000
 MAX_SHEET_COLUMNS = 16_384
-#: Cells a worksheet may hold (rows x columns as stored): an RVTools vInfo
-#: tab of 20,000 VMs has 2 million.
-MAX_SHEET_CELLS = 20_000_000
+#: Cells a worksheet may hold (rows x columns up to each row's last cell):
+#: an RVTools vInfo tab of 20,000 VMs has 2 million.
+MAX_SHEET_CELLS = 10_000_000
 #: Inflated size of one member of an .xlsx archive [B], and the ratio of
 #: inflated to compressed size a member may have (worksheet XML deflates
 #: about 10:1; zip bombs 1000:1 and more).
@@ -861,8 +861,10 @@ class Sheet:
                 if state["cells"] > MAX_SHEET_CELLS:
                     raise self._refuse(f"at most {MAX_SHEET_CELLS:,} cells",
                                        row=state["row"])
-                done.append(tuple(cells.get(c) for c in
-                                  range(1, width + 1)))
+                row = [None] * width
+                for column, value in cells.items():
+                    row[column - 1] = value
+                done.append(tuple(row))
 
         def characters(data):
             if state.get("in_value"):

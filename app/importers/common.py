@@ -21,7 +21,8 @@ from app.loading_gate import (MAX_IMPORT_BYTES, MAX_SCENARIO_BYTES,
                               FileRefused, Workbook, encoding_name,
                               parse_json)
 from app.loading_gate import read_text as read_gated_text
-from models.scenario import SCHEMA_VERSION, ScenarioError, scenario_from_dict
+from models.scenario import (MAX_ENTRIES, MAX_NICS, SCHEMA_VERSION,
+                             ScenarioError, scenario_from_dict)
 
 #: A file (or part of one) that cannot be imported: the loading gate's
 #: refusal, naming file, row and column (app.loading_gate.FileRefused).
@@ -386,6 +387,7 @@ def add_flow(draft, flow, times, tx_gbps, rx_gbps, sources):
     tx, rx = np.asarray(tx_gbps, float), np.asarray(rx_gbps, float)
     file, tx_column, rx_column = sources
     workloads = draft.document["workloads"]
+    refuse_past(file, len(workloads["flows"]) + 1, MAX_ENTRIES, "flows")
     index = len(workloads["flows"])
     flow = dict(flow)
     flow["tx_gbps"] = draft.measured(f"workloads.flows[{index}].tx_gbps",
@@ -406,6 +408,16 @@ def add_flow(draft, flow, times, tx_gbps, rx_gbps, sources):
     return DemandStats.of(tx), DemandStats.of(rx)
 
 
+def refuse_past(file, count, limit, what):
+    """An ImportProblem when a scenario would hold more than ``limit``
+    ``what`` (a scenario's own limits, models.scenario), raised before
+    the work of building them."""
+    if count > limit:
+        raise ImportProblem(file, f"at most {limit:,} {what} in one "
+                            "scenario (import a filtered export)",
+                            found=f"{count:,}")
+
+
 #: Ethernet speeds a derived link speed is rounded to [Gbit/s].
 ETHERNET_GBPS = (0.1, 1, 2.5, 5, 10, 25, 40, 50, 100, 200, 400, 800)
 
@@ -415,6 +427,8 @@ def add_nics_and_team(draft, nics, *, team, policy, switch_mode,
     """NICs (id, speed [Gbit/s], (file, column) or None when assumed) and
     one team of all of them; returns the NIC ids."""
     doc, ids = draft.document, []
+    refuse_past(nics[0][2][0] if nics and nics[0][2] else draft.name,
+                len(nics), MAX_NICS, "NICs")
     for nic_id, speed, source in nics:
         nic_id = identifier(nic_id, set(ids))
         index = len(doc["nics"])
