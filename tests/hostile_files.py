@@ -16,10 +16,12 @@ Two kinds of input:
 Every run must end with exit 0, 1 or 2, never "internal error" or a
 traceback, within :data:`SECONDS` per file and 2 GiB of address space.
 
-``python -m tests.hostile_files [MUTATIONS] [--seed N]`` runs the corpus
-and MUTATIONS mutated files in this process (``make fuzz`` runs many; the
-test suite a few, tests/app/test_hostile_files.py) and prints one JSON
-line per file, then the counts; it exits 1 if any file failed.
+``python -m tests.hostile_files [MUTATIONS] [--seed N] [--seconds S]``
+runs the corpus and MUTATIONS mutated files in this process, each within
+S seconds (``make fuzz`` runs many; the test suite a few,
+tests/app/test_hostile_files.py); it prints one JSON line per file on
+standard output, each failure and the counts on standard error, and exits
+1 if any file failed.
 """
 
 import contextlib
@@ -117,6 +119,12 @@ def _inventory_xlsx(path):
     workbook.save(path)
 
 
+def _rvtools_xlsx(path):
+    """A valid RVTools export of two hosts; vHost is its first sheet."""
+    from tests.app.import_samples import rvtools_rows, write_rvtools
+    write_rvtools(path, rvtools_rows())
+
+
 def _patched_xlsx(base, patch):
     """A workbook from ``base(path)`` with members changed by ``patch``
     (a function of {name: bytes} returning the new {name: bytes}); members
@@ -163,9 +171,30 @@ def _with_sheet(sheet_xml):
 
 
 def _dimension_bomb(members):
-    sheet = members[SHEET].decode()
-    sheet = re.sub(r'<dimension ref="[^"]*"/>',
-                   '<dimension ref="A1:XFD300000"/>', sheet)
+    """The claimed size and one cell in the last row: a reader that pads
+    every row to the claim builds 300,000 x 16,384 cells."""
+    sheet = _claim(members[SHEET].decode())
+    sheet = sheet.replace("</sheetData>", '<row r="300000">'
+                          + _cell("A300000", "vm9") + "</row></sheetData>")
+    return {**members, SHEET: sheet.encode()}
+
+
+def _claim(sheet):
+    """A sheet's XML claiming A1:XFD300000 (openpyxl's write-only mode
+    writes no <dimension>: one is added)."""
+    if "<dimension" not in sheet:
+        sheet = sheet.replace("<sheetViews>", "<dimension/><sheetViews>", 1)
+    sheet, found = re.subn(r'<dimension( ref="[^"]*")?\s*/>',
+                           '<dimension ref="A1:XFD300000"/>', sheet)
+    assert found == 1, sheet[:300]
+    return sheet
+
+
+def _empty_rows(members):
+    """The claimed size and 50,000 empty rows."""
+    sheet = _claim(members[SHEET].decode())
+    sheet = sheet.replace("</sheetData>", "".join(
+        f'<row r="{n}"/>' for n in range(10, 50_010)) + "</sheetData>")
     return {**members, SHEET: sheet.encode()}
 
 
@@ -311,7 +340,9 @@ def _vcenter(rows, metrics=("net.transmitted.average",
 # --------------------------------------------------------------------------
 
 def _imp(fmt):
-    return ["import", fmt, "{file}"]
+    # an RVTools export holds several hosts: their scenarios need -o
+    return ["import", fmt, "{file}"] + (["-o", "{file}.toml"]
+                                        if fmt == "rvtools" else [])
 
 
 VALIDATE = ["validate", "{file}"]
@@ -389,6 +420,10 @@ def corpus():
     add(Case("inventory-64-kb-header", _imp("inventory"), "x.csv",
              _text(",".join(f'"c{i}"' for i in range(12_000)) + "\n"),
              (2,), ("{file}", "VM column")))
+    # quotes without their closing partner: csv.Sniffer's regular
+    # expressions take time growing with the square of the line
+    add(Case("inventory-64-kb-sniffer-line", _imp("inventory"), "x.csv",
+             _text(',"a' * 21_845 + "\n"), (2,), ("{file}", "VM column")))
     add(Case("inventory-64-kb-unquoted-line", _imp("inventory"), "x.csv",
              _text("Name;Memory MB\n" + "a" * 65_536 + ";1\n"), (0, 1, 2),
              ()))
@@ -517,14 +552,17 @@ def corpus():
              ("{file}", "Page size", "> 0")))
 
     # -- workbooks
-    for fmt in ("inventory", "rvtools"):
+    for fmt, base in (("inventory", _inventory_xlsx),
+                      ("rvtools", _rvtools_xlsx)):
         add(Case(f"{fmt}-not-a-zip", _imp(fmt), "x.xlsx",
                  _bytes(b"PK\x03\x04" + b"\x00" * 100), (2,), ("{file}",)))
         add(Case(f"{fmt}-dimension-bomb", _imp(fmt), "x.xlsx",
-                 _patched_xlsx(_inventory_xlsx, _dimension_bomb),
-                 (0,) if fmt == "inventory" else (2,), ()))
+                 _patched_xlsx(base, _dimension_bomb), (1,),
+                 ("{file}", "row 300000")))
+        add(Case(f"{fmt}-empty-rows", _imp(fmt), "x.xlsx",
+                 _patched_xlsx(base, _empty_rows), (0,), ()))
         add(Case(f"{fmt}-zip-bomb", _imp(fmt), "x.xlsx",
-                 _patched_xlsx(_inventory_xlsx, _zip_bomb), (2,),
+                 _patched_xlsx(base, _zip_bomb), (2,),
                  ("{file}", SHEET, "zip bomb")))
     add(Case("inventory-far-cells", _imp("inventory"), "x.xlsx",
              _patched_xlsx(_inventory_xlsx, _far_cells), (2,),
@@ -667,7 +705,7 @@ def _mutate_xlsx(rng, data):
     elif op == 2:
         text = text[:rng.randrange(len(text) + 1)]
     else:
-        text = re.sub(r'<dimension ref="[^"]*"/>',
+        text = re.sub(r'<dimension ref="[^"]*"\s*/>',
                       '<dimension ref="A1:XFD1048576"/>', text)
     members[name] = text.encode("utf-8")
     out = io.BytesIO()
@@ -763,19 +801,23 @@ def limit_memory(size=MEMORY_BYTES):
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    seed = 0
-    if "--seed" in argv:
-        at = argv.index("--seed")
-        seed = int(argv[at + 1])
-        del argv[at:at + 2]
+    options = {"--seed": 0, "--seconds": SECONDS}
+    for option in options:
+        if option in argv:
+            at = argv.index(option)
+            options[option] = int(argv[at + 1])
+            del argv[at:at + 2]
     count = int(argv[0]) if argv else 0
     limit_memory()
-    cases = corpus() + mutations(count, seed)
+    cases = corpus() + mutations(count, options["--seed"])
     failed = 0
     with tempfile.TemporaryDirectory() as folder:
         for case in cases:
-            outcome = run_case(case, folder)
+            outcome = run_case(case, folder, options["--seconds"])
             failed += bool(outcome.problems)
+            if outcome.problems:
+                print(f"FAILED {case.name}: {'; '.join(outcome.problems)}"
+                      f"\n{outcome.output[-800:]}", file=sys.stderr)
             if case.mutation and not outcome.problems:
                 outcome.output = outcome.output[-300:]
             print(json.dumps(outcome.__dict__), flush=True)

@@ -276,9 +276,10 @@ def parse_number(text, decimal="."):
 
 
 def number(file, text, expected, *, row=None, column=None, decimal=".",
-           minimum=None):
+           minimum=None, maximum=None):
     """parse_number, with an ImportProblem naming the place; a value below
-    ``minimum`` (a negative size or time) refused too."""
+    ``minimum`` (a negative size or time) or above ``maximum`` (past the
+    exporter's own type) refused too."""
     try:
         value = parse_number(text, decimal)
     except ValueError:
@@ -286,6 +287,9 @@ def number(file, text, expected, *, row=None, column=None, decimal=".",
                             got=text) from None
     if value is not None and minimum is not None and value < minimum:
         raise ImportProblem(file, f"{expected} >= {minimum:g}", row=row,
+                            column=column, got=text)
+    if value is not None and maximum is not None and value > maximum:
+        raise ImportProblem(file, f"{expected} <= {maximum:g}", row=row,
                             column=column, got=text)
     return value
 

@@ -22,6 +22,9 @@ _LINE = re.compile(r"^([A-Za-z][A-Za-z /.()-]*?):\s+(\S+)\s*(\S*)\s*$")
 _USED = ("Time elapsed", "Memory total", "Memory remaining",
          "Memory processed", "Memory bandwidth", "Dirty rate", "Page size",
          "Constant pages", "Iteration", "Total downtime")
+#: virsh prints unsigned long long counters: larger values are no
+#: measurement (and would overflow the fit's products).
+VIRSH_MAX = 2.0 ** 64
 #: domstats dirtyrate.calc_status: 2 is "measured" (virDomainDirtyRateStatus)
 MEASURED = 2
 
@@ -148,7 +151,8 @@ def _jobinfo(path, text, decimal, record, result):
 def _quantity(path, key, row, value, unit, decimal):
     # every quantity of a migration job is a size, time, rate or count
     amount = number(path, value, f"a number for {key!r}", row=row,
-                    column=key, decimal=decimal, minimum=0)
+                    column=key, decimal=decimal, minimum=0,
+                    maximum=VIRSH_MAX)
     if unit.endswith("/s") and unit != "pages/s":
         unit = unit[:-2]  # bandwidth: bytes per second
     if unit and unit not in _UNITS:
@@ -167,8 +171,12 @@ def _domstats(path, text, decimal, record, result):
 
         def get(key, expected):
             row, value = fields[key]
-            return number(path, value, expected, row=row, column=key,
-                          decimal=decimal, minimum=0)
+            amount = number(path, value, expected, row=row, column=key,
+                            decimal=decimal, minimum=0, maximum=VIRSH_MAX)
+            if amount is None:
+                raise ImportProblem(path, expected, row=row, column=key,
+                                    found="no value")
+            return amount
 
         domain = lines[0][1].split(":", 1)[1].strip().strip("'")
         if "balloon.current" in fields:

@@ -115,12 +115,19 @@ def _take(path, number, reply, record, result):
                             got=", ".join(sorted(reply))[:60])
 
 
+#: QMP's statistics are (u)int64 (qapi/migration.json): a value past 2**64
+#: is no measurement, and would overflow the fit's products.
+_QMP_MAX = 2.0 ** 64
+
+
 def _integer(path, number, data, key, where):
     value = data.get(key)
     if isinstance(value, bool) or not isinstance(value, (int, float)) \
-            or value < 0:
-        raise ImportProblem(path, f"{where}.{key} as a number >= 0",
-                            row=number, column=key, got=value)
+            or not 0 <= value < _QMP_MAX:
+        raise ImportProblem(path, f"{where}.{key} as a number >= 0 and "
+                            "< 2^64", row=number, column=key,
+                            got=value if not isinstance(value, (dict, list))
+                            else type(value).__name__)
     return float(value)
 
 
@@ -132,7 +139,7 @@ def _dirty_rate(path, number, reply, record, result):
         return
     rate = _integer(path, number, reply, "dirty-rate", "query-dirty-rate")
     unit = reply.get("calc-time-unit", "second")
-    if unit not in _TIME_UNITS:
+    if not isinstance(unit, str) or unit not in _TIME_UNITS:
         raise ImportProblem(path, "calc-time-unit 'second' or "
                             "'millisecond'", row=number,
                             column="calc-time-unit", got=unit)
