@@ -457,6 +457,10 @@ def corpus():
              _text(_esxtop(timestamps=["11/20/2026 10:00:00"] * 2
                            + ["11/20/2026 10:00:05"])), (1,),
              ("{file}", "repeat an earlier timestamp", "rows 3")))
+    add(Case("esxtop-negative-rate", _imp("esxtop"), "x.csv",
+             _text(_esxtop().replace('"100.5"', '"-100.5"', 1)), (1,),
+             ("{file}", "row 2", "MBits Transmitted/sec", ">= 0",
+              "'-100.5'")))
     add(Case("esxtop-duplicate-counter", _imp("esxtop"), "x.csv",
              _text(_esxtop().replace("33554434:vmnic1", "33554433:vmnic0",
                                      1)), (2,),

@@ -122,7 +122,8 @@ def read(path, pattern, *, what, result=None):
 def _numbers(table, rows, cells):
     """samples x columns of floats, NaN where missing, each column read
     with the decimal mark its cells show (app.importers.common.decimal_mark).
-    Non-numeric cells count as missing and are said."""
+    Non-numeric and negative cells (every counter read is a speed, a rate
+    or a share) count as missing and are said."""
     values = np.full((len(rows), len(table.header)), math.nan)
     bad_cells = 0
     for j, name in enumerate(table.header):
@@ -131,14 +132,16 @@ def _numbers(table, rows, cells):
         for i, (row, cell) in enumerate(column):
             try:
                 value = parse_number(cell, decimal)
+                if value is not None and value < 0:
+                    raise ValueError("negative")
             except ValueError:
                 value = None
                 bad_cells += 1
                 if bad_cells <= MAX_CELL_MESSAGES:
                     table.problems.append(
                         f"{table.path}: row {row}, column '{name}': expected"
-                        f" a number, got {cell!r}: treated as a missing "
-                        "sample")
+                        f" a number >= 0, got {cell!r}: treated as a "
+                        "missing sample")
             if value is not None:
                 values[i, j] = value
     if bad_cells > MAX_CELL_MESSAGES:

@@ -22,10 +22,11 @@ from models.units import GIB, MIB
 _TIME_UNITS = {"second": 1.0, "millisecond": 1e-3}
 
 
-def read_replies(path):
-    """The QMP reply objects in a file, in order."""
+def read_replies(path, result=None):
+    """The QMP reply objects in a file, in order (an encoding other than
+    UTF-8 said in ``result``)."""
     what = "QMP replies (JSON)"
-    text = read_text(path, what=what).strip()
+    text = read_text(path, result, what).strip()
     if not text:
         raise ImportProblem(path, f"{what}, the file is empty")
     try:
@@ -62,7 +63,7 @@ def import_files(paths):
     record = MigrationRecord(name="qemu-migration")
     for path in paths:
         try:
-            replies = read_replies(path)
+            replies = read_replies(path, result)
         except ImportProblem as err:
             result.problems.append(str(err))
             continue

@@ -110,7 +110,7 @@ def test_non_numeric_cell_names_row_and_column(tmp_path):
     assert outcome.scenarios
     assert (f"{path}: row 5, column '\\\\esx01.example\\Network Port("
             "vSwitch0:33554433:vmnic0)\\MBits Received/sec': expected a "
-            "number, got 'N/A': treated as a missing sample") \
+            "number >= 0, got 'N/A': treated as a missing sample") \
         in outcome.problems
 
 
