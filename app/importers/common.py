@@ -168,6 +168,8 @@ def _mark_evidence(text):
     if not isinstance(text, str):
         return None
     cell = text.strip().translate(_SPACES).lstrip("+-")
+    if cell.isdigit():
+        return None
     mantissa, exponent = re.split(r"[eE]", cell, maxsplit=1) \
         if re.search(r"[eE]", cell) else (cell, None)
     if not re.fullmatch(r"[\d.,]+", mantissa or "x"):
@@ -303,17 +305,28 @@ _TIME_FORMATS = ("%m/%d/%Y %H:%M:%S.%f", "%m/%d/%Y %H:%M:%S",
                  "%d/%m/%Y %H:%M:%S")
 
 
+_last_format = [_TIME_FORMATS[0]]
+_TIME_SHAPE = re.compile(r"\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}[ T]\d")
+
+
 def parse_time(file, text, *, row=None, column=None):
     """Seconds since the epoch from the timestamp formats the exports use
     (PDH-CSV ``MM/DD/YYYY HH:MM:SS.mmm``, ISO 8601)."""
-    cell = str(text).strip()
+    cell = str(text).strip()[:64]
     if cell.endswith("Z"):
         cell = cell[:-1] + "+0000"
-    for fmt in _TIME_FORMATS:
+    # every format is a date, then a time: anything else is refused
+    # without trying them all; an export writes one format, so the one
+    # that fitted last is tried first
+    shape = _TIME_SHAPE.match(cell)
+    formats = sorted(_TIME_FORMATS, key=lambda f: f != _last_format[0]) \
+        if shape else ()
+    for fmt in formats:
         try:
             moment = datetime.datetime.strptime(cell, fmt)
         except ValueError:
             continue
+        _last_format[0] = fmt
         if moment.tzinfo is None:
             moment = moment.replace(tzinfo=datetime.timezone.utc)
         return moment.timestamp()
@@ -521,11 +534,26 @@ class Outcome:
     problems: list = field(default_factory=list)
 
 
+#: Problems listed one by one before the rest are only counted: a file
+#: with a bad cell in every row must not print a million lines.
+MAX_PROBLEMS = 100
+
+
+def _first(problems):
+    if len(problems) <= MAX_PROBLEMS:
+        return list(problems)
+    more = len(problems) - MAX_PROBLEMS
+    return problems[:MAX_PROBLEMS] + [f"... and {more:,} more problems"]
+
+
 def run_import(fmt, paths):
     """Import ``paths`` as format ``fmt`` and validate the scenarios."""
     module = importlib.import_module(f"app.importers.{FORMATS[fmt][0]}")
-    result = module.import_files([str(p) for p in paths])
-    outcome = Outcome(result, problems=list(result.problems))
+    try:
+        result = module.import_files([str(p) for p in paths])
+    except ImportProblem as err:  # from building the scenario of all files
+        result = ImportResult(problems=[str(err)])
+    outcome = Outcome(result, problems=_first(result.problems))
     by_name = {}
     for draft in result.drafts:
         try:

@@ -25,8 +25,10 @@ import re
 
 from app.importers.common import (Draft, ImportProblem, add_evacuation,
                                   decimal_mark, identifier, import_each,
-                                  number, open_workbook, read_text)
+                                  number, open_workbook, read_text,
+                                  refuse_past)
 from app.loading_gate import CsvTable
+from models.scenario import MAX_ENTRIES
 
 #: Logical column -> (spellings, unit factor to the scenario's unit):
 #: memory to GiB, disk to GiB, the rest as they are.
@@ -47,6 +49,8 @@ COLUMNS = {
 MEMORY = ("memory_gib", "memory_mib", "memory_bytes")
 #: States of a VM that runs (vSphere, Hyper-V, libvirt, Proxmox words).
 RUNNING = {"running", "poweredon", "on", "up", ""}
+#: VMs one evacuation holds (models.scenario.Evacuation.vms).
+MAX_EVACUATED_VMS = 5000
 #: The migration link an inventory does not describe [Gbit/s].
 ASSUMED_SPEED_GBPS = 10.0
 
@@ -111,6 +115,12 @@ def _import_one(path, result):
         hosts.setdefault(host, []).append((row_number, row))
     if not hosts:
         raise ImportProblem(path, "at least one running VM", row=2)
+    # a scenario per host, its VMs one evacuation: their limits, checked
+    # before the work per VM
+    refuse_past(path, len(hosts), MAX_ENTRIES, "hosts (one scenario each)")
+    for host, host_rows in hosts.items():
+        refuse_past(path, len(host_rows), MAX_EVACUATED_VMS,
+                    f"VMs of host {host[:60]} in its evacuation")
     for host, host_rows in hosts.items():
         draft = Draft(f"{host} (inventory {path})")
         doc = draft.document

@@ -87,10 +87,12 @@ def _host(path, host, result):
             else:
                 samples = series.setdefault(iface, {})
                 if moment in samples:
+                    first = samples[moment][3]
                     result.problems.append(
-                        f"{path}: {where}: interface {iface}: the timestamp "
-                        f"of statistics[{samples[moment][3]}] again: sample "
-                        "skipped, the first kept")
+                        f"{path}: {where}: interface {iface}: "
+                        + ("listed twice in one sample" if first == index
+                           else f"the timestamp of statistics[{first}] "
+                           "again") + ": sample skipped, the first kept")
                     continue
                 samples[moment] = (*values, index)
     if not series:

@@ -20,8 +20,9 @@ import numpy as np
 from app.importers.common import (DemandStats, Draft, ImportProblem,
                                   ImportResult, add_flow, add_nics_and_team,
                                   decimal_mark, gaps, identifier, number,
-                                  parse_time, read_text)
+                                  parse_time, read_text, refuse_past)
 from app.loading_gate import CsvTable
+from models.scenario import MAX_ENTRIES, MAX_NICS
 from models.units import KIB, bytes_per_s_to_gbps
 
 METRICS = ("net.transmitted.average", "net.received.average",
@@ -112,6 +113,10 @@ def _build(paths, series, result):
         entities.setdefault((entity, instance), {})[metric] = samples
     uplinks = sorted({(e, i) for e, i in entities
                       if re.fullmatch(r"vmnic\d+", i)})
+    # a scenario's limits, checked before the work per entity
+    refuse_past(paths[0], len(uplinks), MAX_NICS, "uplinks (vmnicN)")
+    refuse_past(paths[0], sum(not i for _, i in entities), MAX_ENTRIES,
+                "VMs as flows")
     draft = Draft(f"vCenter statistics ({', '.join(map(str, paths))})")
     draft.document["host"] = {"hypervisor": "vsphere"}
     nics = [(f"{e}-{i}" if len({u[0] for u in uplinks}) > 1 else i,
