@@ -312,7 +312,8 @@ def _esxtop(ports=4, samples=3, extra_cell=False, timestamps=None):
                    f"{base}\\MBits Received/sec"]
     lines = [",".join(f'"{h}"' for h in header)]
     for i in range(samples):
-        stamp = timestamps[i] if timestamps else f"11/20/2026 10:00:{5 * i:02d}"
+        stamp = timestamps[i] if timestamps \
+            else f"11/20/2026 10:00:{5 * i:02d}"
         cells = [stamp] + ["10000", "100.5", "50.25"] * len(clients)
         if extra_cell and i == 1:
             cells.insert(2, "999999")
@@ -550,6 +551,11 @@ def corpus():
              _text(JOBINFO.format(elapsed="37369", downtime="337")
                    .replace("Completed", "")), (2,),
              ("{file}", "row 1", "a job type")))
+    # a value that could end anywhere made the line pattern quadratic
+    add(Case("libvirt-long-line", _imp("libvirt"), "x.txt",
+             _text(JOBINFO.format(elapsed="37369", downtime="337").replace(
+                 "Operation:", "Data total: " + "x" * 100_000 + " y z\nOp")),
+             (0,), ()))
     add(Case("libvirt-page-size-zero", _imp("libvirt"), "x.txt",
              _text(JOBINFO.format(elapsed="37369", downtime="337")
                    + "Page size:        0            bytes\n"), (2,),

@@ -46,7 +46,9 @@ class Draft:
 
     name: str
     document: dict = field(default_factory=dict)
-    provenance: list = field(default_factory=list)
+    #: Provenance by parameter path, in the order last recorded (a dict:
+    #: an evacuation of 5,000 VMs records 10,000 values).
+    sources: dict = field(default_factory=dict)
     assumptions: list = field(default_factory=list)
 
     def __post_init__(self):
@@ -62,9 +64,14 @@ class Draft:
         """Record that ``path`` holds a value read from ``file``/``column``
         and return the value; a later reading of the same path (a port
         group overriding its switch) replaces the earlier one."""
-        self.provenance = [p for p in self.provenance if p.path != path]
-        self.provenance.append(Provenance(path, value, str(file), column))
+        self.sources.pop(path, None)
+        self.sources[path] = Provenance(path, value, str(file), column)
         return value
+
+    @property
+    def provenance(self):
+        """The provenance of each measured value, as a list."""
+        return list(self.sources.values())
 
     def finish(self):
         """The plain-data document with its provenance in meta: one line per

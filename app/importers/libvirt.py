@@ -17,7 +17,9 @@ from models.units import GIB, KIB, MIB
 
 _UNITS = {"B": 1, "KiB": KIB, "MiB": MIB, "GiB": GIB, "TiB": 1024 * GIB,
           "ms": 1e-3, "bytes": 1, "pages/s": 1}
-_LINE = re.compile(r"^([A-Za-z][A-Za-z /.()-]*?):\s+(\S+)\s*(\S*)\s*$")
+#: "Key:  value [unit]"; the value and the unit are whole words (a value
+#: that could end anywhere made matching a long line quadratic).
+_LINE = re.compile(r"^([A-Za-z][A-Za-z /.()-]*?):\s+(\S+)(?:\s+(\S+))?\s*$")
 #: The domjobinfo lines read (others, e.g. disk or compression, are not).
 _USED = ("Time elapsed", "Memory total", "Memory remaining",
          "Memory processed", "Memory bandwidth", "Dirty rate", "Page size",
@@ -92,7 +94,7 @@ def _jobinfo(path, text, decimal, record, result):
                         row=row, found=f"a second one (the first at row "
                         f"{fields[match.group(1)][0]})")
                 fields[match.group(1)] = (row, match.group(2),
-                                          match.group(3))
+                                          match.group(3) or "")
         if "Job type" not in fields:
             raise ImportProblem(path, "a job type after 'Job type:' "
                                 "(None, Unbounded, Completed, ...)",

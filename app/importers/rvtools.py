@@ -101,6 +101,7 @@ class _Sheet:
         _refuse_repeated_names(path, name, header)
         keys = {_key(h): i for i, h in enumerate(header) if h is not None}
         self.header, self.index, self._decimal = header, {}, {}
+        self._by_host = None
         for logical, spellings in COLUMNS[name].items():
             found = next((keys[_key(s)] for s in spellings
                           if _key(s) in keys), None)
@@ -114,6 +115,16 @@ class _Sheet:
                 self.index[logical] = found
         self.rows = [(number_, row) for number_, row in
                      enumerate(rows, 2) if any(c is not None for c in row)]
+
+    def rows_of(self, host):
+        """The rows whose host column is ``host``, from an index built on
+        first use (one pass, not one per host)."""
+        if self._by_host is None:
+            self._by_host = {}
+            for entry in self.rows:
+                self._by_host.setdefault(str(self.get(entry[1], "host")),
+                                         []).append(entry)
+        return self._by_host.get(host, [])
 
     def get(self, row, logical):
         i = self.index.get(logical)
@@ -236,9 +247,7 @@ class _Context:
     def _nics(self, draft, host):
         sheet, doc = self.sheets["vNIC"], draft.document
         uplinks = {}  # switch -> [nic ids]
-        for row_number, row in sheet.rows:
-            if str(sheet.get(row, "host")) != host:
-                continue
+        for row_number, row in sheet.rows_of(host):
             device = str(sheet.get(row, "device") or "").strip()
             speed = sheet.number(row_number, row, "speed",
                                  "a link speed in Mbit/s")
@@ -311,8 +320,7 @@ class _Context:
         if sheet is None:
             return {}
         return {str(sheet.get(row, "switch")): (n, row, sheet)
-                for n, row in sheet.rows
-                if str(sheet.get(row, "host")) == host}
+                for n, row in sheet.rows_of(host)}
 
     def _distributed_switches(self, host):
         sheet = self.sheets.get("dvSwitch")
@@ -381,9 +389,8 @@ class _Context:
             return
         self._port_group_policy(
             draft, team, where, switch, ports,
-            [(n, r) for n, r in ports.rows
-             if str(ports.get(r, "host")) == host
-             and str(ports.get(r, "switch")) == switch])
+            [(n, r) for n, r in ports.rows_of(host)
+             if str(ports.get(r, "switch")) == switch])
 
     def _port_group_policy(self, draft, team, where, switch, ports, rows):
         rows = [(n, r) for n, r in rows if ports.get(r, "policy")]
@@ -405,9 +412,7 @@ class _Context:
         sheet = self.sheets.get("vSC_VMK")
         if sheet is None:
             return
-        for row_number, row in sheet.rows:
-            if str(sheet.get(row, "host")) != host:
-                continue
+        for row_number, row in sheet.rows_of(host):
             services = str(sheet.get(row, "services") or "").strip()
             self.result.taken.append(
                 f"{self.path}: vSC_VMK row {row_number}: host {host} "
@@ -435,9 +440,7 @@ class _Context:
         transfers = draft.document["workloads"]["transfers"]
         evacuating = []
         names = set()
-        for row_number, row in sheet.rows:
-            if str(sheet.get(row, "host")) != host:
-                continue
+        for row_number, row in sheet.rows_of(host):
             vm = str(sheet.get(row, "vm") or "")
             power = str(sheet.get(row, "power") or "poweredOn")
             if str(sheet.get(row, "template") or "").lower() == "true":
