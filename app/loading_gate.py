@@ -151,8 +151,12 @@ def _size(count):
 def read_limited(path, limit, what="a file"):
     """The bytes of ``path``, refused (before reading, when the size is
     known) past ``limit`` bytes. Devices and pipes (/dev/zero) are read
-    only up to the limit."""
+    only up to the limit; a pipe or socket, which would block the open
+    until someone writes, is refused."""
     try:
+        if stat.S_ISFIFO(os.stat(path).st_mode) or \
+                stat.S_ISSOCK(os.stat(path).st_mode):
+            raise FileRefused(path, what, found="a pipe or socket")
         with open(path, "rb") as stream:
             info = os.fstat(stream.fileno())
             if stat.S_ISDIR(info.st_mode):
@@ -801,9 +805,6 @@ class Workbook:
     def __getitem__(self, name):
         return Sheet(self, name, self._sheets[name])
 
-    @property
-    def worksheets(self):
-        return [self[name] for name in self.sheetnames]
 
 
 class Sheet:

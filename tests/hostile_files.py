@@ -85,6 +85,10 @@ def _device(target):
     return lambda path: path.symlink_to(target)
 
 
+def _fifo(path):
+    os.mkfifo(path)
+
+
 def _sparse_size(size, head=b""):
     def write(path):
         with open(path, "wb") as stream:
@@ -388,6 +392,10 @@ def corpus():
         add(Case(name, VALIDATE, filename, _text(content), (2,), says))
     add(Case("scenario-dev-zero", VALIDATE, "s.toml", _device("/dev/zero"),
              (2,), ("{file}", "10.0 MiB")))
+    add(Case("scenario-pipe", VALIDATE, "s.toml", _fifo, (2,),
+             ("{file}", "a pipe")))
+    add(Case("inventory-pipe", _imp("inventory"), "x.csv", _fifo, (2,),
+             ("{file}", "a pipe")))
     add(Case("scenario-oversized", VALIDATE, "s.toml",
              _sparse_size(11 << 20, b"# x\n"), (2,), ("{file}", "11.0 MiB")))
 

@@ -206,7 +206,7 @@ def _workbook(path):
     with workbook:
         if not workbook.sheetnames:
             raise ImportProblem(path, "a worksheet")
-        rows = workbook.worksheets[0].iter_rows(values_only=True)
+        rows = workbook[workbook.sheetnames[0]].iter_rows(values_only=True)
         header = next(rows, None)
         if not header:
             raise ImportProblem(path, "a header row", row=1)
