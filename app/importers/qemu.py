@@ -13,8 +13,8 @@ to the hot-set + cold-rate model (solvers.fit); a completed migration
 becomes a check of the prediction against what happened.
 """
 
-from app.importers.common import (Draft, ImportProblem, ImportResult,
-                                  read_text)
+from app.importers.common import (MAX_PROBLEMS, Draft, ImportProblem,
+                                  ImportResult, read_text)
 from app.loading_gate import MalformedText, parse_json
 from app.importers.migration import MigrationRecord, build
 from models.units import GIB, MIB
@@ -33,18 +33,7 @@ def read_replies(path, result=None):
         data = parse_json(text, path, what)
         replies = data if isinstance(data, list) else [data]
     except MalformedText as err:
-        # JSON Lines: one reply per line
-        replies = []
-        for number, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                replies.append(parse_json(line, path, what))
-            except MalformedText:
-                raise ImportProblem(
-                    path, "JSON (one QMP reply, an array of replies, or one "
-                    f"reply per line): {err.detail}", row=number,
-                    got=line[:60]) from None
+        replies = _json_lines(path, text, what, err)
     out = []
     for number, reply in enumerate(replies, 1):
         if isinstance(reply, dict) and isinstance(reply.get("return"),
@@ -57,6 +46,30 @@ def read_replies(path, result=None):
     return out
 
 
+def _json_lines(path, text, what, first_error):
+    """JSON Lines: one reply per line, read as one array (one parse, not
+    one per line); line by line only to find the line that is not JSON."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    try:
+        replies = parse_json("[" + ",".join(lines) + "]", path, what)
+        if len(replies) == len(lines):
+            return replies
+    except MalformedText:
+        pass
+    replies = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            replies.append(parse_json(line, path, what))
+        except MalformedText:
+            raise ImportProblem(
+                path, "JSON (one QMP reply, an array of replies, or one "
+                f"reply per line): {first_error.detail}", row=number,
+                got=line[:60]) from None
+    return replies
+
+
 def import_files(paths):
     """Import QMP replies; returns an ImportResult with one scenario."""
     result = ImportResult()
@@ -67,11 +80,18 @@ def import_files(paths):
         except ImportProblem as err:
             result.problems.append(str(err))
             continue
+        bad = 0
         for number, reply in enumerate(replies, 1):
             try:
                 _take(path, number, reply, record, result)
             except ImportProblem as err:
                 result.problems.append(str(err))
+                bad += 1
+                if bad == MAX_PROBLEMS:
+                    result.problems.append(
+                        f"{path}: {bad} replies that cannot be read: the "
+                        f"other {len(replies) - number:,} are not read")
+                    break
     if record.empty():
         return result
     draft = Draft(f"QEMU migration measured ({', '.join(map(str, paths))})")
