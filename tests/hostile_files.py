@@ -16,8 +16,9 @@ Two kinds of input:
 Every run must end with exit 0, 1 or 2, never "internal error" or a
 traceback, within :data:`SECONDS` per file and 2 GiB of address space.
 
-``python -m tests.hostile_files [MUTATIONS] [--seed N] [--seconds S]``
-runs the corpus and MUTATIONS mutated files in this process, each within
+``python -m tests.hostile_files [MUTATIONS] [--seed N] [--seconds S]
+[--large]`` runs the corpus (with ``--large`` also :func:`large`, files of
+about 10 MB) and MUTATIONS mutated files in this process, each within
 S seconds (``make fuzz`` runs many; the test suite a few,
 tests/app/test_hostile_files.py); it prints one JSON line per file on
 standard output, each failure and the counts on standard error, and exits
@@ -316,8 +317,10 @@ def _esxtop(ports=4, samples=3, extra_cell=False, timestamps=None):
                    f"{base}\\MBits Received/sec"]
     lines = [",".join(f'"{h}"' for h in header)]
     for i in range(samples):
-        stamp = timestamps[i] if timestamps \
-            else f"11/20/2026 10:00:{5 * i:02d}"
+        minutes, seconds = divmod(5 * i, 60)
+        stamp = timestamps[i] if timestamps else \
+            f"11/20/2026 {10 + minutes // 60:02d}:{minutes % 60:02d}:" \
+            f"{seconds:02d}"
         cells = [stamp] + ["10000", "100.5", "50.25"] * len(clients)
         if extra_cell and i == 1:
             cells.insert(2, "999999")
@@ -616,6 +619,70 @@ def corpus():
     return cases
 
 
+def large():
+    """Files of about 10 MB that are well formed but huge in one way
+    (rows, hosts, entities, ports, replies, blocks): each must finish
+    within the time limit (``make fuzz`` only: writing them takes a while).
+    """
+    from tests.app.import_samples import rvtools_rows, write_rvtools
+
+    def text(make):
+        return lambda path: path.write_text(make())
+
+    def sar_taps():
+        from tests.app.import_samples import sar_sample
+        data = sar_sample()
+        for sample in data["sysstat"]["hosts"][0]["statistics"]:
+            sample["network"]["net-dev"] += [
+                {"iface": f"vnet{i}", "rxkB": 1.0, "txkB": 1.0,
+                 "ifutil-percent": 0.0} for i in range(1, 8000)]
+        return json.dumps(data)
+
+    vcenter_rows = "\n".join(
+        f'"1","11/20/2026 10:00:{20 * t:02d} AM","{m}","KBps","","vm{e}",'
+        f'"x","20","",""' for e in range(20_000) for t in range(2)
+        for m in ("net.transmitted.average", "net.received.average"))
+    domstats = ("Domain: 'g'\n  balloon.current=8388608\n  dirtyrate."
+                "calc_status=2\n  dirtyrate.calc_period={}\n  dirtyrate."
+                "megabytes_per_second=351\n")
+    header = _vcenter([]).rsplit("\n", 2)[0] + "\n"
+    return [
+        Case("large-inventory-one-host", _imp("inventory"), "x.csv",
+             text(lambda: '"Name","Host","Memory MB"\n' + "".join(
+                 f'"vm{i}","hv01","4096"\n' for i in range(300_000))),
+             (0, 1, 2)),
+        Case("large-inventory-many-hosts", _imp("inventory"), "x.csv",
+             text(lambda: '"Name","Host","Memory MB"\n' + "".join(
+                 f'"vm{i}","hv{i}","4096"\n' for i in range(300_000))),
+             (0, 1, 2)),
+        Case("large-vcenter-entities", _imp("vcenter"), "x.csv",
+             text(lambda: header + vcenter_rows), (0, 1, 2)),
+        Case("large-vcenter-bad-timestamps", _imp("vcenter"), "x.csv",
+             text(lambda: header + "".join(
+                 f'"1","{t}","net.usage.average","KBps","","vm","x","20",'
+                 f'"",""\n' for t in range(120_000))), (0, 1, 2)),
+        Case("large-sar-taps", _imp("sar"), "x.json", text(sar_taps),
+             (0, 1, 2)),
+        Case("large-qemu-replies", _imp("qemu"), "x.json",
+             text(lambda: '{"a": 1}\n' * 1_000_000), (0, 1, 2)),
+        Case("large-libvirt-samples", _imp("libvirt"), "x.txt",
+             text(lambda: "\n".join(domstats.format(1 + i % 10)
+                                    for i in range(60_000))), (0, 1, 2)),
+        Case("large-esxtop-rows", _imp("esxtop"), "x.csv",
+             text(lambda: _esxtop(ports=40, samples=8_000)), (0, 1, 2)),
+        Case("large-rvtools-hosts", _imp("rvtools"), "x.xlsx",
+             lambda path: write_rvtools(path, rvtools_rows(
+                 hosts=400, vms_per_host=40)), (0, 1, 2)),
+        Case("large-rvtools-one-host", _imp("rvtools"), "x.xlsx",
+             lambda path: write_rvtools(path, rvtools_rows(
+                 hosts=1, vms_per_host=12_000)), (0, 1, 2)),
+        Case("large-scenario-variants", VALIDATE, "s.json",
+             text(lambda: json.dumps({"schema_version": 1, "variants": [
+                 {"name": f"v{i}", "set": {"network.mtu": 9000}}
+                 for i in range(200_000)]})), (2,)),
+    ]
+
+
 # --------------------------------------------------------------------------
 # Mutations of the committed samples
 # --------------------------------------------------------------------------
@@ -825,9 +892,12 @@ def main(argv=None):
             at = argv.index(option)
             options[option] = int(argv[at + 1])
             del argv[at:at + 2]
+    with_large = "--large" in argv
+    argv = [a for a in argv if a != "--large"]
     count = int(argv[0]) if argv else 0
     limit_memory()
-    cases = corpus() + mutations(count, options["--seed"])
+    cases = corpus() + (large() if with_large else []) \
+        + mutations(count, options["--seed"])
     failed = 0
     with tempfile.TemporaryDirectory() as folder:
         for case in cases:
