@@ -55,6 +55,10 @@ MAX_IMPORT_BYTES = 64 * MIB
 #: Containers inside one another in a JSON or TOML document: scenario
 #: documents nest 6 deep, QMP and sadf replies 8.
 MAX_DEPTH = 64
+#: Keys of one JSON object or TOML table: a scenario's tables have tens,
+#: a variant's changes hundreds; a million unknown keys cost 1.6 GB of
+#: validation messages.
+MAX_KEYS = 10_000
 #: Digits of an integer: larger ones do not fit a float (1.8e308), and
 #: Python refuses to read past 4,300 at all.
 MAX_INTEGER_DIGITS = 300
@@ -353,12 +357,18 @@ _INTEGER_LIMIT = 10 ** MAX_INTEGER_DIGITS
 
 
 def check_document(data, path):
-    """Refuse plain data nested deeper than :data:`MAX_DEPTH` or with an
-    integer of more than :data:`MAX_INTEGER_DIGITS` digits, naming the
-    key; a walk without recursion, linear in the document's size."""
+    """Refuse plain data nested deeper than :data:`MAX_DEPTH`, with an
+    object of more than :data:`MAX_KEYS` keys or an integer of more than
+    :data:`MAX_INTEGER_DIGITS` digits, naming the key; a walk without
+    recursion, linear in the document's size."""
     stack = [(data, 1, None)]
     while stack:
         node, depth, trail = stack.pop()
+        if isinstance(node, dict) and len(node) > MAX_KEYS:
+            raise FileRefused(path, f"at most {MAX_KEYS:,} keys in one "
+                              "table or object",
+                              key=_key_path(trail) or None,
+                              found=f"{len(node):,}")
         items = node.items() if isinstance(node, dict) else enumerate(node)
         for key, value in items:
             if isinstance(value, (dict, list)):

@@ -387,6 +387,10 @@ def corpus():
             ("scenario-toml-400-digits", "s.toml",
              "schema_version = 1\n[meta]\nname = 'x'\n[host]\ncores = "
              + "9" * 400 + "\n", ("{file}", "400 digits")),
+            ("scenario-json-900000-keys", "s.json",
+             '{"schema_version":1,' + ",".join(
+                 f'"{i:x}":0' for i in range(900_000)) + "}",
+             ("{file}", "at most 10,000 keys", "900,001")),
             ("scenario-json-nan", "s.json", '{"schema_version": NaN}',
              ("{file}", "NaN")),
             ("scenario-json-duplicate-key", "s.json",

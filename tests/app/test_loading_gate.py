@@ -69,6 +69,13 @@ def test_json_refuses_nan_infinity_duplicates_and_names_the_key():
         parse_json(deep, "f.json")
 
 
+def test_an_object_with_too_many_keys_is_refused_with_its_key():
+    text = '{"a": {' + ",".join(f'"k{i}": 0' for i in range(10_001)) + "}}"
+    with pytest.raises(FileRefused, match="key a: expected at most 10,000 "
+                       "keys in one table or object, found 10,001"):
+        parse_json(text, "f.json")
+
+
 def test_documents_within_the_limits_parse():
     assert parse_json('{"a": [[1.5, 2]], "b": ' + "9" * 300 + "}",
                       "f")["a"] == [[1.5, 2]]
