@@ -98,13 +98,17 @@ class FileRefused(ValueError):
         The value found (shown quoted and shortened).
     found : str, optional
         What was found instead, described ("an integer of 5,000 digits").
+    kind : str, optional
+        For callers that word some refusals their own way: "unreadable"
+        (``found`` is the system's reason), "too large", "malformed" (a
+        syntax error: ``found`` is the parser's message).
     """
 
     def __init__(self, file, expected, *, row=None, column=None, key=None,
-                 got=None, found=None):
+                 got=None, found=None, kind=None):
         self.file, self.row, self.column = str(file), row, column
         self.key, self.expected, self.got = key, expected, got
-        self.found = found
+        self.found, self.kind = found, kind
         super().__init__(f"{self.file}: {self.detail}")
 
     @property
@@ -168,16 +172,18 @@ def read_limited(path, limit, what="a file"):
             if stat.S_ISREG(info.st_mode) and info.st_size > limit:
                 raise FileRefused(path, f"{what} of at most {_size(limit)}",
                                   found=f"{_size(info.st_size)} "
-                                  f"({info.st_size:,} B)")
+                                  f"({info.st_size:,} B)", kind="too large")
             raw = stream.read(limit + 1)
     except IsADirectoryError:
         raise FileRefused(path, f"{what}, not a folder") from None
     except OSError as err:
-        raise FileRefused(path, f"{what} that can be read "
-                          f"({err.strerror or err})") from None
+        raise FileRefused(path, f"{what} that can be read",
+                          found=str(err.strerror or err),
+                          kind="unreadable") from None
     if len(raw) > limit:
         raise FileRefused(path, f"{what} of at most {_size(limit)}",
-                          found="more (a device or a pipe without end)")
+                          found="more (a device or a pipe without end)",
+                          kind="too large")
     return raw
 
 
@@ -282,14 +288,16 @@ def _too_deep(path, key=None):
                        found="deeper nesting")
 
 
-def parse_json(text, path, what="JSON"):
+def parse_json(text, path, what="JSON", *, finite=True):
     """Plain data from JSON text.
 
     Refused: malformed text (with its line and column), nesting deeper than
     :data:`MAX_DEPTH`, integers longer than :data:`MAX_INTEGER_DIGITS`,
     NaN, Infinity and numbers that overflow a float, and a key that
     appears twice in one object (JSON parsers differ on which one wins;
-    an exporter writes each key once).
+    an exporter writes each key once). With ``finite=False``, NaN and
+    Infinity are read as floats (a scenario's schema refuses them itself,
+    naming the field).
     """
     def integer(digits):
         if len(digits.lstrip("-")) > MAX_INTEGER_DIGITS:
@@ -322,11 +330,14 @@ def parse_json(text, path, what="JSON"):
         return document
 
     try:
-        data = json.loads(text, parse_int=integer, parse_float=real,
-                          parse_constant=constant, object_pairs_hook=unique)
+        data = json.loads(text, parse_int=integer,
+                          parse_float=real if finite else float,
+                          parse_constant=constant if finite else float,
+                          object_pairs_hook=unique)
     except json.JSONDecodeError as err:
         raise MalformedText(path, f"{what} ({err.msg})", row=err.lineno,
-                          column=err.colno) from None
+                            column=err.colno, found=err.msg,
+                            kind="malformed") from None
     except RecursionError:
         raise _too_deep(path) from None
     check_document(data, path)
@@ -344,7 +355,8 @@ def parse_toml(text, path):
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
-        raise MalformedText(path, f"TOML ({err})") from None
+        raise MalformedText(path, f"TOML ({err})", found=str(err),
+                            kind="malformed") from None
     except RecursionError:
         raise _too_deep(path) from None
     except ValueError:  # Python's own limit on integer length
@@ -416,9 +428,9 @@ def scenario_from_text(text, fmt, source):
     key."""
     try:
         data = parse_toml(text, source) if fmt == "toml" \
-            else parse_json(text, source)
+            else parse_json(text, source, finite=False)
     except FileRefused as err:
-        raise _as_scenario_error(err) from None
+        raise _as_scenario_error(err, fmt) from None
     return scenario_from_dict(data, source=str(source))
 
 
@@ -438,18 +450,34 @@ def load_scenario_file(path):
     fmt = scenario_format(path)
     try:
         raw = read_limited(path, MAX_SCENARIO_BYTES, "a scenario file")
-        try:
-            text = raw.decode("utf-8-sig")
-        except UnicodeDecodeError as err:
-            raise FileRefused(path, "UTF-8 text", found=f"byte "
-                              f"0x{raw[err.start]:02x} at offset "
-                              f"{err.start}") from None
     except FileRefused as err:
-        raise _as_scenario_error(err) from None
+        raise _as_scenario_error(err, fmt) from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise ScenarioError([("", f"not UTF-8 text (byte "
+                              f"0x{raw[err.start]:02x} at offset "
+                              f"{err.start})")], str(path)) from None
     return scenario_from_text(text, fmt, str(path))
 
 
-def _as_scenario_error(err):
+def _as_scenario_error(err, fmt):
+    """A gate refusal in the words scenario files have always had, where
+    there are such words."""
+    if err.kind == "unreadable":
+        return ScenarioError([("", f"cannot read file: {err.found}")],
+                             err.file)
+    if err.kind == "too large" and os.path.isfile(err.file):
+        return ScenarioError([("", f"file is "
+                               f"{os.path.getsize(err.file) / MIB:.1f} MiB;"
+                               " scenario files are limited to "
+                               f"{MAX_SCENARIO_BYTES / MIB:g} MiB")],
+                             err.file)
+    if err.kind == "malformed":
+        where = f" at line {err.row} column {err.column}" \
+            if err.row is not None else ""
+        return ScenarioError([("", f"malformed {fmt.upper()}: {err.found}"
+                               f"{where}")], err.file)
     place = _shortened(err.key) if err.key is not None else \
         f"line {err.row}" if err.row is not None else ""
     got = f", got {_shown(err.got)}" if err.got is not None else \

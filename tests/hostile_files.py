@@ -391,8 +391,10 @@ def corpus():
              '{"schema_version":1,' + ",".join(
                  f'"{i:x}":0' for i in range(900_000)) + "}",
              ("{file}", "at most 10,000 keys", "900,001")),
-            ("scenario-json-nan", "s.json", '{"schema_version": NaN}',
-             ("{file}", "NaN")),
+            ("scenario-json-nan", "s.json",
+             '{"schema_version": 1, "meta": {"name": "x"}, "nics": [{"id": '
+             '"a", "speed_gbps": NaN}]}',
+             ("{file}", "nics[0].speed_gbps", "finite")),
             ("scenario-json-duplicate-key", "s.json",
              '{"schema_version": 1, "schema_version": 2}',
              ("{file}", "schema_version", "each key once"))):
