@@ -196,16 +196,15 @@ def _mark_evidence(text):
     return ("ambiguous", mark)
 
 
-def decimal_mark(file, column, cells, *, default=None):
+def decimal_mark(file, column, cells):
     """The decimal mark of a column, decided from all its cells.
 
     Exporters write numbers in their locale: ``16,384`` is 16384 in an
     English export and 16.384 in a German one. A cell decides when it has
     both marks (the last one is the decimal one), a mark twice (a
     thousands separator), or one mark not followed by exactly three digits
-    (``1,5``, ``0,384``). When no cell decides, ``default`` (the mark a
-    format always writes, e.g. virsh's C locale), else the first
-    ambiguous cell is refused.
+    (``1,5``, ``0,384``). When no cell decides, the first ambiguous cell
+    is refused; a column without any mark reads as decimal point.
 
     Parameters
     ----------
@@ -213,7 +212,6 @@ def decimal_mark(file, column, cells, *, default=None):
         For messages.
     cells : iterable of (row, text)
         Non-text cells (numbers already) are passed over.
-    default : {',', '.', None}
 
     Returns
     -------
@@ -223,8 +221,8 @@ def decimal_mark(file, column, cells, *, default=None):
     Raises
     ------
     ImportProblem
-        Cells that disagree, or an ambiguous cell and no default; the
-        message names row, column and value.
+        Cells that disagree, or an ambiguous cell and no other that
+        decides; the message names row, column and value.
     """
     decided, ambiguous = {}, None
     for row, text in cells:
@@ -243,8 +241,8 @@ def decimal_mark(file, column, cells, *, default=None):
                 f"decimal point at row {row_b} ({b!r})")
     if decided:
         return next(iter(decided))
-    if ambiguous is None or default is not None:
-        return default or "."
+    if ambiguous is None:
+        return "."
     row, text = ambiguous
     mark = "," if "," in text else "."
     whole = float(text.translate(_SPACES).replace(mark, ""))

@@ -159,8 +159,9 @@ def test_ambiguous_and_mixed_columns_are_refused_with_row_and_column():
         "thousands or decimals), found '16,384': 16384 or 16.384?")
     with pytest.raises(ImportProblem, match="row 3.*decimal comma at row 2"):
         decimal_mark("f.csv", "Value", [(2, "1,5"), (3, "2.25")])
-    # a format that always writes one mark (virsh in the C locale)
-    assert decimal_mark("f", "c", [(2, "1.081")], default=".") == "."
+    # a dotted value is as ambiguous: German thousands, or 3 decimals?
+    with pytest.raises(ImportProblem, match="'1.081': 1081 or 1.081"):
+        decimal_mark("f", "c", [(2, "1.081")])
 
 
 def test_thousands_groups_must_be_groups_of_three():
