@@ -282,6 +282,26 @@ def parse_number(text, decimal="."):
     return value
 
 
+_PLAIN_COLUMN = re.compile(
+    r"(?:[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\n)*")
+_AMBIGUOUS_POINT = re.compile(r"^[+-]?[1-9]\d{0,2}\.\d{3}$", re.MULTILINE)
+
+
+def plain_numbers(cells):
+    """The cells of a column as a float array in one step, when every cell
+    is a plain number (digits and a decimal point, no thousands separator,
+    no three-decimal value that could be one) and finite; else None, and
+    the column is read cell by cell (:func:`decimal_mark`,
+    :func:`parse_number`). A batch file of a million cells reads in a
+    fraction of the time."""
+    joined = "\n".join(cells) + "\n"
+    if not _PLAIN_COLUMN.fullmatch(joined) or \
+            _AMBIGUOUS_POINT.search(joined):
+        return None
+    values = np.array(cells, dtype=float)
+    return values if np.isfinite(values).all() else None
+
+
 def number(file, text, expected, *, row=None, column=None, decimal=".",
            minimum=None, maximum=None):
     """parse_number, with an ImportProblem naming the place; a value below

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from app.importers.common import (ImportProblem, decimal_mark, parse_number,
-                                  parse_time, read_text)
+                                  parse_time, plain_numbers, read_text)
 from app.loading_gate import CsvTable
 
 _FORMAT = re.compile(r"^\(PDH-CSV 4\.0\)\s*(?:\((?P<zone>[^)]*)\)"
@@ -127,6 +127,10 @@ def _numbers(table, rows, cells):
     values = np.full((len(rows), len(table.header)), math.nan)
     bad_cells = 0
     for j, name in enumerate(table.header):
+        plain = plain_numbers([sample[j] for sample in cells])
+        if plain is not None and (plain >= 0).all():
+            values[:, j] = plain
+            continue
         column = [(row, sample[j]) for row, sample in zip(rows, cells)]
         decimal = decimal_mark(table.path, name, column)
         for i, (row, cell) in enumerate(column):
