@@ -330,6 +330,18 @@ def _esxtop(ports=4, samples=3, extra_cell=False, timestamps=None):
     return "\n".join(lines) + "\n"
 
 
+def _zeros(batch, samples):
+    """An esxtop batch file's header and ``samples`` rows of "0" cells."""
+    header = batch.split("\n", 1)[0]
+    width = header.count('","') + 1
+    rows = []
+    for i in range(samples):
+        minutes, seconds = divmod(5 * i, 60)
+        rows.append(f"11/20/2026 {10 + minutes // 60:02d}:{minutes % 60:02d}:"
+                    f"{seconds:02d}," + ",".join(["0"] * (width - 1)))
+    return header + "\n" + "\n".join(rows) + "\n"
+
+
 def _vcenter(rows, metrics=("net.transmitted.average",
                             "net.received.average")):
     header = ('#TYPE VMware.VimAutomation.ViCore.Impl.V1.Stat.'
@@ -676,6 +688,9 @@ def large():
         Case("large-libvirt-samples", _imp("libvirt"), "x.txt",
              text(lambda: "\n".join(domstats.format(1 + i % 10)
                                     for i in range(60_000))), (0, 1, 2)),
+        Case("large-esxtop-zeros", _imp("esxtop"), "x.csv",
+             text(lambda: _zeros(_esxtop(ports=998, samples=1), 1600)),
+             (0, 1, 2)),
         Case("large-esxtop-rows", _imp("esxtop"), "x.csv",
              text(lambda: _esxtop(ports=40, samples=8_000)), (0, 1, 2)),
         Case("large-rvtools-hosts", _imp("rvtools"), "x.xlsx",

@@ -164,6 +164,16 @@ def test_ambiguous_and_mixed_columns_are_refused_with_row_and_column():
         decimal_mark("f", "c", [(2, "1.081")])
 
 
+def test_plain_columns_read_in_one_step_as_cell_by_cell():
+    from app.importers.common import plain_numbers
+    cells = ["1.5", "2", ".25", "1e3", "-7", "0.125"]
+    assert plain_numbers(cells).tolist() == [parse_number(c) for c in cells]
+    # anything a column must decide or refuse goes cell by cell
+    for column in (["1.500", "2"], ["1,5"], [" 1"], ["1e999"], ["nan"],
+                   ["1_000"], [""]):
+        assert plain_numbers(column) is None
+
+
 def test_thousands_groups_must_be_groups_of_three():
     for text in ("1,5", "12,34,567", "1,2345"):
         with pytest.raises(ValueError):
