@@ -38,7 +38,7 @@ test-app: $(STAMP)
 
 ## fuzz: mutated example documents, far more than make test runs; prints
 ## the counts (tried, refused, solved, other) and fails on any other; then
-## the hostile files, ten files of about 10 MB and FUZZ_FILES mutated
+## the hostile files, well-formed files of about 10 MB and FUZZ_FILES mutated
 ## import samples through the CLI
 ## in a 2 GiB process (tests/hostile_files.py), failing on any exit but
 ## 0/1/2, an internal error or a file over 60 s
