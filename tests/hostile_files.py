@@ -570,10 +570,13 @@ def corpus():
     add(Case("libvirt-thousands-separator", _imp("libvirt"), "x.txt",
              _text(JOBINFO.format(elapsed="37,369", downtime="337")), (0,),
              ("total time", "37.37",)))
-    add(Case("libvirt-ambiguous", _imp("libvirt"), "x.txt",
-             _text("Job type: Completed\nTime elapsed: 37,369 ms\n"
-                   "Memory total: 4,016 GiB\n"), (2,),
-             ("{file}", "row 2", "'37,369'")))
+    add(Case("libvirt-german-locale", _imp("libvirt"), "x.txt",
+             _text(JOBINFO.format(elapsed="37369", downtime="337")
+                   .replace(".", ",")), (0,),
+             ("bytes sent", "4.076", "total time", "37.37")))
+    add(Case("libvirt-decimals-in-whole-numbers", _imp("libvirt"), "x.txt",
+             _text(JOBINFO.format(elapsed="37.5", downtime="337")), (2,),
+             ("{file}", "row 3", "'37.5'")))
     add(Case("libvirt-negative-downtime", _imp("libvirt"), "x.txt",
              _text(JOBINFO.format(elapsed="37369", downtime="-337")), (2,),
              ("{file}", "column 'Total downtime'", "'-337'")))

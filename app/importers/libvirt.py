@@ -39,7 +39,7 @@ def import_files(paths):
         try:
             text = read_text(path, result, "virsh output")
             if "Job type:" in text:
-                _jobinfo(path, text, _decimal(path, text), record, result)
+                _jobinfo(path, text, record, result)
             elif "dirtyrate." in text or "balloon.current" in text:
                 _domstats(path, text, _decimal(path, text), record, result)
             else:
@@ -69,9 +69,9 @@ def _blocks(text, start):
 
 
 def _decimal(path, text):
-    """The decimal mark of one virsh output: virsh prints in its locale
-    (``%.3lf``: "1,081 GiB" under de_DE), the same mark in every field, so
-    the whole file decides (app.importers.common.decimal_mark)."""
+    """The decimal mark of a domstats output (integers that virsh never
+    groups: a mark there is someone's edit), decided by the whole file
+    (app.importers.common.decimal_mark): "1,024" alone is refused."""
     values = []
     for row, line in enumerate(text.splitlines(), 1):
         match = _LINE.match(line.strip())
@@ -82,7 +82,7 @@ def _decimal(path, text):
     return decimal_mark(path, "the values", values)
 
 
-def _jobinfo(path, text, decimal, record, result):
+def _jobinfo(path, text, record, result):
     for first, lines in _blocks(text, "Job type:"):
         fields = {}
         for row, line in lines:
@@ -103,7 +103,7 @@ def _jobinfo(path, text, decimal, record, result):
         if kind == "None":
             result.skipped.append(f"{path}: row {first}: no job running")
             continue
-        values = {key: _quantity(path, key, *fields[key], decimal)
+        values = {key: _quantity(path, key, *fields[key])
                   for key in fields if key in _USED}
         needed = ("Time elapsed", "Memory total", "Memory remaining",
                   "Memory processed")
@@ -150,7 +150,19 @@ def _jobinfo(path, text, decimal, record, result):
                             "remaining")
 
 
-def _quantity(path, key, row, value, unit, decimal):
+#: domjobinfo's sizes and bandwidths: virsh prints them "%.3lf" in its
+#: locale (vshPrettyCapacity), so the mark before the last three digits is
+#: the decimal one ("1,081 GiB" under de_DE); everything else ("%llu":
+#: times in ms, pages, counts) is a whole number, so a mark in it can only
+#: group thousands ("37,369 ms" is 37369 ms).
+_SIZE_UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
+
+
+def _quantity(path, key, row, value, unit):
+    if unit.removesuffix("/s") in _SIZE_UNITS:
+        decimal = value[-4] if value[-4:-3] in (",", ".") else "."
+    else:
+        decimal = "," if "." in value else "."
     # every quantity of a migration job is a size, time, rate or count
     amount = number(path, value, f"a number for {key!r}", row=row,
                     column=key, decimal=decimal, minimum=0,
