@@ -807,8 +807,24 @@ def _mutate_xlsx(rng, data):
               or n == "xl/sharedStrings.xml"]
     name = rng.choice(sheets)
     text = members[name].decode("utf-8")
-    op = rng.randrange(4)
-    if op == 0:
+    op = rng.randrange(8)
+    if op == 4:       # a part lost
+        del members[rng.choice(sorted(members))]
+    elif op == 5:     # relations pointing outside the archive or nowhere
+        rels = "xl/_rels/workbook.xml.rels"
+        if rels in members:
+            members[rels] = re.sub(
+                rb'Target="[^"]*"', lambda m: rng.choice(
+                    (b'Target="../../../etc/passwd"', b'Target="/"',
+                     b'Target=""', m.group())), members[rels])
+    elif op == 6:     # cell types that do not fit their values
+        text = re.sub(r"<c ([^>]*?)(/?)>", lambda m: "<c " + m.group(1)
+                      + f' t="{rng.choice("sbedn")}"' * (rng.random() < 0.3)
+                      + m.group(2) + ">", text)
+    elif op == 7:     # rows out of order
+        text = re.sub(r'<row r="(\d+)"', lambda m: f'<row r="'
+                      f'{max(1, int(m.group(1)) - rng.randint(0, 2))}"', text)
+    elif op == 0:
         text = re.sub(r"<v>[^<]*</v>", lambda m: f"<v>{rng.choice(TOKENS)}"
                       "</v>" if rng.random() < 0.2 else m.group(), text)
     elif op == 1:
@@ -818,7 +834,8 @@ def _mutate_xlsx(rng, data):
     else:
         text = re.sub(r'<dimension ref="[^"]*"\s*/>',
                       '<dimension ref="A1:XFD1048576"/>', text)
-    members[name] = text.encode("utf-8")
+    if name in members:
+        members[name] = text.encode("utf-8")
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as archive:
         for member, content in members.items():
