@@ -37,10 +37,18 @@ test-app: $(STAMP)
 	QT_QPA_PLATFORM=offscreen PYTEST_QT_API=pyside6 $(BIN)/python -m pytest tests/app tests/gui
 
 ## fuzz: mutated example documents, far more than make test runs; prints
-## the counts (tried, refused, solved, other) and fails on any other
+## the counts (tried, refused, solved, other) and fails on any other; then
+## the hostile files, well-formed files of about 10 MB and FUZZ_FILES mutated
+## import samples through the CLI
+## in a 2 GiB process (tests/hostile_files.py), failing on any exit but
+## 0/1/2, an internal error or a file over 60 s
 FUZZ_EXAMPLES ?= 50000
+FUZZ_FILES ?= 3000
+FUZZ_SEED ?= 0
 fuzz: $(STAMP)
 	LINKPLAN_BLOCK_QT=1 $(BIN)/python -m tests.fuzzing $(FUZZ_EXAMPLES)
+	OPENBLAS_NUM_THREADS=1 $(BIN)/python -m tests.hostile_files \
+	  $(FUZZ_FILES) --seed $(FUZZ_SEED) --large > /dev/null
 
 ## bench: performance benchmarks (not part of make test)
 bench: $(STAMP)

@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from app.scenario_io import MAX_SCENARIO_BYTES, atomic_write
-from models.scenario import ScenarioError, dump_scenario, parse_scenario
+from app.loading_gate import (MAX_SCENARIO_BYTES, FileRefused, parse_json,
+                              read_limited, scenario_from_text)
+from app.scenario_io import atomic_write
+from models.scenario import ScenarioError, dump_scenario
 
 #: Marks the JSON document as a Linkplan recovery file.
 RECOVERY_KIND = "linkplan-recovery"
@@ -62,16 +64,14 @@ def read_recovery(path):
         return RecoveryError(f"{path}: {why}")
 
     try:
-        with open(path, "rb") as stream:
-            raw = stream.read(MAX_SCENARIO_BYTES + 1)
-    except OSError as err:
-        raise broken(f"cannot read file: {err.strerror}") from None
-    if len(raw) > MAX_SCENARIO_BYTES:
-        raise broken("larger than any scenario")
-    try:
-        record = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise broken(f"not a recovery file ({err})") from None
+        raw = read_limited(path, MAX_SCENARIO_BYTES, "a recovery file")
+        record = parse_json(raw.decode("utf-8"), path)
+    except UnicodeDecodeError as err:
+        raise broken(f"not a recovery file (not UTF-8 text: byte "
+                     f"0x{raw[err.start]:02x} at offset {err.start})") \
+            from None
+    except FileRefused as err:
+        raise broken(f"not a recovery file ({err.detail})") from None
     if not isinstance(record, dict) or record.get("kind") != RECOVERY_KIND:
         raise broken("not a Linkplan recovery file")
     if record.get("version") != RECOVERY_VERSION:
@@ -85,7 +85,7 @@ def read_recovery(path):
     except (TypeError, ValueError):
         raise broken(f"bad time stamp {record.get('saved_at')!r}") from None
     try:
-        scenario = parse_scenario(text, "json", source=str(path))
+        scenario = scenario_from_text(text, "json", str(path))
     except ScenarioError as err:
         raise broken(f"the saved scenario is invalid: {err}") from None
     return Recovered(scenario, None if source is None else Path(source),

@@ -1,7 +1,8 @@
 """Reading and writing scenario files, shared by the GUI, the CLI and tests.
 
 Validation itself lives in ``models.scenario``; this module adds what only
-files have: a size limit, the format by extension, decoding, and atomic
+files have: reading through the loading gate (app.loading_gate: size,
+depth and number limits, the format by extension, decoding), and atomic
 writes so that a failed save never leaves a half-written file.
 """
 
@@ -11,59 +12,24 @@ import secrets
 import tempfile
 from pathlib import Path
 
+from app.loading_gate import (MAX_SCENARIO_BYTES, load_scenario_file,
+                              scenario_format)
 from models.scenario import (ScenarioError, dump_scenario, parse_scenario,
                              scenario_data)
 from models.units import field_unit, parse_quantity
 
-#: Largest scenario file accepted [B]. Real scenarios are kilobytes; the
-#: limit keeps a wrong file (a disk image, a log) from eating memory.
-MAX_SCENARIO_BYTES = 10 * 1024 * 1024
-
-#: Scenario file formats by extension.
-FORMATS = {".toml": "toml", ".json": "json"}
-
-
-def scenario_format(path):
-    """'toml' or 'json' from the file extension (ScenarioError otherwise)."""
-    fmt = FORMATS.get(Path(path).suffix.lower())
-    if fmt is None:
-        raise ScenarioError([("", f"unknown file type {Path(path).suffix!r}:"
-                              " scenario files end in .toml or .json")],
-                            str(path))
-    return fmt
-
 
 def load_scenario(path):
-    """Read, decode and validate a scenario file.
+    """Read, decode and validate a scenario file through the loading gate
+    (:func:`app.loading_gate.load_scenario_file`).
 
     Raises
     ------
     ScenarioError
-        A missing, unreadable, oversized, non-UTF-8, malformed or invalid
-        file; the message names the file and the field.
+        A missing, unreadable, oversized, non-UTF-8, malformed, too deeply
+        nested or invalid file; the message names the file and the field.
     """
-    path = Path(path)
-    fmt = scenario_format(path)
-    try:
-        with open(path, "rb") as stream:
-            # read one byte past the limit to tell "too large" from "fits"
-            raw = stream.read(MAX_SCENARIO_BYTES + 1)
-    except OSError as err:
-        raise ScenarioError([("", f"cannot read file: {err.strerror}")],
-                            str(path)) from None
-    if len(raw) > MAX_SCENARIO_BYTES:
-        size = path.stat().st_size
-        raise ScenarioError([("", f"file is {size / 2**20:.1f} MiB; "
-                              "scenario files are limited to "
-                              f"{MAX_SCENARIO_BYTES / 2**20:g} MiB")],
-                            str(path))
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise ScenarioError([("", f"not UTF-8 text (byte "
-                              f"0x{raw[err.start]:02x} at offset "
-                              f"{err.start})")], str(path)) from None
-    return parse_scenario(text, fmt, source=str(path))
+    return load_scenario_file(path)
 
 
 def save_scenario(scenario, path):

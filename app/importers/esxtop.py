@@ -15,7 +15,8 @@ import numpy as np
 
 from app.importers import pdh
 from app.importers.common import (DemandStats, Draft, ImportProblem, add_flow,
-                                  gaps, identifier, import_each)
+                                  gaps, identifier, import_each, refuse_past)
+from models.scenario import MAX_ENTRIES, MAX_NICS
 
 PATTERN = re.compile(
     r"\\\\[^\\]+\\(?:Network Port\((?P<switch>[^:()]+):(?P<port>\d+):"
@@ -35,7 +36,8 @@ def import_files(paths):
 
 
 def _import_one(path, result):
-    table = pdh.read(path, PATTERN, what="an esxtop batch file (esxtop -b)")
+    table = pdh.read(path, PATTERN, result=result,
+                     what="an esxtop batch file (esxtop -b)")
     result.problems.extend(table.problems)
     ports, cpu = {}, None
     for column, match in enumerate(table.match):
@@ -52,6 +54,11 @@ def _import_one(path, result):
     doc["workloads"]["time_step_s"] = min(max(step, 1e-3), 3600.0)
     result.problems.extend(gaps(table.times, path, table.rows,
                                "every counter"))
+    # a scenario's limits, checked before the work per port
+    refuse_past(path, sum(bool(_UPLINK.match(c)) for _, _, c in ports),
+                MAX_NICS, "uplinks")
+    refuse_past(path, sum(not _UPLINK.match(c) for _, _, c in ports),
+                MAX_ENTRIES, "ports as flows")
     uplinks = {}
     for (switch, port_id, client), counters in sorted(ports.items()):
         if _UPLINK.match(client):

@@ -21,12 +21,14 @@ migration NIC, said in the assumptions, and the platform follows the
 columns (Hyper-V's Get-VM columns: Hyper-V; else vSphere).
 """
 
-import csv
 import re
 
 from app.importers.common import (Draft, ImportProblem, add_evacuation,
-                                  identifier, import_each, number,
-                                  open_workbook, read_text)
+                                  decimal_mark, identifier, import_each,
+                                  number, open_workbook, read_text,
+                                  refuse_past)
+from app.loading_gate import CsvTable
+from models.scenario import MAX_ENTRIES
 
 #: Logical column -> (spellings, unit factor to the scenario's unit):
 #: memory to GiB, disk to GiB, the rest as they are.
@@ -47,6 +49,8 @@ COLUMNS = {
 MEMORY = ("memory_gib", "memory_mib", "memory_bytes")
 #: States of a VM that runs (vSphere, Hyper-V, libvirt, Proxmox words).
 RUNNING = {"running", "poweredon", "on", "up", ""}
+#: VMs one evacuation holds (models.scenario.Evacuation.vms).
+MAX_EVACUATED_VMS = 5000
 #: The migration link an inventory does not describe [Gbit/s].
 ASSUMED_SPEED_GBPS = 10.0
 
@@ -61,7 +65,7 @@ def import_files(paths):
 
 
 def _import_one(path, result):
-    header, rows = _table(path)
+    header, rows = _table(path, result)
     keys = {_key(h): i for i, h in enumerate(header) if h is not None}
     index = {}
     for logical, (spellings, _) in COLUMNS.items():
@@ -84,6 +88,18 @@ def _import_one(path, result):
     def column(logical):
         return str(header[index[logical]])
 
+    decimals = {logical: decimal_mark(path, column(logical),
+                                      ((n, cell(row, logical))
+                                       for n, row in rows))
+                for logical in (*MEMORY, "priority", "dirty", "disk")
+                if logical in index}
+
+    def amount(row_number, row, logical, expected):
+        """A cell as a number >= 0 with its column's decimal mark."""
+        return number(path, cell(row, logical), expected, row=row_number,
+                      column=column(logical), decimal=decimals[logical],
+                      minimum=0)
+
     hosts = {}   # host -> [(row number, row)]
     for row_number, row in rows:
         vm = str(cell(row, "vm") or "").strip()
@@ -99,6 +115,12 @@ def _import_one(path, result):
         hosts.setdefault(host, []).append((row_number, row))
     if not hosts:
         raise ImportProblem(path, "at least one running VM", row=2)
+    # a scenario per host, its VMs one evacuation: their limits, checked
+    # before the work per VM
+    refuse_past(path, len(hosts), MAX_ENTRIES, "hosts (one scenario each)")
+    for host, host_rows in hosts.items():
+        refuse_past(path, len(host_rows), MAX_EVACUATED_VMS,
+                    f"VMs of host {host[:60]} in its evacuation")
     for host, host_rows in hosts.items():
         draft = Draft(f"{host} (inventory {path})")
         doc = draft.document
@@ -109,7 +131,7 @@ def _import_one(path, result):
         vms, names = [], set()
         for row_number, row in host_rows:
             vm = _vm(path, draft, len(vms), names, row_number, row, cell,
-                     column, memory, result)
+                     column, amount, memory, result)
             if vm is not None:
                 vms.append(vm)
                 names.add(vm["name"])
@@ -129,14 +151,13 @@ def _import_one(path, result):
                             f"VM{'s' * (len(vms) != 1)} as its evacuation")
 
 
-def _vm(path, draft, index, names, row_number, row, cell, column, memory,
-        result):
+def _vm(path, draft, index, names, row_number, row, cell, column, amount,
+        memory, result):
     """One evacuated VM from its row, or None (a problem noted)."""
     vm = str(cell(row, "vm")).strip()
     at = f"workloads.evacuations[0].vms[{index}]"
     factor = COLUMNS[memory][1]
-    size = number(path, cell(row, memory), "a memory size",
-                  row=row_number, column=column(memory))
+    size = amount(row_number, row, memory, "a memory size")
     if not size or size <= 0:
         result.problems.append(f"{path}: row {row_number}, column "
                                f"'{column(memory)}': VM {vm} has no memory "
@@ -151,8 +172,7 @@ def _vm(path, draft, index, names, row_number, row, cell, column, memory,
             ("priority", "priority", "a whole-number priority", True),
             ("dirty", "dirty", "a dirty rate in MiB/s", False),
             ("disk", "disk_gib", "a disk size in GiB", False)):
-        value = number(path, cell(row, logical), expected, row=row_number,
-                       column=column(logical)) \
+        value = amount(row_number, row, logical, expected) \
             if cell(row, logical) not in (None, "") else None
         if value is None:
             continue
@@ -167,34 +187,41 @@ def _vm(path, draft, index, names, row_number, row, cell, column, memory,
     return entry
 
 
-def _table(path):
+def _table(path, result):
     """Header and numbered rows of a CSV (comma, semicolon or tab) or
-    .xlsx (its first sheet)."""
+    .xlsx (its first sheet), through the loading gate."""
     if str(path).lower().endswith((".xlsx", ".xlsm")):
         return _workbook(path)
-    text = read_text(path)
-    lines = text.splitlines()
+    what = "a VM inventory"
     # PowerShell's Export-Csv may write a "#TYPE ..." line first
-    skip = 1 if lines and lines[0].startswith("#TYPE") else 0
-    body = lines[skip:]
-    if not body:
-        raise ImportProblem(path, "a header row", row=1 + skip)
-    try:
-        dialect = csv.Sniffer().sniff(body[0], delimiters=",;\t")
-    except csv.Error:
-        dialect = csv.excel
-    reader = csv.reader(body, dialect)
-    header = next(reader)
-    return header, [(number_, row) for number_, row in
-                    enumerate(reader, 2 + skip) if any(row)]
+    reader = CsvTable(path, read_text(path, result, what), what,
+                      skip=lambda line: line.startswith("#TYPE"))
+    rows = [(number_, row) for number_, row in reader.rows() if any(row)]
+    result.problems.extend(reader.problems)
+    return reader.header, rows
 
 
 def _workbook(path):
     workbook = open_workbook(path, "a VM inventory")
-    rows = workbook.worksheets[0].iter_rows(values_only=True)
-    header = next(rows, None)
-    if header is None:
-        raise ImportProblem(path, "a header row", row=1)
-    return list(header), [(number_, list(row)) for number_, row in
-                          enumerate(rows, 2)
-                          if any(c not in (None, "") for c in row)]
+    with workbook:
+        if not workbook.sheetnames:
+            raise ImportProblem(path, "a worksheet")
+        rows = workbook[workbook.sheetnames[0]].iter_rows(values_only=True)
+        header = next(rows, None)
+        if not header:
+            raise ImportProblem(path, "a header row", row=1)
+        _refuse_repeated_names(path, header)
+        return list(header), [(number_, list(row)) for number_, row in
+                              enumerate(rows, 2)
+                              if any(c not in (None, "") for c in row)]
+
+
+def _refuse_repeated_names(path, header):
+    seen = {}
+    for index, name in enumerate(header, 1):
+        key = str(name).strip() if name is not None else ""
+        if key and key in seen:
+            raise ImportProblem(path, "each column name once (which of the "
+                                "two holds the values?)", row=1, column=key,
+                                found=f"columns {seen[key]} and {index}")
+        seen[key] = index

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from app.importers.common import identifier
+from app.importers.common import identifier, refuse_past
+from models.scenario import MAX_ENTRIES
 from models.units import BITS_PER_BYTE, GIB, MIB
 from solvers import metric_ids
 from solvers.fit import fit_dirty_model
@@ -68,6 +69,9 @@ def build(draft, record, result, *, hypervisor, stop_rule):
         dirtied = np.array([s[1] for s in record.samples])
         what = "dirty-rate samples"
     dirty = None
+    # a migration has tens of rounds; a fit over more samples than a
+    # scenario holds entries takes minutes
+    refuse_past(draft.name, windows.size, MAX_ENTRIES, what)
     if windows.size:
         fit = fit_dirty_model(windows, dirtied,
                               nonzero_memory=memory or np.inf)

@@ -7,25 +7,24 @@ Time)(480)``), the others the counters, ``\\\\HOST\\Object(instance)\\Counter``,
 all quoted. Each further row is a timestamp and one value per counter; a
 counter whose instance did not exist yet is an empty or blank cell. Files
 can hold tens of thousands of columns: only the columns that match the
-caller's patterns are kept, one row in memory at a time.
+caller's patterns are kept. The file comes through the loading gate
+(app.loading_gate: size, line, field and column limits).
 """
 
-import csv
-import io
 import math
 import re
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from app.importers.common import ImportProblem, parse_number, parse_time
+from app.importers.common import (ImportProblem, decimal_mark, parse_number,
+                                  parse_time, plain_numbers, read_text)
+from app.loading_gate import CsvTable
 
 _FORMAT = re.compile(r"^\(PDH-CSV 4\.0\)\s*(?:\((?P<zone>[^)]*)\)"
                      r"\((?P<bias>-?\d+)\))?")
 #: Non-numeric cells reported one by one before they are only counted.
 MAX_CELL_MESSAGES = 5
-#: Field size limit [characters]: esxtop headers are long, cells short.
-_FIELD_LIMIT = 1 << 20
 
 
 @dataclass
@@ -43,7 +42,7 @@ class Table:
     problems: list = field(default_factory=list)
 
 
-def read(path, pattern, *, what):
+def read(path, pattern, *, what, result=None):
     """Read the columns whose counter name matches ``pattern``.
 
     Parameters
@@ -53,6 +52,8 @@ def read(path, pattern, *, what):
         Matched (``fullmatch``) against each counter name.
     what : str
         What the file should be, for messages ("an esxtop batch file").
+    result : ImportResult, optional
+        Where an encoding other than UTF-8 is said.
 
     Returns
     -------
@@ -61,109 +62,96 @@ def read(path, pattern, *, what):
     Raises
     ------
     ImportProblem
-        Not a PDH-CSV file, no matching counter, or no complete row.
+        Not a PDH-CSV file, no matching counter, no complete row, or a
+        limit of the loading gate (size, line, field, columns).
     """
-    csv.field_size_limit(_FIELD_LIMIT)
-    try:
-        stream = open(path, "r", encoding="utf-8-sig", newline="",
-                      errors="strict")
-    except OSError as err:
-        raise ImportProblem(path, f"a readable file ({err.strerror})") \
-            from None
-    with stream:
-        try:
-            return _read(path, stream, pattern, what)
-        except UnicodeDecodeError as err:
-            raise ImportProblem(path, f"{what} as UTF-8 text: byte "
-                                f"0x{err.object[err.start]:02x} at offset "
-                                f"{err.start} is not text") from None
-        except csv.Error as err:
-            raise ImportProblem(path, f"{what} as CSV: {err}") from None
-
-
-def _delimiter(first_line):
-    # German or French perfmon logs separate with ';' (decimal commas)
-    return ";" if first_line.count(";") > first_line.count(",") else ","
-
-
-def _read(path, stream, pattern, what):
-    first = stream.readline()
-    if not first.strip():
-        raise ImportProblem(path, f"{what}: a PDH-CSV 4.0 header row, the "
-                            "file is empty", row=1)
-    header = next(csv.reader(io.StringIO(first),
-                             delimiter=_delimiter(first)), [])
-    head = _FORMAT.match(header[0].strip() if header else "")
+    problems = []
+    reader = CsvTable(path, read_text(path, result, what), what,
+                      delimiters=",;")
+    header = reader.header
+    head = _FORMAT.match(header[0] if header else "")
     if head is None:
         raise ImportProblem(path, f"{what}: a header starting with "
                             "'(PDH-CSV 4.0)'", row=1, column=1,
-                            got=(header[0] if header else first)[:60])
+                            got=(header[0] if header else "")[:60])
     selected, matches = [], []
     for index, name in enumerate(header[1:], 1):
-        found = pattern.fullmatch(name.strip())
+        found = pattern.fullmatch(name)
         if found:
             selected.append(index)
             matches.append(found)
     if not selected:
         raise ImportProblem(path, f"{what}: counters matching "
                             f"{pattern.pattern!r}", row=1,
-                            got=f"{len(header) - 1} other counters")
-    host = re.match(r"\\\\([^\\]+)\\", header[selected[0]].strip())
+                            found=f"{len(header) - 1} other counters")
+    host = re.match(r"\\\\([^\\]+)\\", header[selected[0]])
     table = Table(str(path), host.group(1) if host else "", head["zone"]
-                  or "", [header[i].strip() for i in selected], matches,
-                  np.zeros(0), np.zeros(0, int), np.zeros((0, 0)))
-    times, rows, values, bad_cells = [], [], [], 0
-    width = len(header)
-    reader = csv.reader(stream, delimiter=_delimiter(first))
-    for number, row in enumerate(reader, 2):
-        if not row or (len(row) == 1 and not row[0].strip()):
-            continue
-        if len(row) < width:
-            table.problems.append(
-                f"{path}: row {number}: {len(row)} of {width} columns "
-                "(truncated file?): row skipped")
-            continue
+                  or "", [header[i] for i in selected], matches,
+                  np.zeros(0), np.zeros(0, int), np.zeros((0, 0)), problems)
+    times, rows, cells = [], [], []
+    for number, row in reader.rows():
         try:
             moment = parse_time(path, row[0], row=number, column=header[0])
         except ImportProblem as err:
-            table.problems.append(f"{err}: row skipped")
+            problems.append(f"{err}: row skipped")
             continue
-        sample = []
-        for index in selected:
-            cell = row[index]
+        times.append(moment)
+        rows.append(number)
+        cells.append([row[index] for index in selected])
+    problems[:0] = reader.problems
+    if not times:
+        raise ImportProblem(path, f"{what}: at least one complete sample "
+                            "row after the header"
+                            + (f" ({problems[0]})" if problems else ""),
+                            row=2)
+    values = _numbers(table, rows, cells)
+    order = np.argsort(times, kind="stable")
+    times = np.asarray(times)[order]
+    keep = np.concatenate([[True], np.diff(times) > 0])
+    if not keep.all():
+        repeated = np.asarray(rows)[order][~keep]
+        problems.append(f"{path}: {repeated.size} rows repeat an earlier "
+                        f"timestamp (rows {_ranges(repeated)}): the first "
+                        "one is kept")
+    table.times = times[keep] - times[keep][0]
+    table.rows = np.asarray(rows)[order][keep]
+    table.values = values[order][keep]
+    return table
+
+
+def _numbers(table, rows, cells):
+    """samples x columns of floats, NaN where missing, each column read
+    with the decimal mark its cells show (app.importers.common.decimal_mark).
+    Non-numeric and negative cells (every counter read is a speed, a rate
+    or a share) count as missing and are said."""
+    values = np.full((len(rows), len(table.header)), math.nan)
+    bad_cells = 0
+    for j, name in enumerate(table.header):
+        plain = plain_numbers([sample[j] for sample in cells])
+        if plain is not None and (plain >= 0).all():
+            values[:, j] = plain
+            continue
+        column = [(row, sample[j]) for row, sample in zip(rows, cells)]
+        decimal = decimal_mark(table.path, name, column)
+        for i, (row, cell) in enumerate(column):
             try:
-                value = parse_number(cell)
+                value = parse_number(cell, decimal)
+                if value is not None and value < 0:
+                    raise ValueError("negative")
             except ValueError:
                 value = None
                 bad_cells += 1
                 if bad_cells <= MAX_CELL_MESSAGES:
                     table.problems.append(
-                        f"{path}: row {number}, column "
-                        f"'{header[index].strip()}': expected a number, "
-                        f"got {cell!r}: treated as a missing sample")
-            sample.append(math.nan if value is None else value)
-        times.append(moment)
-        rows.append(number)
-        values.append(sample)
+                        f"{table.path}: row {row}, column '{name}': expected"
+                        f" a number >= 0, got {cell!r}: treated as a "
+                        "missing sample")
+            if value is not None:
+                values[i, j] = value
     if bad_cells > MAX_CELL_MESSAGES:
-        table.problems.append(f"{path}: {bad_cells - MAX_CELL_MESSAGES} "
-                              "more non-numeric cells treated as missing")
-    if not times:
-        raise ImportProblem(path, f"{what}: at least one complete sample "
-                            "row after the header"
-                            + (f" ({table.problems[0]})" if table.problems
-                               else ""), row=2)
-    order = np.argsort(times, kind="stable")
-    times = np.asarray(times)[order]
-    keep = np.concatenate([[True], np.diff(times) > 0])
-    if not keep.all():
-        table.problems.append(f"{path}: {int((~keep).sum())} rows repeat "
-                              "an earlier timestamp: the first one is kept")
-    table.times = times[keep] - times[keep][0]
-    table.rows = np.asarray(rows)[order][keep]
-    table.values = np.asarray(values, dtype=float).reshape(
-        len(rows), len(selected))[order][keep]
-    return table
+        table.problems.append(f"{table.path}: {bad_cells - MAX_CELL_MESSAGES}"
+                              " more non-numeric cells treated as missing")
+    return values
 
 
 def clean(table, columns, what):

@@ -35,8 +35,8 @@ def import_files(paths):
 
 
 def _import_one(path, result):
-    table = pdh.read(path, PATTERN, what="a perfmon/typeperf CSV log "
-                     "(PDH-CSV 4.0)")
+    table = pdh.read(path, PATTERN, result=result,
+                     what="a perfmon/typeperf CSV log (PDH-CSV 4.0)")
     result.problems.extend(table.problems)
     result.problems.extend(gaps(table.times, path, table.rows,
                                 "every counter"))

@@ -13,36 +13,27 @@ to the hot-set + cold-rate model (solvers.fit); a completed migration
 becomes a check of the prediction against what happened.
 """
 
-import json
-
-from app.importers.common import (Draft, ImportProblem, ImportResult,
-                                  read_text)
+from app.importers.common import (MAX_PROBLEMS, Draft, ImportProblem,
+                                  ImportResult, read_text)
+from app.loading_gate import MalformedText, parse_json
 from app.importers.migration import MigrationRecord, build
 from models.units import GIB, MIB
 
 _TIME_UNITS = {"second": 1.0, "millisecond": 1e-3}
 
 
-def read_replies(path):
-    """The QMP reply objects in a file, in order."""
-    text = read_text(path).strip()
+def read_replies(path, result=None):
+    """The QMP reply objects in a file, in order (an encoding other than
+    UTF-8 said in ``result``)."""
+    what = "QMP replies (JSON)"
+    text = read_text(path, result, what).strip()
     if not text:
-        raise ImportProblem(path, "QMP replies (JSON), the file is empty")
+        raise ImportProblem(path, f"{what}, the file is empty")
     try:
-        data = json.loads(text)
+        data = parse_json(text, path, what)
         replies = data if isinstance(data, list) else [data]
-    except json.JSONDecodeError as err:
-        replies = []
-        for number, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                replies.append(json.loads(line))
-            except json.JSONDecodeError:
-                raise ImportProblem(
-                    path, "JSON (one QMP reply, an array of replies, or one "
-                    f"reply per line): {err.msg}", row=number,
-                    got=line[:60]) from None
+    except MalformedText as err:
+        replies = _json_lines(path, text, what, err)
     out = []
     for number, reply in enumerate(replies, 1):
         if isinstance(reply, dict) and isinstance(reply.get("return"),
@@ -55,21 +46,52 @@ def read_replies(path):
     return out
 
 
+def _json_lines(path, text, what, first_error):
+    """JSON Lines: one reply per line, read as one array (one parse, not
+    one per line); line by line only to find the line that is not JSON."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    try:
+        replies = parse_json("[" + ",".join(lines) + "]", path, what)
+        if len(replies) == len(lines):
+            return replies
+    except MalformedText:
+        pass
+    replies = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            replies.append(parse_json(line, path, what))
+        except MalformedText:
+            raise ImportProblem(
+                path, "JSON (one QMP reply, an array of replies, or one "
+                f"reply per line): {first_error.detail}", row=number,
+                got=line[:60]) from None
+    return replies
+
+
 def import_files(paths):
     """Import QMP replies; returns an ImportResult with one scenario."""
     result = ImportResult()
     record = MigrationRecord(name="qemu-migration")
     for path in paths:
         try:
-            replies = read_replies(path)
+            replies = read_replies(path, result)
         except ImportProblem as err:
             result.problems.append(str(err))
             continue
+        bad = 0
         for number, reply in enumerate(replies, 1):
             try:
                 _take(path, number, reply, record, result)
             except ImportProblem as err:
                 result.problems.append(str(err))
+                bad += 1
+                if bad == MAX_PROBLEMS:
+                    result.problems.append(
+                        f"{path}: {bad} replies that cannot be read: the "
+                        f"other {len(replies) - number:,} are not read")
+                    break
     if record.empty():
         return result
     draft = Draft(f"QEMU migration measured ({', '.join(map(str, paths))})")
@@ -114,12 +136,19 @@ def _take(path, number, reply, record, result):
                             got=", ".join(sorted(reply))[:60])
 
 
+#: QMP's statistics are (u)int64 (qapi/migration.json): a value past 2**64
+#: is no measurement, and would overflow the fit's products.
+_QMP_MAX = 2.0 ** 64
+
+
 def _integer(path, number, data, key, where):
     value = data.get(key)
     if isinstance(value, bool) or not isinstance(value, (int, float)) \
-            or value < 0:
-        raise ImportProblem(path, f"{where}.{key} as a number >= 0",
-                            row=number, column=key, got=value)
+            or not 0 <= value < _QMP_MAX:
+        raise ImportProblem(path, f"{where}.{key} as a number >= 0 and "
+                            "< 2^64", row=number, column=key,
+                            got=value if not isinstance(value, (dict, list))
+                            else type(value).__name__)
     return float(value)
 
 
@@ -131,7 +160,7 @@ def _dirty_rate(path, number, reply, record, result):
         return
     rate = _integer(path, number, reply, "dirty-rate", "query-dirty-rate")
     unit = reply.get("calc-time-unit", "second")
-    if unit not in _TIME_UNITS:
+    if not isinstance(unit, str) or unit not in _TIME_UNITS:
         raise ImportProblem(path, "calc-time-unit 'second' or "
                             "'millisecond'", row=number,
                             column="calc-time-unit", got=unit)
@@ -166,7 +195,11 @@ def _snapshot(path, number, reply, record, result):
         "total": _integer(path, number, ram, "total", where),
         "source": f"{path}, reply {number}",
     }
-    page = float(ram.get("page-size", 4096))
+    page = _integer(path, number, ram, "page-size", where) \
+        if "page-size" in ram else 4096.0
+    if page <= 0:
+        raise ImportProblem(path, f"{where}.page-size > 0", row=number,
+                            column="page-size", got=ram["page-size"])
     if "dirty-pages-rate" in ram:
         snapshot["dirty_rate"] = _integer(path, number, ram,
                                           "dirty-pages-rate", where) * page

@@ -17,8 +17,8 @@ import re
 from collections import Counter
 
 from app.importers.common import (Draft, ImportProblem, add_evacuation,
-                                  identifier, import_each, number,
-                                  open_workbook)
+                                  decimal_mark, identifier, import_each,
+                                  number, open_workbook)
 
 #: RVTools major versions whose layout this importer knows.
 KNOWN_MAJOR_VERSIONS = (3, 4)
@@ -98,8 +98,10 @@ class _Sheet:
         if header is None:
             raise ImportProblem(path, f"a header row in tab {name!r}",
                                 row=1)
+        _refuse_repeated_names(path, name, header)
         keys = {_key(h): i for i, h in enumerate(header) if h is not None}
-        self.header, self.index = header, {}
+        self.header, self.index, self._decimal = header, {}, {}
+        self._by_host = None
         for logical, spellings in COLUMNS[name].items():
             found = next((keys[_key(s)] for s in spellings
                           if _key(s) in keys), None)
@@ -114,6 +116,16 @@ class _Sheet:
         self.rows = [(number_, row) for number_, row in
                      enumerate(rows, 2) if any(c is not None for c in row)]
 
+    def rows_of(self, host):
+        """The rows whose host column is ``host``, from an index built on
+        first use (one pass, not one per host)."""
+        if self._by_host is None:
+            self._by_host = {}
+            for entry in self.rows:
+                self._by_host.setdefault(str(self.get(entry[1], "host")),
+                                         []).append(entry)
+        return self._by_host.get(host, [])
+
     def get(self, row, logical):
         i = self.index.get(logical)
         return None if i is None or i >= len(row) else row[i]
@@ -122,8 +134,27 @@ class _Sheet:
         return f"{self.name}!{self.header[self.index[logical]]}"
 
     def number(self, row_number, row, logical, expected):
+        """A cell as a number >= 0, read with the decimal mark its column
+        shows (text cells: "16,384" is refused where nothing tells)."""
+        if logical not in self._decimal:
+            self._decimal[logical] = decimal_mark(
+                self.path, self.column(logical),
+                ((n, self.get(r, logical)) for n, r in self.rows))
         return number(self.path, self.get(row, logical), expected,
-                      row=row_number, column=self.column(logical))
+                      row=row_number, column=self.column(logical),
+                      decimal=self._decimal[logical], minimum=0)
+
+
+def _refuse_repeated_names(path, tab, header):
+    """A column name twice in a header: which one holds the values?"""
+    seen = {}
+    for index, name in enumerate(header, 1):
+        key = str(name).strip() if name is not None else ""
+        if key and key in seen:
+            raise ImportProblem(path, "each column name once in a tab",
+                                row=1, column=f"{tab}!{key}",
+                                found=f"columns {seen[key]} and {index}")
+        seen[key] = index
 
 
 def import_files(paths):
@@ -216,9 +247,7 @@ class _Context:
     def _nics(self, draft, host):
         sheet, doc = self.sheets["vNIC"], draft.document
         uplinks = {}  # switch -> [nic ids]
-        for row_number, row in sheet.rows:
-            if str(sheet.get(row, "host")) != host:
-                continue
+        for row_number, row in sheet.rows_of(host):
             device = str(sheet.get(row, "device") or "").strip()
             speed = sheet.number(row_number, row, "speed",
                                  "a link speed in Mbit/s")
@@ -291,8 +320,7 @@ class _Context:
         if sheet is None:
             return {}
         return {str(sheet.get(row, "switch")): (n, row, sheet)
-                for n, row in sheet.rows
-                if str(sheet.get(row, "host")) == host}
+                for n, row in sheet.rows_of(host)}
 
     def _distributed_switches(self, host):
         sheet = self.sheets.get("dvSwitch")
@@ -361,9 +389,8 @@ class _Context:
             return
         self._port_group_policy(
             draft, team, where, switch, ports,
-            [(n, r) for n, r in ports.rows
-             if str(ports.get(r, "host")) == host
-             and str(ports.get(r, "switch")) == switch])
+            [(n, r) for n, r in ports.rows_of(host)
+             if str(ports.get(r, "switch")) == switch])
 
     def _port_group_policy(self, draft, team, where, switch, ports, rows):
         rows = [(n, r) for n, r in rows if ports.get(r, "policy")]
@@ -385,9 +412,7 @@ class _Context:
         sheet = self.sheets.get("vSC_VMK")
         if sheet is None:
             return
-        for row_number, row in sheet.rows:
-            if str(sheet.get(row, "host")) != host:
-                continue
+        for row_number, row in sheet.rows_of(host):
             services = str(sheet.get(row, "services") or "").strip()
             self.result.taken.append(
                 f"{self.path}: vSC_VMK row {row_number}: host {host} "
@@ -415,9 +440,7 @@ class _Context:
         transfers = draft.document["workloads"]["transfers"]
         evacuating = []
         names = set()
-        for row_number, row in sheet.rows:
-            if str(sheet.get(row, "host")) != host:
-                continue
+        for row_number, row in sheet.rows_of(host):
             vm = str(sheet.get(row, "vm") or "")
             power = str(sheet.get(row, "power") or "poweredOn")
             if str(sheet.get(row, "template") or "").lower() == "true":

@@ -12,14 +12,14 @@ bonds are skipped (their traffic is that of their members).
 """
 
 import datetime
-import json
 import re
 
 import numpy as np
 
 from app.importers.common import (DemandStats, Draft, ETHERNET_GBPS,
                                   ImportProblem, add_flow, add_nics_and_team,
-                                  gaps, identifier, import_each, read_text)
+                                  expect, gaps, identifier, import_each,
+                                  read_json)
 from models.units import KIB, bytes_per_s_to_gbps
 
 KB_TO_GBIT = bytes_per_s_to_gbps(KIB)
@@ -33,24 +33,25 @@ def import_files(paths):
 
 
 def _import_one(path, result):
+    data = read_json(path, result, "sadf -j JSON")
     try:
-        data = json.loads(read_text(path))
         hosts = data["sysstat"]["hosts"]
-    except json.JSONDecodeError as err:
-        raise ImportProblem(path, f"sadf -j JSON: {err.msg}",
-                            row=err.lineno, column=err.colno) from None
     except (KeyError, TypeError):
         raise ImportProblem(path, "sadf -j JSON with sysstat.hosts") \
             from None
-    for host in hosts:
-        _host(path, host, result)
+    for index, host in enumerate(expect(path, hosts, list,
+                                        "sysstat.hosts")):
+        _host(path, expect(path, host, dict, f"sysstat.hosts[{index}]"),
+              result)
 
 
 def _host(path, host, result):
     name = str(host.get("nodename", "host"))
-    series = {}   # iface -> {time: (rx, tx, util)}
-    for index, sample in enumerate(host.get("statistics", [])):
+    series = {}   # iface -> {time: (rx, tx, util, index)}
+    for index, sample in enumerate(expect(path, host.get("statistics", []),
+                                          list, "statistics")):
         where = f"statistics[{index}]"
+        sample = expect(path, sample, dict, where)
         stamp = sample.get("timestamp", {})
         try:
             moment = datetime.datetime.strptime(
@@ -59,29 +60,41 @@ def _host(path, host, result):
         except (KeyError, ValueError, TypeError):
             result.problems.append(
                 f"{path}: {where}.timestamp: expected date YYYY-MM-DD and "
-                f"time HH:MM:SS, got {stamp!r}: sample skipped")
+                f"time HH:MM:SS, got {str(stamp)[:80]!r}: sample skipped")
             continue
-        devices = sample.get("network", {}).get("net-dev")
+        network = expect(path, sample.get("network", {}), dict,
+                         f"{where}.network")
+        devices = network.get("net-dev")
         if devices is None:
             continue
-        for device in devices:
-            iface = str(device.get("iface", ""))
+        for number, device in enumerate(expect(path, devices, list,
+                                               f"{where}.network.net-dev")):
+            device = expect(path, device, dict,
+                            f"{where}.network.net-dev[{number}]")
+            iface = str(device.get("iface", ""))[:100]
             values = []
-            for key in ("rxkB", "txkB"):
-                value = device.get(key)
-                if isinstance(value, bool) or not isinstance(value,
-                                                             (int, float)):
+            for key in ("rxkB", "txkB", "ifutil-percent"):
+                value = device.get(key, 0.0 if key == "ifutil-percent"
+                                   else None)
+                if isinstance(value, bool) or not isinstance(
+                        value, (int, float)) or value < 0:
                     result.problems.append(
                         f"{path}: {where}.network.net-dev[{iface}].{key}: "
-                        f"expected a number of kB/s, got {value!r}: sample "
-                        "skipped")
+                        f"expected a number >= 0, got {str(value)[:40]!r}: "
+                        "sample skipped")
                     break
                 values.append(float(value))
             else:
-                util = device.get("ifutil-percent")
-                series.setdefault(iface, {})[moment] = (
-                    *values, float(util) if isinstance(util, (int, float))
-                    else 0.0, index)
+                samples = series.setdefault(iface, {})
+                if moment in samples:
+                    first = samples[moment][3]
+                    result.problems.append(
+                        f"{path}: {where}: interface {iface}: "
+                        + ("listed twice in one sample" if first == index
+                           else f"the timestamp of statistics[{first}] "
+                           "again") + ": sample skipped, the first kept")
+                    continue
+                samples[moment] = (*values, index)
     if not series:
         raise ImportProblem(path, f"host {name}: net-dev statistics (sadf "
                             "-j -- -n DEV)")

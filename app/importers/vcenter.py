@@ -13,14 +13,16 @@ link speed: the uplinks are assumed 10 GbE (import RVTools for the real
 ones).
 """
 
-import csv
 import re
 
 import numpy as np
 
 from app.importers.common import (DemandStats, Draft, ImportProblem,
                                   ImportResult, add_flow, add_nics_and_team,
-                                  gaps, identifier, number, parse_time)
+                                  decimal_mark, gaps, identifier, number,
+                                  parse_time, read_text, refuse_past)
+from app.loading_gate import CsvTable
+from models.scenario import MAX_ENTRIES, MAX_NICS
 from models.units import KIB, bytes_per_s_to_gbps
 
 METRICS = ("net.transmitted.average", "net.received.average",
@@ -46,69 +48,62 @@ def import_files(paths):
 
 
 def _read(path, series, result):
-    try:
-        stream = open(path, encoding="utf-8-sig", newline="")
-    except OSError as err:
-        raise ImportProblem(path, f"a readable file ({err.strerror})") \
-            from None
-    with stream:
+    # Export-Csv writes a "#TYPE ..." line first unless told not to: rows
+    # are numbered as in the file either way
+    what = "a Get-Stat CSV export"
+    reader = CsvTable(path, read_text(path, result, what), what,
+                      skip=lambda line: line.startswith("#TYPE"))
+    header = reader.header
+    missing = [c for c in REQUIRED if c not in header]
+    if missing:
+        raise ImportProblem(
+            path, "a Get-Stat export with columns " + ", ".join(REQUIRED),
+            row=reader.header_row, column=", ".join(missing),
+            got=",".join(header)[:80])
+    at = {name: header.index(name) for name in REQUIRED}
+    samples = []
+    for row_number, row in reader.rows():
+        metric = row[at["MetricId"]].strip()
+        if metric not in METRICS:
+            continue
+        unit = row[at["Unit"]].strip()
+        if unit != "KBps":
+            raise ImportProblem(path, f"unit KBps for {metric}",
+                                row=row_number, column="Unit", got=unit)
+        samples.append((row_number, row))
+    result.problems.extend(reader.problems)
+    decimal = decimal_mark(path, "Value", ((n, row[at["Value"]])
+                                           for n, row in samples))
+    kept, seen = 0, {}
+    for row_number, row in samples:
         try:
-            first = stream.readline()
-            # Export-Csv writes a "#TYPE ..." line first unless told not
-            # to: rows are numbered as in the file either way
-            type_line = first.startswith("#TYPE")
-            lines = stream if type_line else _chain(first, stream)
-            reader = csv.DictReader(lines)
-            header = reader.fieldnames or []
-            missing = [c for c in REQUIRED if c not in header]
-            if missing:
-                raise ImportProblem(
-                    path, "a Get-Stat export with columns "
-                    + ", ".join(REQUIRED), row=1 + type_line,
-                    column=", ".join(missing), got=",".join(header)[:80])
-            kept = 0
-            for row_number, row in enumerate(reader, 2 + type_line):
-                metric = (row["MetricId"] or "").strip()
-                if metric not in METRICS:
-                    continue
-                unit = (row["Unit"] or "").strip()
-                if unit != "KBps":
-                    raise ImportProblem(path, f"unit KBps for {metric}",
-                                        row=row_number, column="Unit",
-                                        got=unit)
-                try:
-                    value = number(path, row["Value"], "a number of KBps",
-                                   row=row_number, column="Value")
-                    moment = parse_time(path, row["Timestamp"],
-                                        row=row_number, column="Timestamp")
-                except ImportProblem as err:
-                    result.problems.append(f"{err}: sample skipped")
-                    continue
-                if value is None:
-                    result.problems.append(f"{path}: row {row_number}, "
-                                           "column 'Value': empty: sample "
-                                           "skipped")
-                    continue
-                key = (row["Entity"].strip(), (row["Instance"] or "")
-                       .strip(), metric)
-                series.setdefault(key, []).append((moment, value,
-                                                   row_number, path))
-                kept += 1
-        except UnicodeDecodeError:
-            raise ImportProblem(path, "a Get-Stat CSV export (UTF-8 text)") \
-                from None
-        except csv.Error as err:
-            raise ImportProblem(path, f"a Get-Stat CSV export: {err}") \
-                from None
+            value = number(path, row[at["Value"]], "a number of KBps",
+                           row=row_number, column="Value", decimal=decimal,
+                           minimum=0)
+            moment = parse_time(path, row[at["Timestamp"]], row=row_number,
+                                column="Timestamp")
+        except ImportProblem as err:
+            result.problems.append(f"{err}: sample skipped")
+            continue
+        if value is None:
+            result.problems.append(f"{path}: row {row_number}, column "
+                                   "'Value': empty: sample skipped")
+            continue
+        key = (row[at["Entity"]].strip(), row[at["Instance"]].strip(),
+               row[at["MetricId"]].strip())
+        if (key, moment) in seen:
+            result.problems.append(
+                f"{path}: row {row_number}: {key[2]} of {key[0]} "
+                f"{key[1]}".rstrip() + f" at the timestamp of row "
+                f"{seen[key, moment]}: sample skipped, the first kept")
+            continue
+        seen[key, moment] = row_number
+        series.setdefault(key, []).append((moment, value, row_number, path))
+        kept += 1
     if not kept:
         raise ImportProblem(path, "rows with MetricId "
                             + " or ".join(METRICS))
     result.taken.append(f"{path}: {kept} network samples")
-
-
-def _chain(first, rest):
-    yield first
-    yield from rest
 
 
 def _build(paths, series, result):
@@ -118,6 +113,10 @@ def _build(paths, series, result):
         entities.setdefault((entity, instance), {})[metric] = samples
     uplinks = sorted({(e, i) for e, i in entities
                       if re.fullmatch(r"vmnic\d+", i)})
+    # a scenario's limits, checked before the work per entity
+    refuse_past(paths[0], len(uplinks), MAX_NICS, "uplinks (vmnicN)")
+    refuse_past(paths[0], sum(not i for _, i in entities), MAX_ENTRIES,
+                "VMs as flows")
     draft = Draft(f"vCenter statistics ({', '.join(map(str, paths))})")
     draft.document["host"] = {"hypervisor": "vsphere"}
     nics = [(f"{e}-{i}" if len({u[0] for u in uplinks}) > 1 else i,
@@ -151,11 +150,17 @@ def _build(paths, series, result):
 def _flow(draft, entity, instance, metrics, start, kind, result):
     tx_rows = metrics.get("net.transmitted.average")
     rx_rows = metrics.get("net.received.average")
+    tx_column = "net.transmitted.average"
     if tx_rows is None or rx_rows is None:
-        tx_rows = metrics.get("net.usage.average")
-        rx_rows = None
-        draft.assumptions.append(f"{entity}: only net.usage.average was "
-                                 "exported: counted as transmit")
+        # one direction alone: the total if there is one, else that
+        # direction as the flow's transmit, said in the assumptions
+        tx_column = "net.usage.average" if "net.usage.average" in metrics \
+            else "net.transmitted.average" if tx_rows is not None \
+            else "net.received.average"
+        tx_rows, rx_rows = metrics[tx_column], None
+        draft.assumptions.append(f"{entity}: only {tx_column} was "
+                                 "exported: counted as transmit, receive "
+                                 "as 0")
     tx = {t: (v, r, p) for t, v, r, p in tx_rows}
     # tx[t] = (value, row, file)
     rx = {t: v for t, v, _, _ in rx_rows} if rx_rows else {}
@@ -180,8 +185,7 @@ def _flow(draft, entity, instance, metrics, start, kind, result):
                                       draft.document["workloads"]["flows"]}),
             "vm": entity}
     stats = add_flow(draft, flow, t, tx_gbps, rx_gbps,
-                     (file, "net.transmitted.average" if rx_rows else
-                      "net.usage.average", "net.received.average"))
+                     (file, tx_column, "net.received.average"))
     result.taken.append(f"VM {entity}: transmit {stats[0]}; receive "
                         f"{stats[1]}")
     step = np.median(np.diff(times)) if len(times) > 1 else None

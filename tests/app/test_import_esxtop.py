@@ -95,8 +95,8 @@ def test_truncated_file_keeps_the_whole_rows(tmp_path):
     outcome = run_import("esxtop", [cut])
     assert len(outcome.scenarios) == 1
     width = len(text.splitlines()[0].split('","'))
-    assert any(p.startswith(f"{cut}: row 25: ") and f"of {width} columns "
-               "(truncated file?): row skipped" in p
+    assert any(p.startswith(f"{cut}: row 25: ") and f"but the header has "
+               f"{width}: row not read" in p
                for p in outcome.problems), outcome.problems
 
 
@@ -110,15 +110,17 @@ def test_non_numeric_cell_names_row_and_column(tmp_path):
     assert outcome.scenarios
     assert (f"{path}: row 5, column '\\\\esx01.example\\Network Port("
             "vSwitch0:33554433:vmnic0)\\MBits Received/sec': expected a "
-            "number, got 'N/A': treated as a missing sample") \
+            "number >= 0, got 'N/A': treated as a missing sample") \
         in outcome.problems
 
 
 @pytest.mark.parametrize("content, expected", [
-    (b"PK\x03\x04binary", "expected an esxtop batch file (esxtop -b): a "
-     "header starting with '(PDH-CSV 4.0)'"),
-    (b"", "expected an esxtop batch file (esxtop -b): a PDH-CSV 4.0 header "
-     "row, the file is empty"),
+    (b"PK\x03\x04binary", "expected an esxtop batch file (esxtop -b) as "
+     "text, found a zip archive (an .xlsx workbook?)"),
+    (b"1,2\n", "expected an esxtop batch file (esxtop -b): a header starting "
+     "with '(PDH-CSV 4.0)'"),
+    (b"", "expected an esxtop batch file (esxtop -b): a header row, found "
+     "an empty file"),
     (b'"(PDH-CSV 4.0) (UTC)(0)","\\\\h\\Memory\\Free MBytes"\n',
      "expected an esxtop batch file (esxtop -b): counters matching"),
 ])

@@ -84,7 +84,7 @@ def test_an_xlsx_inventory_in_mib(tmp_path):
     ("Name,Memory GB\na,lots\n", "row 2, column 'Memory GB': expected a "
      "memory size, got 'lots'"),
     ("Name,State,Memory GB\na,Off,4\n", "expected at least one running VM"),
-    ("", "expected a header row"),
+    ("", "expected a VM inventory: a header row, found an empty file"),
 ])
 def test_bad_inventories_name_the_place(tmp_path, text, expected):
     path = tmp_path / "bad.csv"

@@ -142,7 +142,7 @@ def test_non_numeric_qmp_value_names_the_key(tmp_path):
     assert not outcome.scenarios
     assert outcome.problems == [
         f"{bad}: row 1, column 'total': expected query-migrate ram.total as "
-        "a number >= 0, got 'lots'"]
+        "a number >= 0 and < 2^64, got 'lots'"]
 
 
 def test_wrong_file_type_for_qemu_and_libvirt():
