@@ -1,6 +1,7 @@
 """File > Import…: pick a format and files, preview what will be created,
 open the imported scenario as a new, unsaved document."""
 
+import multiprocessing
 import threading
 
 from PySide6 import QtCore, QtWidgets
@@ -19,17 +20,85 @@ _FILTERS = {"rvtools": "RVTools exports (*.xlsx)",
             "inventory": "VM inventories (*.csv *.xlsx)"}
 
 
+class ImportJob:
+    """``importer(fmt, paths)`` (:func:`app.importers.common.run_import`)
+    in a process of its own, so that no importer holds the GUI's
+    interpreter (a regular expression on a hostile 64 KB line runs for
+    minutes without letting go of it), and one that runs away can be
+    stopped. ``on_done(outcome, failure)`` is called from a helper thread
+    with the outcome, or None and what stopped the importer."""
+
+    def __init__(self, fmt, paths, on_done, importer=run_import):
+        context = multiprocessing.get_context("spawn")
+        self._receive, send = context.Pipe(duplex=False)
+        self._process = context.Process(
+            target=_import_in_child, args=(importer, fmt, paths, send),
+            daemon=True, name="linkplan-import")
+        self._process.start()
+        send.close()
+        self._on_done = on_done
+        self._thread = threading.Thread(target=self._collect, daemon=True,
+                                        name="linkplan-import")
+        self._thread.start()
+
+    def _collect(self):
+        try:
+            outcome, failure = self._receive.recv()
+        except (EOFError, OSError):   # the process died, or was stopped
+            self._process.join()
+            outcome, failure = None, _death(self._process.exitcode)
+        finally:
+            self._receive.close()
+        self._process.join()
+        self._on_done(outcome, failure)
+
+    def cancel(self):
+        """Stop the import (its outcome is then never announced)."""
+        self._on_done = lambda *_: None
+        if self._process.is_alive():
+            self._process.kill()
+
+    def join(self, timeout=None):
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+
+def _import_in_child(importer, fmt, paths, send):
+    """The import process: (outcome, None), or (None, what went wrong)
+    for an importer that fails in an unforeseen way."""
+    try:
+        reply = importer(fmt, paths), None
+    except Exception as err:   # noqa: BLE001 - said in the dialog
+        reply = None, f"{type(err).__name__}: {err}"
+    send.send(reply)
+    send.close()
+
+
+def _death(exitcode):
+    if exitcode is not None and exitcode < 0:
+        return f"the importer was stopped by signal {-exitcode} (out of " \
+               "memory?)"
+    return f"the importer ended without an answer (exit code {exitcode})"
+
+
 class ImportDialog(QtWidgets.QDialog):
     """The import dialog. ``chosen`` is the scenario to open after
-    ``exec()`` returns accepted. Files are read off the GUI thread (a
-    500 MB esxtop export takes about 20 s); the preview follows."""
+    ``exec()`` returns accepted. Files are read in a process of their own
+    (:class:`ImportJob`; a 500 MB esxtop export takes about 20 s); the
+    preview follows, or what stopped the importer."""
 
-    _imported = QtCore.Signal(int, object)   # load number, ImportOutcome
+    # load number, ImportOutcome or None, failure message or None
+    _imported = QtCore.Signal(int, object, object)
+
+    #: What reads the files, in the import process (tests replace it).
+    importer = staticmethod(run_import)
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self._loads = 0
         self._worker = None
+        self.failure = None
+        self.finished.connect(self._stop)
         self._imported.connect(self._show_outcome)
         self.setWindowTitle("Import")
         self.resize(760, 560)
@@ -78,16 +147,21 @@ class ImportDialog(QtWidgets.QDialog):
         self.format.setCurrentIndex(self.format.findData(fmt))
         self._loads += 1
         number = self._loads
-        self.outcome, self.chosen = None, None
+        self.outcome, self.chosen, self.failure = None, None, None
         self.scenarios.clear()
         self._open_button().setEnabled(False)
         self.preview.setPlainText(f"Reading {len(paths)} file(s)…")
+        self._stop()
+        self._paths = [str(p) for p in paths]
+        self._worker = ImportJob(
+            fmt, paths, lambda outcome, failure: self._imported.emit(
+                number, outcome, failure), type(self).importer)
 
-        def work():
-            self._imported.emit(number, run_import(fmt, paths))
-        self._worker = threading.Thread(target=work, daemon=True,
-                                        name="linkplan-import")
-        self._worker.start()
+    def _stop(self, *_):
+        """Stop an import still running (files chosen again, the dialog
+        closed)."""
+        if self._worker is not None:
+            self._worker.cancel()
 
     def wait(self, timeout=None):
         """Block until the import started last is shown (tests)."""
@@ -95,11 +169,17 @@ class ImportDialog(QtWidgets.QDialog):
             self._worker.join(timeout)
         QtCore.QCoreApplication.sendPostedEvents(
             self, QtCore.QEvent.Type.MetaCall)
-        return self.outcome is not None
+        return self.outcome is not None or self.failure is not None
 
-    def _show_outcome(self, number, outcome):
+    def _show_outcome(self, number, outcome, failure=None):
         if number != self._loads:
             return   # files chosen again since
+        if outcome is None:
+            self.failure = failure
+            self.preview.setPlainText(
+                f"Cannot import {', '.join(self._paths)}: {failure}\n\n"
+                "Nothing was opened; your scenario is unchanged.")
+            return
         self.outcome = outcome
         self.scenarios.clear()
         for scenario in self.outcome.scenarios:
