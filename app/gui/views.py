@@ -13,7 +13,8 @@ from typing import Callable
 
 from PySide6 import QtCore, QtWidgets
 
-from app.gui.charts import (GANTT_LABELLED_ROWS, draw_evacuation_gantt,
+from app.gui.charts import (GANTT_LABELLED_ROWS, charted,
+                            draw_evacuation_gantt,
                             draw_evacuation_sweep, draw_goodput_vs_mtu,
                             draw_item_bars,
                             draw_metric_bars, item_metrics,
@@ -259,11 +260,32 @@ class DeferredTab:
         return getattr(self._made(), name)
 
 
+def _noted(note):
+    """The label that says which variants a tab's charts leave out."""
+    note.setWordWrap(True)
+    note.setEnabled(False)   # greyed: a note, not a value
+    note.hide()
+    return note
+
+
+def _show_note(note, text):
+    note.setText(text)
+    note.setVisible(bool(text))
+
+
 class _GoodputTab:
     def __init__(self):
-        self.plot = self.widget = new_plot_widget()
+        self.widget = QtWidgets.QWidget()
+        layout = QtWidgets.QVBoxLayout(self.widget)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.note = _noted(QtWidgets.QLabel())
+        self.plot = new_plot_widget()
+        layout.addWidget(self.note)
+        layout.addWidget(self.plot, 1)
 
     def show_results(self, results):
+        results, note = charted(results)
+        _show_note(self.note, note)
         draw_goodput_vs_mtu(self.plot.getPlotItem(), results)
 
 
@@ -305,11 +327,15 @@ class _BarsTab:
         picker.addWidget(self.item_label)
         picker.addWidget(self.item)
         picker.addStretch(1)
+        self.note = _noted(QtWidgets.QLabel())
+        picker.addWidget(self.note, 1)
         self.widget, self.hint, self.plots = _hinted_charts(view.hint,
                                                             picker)
         self.item.currentIndexChanged.connect(self._draw)
 
     def show_results(self, results):
+        results, note = charted(results)
+        _show_note(self.note, note)
         self.results = results
         shown = self.view.present(results)
         self.hint.setVisible(not shown)
