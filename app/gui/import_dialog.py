@@ -1,11 +1,9 @@
 """File > Import…: pick a format and files, preview what will be created,
 open the imported scenario as a new, unsaved document."""
 
-import multiprocessing
-import threading
-
 from PySide6 import QtCore, QtWidgets
 
+from app.import_job import ImportJob
 from app.importers import FORMATS
 from app.importers.common import run_import
 from app.importers.migration import format_check, predicted_vs_measured
@@ -18,67 +16,6 @@ _FILTERS = {"rvtools": "RVTools exports (*.xlsx)",
             "qemu": "QMP replies (*.json *.jsonl)",
             "libvirt": "virsh output (*.txt *.log)",
             "inventory": "VM inventories (*.csv *.xlsx)"}
-
-
-class ImportJob:
-    """``importer(fmt, paths)`` (:func:`app.importers.common.run_import`)
-    in a process of its own, so that no importer holds the GUI's
-    interpreter (a regular expression on a hostile 64 KB line runs for
-    minutes without letting go of it), and one that runs away can be
-    stopped. ``on_done(outcome, failure)`` is called from a helper thread
-    with the outcome, or None and what stopped the importer."""
-
-    def __init__(self, fmt, paths, on_done, importer=run_import):
-        context = multiprocessing.get_context("spawn")
-        self._receive, send = context.Pipe(duplex=False)
-        self._process = context.Process(
-            target=_import_in_child, args=(importer, fmt, paths, send),
-            daemon=True, name="linkplan-import")
-        self._process.start()
-        send.close()
-        self._on_done = on_done
-        self._thread = threading.Thread(target=self._collect, daemon=True,
-                                        name="linkplan-import")
-        self._thread.start()
-
-    def _collect(self):
-        try:
-            outcome, failure = self._receive.recv()
-        except (EOFError, OSError):   # the process died, or was stopped
-            self._process.join()
-            outcome, failure = None, _death(self._process.exitcode)
-        finally:
-            self._receive.close()
-        self._process.join()
-        self._on_done(outcome, failure)
-
-    def cancel(self):
-        """Stop the import (its outcome is then never announced)."""
-        self._on_done = lambda *_: None
-        if self._process.is_alive():
-            self._process.kill()
-
-    def join(self, timeout=None):
-        self._thread.join(timeout)
-        return not self._thread.is_alive()
-
-
-def _import_in_child(importer, fmt, paths, send):
-    """The import process: (outcome, None), or (None, what went wrong)
-    for an importer that fails in an unforeseen way."""
-    try:
-        reply = importer(fmt, paths), None
-    except Exception as err:   # noqa: BLE001 - said in the dialog
-        reply = None, f"{type(err).__name__}: {err}"
-    send.send(reply)
-    send.close()
-
-
-def _death(exitcode):
-    if exitcode is not None and exitcode < 0:
-        return f"the importer was stopped by signal {-exitcode} (out of " \
-               "memory?)"
-    return f"the importer ended without an answer (exit code {exitcode})"
 
 
 class ImportDialog(QtWidgets.QDialog):

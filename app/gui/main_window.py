@@ -28,6 +28,7 @@ from app.gui.variants import VariantsPanel
 from app.gui.views import VIEWS, DeferredTab
 from app.paths import DEFAULT_EXAMPLE, TEMPLATES, resource_path
 from app.report.content import NOISE_GAIN_PCT
+from app.import_job import unreadable_reason
 from app.schema_fields import free_name
 from app.scenario_io import load_scenario, save_scenario
 from app.session import Session
@@ -1143,21 +1144,6 @@ def _file_stamp(path):
     except OSError:
         return None
     return info.st_ino, info.st_size, info.st_mtime_ns
-
-
-def unreadable_reason(err):
-    """Why a scenario file could not be read, for the user: the
-    validation's problems (one a line), or what the parser gave up on
-    (hostile nesting, an integer too long to convert)."""
-    if isinstance(err, ScenarioError):
-        return "\n".join(f"{path}: {message}" if path else message
-                         for path, message in err.problems)
-    if isinstance(err, RecursionError):
-        return "nested too deeply to read"
-    if "integer string conversion" in str(err):
-        return (f"a number has more than {sys.get_int_max_str_digits():,} "
-                "digits")
-    return str(err)
 
 
 def goal_metrics(scenario):
