@@ -139,7 +139,8 @@ def _probe(scheme, host, port, security, deadline, timeout, failed):
     except socket.timeout:
         raise failed(f"said nothing within {timeout} s, and a Dask "
                      "scheduler greets first: is it a Dask scheduler's "
-                     "port (an HTTP server waits for a request)?") from None
+                     "port (an HTTP server waits for a request), and "
+                     "does it want tls://?") from None
     except OSError as err:
         raise failed(f"closed the connection ({err.strerror or err}): is "
                      "it a Dask scheduler's port?") from None
@@ -193,6 +194,10 @@ def _check_cluster(client, deadline, timeout, failed):
     except (TimeoutError, OSError) as err:
         raise failed(f"did not run Linkplan's check within {timeout} s "
                      f"({err})") from None
+    except Exception as err:   # noqa: BLE001 - e.g. a scheduler that
+        # refuses to run functions (distributed.scheduler.pickle off)
+        raise failed(f"refused Linkplan's check ({type(err).__name__}: "
+                     f"{err})") from None
     for place, (importable, what) in places.items():
         where = place if place == "the scheduler" else f"its worker {place}"
         if not importable:

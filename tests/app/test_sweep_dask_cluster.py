@@ -58,14 +58,17 @@ def _stop(processes):
             process.wait(timeout=15)
 
 
-def _cluster(folder, scheduler_path, worker_path):
+def _cluster(folder, scheduler_path, worker_path, tls=()):
     """(address, processes): a scheduler and one worker on 127.0.0.1,
-    each with its own PYTHONPATH, the worker registered."""
-    folder.mkdir()
+    each with its own PYTHONPATH, the worker registered; ``tls``: the
+    `dask` CLI's --tls-* options (then --protocol tls)."""
+    folder.mkdir(exist_ok=True)
     address_file = folder / "scheduler.json"
+    protocol = ["--protocol", "tls", *tls] if tls else []
     processes = [_start(["scheduler", "--host", "127.0.0.1", "--port", "0",
                          "--no-dashboard", "--scheduler-file",
-                         str(address_file)], folder, scheduler_path)]
+                         str(address_file), *protocol], folder,
+                        scheduler_path)]
     try:
         deadline = time.monotonic() + 90
         while not address_file.exists():
@@ -76,10 +79,14 @@ def _cluster(folder, scheduler_path, worker_path):
         time.sleep(0.2)   # written whole
         address = json.loads(address_file.read_text())["address"]
         processes.append(_start(["worker", address, "--nthreads", "1",
-                                 "--host", "127.0.0.1", "--no-dashboard"],
-                                folder, worker_path))
+                                 "--host", "127.0.0.1", "--no-dashboard",
+                                 *tls], folder, worker_path))
         from distributed import Client
-        with Client(address, timeout=30, set_as_default=False) as client:
+        from distributed.security import Security
+        security = Security(tls_ca_file=tls[1], tls_client_cert=tls[3],
+                            tls_client_key=tls[5]) if tls else None
+        with Client(address, timeout=30, set_as_default=False,
+                    security=security) as client:
             client.wait_for_workers(1, timeout=90)
     except BaseException:
         _stop(processes)
@@ -116,6 +123,58 @@ def test_sweep_on_separate_scheduler_and_worker_processes(tmp_path,
     assert process.returncode == 0, process.stderr
     assert remote.read_bytes() == local.read_bytes()
     assert "Traceback" not in process.stderr
+
+
+def _certificates(folder):
+    """A CA and one certificate it signed for 127.0.0.1 (openssl), as the
+    README's TLS set-up has: (ca, certificate, key) paths."""
+    folder.mkdir()
+
+    def openssl(*args):
+        subprocess.run(["openssl", *args], cwd=folder, check=True,
+                       capture_output=True, timeout=60)
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+            "-keyout", "ca-key.pem", "-out", "ca.pem", "-subj",
+            "/CN=Linkplan test CA")
+    openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout",
+            "node-key.pem", "-out", "node.csr", "-subj", "/CN=127.0.0.1")
+    (folder / "san.cnf").write_text("subjectAltName=IP:127.0.0.1\n")
+    openssl("x509", "-req", "-in", "node.csr", "-CA", "ca.pem", "-CAkey",
+            "ca-key.pem", "-CAcreateserial", "-out", "node.pem", "-days",
+            "2", "-extfile", "san.cnf")
+    return [folder / name for name in ("ca.pem", "node.pem",
+                                       "node-key.pem")]
+
+
+def test_sweep_on_a_tls_cluster_as_the_readme_says(tmp_path):
+    ca, cert, key = _certificates(tmp_path / "pki")
+    tls = ["--tls-ca-file", str(ca), "--tls-cert", str(cert),
+           "--tls-key", str(key)]
+    address, processes = _cluster(tmp_path / "tls", ROOT, ROOT, tls)
+    try:
+        assert address.startswith("tls://")
+        local, remote = tmp_path / "local.csv", tmp_path / "dask.csv"
+        assert run("sweep", EXAMPLE, "--format", "csv", "-o",
+                   str(local)).returncode == 0
+        # without this side's certificate: refused, with how to give it
+        assert_clean_failure(
+            run("sweep", EXAMPLE, "-o", str(remote), "--engine", "dask",
+                "--scheduler", address, timeout=120),
+            address, "no client certificate is configured")
+        client_tls = dict(os.environ,
+                          DASK_DISTRIBUTED__COMM__TLS__CA_FILE=str(ca),
+                          DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT=str(cert),
+                          DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY=str(key))
+        process = run("sweep", EXAMPLE, "--format", "csv", "-o",
+                      str(remote), "--engine", "dask", "--scheduler",
+                      address, timeout=120, env=client_tls)
+        assert process.returncode == 0, process.stderr
+        assert remote.read_bytes() == local.read_bytes()
+        # the TLS port asked in plain TCP: it waits for a TLS hello
+        _refused_in_time(tmp_path, address.replace("tls://", "tcp://"),
+                         "does it want tls://?")
+    finally:
+        _stop(processes)
 
 
 def test_a_scheduler_without_linkplan_is_named_with_what_is_missing(
