@@ -44,7 +44,9 @@ def connect(scheduler, timeout=SCHEDULER_TIMEOUT_S):
     EngineUnavailable
         Within ``timeout`` seconds (at once for a malformed address).
     """
-    deadline = time.monotonic() + timeout
+    # imported before the clock starts: a second or more on a busy
+    # machine, none of it the scheduler's
+    from distributed import Client
 
     def failed(why):
         return EngineUnavailable(f"the Dask scheduler at {scheduler!r} "
@@ -52,10 +54,8 @@ def connect(scheduler, timeout=SCHEDULER_TIMEOUT_S):
 
     address, scheme, host, port = _parse(scheduler)
     security = _security(scheme, failed)
+    deadline = time.monotonic() + timeout
     _probe(scheme, host, port, security, deadline, timeout, failed)
-
-    from distributed import Client
-
     try:
         client = Client(address, timeout=max(_left(deadline), 1.0),
                         set_as_default=False, security=security)
