@@ -998,8 +998,8 @@ class MainWindow(QtWidgets.QMainWindow):
         reported in the status bar and never interrupts the user."""
         if self.session.history.is_clean:
             return
-        self._show_autosave_state(self.recovery.write(self.scenario,
-                                                      self.path))
+        self._show_autosave_state(self.recovery.write(
+            self.scenario, self.path, self._disk_stamp))
 
     def _show_autosave_state(self, problem):
         """A recovery file that cannot be written or removed is said once
@@ -1047,9 +1047,10 @@ class MainWindow(QtWidgets.QMainWindow):
             if answer == buttons.Yes:
                 self.session.open(recovered.scenario, recovered.source,
                                   modified=True)
-                # what the file held at the crash is unknown: its state
-                # now is the one the recovered work is saved over
-                self._disk_stamp = _file_stamp(recovered.source)
+                # the file as the crashed window knew it (else as it is
+                # now): saving over someone's later changes asks
+                self._disk_stamp = recovered.source_stamp or \
+                    _file_stamp(recovered.source)
                 self.autosave()   # now this instance's recovery file
             self._show_autosave_state(self.recovery.drop(path, lock))
             if answer == buttons.Yes:

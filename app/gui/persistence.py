@@ -120,11 +120,12 @@ class RecoveryFiles:
         self.problem = f"{what} {self.folder}: {err.strerror or err}"
         return self.problem
 
-    def write(self, scenario, source):
-        """Keep ``scenario`` (belonging to the file ``source``) in this
-        instance's recovery file; None, or why it could not."""
+    def write(self, scenario, source, source_stamp=None):
+        """Keep ``scenario`` (belonging to the file ``source`` as its
+        ``source_stamp`` tells it) in this instance's recovery file;
+        None, or why it could not."""
         try:
-            write_recovery(self.path, scenario, source)
+            write_recovery(self.path, scenario, source, source_stamp)
         except OSError as err:
             return self._failed("cannot write the recovery file in", err)
         self.problem = None

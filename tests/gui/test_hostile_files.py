@@ -232,3 +232,33 @@ def test_saving_over_a_file_another_instance_changed_asks_first(
     assert second.save()
     for window in (first, second):
         window.wait_for_results()
+
+
+def test_recovered_work_saved_over_a_file_changed_since_asks_first(
+        qtbot, qapp, dialogs, monkeypatch, tmp_path):
+    path = tmp_path / "shared.toml"
+    save_scenario(new_scenario(), path)
+    crashed = MainWindow(recovery_folder=tmp_path / "crashed")
+    qtbot.addWidget(crashed)
+    assert crashed.open_path(path)
+    crashed.edit("network.mtu", 9000, "Set MTU to 9000")
+    crashed.autosave()   # then the crash: its recovery file stays
+    orphan = persistence.recovery_folder() / "recovery-999994.json"
+    orphan.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(crashed.recovery.path, orphan)
+    crashed.wait_for_results()
+    # another instance saves the file meanwhile
+    save_scenario(new_scenario().with_value("network.vlan_tags", 1), path)
+    monkeypatch.setattr(QtWidgets.QMessageBox, "question",
+                        lambda *a, **k: _BUTTONS.Yes)
+    window = MainWindow()
+    qtbot.addWidget(window)
+    assert window.offer_recovery() and window.path == path
+    asked = []
+    monkeypatch.setattr(QtWidgets.QMessageBox, "question",
+                        lambda parent, title, *a, **k: asked.append(title)
+                        or _BUTTONS.Cancel)
+    assert not window.save()
+    assert asked == ["File changed on disk"]
+    assert load_scenario(path).network.vlan_tags == 1
+    window.wait_for_results()
