@@ -170,8 +170,8 @@ def _linkplan_here():
     Linkplan module once cloudpickled), so it runs where Linkplan is
     missing."""
     try:
-        import solvers.sweep   # the tasks' functions
-        return True, solvers.__version__
+        # the tasks' functions (by name: this module is what sweep imports)
+        return True, __import__("solvers.sweep").__version__
     except Exception as err:   # noqa: BLE001 - whatever stops the import
         return False, f"{type(err).__name__}: {err}"
 
