@@ -89,6 +89,8 @@ def read_recovery(path):
     text, source = record.get("scenario"), record.get("source")
     if not isinstance(text, str) or not isinstance(source, (str, type(None))):
         raise broken("the scenario or its file name is missing")
+    if source is not None and "\0" in source:
+        raise broken(f"bad file name {source!r}")
     try:
         saved_at = datetime.fromisoformat(record.get("saved_at"))
     except (TypeError, ValueError):

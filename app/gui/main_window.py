@@ -1142,7 +1142,7 @@ def _file_stamp(path):
         return None
     try:
         info = os.stat(path)
-    except OSError:
+    except (OSError, ValueError):   # gone, or a name no file can have
         return None
     return info.st_ino, info.st_size, info.st_mtime_ns
 

@@ -102,8 +102,10 @@ def recovery_record(scenario_text):
 @pytest.mark.parametrize("content", [
     DEEP_JSON,                                  # the record itself
     recovery_record(DEEP_JSON),                 # the scenario inside
-    recovery_record('{"schema_version": ' + "9" * 5000 + "}")],
-    ids=["deep-record", "deep-scenario", "big-integer"])
+    recovery_record('{"schema_version": ' + "9" * 5000 + "}"),
+    recovery_record('{"schema_version": 1}').replace(
+        '"source": null', '"source": "a\\u0000b.toml"')],
+    ids=["deep-record", "deep-scenario", "big-integer", "nul-in-name"])
 def test_a_damaged_recovery_file_is_set_aside_and_the_app_starts(
         started, dialogs, content):
     folder = persistence.recovery_folder()
