@@ -18,7 +18,7 @@ from app.gui import application, persistence
 from app.gui.main_window import MainWindow
 from app.recovery import RECOVERY_KIND, RECOVERY_VERSION
 from app.scenario_io import load_scenario, save_scenario
-from models.scenario import new_scenario
+from models.scenario import dump_scenario, new_scenario
 from tests.conftest import ROOT
 
 _BUTTONS = QtWidgets.QMessageBox.StandardButton
@@ -103,7 +103,7 @@ def recovery_record(scenario_text):
     DEEP_JSON,                                  # the record itself
     recovery_record(DEEP_JSON),                 # the scenario inside
     recovery_record('{"schema_version": ' + "9" * 5000 + "}"),
-    recovery_record('{"schema_version": 1}').replace(
+    recovery_record(dump_scenario(new_scenario(), "json")).replace(
         '"source": null', '"source": "a\\u0000b.toml"')],
     ids=["deep-record", "deep-scenario", "big-integer", "nul-in-name"])
 def test_a_damaged_recovery_file_is_set_aside_and_the_app_starts(
