@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from app.scenario_io import MAX_SCENARIO_BYTES, atomic_write
-from models.scenario import dump_scenario, parse_scenario
+from models.scenario import ScenarioError, dump_scenario, parse_scenario
 
 #: Marks the JSON document as a Linkplan recovery file.
 RECOVERY_KIND = "linkplan-recovery"
@@ -77,9 +77,7 @@ def read_recovery(path):
         raise broken("larger than any scenario")
     try:
         record = json.loads(raw.decode("utf-8"))
-    except (ValueError, RecursionError) as err:
-        # a decoding error, malformed or hostile JSON (nested too deep,
-        # an integer too long to convert)
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
         raise broken(f"not a recovery file ({err})") from None
     if not isinstance(record, dict) or record.get("kind") != RECOVERY_KIND:
         raise broken("not a Linkplan recovery file")
@@ -97,7 +95,7 @@ def read_recovery(path):
         raise broken(f"bad time stamp {record.get('saved_at')!r}") from None
     try:
         scenario = parse_scenario(text, "json", source=str(path))
-    except (ValueError, RecursionError) as err:   # ScenarioError included
+    except ScenarioError as err:
         raise broken(f"the saved scenario is invalid: {err}") from None
     stamp = record.get("source_stamp")
     # written before stamps were kept, or damaged: unknown

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from PySide6 import QtCore
 
+from app.import_job import unreadable_reason
 from app.recovery import (RecoveryError, read_recovery, set_aside,
                           write_recovery)
 
@@ -169,11 +170,15 @@ class RecoveryFiles:
 
     @staticmethod
     def read(path):
-        """(Recovered, None) or (None, message) when the file is broken;
-        a broken file is renamed so it is not offered again."""
+        """(Recovered, None) or (None, message) when the file is broken
+        (hostile ones included: nested too deep, integers too long); a
+        broken file is renamed so it is not offered again."""
         try:
             return read_recovery(path), None
-        except RecoveryError as err:
+        except (ValueError, RecursionError) as err:   # RecoveryError too
+            if not isinstance(err, RecoveryError):
+                err = f"{path}: not a recovery file " \
+                    f"({unreadable_reason(err)})"
             try:
                 aside = set_aside(path)
             except OSError as rename_error:
