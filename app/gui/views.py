@@ -13,8 +13,7 @@ from typing import Callable
 
 from PySide6 import QtCore, QtWidgets
 
-from app.gui.charts import (GANTT_LABELLED_ROWS, charted,
-                            draw_evacuation_gantt,
+from app.gui.charts import (GANTT_LABELLED_ROWS, draw_evacuation_gantt,
                             draw_evacuation_sweep, draw_goodput_vs_mtu,
                             draw_item_bars,
                             draw_metric_bars, item_metrics,
@@ -22,6 +21,7 @@ from app.gui.charts import (GANTT_LABELLED_ROWS, charted,
                             draw_uplink_series, evacuation_schedules,
                             has_metric, new_plot_widget, placement_trace,
                             teaming_traces)
+from app.gui.charts import charted
 from solvers import metric_ids
 
 #: Width of a chart's canvas in the report [px]; heights are given for it

@@ -9,6 +9,7 @@ traceback. Everything listens on 127.0.0.1 only; every wait is bounded."""
 import http.server
 import json
 import os
+import shutil
 import socket
 import struct
 import subprocess
@@ -146,6 +147,8 @@ def _certificates(folder):
                                        "node-key.pem")]
 
 
+@pytest.mark.skipif(shutil.which("openssl") is None,
+                    reason="makes its certificates with the openssl CLI")
 def test_sweep_on_a_tls_cluster_as_the_readme_says(tmp_path):
     ca, cert, key = _certificates(tmp_path / "pki")
     tls = ["--tls-ca-file", str(ca), "--tls-cert", str(cert),
