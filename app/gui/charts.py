@@ -3,7 +3,6 @@ function draws into the on-screen plot and into the report's plot, in the
 colours of the plot's theme (light, or dark on a dark desktop; the report
 is always light)."""
 
-import dataclasses
 from dataclasses import dataclass
 from html import escape
 
@@ -44,26 +43,6 @@ LIGHT = ChartTheme("light", "#FFFFFF", "#000000", "#333333", "#555555",
                    "#999999", PALETTE)
 DARK = ChartTheme("dark", "#1E1E1E", "#E6E6E6", "#C8C8C8", "#AAAAAA",
                   "#6E6E6E", DARK_PALETTE)
-
-
-#: Variants a chart of the main window draws: the palette's colours twice
-#: over. More lines or bars tell nothing apart, and cost: a 1,000-variant
-#: document spent 55 s of the GUI thread on its goodput chart's legend
-#: and curves. The comparison table lists every variant.
-MAX_CHARTED_VARIANTS = 2 * len(PALETTE)
-
-
-def charted(results):
-    """``(results, note)``: the results with the variants a chart draws
-    (the base and the first ones, in the table's order) and, when some
-    are left out, a note saying so ('' otherwise)."""
-    count = len(results.variants)
-    if count <= MAX_CHARTED_VARIANTS:
-        return results, ""
-    return (dataclasses.replace(
-        results, variants=results.variants[:MAX_CHARTED_VARIANTS]),
-        f"Charts show the first {MAX_CHARTED_VARIANTS} of {count:,} "
-        "variants (base included); the table lists them all.")
 
 
 def variant_colour(index, theme=LIGHT):

@@ -8,7 +8,7 @@ one tab per entry of :data:`VIEWS`, in order; the report draws the same
 entries' sections in the same order. A new analysis adds one entry here.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from PySide6 import QtCore, QtWidgets
@@ -21,7 +21,6 @@ from app.gui.charts import (GANTT_LABELLED_ROWS, draw_evacuation_gantt,
                             draw_uplink_series, evacuation_schedules,
                             has_metric, new_plot_widget, placement_trace,
                             teaming_traces)
-from app.gui.charts import charted
 from solvers import metric_ids
 
 #: Width of a chart's canvas in the report [px]; heights are given for it
@@ -258,6 +257,26 @@ class DeferredTab:
     def __getattr__(self, name):
         # the contents' parts (plots, pickers), made when asked for
         return getattr(self._made(), name)
+
+
+#: Variants a chart of the main window draws: the palette's eight colours
+#: twice over. More lines or bars tell nothing apart, and cost: a
+#: 1,000-variant document spent 55 s of the GUI thread on its goodput
+#: chart's legend and curves. The comparison table lists every variant.
+MAX_CHARTED_VARIANTS = 16
+
+
+def charted(results):
+    """``(results, note)``: the results with the variants a chart draws
+    (the base and the first ones, in the table's order) and, when some
+    are left out, a note saying so ('' otherwise)."""
+    count = len(results.variants)
+    if count <= MAX_CHARTED_VARIANTS:
+        return results, ""
+    return (replace(results, variants=results.variants[
+        :MAX_CHARTED_VARIANTS]),
+        f"Charts show the first {MAX_CHARTED_VARIANTS} of {count:,} "
+        "variants (base included); the table lists them all.")
 
 
 def _noted(note):

@@ -312,7 +312,7 @@ def test_a_thousand_variants_open_without_freezing_the_window(window,
     # bound leaves room for a slower one
     assert drawn_in < 10, drawn_in
     assert window.table_model.columnCount() == 1001   # every variant
-    from app.gui.charts import MAX_CHARTED_VARIANTS   # the cap, new
+    from app.gui.views import MAX_CHARTED_VARIANTS   # the cap, new
     tab = window.view_tabs["wire"]
     curves = [i for i in tab.plot.getPlotItem().listDataItems()
               if isinstance(i, pg.PlotDataItem)]   # markers apart
