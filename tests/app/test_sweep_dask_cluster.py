@@ -192,6 +192,19 @@ def test_a_scheduler_without_linkplan_is_named_with_what_is_missing(
     assert not out.exists()
 
 
+def test_a_worker_without_linkplan_is_named_too(tmp_path):
+    address, processes = _cluster(tmp_path / "worker-mismatched", ROOT,
+                                  None)
+    try:
+        process = run("sweep", EXAMPLE, "-o", str(tmp_path / "out.csv"),
+                      "--engine", "dask", "--scheduler", address,
+                      timeout=120)
+    finally:
+        _stop(processes)
+    assert_clean_failure(process, address, "its worker tcp://127.0.0.1:",
+                         "No module named 'solvers'")
+
+
 # -- peers that are not a Dask scheduler -------------------------------------
 
 class _Peer:
