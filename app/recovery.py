@@ -36,14 +36,21 @@ class Recovered:
     source: Path | None
     #: When the recovery file was written (UTC).
     saved_at: datetime
+    #: What told the file's content when the document was opened or
+    #: saved (inode, size, mtime in ns), or None: saving the recovered
+    #: work over a file changed since then asks first.
+    source_stamp: tuple | None = None
 
 
-def write_recovery(path, scenario, source=None):
-    """Write ``scenario`` (and the file it belongs to) to ``path``
+def write_recovery(path, scenario, source=None, source_stamp=None):
+    """Write ``scenario`` (and the file it belongs to, with the stamp of
+    that file's content as the document knows it) to ``path``
     atomically."""
     record = {"kind": RECOVERY_KIND, "version": RECOVERY_VERSION,
               "saved_at": datetime.now(timezone.utc).isoformat(),
               "source": None if source is None else str(source),
+              "source_stamp": None if source_stamp is None
+              else list(source_stamp),
               "scenario": dump_scenario(scenario, "json")}
     atomic_write(path, json.dumps(record, ensure_ascii=False)
                  .encode("utf-8"))
@@ -80,6 +87,8 @@ def read_recovery(path):
     text, source = record.get("scenario"), record.get("source")
     if not isinstance(text, str) or not isinstance(source, (str, type(None))):
         raise broken("the scenario or its file name is missing")
+    if source is not None and "\0" in source:
+        raise broken(f"bad file name {source!r}")
     try:
         saved_at = datetime.fromisoformat(record.get("saved_at"))
     except (TypeError, ValueError):
@@ -88,8 +97,12 @@ def read_recovery(path):
         scenario = scenario_from_text(text, "json", str(path))
     except ScenarioError as err:
         raise broken(f"the saved scenario is invalid: {err}") from None
+    stamp = record.get("source_stamp")
+    # written before stamps were kept, or damaged: unknown
+    stamp = tuple(stamp) if isinstance(stamp, list) and len(stamp) == 3 \
+        and all(isinstance(n, int) for n in stamp) else None
     return Recovered(scenario, None if source is None else Path(source),
-                     saved_at)
+                     saved_at, stamp)
 
 
 def set_aside(path):

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from models.scenario import parse_scenario
+from solvers.dask_client import EngineUnavailable, connect
 from solvers.evaluate import (evaluate_documents, evaluate_grid,
                               grid_point_documents, points_to_columns)
 from solvers.grid import (axis_values, paused_gc, product_indices,
@@ -126,11 +127,6 @@ def plan(scenario, name=None):
 
 def _base(scenario):
     return scenario.model_copy(update={"variants": [], "sweeps": []})
-
-
-class EngineUnavailable(RuntimeError):
-    """The engine a sweep was asked to run on cannot be used (a Dask
-    scheduler that does not answer)."""
 
 
 def run(scenario, sweep_plan, *, chunk_points=CHUNK_POINTS, processes=1,
@@ -316,9 +312,6 @@ def evaluate_chunk(text, sweep_plan, format_chunk, start, stop):
 
 _BASES = {}
 
-#: Seconds to wait for a Dask scheduler to answer.
-SCHEDULER_TIMEOUT_S = 10
-
 
 def _dask_chunks(scenario, sweep_plan, chunk_points, scheduler,
                  format_chunk):
@@ -345,16 +338,8 @@ def _dask_chunks(scenario, sweep_plan, chunk_points, scheduler,
 
 def _dask_client(scheduler):
     """A client of the Dask scheduler at ``scheduler`` (Dask imported only
-    here); EngineUnavailable when it does not answer in time."""
-    from distributed import Client
-
-    try:
-        return Client(scheduler, timeout=SCHEDULER_TIMEOUT_S,
-                      set_as_default=False)
-    except (OSError, TimeoutError, ValueError, TypeError) as err:
-        raise EngineUnavailable(
-            f"cannot reach the Dask scheduler at {scheduler!r} within "
-            f"{SCHEDULER_TIMEOUT_S} s: {err}") from None
+    here); EngineUnavailable, in bounded time, when it cannot be used."""
+    return connect(scheduler)
 
 
 def _worker_chunk(bounds):

@@ -1,10 +1,9 @@
 """File > Import…: pick a format and files, preview what will be created,
 open the imported scenario as a new, unsaved document."""
 
-import threading
-
 from PySide6 import QtCore, QtWidgets
 
+from app.import_job import ImportJob
 from app.importers import FORMATS
 from app.importers.common import run_import
 from app.importers.migration import format_check, predicted_vs_measured
@@ -21,15 +20,22 @@ _FILTERS = {"rvtools": "RVTools exports (*.xlsx)",
 
 class ImportDialog(QtWidgets.QDialog):
     """The import dialog. ``chosen`` is the scenario to open after
-    ``exec()`` returns accepted. Files are read off the GUI thread (a
-    500 MB esxtop export takes about 20 s); the preview follows."""
+    ``exec()`` returns accepted. Files are read in a process of their own
+    (:class:`ImportJob`; a 500 MB esxtop export takes about 20 s); the
+    preview follows, or what stopped the importer."""
 
-    _imported = QtCore.Signal(int, object)   # load number, ImportOutcome
+    # load number, ImportOutcome or None, failure message or None
+    _imported = QtCore.Signal(int, object, object)
+
+    #: What reads the files, in the import process (tests replace it).
+    importer = staticmethod(run_import)
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self._loads = 0
         self._worker = None
+        self.failure = None
+        self.finished.connect(self._stop)
         self._imported.connect(self._show_outcome)
         self.setWindowTitle("Import")
         self.resize(760, 560)
@@ -78,16 +84,21 @@ class ImportDialog(QtWidgets.QDialog):
         self.format.setCurrentIndex(self.format.findData(fmt))
         self._loads += 1
         number = self._loads
-        self.outcome, self.chosen = None, None
+        self.outcome, self.chosen, self.failure = None, None, None
         self.scenarios.clear()
         self._open_button().setEnabled(False)
         self.preview.setPlainText(f"Reading {len(paths)} file(s)…")
+        self._stop()
+        self._paths = [str(p) for p in paths]
+        self._worker = ImportJob(
+            fmt, paths, lambda outcome, failure: self._imported.emit(
+                number, outcome, failure), type(self).importer)
 
-        def work():
-            self._imported.emit(number, run_import(fmt, paths))
-        self._worker = threading.Thread(target=work, daemon=True,
-                                        name="linkplan-import")
-        self._worker.start()
+    def _stop(self, *_):
+        """Stop an import still running (files chosen again, the dialog
+        closed)."""
+        if self._worker is not None:
+            self._worker.cancel()
 
     def wait(self, timeout=None):
         """Block until the import started last is shown (tests)."""
@@ -95,11 +106,17 @@ class ImportDialog(QtWidgets.QDialog):
             self._worker.join(timeout)
         QtCore.QCoreApplication.sendPostedEvents(
             self, QtCore.QEvent.Type.MetaCall)
-        return self.outcome is not None
+        return self.outcome is not None or self.failure is not None
 
-    def _show_outcome(self, number, outcome):
+    def _show_outcome(self, number, outcome, failure=None):
         if number != self._loads:
             return   # files chosen again since
+        if outcome is None:
+            self.failure = failure
+            self.preview.setPlainText(
+                f"Cannot import {', '.join(self._paths)}: {failure}\n\n"
+                "Nothing was opened; your scenario is unchanged.")
+            return
         self.outcome = outcome
         self.scenarios.clear()
         for scenario in self.outcome.scenarios:

@@ -7,6 +7,7 @@ queued signal and only the newest document's are drawn.
 
 import copy
 import functools
+import os
 import re
 import sys
 from html import escape
@@ -26,8 +27,8 @@ from app.gui.sweep_panel import SweepPanel
 from app.gui.variants import VariantsPanel
 from app.gui.views import VIEWS, DeferredTab
 from app.paths import DEFAULT_EXAMPLE, TEMPLATES, resource_path
-from app.recovery import write_recovery
 from app.report.content import NOISE_GAIN_PCT
+from app.import_job import unreadable_reason
 from app.schema_fields import free_name
 from app.scenario_io import load_scenario, save_scenario
 from app.session import Session
@@ -104,6 +105,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.measured_checks = []
         self.recovery = persistence.RecoveryFiles(
             recovery_folder or persistence.recovery_folder())
+        self._autosave_warned = False   # the failure's dialog, once
+        self._disk_stamp = None   # the document's file as opened or saved
         self.autosave_timer = QtCore.QTimer(self)
         self.autosave_timer.setSingleShot(True)
         self.autosave_timer.setInterval(AUTOSAVE_DELAY_MS)
@@ -211,6 +214,11 @@ class MainWindow(QtWidgets.QMainWindow):
         self.solve_time = QtWidgets.QLabel()
         self.solve_time.setToolTip("How long the last evaluation took")
         self.statusBar().addPermanentWidget(self.solve_time)
+        self.autosave_state = QtWidgets.QLabel("Autosave failed")
+        self.autosave_state.setStyleSheet("color: #D55E00;")
+        self.statusBar().addPermanentWidget(self.autosave_state)
+        self.autosave_state.setVisible(self.recovery.problem is not None)
+        self.autosave_state.setToolTip(self.recovery.problem or "")
         self._build_menus()
         self.resize(1280, 800)
         self._restore_layout()
@@ -671,6 +679,7 @@ class MainWindow(QtWidgets.QMainWindow):
         # an import's measured migrations, for the PDF; set by the import
         self.measured_checks = []
         self.session.open(scenario, path)
+        self._disk_stamp = _file_stamp(path)
 
     def open_example(self):
         self.open_path(resource_path(DEFAULT_EXAMPLE), as_template=True)
@@ -681,8 +690,9 @@ class MainWindow(QtWidgets.QMainWindow):
         (the bundled examples stay untouched)."""
         try:
             scenario = load_scenario(path)
-        except ScenarioError as err:
-            self._warn("Cannot open scenario", str(err))
+        except (ValueError, RecursionError) as err:
+            self._warn("Cannot open scenario",
+                       f"Cannot open {path}: {unreadable_reason(err)}")
             return False
         self.set_document(scenario, None if as_template else Path(path))
         if not as_template:
@@ -866,7 +876,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._update_title()
         if clean:   # saved, opened or undone back: nothing to recover
             self.autosave_timer.stop()
-            self.recovery.discard()
+            self._show_autosave_state(self.recovery.discard())
 
     def _update_title(self):
         name = self.path.name if self.path else "untitled"
@@ -935,17 +945,43 @@ class MainWindow(QtWidgets.QMainWindow):
         return self.save_to(path)
 
     def save_to(self, path):
-        """Save atomically; on failure the old file and the document stay."""
+        """Save atomically; on failure the old file and the document stay.
+        Saving over the document's own file after someone else (another
+        instance, an editor) changed it asks first."""
+        if self._changed_on_disk(path) and not self._overwrite_changed(path):
+            return False
         try:
             save_scenario(self.scenario, path)
         except (OSError, ScenarioError) as err:
             self._warn("Cannot save scenario", str(err))
             return False
         self.session.mark_saved(Path(path))
+        self._disk_stamp = _file_stamp(path)
         persistence.remember_file(path)
         self._update_title()
         self.statusBar().showMessage(f"Saved {path}", 5000)
         return True
+
+    def _changed_on_disk(self, path):
+        """Whether ``path`` is the document's file and was replaced or
+        written since this window opened or saved it (a file since
+        deleted holds nothing to lose)."""
+        if self.path is None or \
+                Path(path).absolute() != Path(self.path).absolute():
+            return False
+        now = _file_stamp(path)
+        return now is not None and now != self._disk_stamp
+
+    def _overwrite_changed(self, path):
+        buttons = QtWidgets.QMessageBox.StandardButton
+        answer = QtWidgets.QMessageBox.question(
+            self, "File changed on disk",
+            f"{path} was changed on disk since you opened it (by another "
+            "Linkplan window or another program).\n\nSave overwrites "
+            "those changes with yours. Cancel leaves the file as it is; "
+            "Save As… keeps both.",
+            buttons.Save | buttons.Cancel, buttons.Cancel)
+        return answer == buttons.Save
 
     def export_pdf_dialog(self):
         path, _ = QtWidgets.QFileDialog.getSaveFileName(
@@ -1003,11 +1039,27 @@ class MainWindow(QtWidgets.QMainWindow):
         reported in the status bar and never interrupts the user."""
         if self.session.history.is_clean:
             return
-        try:
-            write_recovery(self.recovery.path, self.scenario, self.path)
-        except OSError as err:
-            self.statusBar().showMessage(
-                f"Autosave failed: {err.strerror or err}", 10000)
+        self._show_autosave_state(self.recovery.write(
+            self.scenario, self.path, self._disk_stamp))
+
+    def _show_autosave_state(self, problem):
+        """A recovery file that cannot be written or removed is said once
+        in a dialog and stays marked in the status bar until autosave
+        works again; saving and closing go on regardless."""
+        if problem is None:
+            if self.recovery.problem is None:
+                self.autosave_state.hide()
+            return
+        self.autosave_state.setToolTip(problem)
+        self.autosave_state.show()
+        self.statusBar().showMessage(f"Autosave failed: {problem}", 10000)
+        if not self._autosave_warned:
+            self._autosave_warned = True
+            self._warn("Autosave failed",
+                       f"Autosave failed: {problem}.\n\nUnsaved changes "
+                       "cannot be kept for recovery after a crash until "
+                       "this is fixed: save your work to keep it. Save, "
+                       "Save As and Close work as usual.")
 
     def offer_recovery(self):
         """After a crash: offer the newest unsaved work left behind; report
@@ -1036,8 +1088,12 @@ class MainWindow(QtWidgets.QMainWindow):
             if answer == buttons.Yes:
                 self.session.open(recovered.scenario, recovered.source,
                                   modified=True)
+                # the file as the crashed window knew it (else as it is
+                # now): saving over someone's later changes asks
+                self._disk_stamp = recovered.source_stamp or \
+                    _file_stamp(recovered.source)
                 self.autosave()   # now this instance's recovery file
-            self.recovery.drop(path, lock)
+            self._show_autosave_state(self.recovery.drop(path, lock))
             if answer == buttons.Yes:
                 return True
         return False
@@ -1092,6 +1148,7 @@ class MainWindow(QtWidgets.QMainWindow):
             self.advice_timer.stop()
             self.sweep_panel.cancel()
             self._closed = True
+            # a recovery file left behind is offered at the next start
             self.recovery.release()
             self.session.close()
             event.accept()
@@ -1119,6 +1176,18 @@ def about_html():
             "used under the GNU LGPL v3; pyqtgraph (MIT), NumPy and SciPy "
             "(BSD) under their own licences; the bundled DejaVu fonts "
             "under the Bitstream Vera licence.</p>")
+def _file_stamp(path):
+    """What tells a file's content changed (an atomic save gives a new
+    inode; a write in place a new size or time), or None without one."""
+    if path is None:
+        return None
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):   # gone, or a name no file can have
+        return None
+    return info.st_ino, info.st_size, info.st_mtime_ns
+
+
 def goal_metrics(scenario):
     """The metric ids of the scenario's goal (none when it has nothing
     to optimise): the table shows them even when every variant agrees."""

@@ -7,7 +7,9 @@ from pathlib import Path
 
 from PySide6 import QtCore
 
-from app.recovery import RecoveryError, read_recovery, set_aside
+from app.import_job import unreadable_reason
+from app.recovery import (RecoveryError, read_recovery, set_aside,
+                          write_recovery)
 
 #: Entries of File > Open Recent.
 MAX_RECENT_FILES = 8
@@ -93,6 +95,11 @@ class RecoveryFiles:
     beside it; a recovery file whose lock no live process holds is an
     orphan, offered on the next start.
 
+    A folder that cannot be created or written (read-only, full, a file
+    in its place) never stops the GUI: the methods that write or remove
+    return what went wrong, ``problem`` keeps the last such message, and
+    saving and closing go on.
+
     Parameters
     ----------
     folder : pathlib.Path
@@ -101,10 +108,29 @@ class RecoveryFiles:
 
     def __init__(self, folder):
         self.folder = Path(folder)
-        self.folder.mkdir(parents=True, exist_ok=True)
+        self.problem = None
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            self._failed("cannot create the recovery folder", err)
         self.path = self.folder / f"recovery-{os.getpid()}.json"
         self._lock = self._lock_of(self.path)
         self._lock.tryLock(0)
+
+    def _failed(self, what, err):
+        self.problem = f"{what} {self.folder}: {err.strerror or err}"
+        return self.problem
+
+    def write(self, scenario, source, source_stamp=None):
+        """Keep ``scenario`` (belonging to the file ``source`` as its
+        ``source_stamp`` tells it) in this instance's recovery file;
+        None, or why it could not."""
+        try:
+            write_recovery(self.path, scenario, source, source_stamp)
+        except OSError as err:
+            return self._failed("cannot write the recovery file in", err)
+        self.problem = None
+        return None
 
     @staticmethod
     def _lock_of(path):
@@ -115,13 +141,19 @@ class RecoveryFiles:
 
     def discard(self):
         """Remove this instance's recovery file (the work was saved or
-        discarded on purpose)."""
-        self.path.unlink(missing_ok=True)
+        discarded on purpose); None, or why it could not."""
+        try:
+            self.path.unlink(missing_ok=True)
+        except OSError as err:
+            return self._failed("cannot remove the recovery file in", err)
+        return None
 
     def release(self):
-        """Remove the recovery file and give up its lock (clean exit)."""
-        self.discard()
+        """Remove the recovery file and give up its lock (clean exit);
+        None, or why the file could not be removed."""
+        problem = self.discard()
         self._lock.unlock()
+        return problem
 
     def orphans(self):
         """Recovery files of instances that are no longer running, newest
@@ -138,11 +170,15 @@ class RecoveryFiles:
 
     @staticmethod
     def read(path):
-        """(Recovered, None) or (None, message) when the file is broken;
-        a broken file is renamed so it is not offered again."""
+        """(Recovered, None) or (None, message) when the file is broken
+        (hostile ones included: nested too deep, integers too long); a
+        broken file is renamed so it is not offered again."""
         try:
             return read_recovery(path), None
-        except RecoveryError as err:
+        except (ValueError, RecursionError) as err:   # RecoveryError too
+            if not isinstance(err, RecoveryError):
+                err = f"{path}: not a recovery file " \
+                    f"({unreadable_reason(err)})"
             try:
                 aside = set_aside(path)
             except OSError as rename_error:
@@ -150,8 +186,14 @@ class RecoveryFiles:
                     f"{rename_error.strerror}."
             return None, f"{err}\n\nIt was set aside as {aside.name}."
 
-    @staticmethod
-    def drop(path, lock):
-        """Remove an orphan and its lock."""
-        Path(path).unlink(missing_ok=True)
-        lock.unlock()
+    def drop(self, path, lock):
+        """Remove an orphan and its lock; None, or why the orphan could
+        not be removed (it is offered again at the next start)."""
+        try:
+            Path(path).unlink(missing_ok=True)
+        except OSError as err:
+            return self._failed(f"cannot remove {Path(path).name} from",
+                                err)
+        finally:
+            lock.unlock()
+        return None

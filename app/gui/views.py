@@ -8,7 +8,7 @@ one tab per entry of :data:`VIEWS`, in order; the report draws the same
 entries' sections in the same order. A new analysis adds one entry here.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from PySide6 import QtCore, QtWidgets
@@ -259,11 +259,52 @@ class DeferredTab:
         return getattr(self._made(), name)
 
 
+#: Variants a chart of the main window draws: the palette's eight colours
+#: twice over. More lines or bars tell nothing apart, and cost: a
+#: 1,000-variant document spent 55 s of the GUI thread on its goodput
+#: chart's legend and curves. The comparison table lists every variant.
+MAX_CHARTED_VARIANTS = 16
+
+
+def charted(results):
+    """``(results, note)``: the results with the variants a chart draws
+    (the base and the first ones, in the table's order) and, when some
+    are left out, a note saying so ('' otherwise)."""
+    count = len(results.variants)
+    if count <= MAX_CHARTED_VARIANTS:
+        return results, ""
+    return (replace(results, variants=results.variants[
+        :MAX_CHARTED_VARIANTS]),
+        f"Charts show the first {MAX_CHARTED_VARIANTS} of {count:,} "
+        "variants (base included); the table lists them all.")
+
+
+def _noted(note):
+    """The label that says which variants a tab's charts leave out."""
+    note.setWordWrap(True)
+    note.setEnabled(False)   # greyed: a note, not a value
+    note.hide()
+    return note
+
+
+def _show_note(note, text):
+    note.setText(text)
+    note.setVisible(bool(text))
+
+
 class _GoodputTab:
     def __init__(self):
-        self.plot = self.widget = new_plot_widget()
+        self.widget = QtWidgets.QWidget()
+        layout = QtWidgets.QVBoxLayout(self.widget)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.note = _noted(QtWidgets.QLabel())
+        self.plot = new_plot_widget()
+        layout.addWidget(self.note)
+        layout.addWidget(self.plot, 1)
 
     def show_results(self, results):
+        results, note = charted(results)
+        _show_note(self.note, note)
         draw_goodput_vs_mtu(self.plot.getPlotItem(), results)
 
 
@@ -305,11 +346,15 @@ class _BarsTab:
         picker.addWidget(self.item_label)
         picker.addWidget(self.item)
         picker.addStretch(1)
+        self.note = _noted(QtWidgets.QLabel())
+        picker.addWidget(self.note, 1)
         self.widget, self.hint, self.plots = _hinted_charts(view.hint,
                                                             picker)
         self.item.currentIndexChanged.connect(self._draw)
 
     def show_results(self, results):
+        results, note = charted(results)
+        _show_note(self.note, note)
         self.results = results
         shown = self.view.present(results)
         self.hint.setVisible(not shown)

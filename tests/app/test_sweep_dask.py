@@ -104,7 +104,7 @@ def test_unreachable_scheduler_is_a_clear_failure(tmp_path):
     process = run("sweep", str(EXAMPLES / "jumbo_10gbe.toml"), "-o",
                   str(out), "--engine", "dask", "--scheduler",
                   "tcp://127.0.0.1:9")
-    assert_clean_failure(process, "cannot reach the Dask scheduler",
+    assert_clean_failure(process, "cannot be reached",
                          "tcp://127.0.0.1:9")
     assert list(tmp_path.iterdir()) == []
 
@@ -116,7 +116,7 @@ def test_unreachable_scheduler_of_a_fleet_is_a_clear_failure(tmp_path):
     process = run("sweep", str(fleet), "--format", "parquet", "-o",
                   str(tmp_path / "out"), "--engine", "dask", "--scheduler",
                   "tcp://127.0.0.1:9")
-    assert_clean_failure(process, "cannot reach the Dask scheduler",
+    assert_clean_failure(process, "cannot be reached",
                          "tcp://127.0.0.1:9")
     assert [p.name for p in tmp_path.iterdir()] == ["fleet"]
 

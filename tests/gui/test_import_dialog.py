@@ -114,3 +114,69 @@ def test_import_runs_off_the_gui_thread_and_its_check_reaches_the_pdf(
                     for page in PdfReader(out).pages)
     assert "Predicted vs measured: migration" in text
     assert "measured" in text and "error" in text
+
+
+# -- importers that fail or run away (issue 38 item 5) ----------------------
+
+def test_an_importer_that_fails_says_why_in_the_dialog(qtbot, monkeypatch,
+                                                       tmp_path):
+    from tests.gui import import_failures
+    monkeypatch.setattr(ImportDialog, "importer",
+                        staticmethod(import_failures.raise_type_error))
+    export = tmp_path / "powercli.csv"
+    export.write_text("Entity,MetricId,Value\n")
+    dialog = previewed(qtbot, "vcenter", export)
+    text = dialog.preview.toPlainText()
+    assert text.startswith(f"Cannot import {export}: TypeError: "
+                           "unsupported operand")
+    assert dialog.chosen is None and not dialog._open_button().isEnabled()
+
+
+def test_an_importer_killed_out_of_memory_says_so(qtbot, monkeypatch,
+                                                  tmp_path):
+    from tests.gui import import_failures
+    monkeypatch.setattr(ImportDialog, "importer",
+                        staticmethod(import_failures.killed))
+    export = tmp_path / "huge.xlsx"
+    export.write_bytes(b"PK")
+    dialog = previewed(qtbot, "rvtools", export)
+    assert "stopped by signal 9 (out of memory?)" in \
+        dialog.preview.toPlainText()
+
+
+def test_a_hostile_file_the_real_importer_chokes_on_reaches_the_dialog(
+        qtbot, tmp_path):
+    # sadf -j output nested past the recursion limit (6 KB)
+    export = tmp_path / "sar.json"
+    export.write_text("[" * 3000 + "]" * 3000)
+    dialog = previewed(qtbot, "sar", export)
+    text = dialog.preview.toPlainText()
+    assert not text.startswith("Reading")
+    assert str(export) in text and dialog.chosen is None
+
+
+def test_a_slow_import_never_blocks_the_event_loop_and_close_stops_it(
+        qtbot, tmp_path):
+    import time
+    from PySide6 import QtCore
+
+    # a 64 KB inventory whose first line sends csv.Sniffer's regular
+    # expression quadratic: minutes in C, the interpreter held throughout
+    export = tmp_path / "inventory.csv"
+    export.write_text(',"' * 32768 + "\n")
+    dialog = ImportDialog()
+    qtbot.addWidget(dialog)
+    ticks = []
+    timer = QtCore.QTimer(interval=20)
+    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    timer.start()
+    dialog.load("inventory", [str(export)])
+    qtbot.wait(4000)
+    timer.stop()
+    gaps = [b - a for a, b in zip(ticks, ticks[1:])]
+    assert len(ticks) > 50 and max(gaps) < 0.5, max(gaps, default=None)
+    job = dialog._worker
+    if dialog.outcome is None and dialog.failure is None:
+        dialog.reject()   # still reading: closing stops the importer
+        assert job.join(10)
+        assert not job._process.is_alive()
