@@ -127,6 +127,16 @@ def grid_documents(base, paths, combos, converters=None):
     return documents
 
 
+def replaced(base, changes):
+    """``base`` with each path of ``changes`` (path -> value) set, not
+    validated again: the values are validated ones (:func:`convert`), or
+    numpy arrays of them for the column path's builders
+    (:mod:`solvers.columns`). Branches the changes do not touch are the
+    base's own objects."""
+    return _replace(base, [(parse_path(path), value)
+                           for path, value in changes.items()])
+
+
 def validate_values(base, paths, values_per_axis):
     """Check every axis's values against the schema, and the corners of the
     grid as whole documents.

@@ -76,7 +76,8 @@ def analyse_columns(inputs, upstream):
             "guest_slowdown": result["slowdown"][r],
             "rate_for_downtime_gbps": bytes_per_s_to_gbps(window_rate[r]),
         }
-        batches = math.ceil(item.count / item.concurrency)
+        # (count and concurrency are column fields: per point)
+        batches = np.ceil(rows.count[r] / rows.concurrency[r])
         for key, value in (("total_s", result["total_time"][r]),
                            ("downtime_s", result["downtime"][r]),
                            ("bytes_sent_gib", result["bytes_sent"][r] / GIB),

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from models.scenario import parse_scenario
 from solvers import sweep
 from solvers.evaluate import evaluate, evaluate_columns
-from solvers.inputs import column_targets
+from solvers.columns import column_targets
 from tests.conftest import EXAMPLES
 
 SCENARIOS = {path.stem: parse_scenario(path.read_text(), "toml")
@@ -114,7 +114,7 @@ def test_columns_differ_from_the_template_only_in_their_fields(name):
             assert math.isclose(values[metric.id], metric.value,
                                 rel_tol=AGREEMENT, abs_tol=0.0)
     assert column_targets("network.mtu") is not None
-    assert column_targets("workloads.storage[0].block_kib") is None
+    assert column_targets("workloads.storage[0].protocol") is None
 
 
 @pytest.mark.parametrize("field, values", [("threads_per_disk", [1, 4, 32]),
