@@ -33,7 +33,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from solvers.grid import replaced
+from solvers.grid import grid_documents, replaced
 from solvers.inputs import (EvacuationRows, Inputs, MigrationRows,
                             StorageRows, TransferRows, WireColumns,
                             evacuation_rows, migration_rows, storage_columns,
@@ -141,6 +141,8 @@ def distinct_combinations(columns, paths):
         unique, code = np.unique(columns[path], return_inverse=True)
         distinct.append(unique)
         codes.append(code.reshape(-1))
+    if len(paths) == 1:
+        return codes[0], {paths[0]: distinct[0]}
     flat, combo = np.unique(np.ravel_multi_index(
         codes, [u.size for u in distinct]), return_inverse=True)
     which = np.unravel_index(flat, [u.size for u in distinct])
@@ -150,11 +152,12 @@ def distinct_combinations(columns, paths):
 
 def combination_documents(template, values):
     """``template`` with each combination of ``values`` (path -> array
-    over the combinations) set, one document per combination."""
-    count = len(next(iter(values.values())))
-    return [replaced(template, {path: column[c].item()
-                                for path, column in values.items()})
-            for c in range(count)]
+    over the combinations, validated values) set, one document per
+    combination."""
+    paths = list(values)
+    combos = list(zip(*(values[path].tolist() for path in paths)))
+    return grid_documents(template, paths, combos, [
+        {repr(v): v for v in values[path].tolist()} for path in paths])
 
 
 class TiledInputs(Inputs):
@@ -197,6 +200,7 @@ class TiledInputs(Inputs):
         self.names, self.documents = [""] * count, [template] * count
         self.template = Inputs([("", template)])
         self._columns = columns
+        self._combos = {}
         self.count = count
 
     def nic_speed(self, nic):
@@ -221,6 +225,14 @@ class TiledInputs(Inputs):
                 values[key] = np.where(template_row == int(index.group(1)),
                                        value, values[key])
 
+    def _combinations(self, paths):
+        """:func:`distinct_combinations` of ``paths``, found once for the
+        families that share them."""
+        key = tuple(paths)
+        if key not in self._combos:
+            self._combos[key] = distinct_combinations(self._columns, paths)
+        return self._combos[key]
+
     def _rebuilt_paths(self, family):
         return [path for path in self._columns
                 if _generic(path) not in DIRECT
@@ -237,7 +249,7 @@ class TiledInputs(Inputs):
         paths = self._rebuilt_paths(family)
         if not paths:
             return None
-        combo, values = distinct_combinations(self._columns, paths)
+        combo, values = self._combinations(paths)
         count = combo.max() + 1
         template = self.template.documents[0]
         own = rows_of(template)
@@ -346,7 +358,7 @@ class TiledInputs(Inputs):
                 [x for x in one.aggregate_cap for _ in range(count)])
         # evacuations are planned point by point anyway: their rows are
         # built once per combination of values, items and all
-        combo, values = distinct_combinations(self._columns, paths)
+        combo, values = self._combinations(paths)
         built = [evacuation_rows([document]) for document in
                  combination_documents(self.template.documents[0],
                                        values)]

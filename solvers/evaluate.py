@@ -341,9 +341,11 @@ def evaluate_columns(template, columns, count):
                 for n in analysis.REQUIRES):
             raise ValueError(f"analysis {name!r} reads documents but "
                              "requires a column analysis")
+        # one that finds nothing to analyse in the template finds nothing
+        # at any point: column fields change no structure
         read = tuple(path for path in columns if families is None
                      and _reads(analysis, path))
-        if read:
+        if read and template_results(name)[0].metrics:
             combo, results = value_results(name, read)
             done[name] = ColumnResult({
                 k: v[combo] for k, v in points_to_columns(
