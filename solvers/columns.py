@@ -238,14 +238,17 @@ class TiledInputs(Inputs):
                 if _generic(path) not in DIRECT
                 and family in FIELDS[_generic(path)]]
 
-    def _rebuild(self, family, rows_of, *, arrays=True):
+    def _rebuild(self, family, rows_of, columns_of):
         """Rebuild a family's rows for the rebuilt fields' values.
 
         ``rows_of(document)`` gives the family's rows of a document as
-        ``(structure, columns)`` pairs, each column one value or an array
-        over the combinations. Returns None without rebuilt fields, else
-        the combination of every point and per template row the columns
-        over the combinations that differ from the template's."""
+        ``(structure, inputs)`` pairs, ``columns_of(inputs)`` the columns
+        of a list of rows' inputs (the family's builder: one array per
+        column, a row per input, or an array over the combinations per
+        row where the document holds arrays). Returns None without
+        rebuilt fields, else the combination of every point and per
+        template row the columns over the combinations that differ from
+        the template's."""
         paths = self._rebuilt_paths(family)
         if not paths:
             return None
@@ -254,30 +257,34 @@ class TiledInputs(Inputs):
         template = self.template.documents[0]
         own = rows_of(template)
         expected = [structure for structure, _ in own]
-        built = None
-        if arrays and count > 1:
+        if count > 1:
             try:
                 built = rows_of(replaced(template, values))
+                if [structure for structure, _ in built] != expected:
+                    raise StructureChanged(paths)
+                # one row at a time: a column is an array in some rows
+                return combo, [
+                    {key: np.broadcast_to(column[0], (count,))
+                     for key, column in columns_of([row]).items()
+                     if np.ndim(column) > 1}
+                    for _, row in built]
             except (TypeError, ValueError):
-                built = None   # a builder branches on a value
-        if built is not None:
-            if [structure for structure, _ in built] != expected:
-                raise StructureChanged(paths)
-            return combo, [
-                {key: np.broadcast_to(column, (count,))
-                 for key, column in columns.items() if np.ndim(column)}
-                for _, columns in built]
+                pass   # a builder branches on a value: one at a time
         each = [rows_of(document) for document in
                 combination_documents(template, values)]
         if any([structure for structure, _ in rows] != expected
                for rows in each):
             raise StructureChanged(paths)
+        # every combination's rows in one call of the builder
+        rows = len(own)
+        built = columns_of([row for done in each for _, row in done])
+        mine = columns_of([row for _, row in own])
         # only the columns that differ from the template's somewhere
         return combo, [
-            {key: stacked for key, value in columns.items()
-             if not _equal(stacked := np.array(
-                 [rows[j][1][key] for rows in each]), value)}
-            for j, (_, columns) in enumerate(own)]
+            {key: by_combo for key, column in built.items()
+             if not _equal(by_combo := column.reshape(
+                 count, rows, *column.shape[1:])[:, j], mine[key][j])}
+            for j in range(rows)]
 
     def _place(self, rebuilt, columns, rows):
         """Rebuilt columns (:meth:`_rebuild`) into the tiled ``columns``
@@ -302,7 +309,7 @@ class TiledInputs(Inputs):
                                         self.count)
                   for field in fields(one)
                   if field.name != "limits"}
-        rebuilt = self._rebuild("wire", _wire_rows)
+        rebuilt = self._rebuild("wire", _wire_rows, _wire_columns)
         if rebuilt is not None:
             self._place(rebuilt, values, 1)
         self._set("wire", values, np.arange(self.count),
@@ -317,7 +324,8 @@ class TiledInputs(Inputs):
         row, point = self._rows(len(one.owners))
         columns = {k: v[row] for k, v in one.columns.items()}
         columns["vrss_fallback"] = one.vrss_fallback[row]
-        rebuilt = self._rebuild("transfers", _transfer_rows)
+        rebuilt = self._rebuild("transfers", _transfer_rows,
+                                transfer_columns)
         if rebuilt is not None:
             self._place(rebuilt, columns, len(one.owners))
         self._set("transfers", columns, point, row)
@@ -333,7 +341,7 @@ class TiledInputs(Inputs):
             return one
         row, point = self._rows(len(one.owners))
         columns = {k: v[row] for k, v in one.columns.items()}
-        rebuilt = self._rebuild("storage", _storage_rows)
+        rebuilt = self._rebuild("storage", _storage_rows, storage_columns)
         if rebuilt is not None:
             self._place(rebuilt, columns, len(one.owners))
         self._set("storage", columns, point, row)
@@ -385,7 +393,8 @@ class TiledInputs(Inputs):
         columns["concurrency"] = one.concurrency[row]
         columns["count"] = np.array([item.count for _, item in one.owners])[
             row]
-        rebuilt = self._rebuild("migrations", _migration_rows)
+        rebuilt = self._rebuild("migrations", _migration_rows,
+                                _migration_columns)
         if rebuilt is not None:
             self._place(rebuilt, columns, len(one.owners))
         return _TiledMigrationRows(
@@ -399,17 +408,15 @@ def _equal(values, value):
         (values != values) & (value != value))))
 
 
-def _first(columns):
-    """Columns of a one-row builder: row 0 of each (one value, or an
-    array over the combinations)."""
-    return {key: column[0] for key, column in columns.items()}
-
-
 def _wire_rows(document):
-    one = wire_columns([document])
-    return [(one.limits, _first({field.name: getattr(one, field.name)
-                                 for field in fields(one)
-                                 if field.name != "limits"}))]
+    return [((document.network.mtu_min, document.network.mtu_max),
+             document)]
+
+
+def _wire_columns(documents):
+    one = wire_columns(documents)
+    return {field.name: getattr(one, field.name) for field in fields(one)
+            if field.name != "limits"}
 
 
 def _path_structure(path):
@@ -424,24 +431,37 @@ def _transfer_rows(document):
     for _, item, carried in transfer_owners([document]):
         path = transfer_path(document, item)
         rows.append(((carried, _path_structure(path)),
-                     _first(transfer_columns([(document, item, path)]))))
+                     (document, item, path)))
     return rows
 
 
 def _storage_rows(document):
-    return [(item.name, _first(storage_columns([(document, item)])))
+    return [(item.name, (document, item))
             for item in document.workloads.storage]
 
 
 def _migration_rows(document):
-    one = migration_rows([document])
-    rows = []
-    for j, (_, item) in enumerate(one.owners):
-        columns = {key: column[j] for key, column in one.columns.items()}
-        columns["concurrency"] = one.concurrency[j]
-        columns["count"] = item.count
-        rows.append((item.name, columns))
-    return rows
+    return [(item.name, (document, j))
+            for j, (_, item) in enumerate(migration_rows([document]).owners)]
+
+
+def _migration_columns(rows):
+    """The migrations' columns of ``(document, index)`` rows, with each
+    one's ``concurrency`` and ``count``."""
+    built = {}
+    for document, _ in rows:
+        if id(document) not in built:
+            one = migration_rows([document])
+            built[id(document)] = (one, [item.count
+                                         for _, item in one.owners])
+    columns = {}
+    for document, j in rows:
+        one, counts = built[id(document)]
+        row = {key: column[j] for key, column in one.columns.items()}
+        row.update(concurrency=one.concurrency[j], count=counts[j])
+        for key, value in row.items():
+            columns.setdefault(key, []).append(value)
+    return {key: np.array(values) for key, values in columns.items()}
 
 
 class _Tiled(Sequence):

@@ -32,6 +32,13 @@ def stack_costs(doc):
     return host.STACK_PRESETS[stack_preset(doc)]
 
 
+def given(value, default):
+    """``value``, or ``default`` where the field is not set (None): not
+    ``value or default``, so that a column sweep's array of values
+    (:mod:`solvers.columns`) passes through the builders."""
+    return default if value is None else value
+
+
 def total_cores(doc):
     """Physical cores of a document's host."""
     return doc.host.sockets * doc.host.cores_per_socket
@@ -289,8 +296,7 @@ def stream_cap(doc, item, path):
     if doc.host.hypervisor == "vsphere":
         if doc.host.vmotion_auto_streams:
             return np.inf
-        return float(transport.vmotion_stream_cap(path.flows
-                                                  / len(path.nics)))
+        return transport.vmotion_stream_cap(path.flows / len(path.nics))
     preset = transport.MIGRATION_STREAM_CAPS.get(doc.host.hypervisor)
     if preset is None or path.transport not in preset[2]:
         return np.inf
@@ -465,7 +471,7 @@ def transfer_columns(rows):
             not all(o.tunnel for o in offloads)
         rdma_kinds = {n.rdma for n in path.nics} - {"none"}
         udp = path.transport == "udp"
-        stream_pps = item.stream_cap_pps or np.inf
+        stream_pps = given(item.stream_cap_pps, np.inf)
         add = {
             "transport": transport.TRANSPORTS.index(path.transport),
             # np.minimum: a column sweep passes speeds as arrays
@@ -509,8 +515,8 @@ def transfer_columns(rows):
             "stream_pps": stream_pps,
             # this host's sending thread is the generator whose packet
             # rate is given: its own core, not the stack model, binds it
-            "own_thread": bool(np.isfinite(stream_pps))
-            and item.direction == "send",
+            "own_thread": np.isfinite(stream_pps)
+            & (item.direction == "send"),
             "checksum": not software_tunnel and
             all(o.checksum for o in offloads),
             "c_byte": costs.c_byte_rx if item.direction == "receive"
@@ -596,8 +602,9 @@ def storage_row(doc, item):
     first NIC."""
     used = [n for n in doc.nics if n.id in item.nics] or [doc.nics[0]]
     backend = item.backend
-    service = backend.service_time_ms / 1e3 if backend.service_time_ms \
-        else (1.0 / backend.device_iops if backend.devices
+    service = backend.service_time_ms / 1e3 \
+        if backend.service_time_ms is not None \
+        else (1.0 / backend.device_iops if backend.devices is not None
               else DEFAULT_SERVICE_S)
     preset = stack_costs(doc)
     rdma = storage_rdma(item, used)
@@ -623,9 +630,10 @@ def storage_row(doc, item):
         "encapsulation": net.encapsulation,
         "underlay_ip_version": net.underlay_ip_version,
         "geneve_option_bytes": net.geneve_option_bytes,
-        "iops_max": backend.iops_max or np.inf,
-        "mbps_max": backend.mbps_max or np.inf,
-        "devices": backend.devices or 0, "device_iops": backend.device_iops,
+        "iops_max": given(backend.iops_max, np.inf),
+        "mbps_max": given(backend.mbps_max, np.inf),
+        "devices": given(backend.devices, 0),
+        "device_iops": backend.device_iops,
         "device_mbps": backend.device_mbps,
         "penalty": storage.WRITE_PENALTY[backend.raid],
         "service_s": service, "encrypted": item.smb_encryption,
@@ -657,8 +665,9 @@ def device_servers(backend, service_s):
         return 0.0
     if backend.kind == "cloud_volume":
         return np.inf
-    return float(backend.channels or max(1.0, np.ceil(
-        backend.iops_max * service_s)))
+    if backend.channels is not None:
+        return float(backend.channels)
+    return np.maximum(1.0, np.ceil(backend.iops_max * service_s))
 
 
 def sessions_per_path(item, nics, rdma, cores):
@@ -716,17 +725,19 @@ def migration_row(item, carrier=None):
         else item.downtime_budget_ms / 1e3
     throttle = item.throttling or rule.throttle
     qemu = migration.qemu_settings(
-        item.qemu_version, item.management,
-        None if item.max_bandwidth_mib_s is None
-        else item.max_bandwidth_mib_s * MIB, throttle) \
+        item.qemu_version, item.management, throttle=throttle) \
         if rule.sync == "qemu" else None
+    if qemu and item.max_bandwidth_mib_s is not None:
+        # an explicit max-bandwidth wins (as in qemu_settings), set here
+        # so that a column sweep's array of them passes
+        qemu["max_bandwidth"] = item.max_bandwidth_mib_s * MIB
     return {
         "memory": item.memory_gib * GIB,
         "cold_rate": (dirty.cold_rate_mib_s if hot else dirty.rate_mib_s)
         * MIB,
         "hot_set": dirty.hot_set_gib * GIB if hot else 0.0,
         "hot_rate": dirty.rate_mib_s * MIB if hot else 0.0,
-        "first_cap": (item.first_round_rate_cap_mib_s or math.inf) * MIB,
+        "first_cap": given(item.first_round_rate_cap_mib_s, math.inf) * MIB,
         "zero_fraction": item.zero_page_pct / 100,
         "downtime_limit": budget,
         "min_pages": rule.min_pages,
@@ -734,8 +745,8 @@ def migration_row(item, carrier=None):
         if item.stop_rule == "fraction_left" else 0.0,
         "max_rounds": rule.max_rounds,
         "max_factor": rule.max_factor,
-        "max_switchover": item.max_switchover_s or rule.max_switchover,
-        "time_budget": item.time_budget_s or math.inf,
+        "max_switchover": given(item.max_switchover_s, rule.max_switchover),
+        "time_budget": given(item.time_budget_s, math.inf),
         "throttle": migration.THROTTLES.index(throttle),
         "fixed_downtime": rule.fixed_downtime,
         "sync": migration.SYNC_RULES.index(rule.sync),
