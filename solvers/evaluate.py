@@ -19,7 +19,7 @@ from solvers.analysis import ColumnResult
 from solvers.analysis_cache import InputKeys
 from solvers.columns import (StructureChanged, TiledInputs, column_targets,
                              combination_documents, distinct_combinations)
-from solvers.grid import convert, grid_documents
+from solvers.grid import convert_all, grid_documents
 from solvers.inputs import Inputs
 from solvers.metric_ids import info as metric_info
 from solvers.results import Metric, Results, VariantResult
@@ -141,8 +141,12 @@ def evaluate_grid(base, paths, values, converters, indices, *,
             return numbers, [(np.array([i]), doc)
                              for i, doc in enumerate(each)]
         return numbers
-    converted = {a: np.array([convert(converters[a], v) for v in values[a]])
-                 for a in column_axes}
+    converted = {}   # each point's validated value on each column axis
+    for a in column_axes:
+        # only the values these points have: a chunk of a long axis
+        used, at = np.unique(indices[a], return_inverse=True)
+        converted[a] = convert_all(converters[a], [
+            values[a][i] for i in used.tolist()])[at.reshape(-1)]
     grid = (paths, values, converters, indices, converted)
     parts = []
     for group, key in enumerate(keys.tolist()):
@@ -180,7 +184,7 @@ def _column_parts(template, members, column_axes, grid):
     paths, values, _, indices, converted = grid
     try:
         return [(members, template, evaluate_columns(
-            template, {paths[a]: converted[a][indices[a][members]]
+            template, {paths[a]: converted[a][members]
                        for a in column_axes}, members.size))]
     except StructureChanged as changed:
         split = [a for a in column_axes if paths[a] in changed.paths]

@@ -240,6 +240,27 @@ def convert(converter, value):
     return converter(value)
 
 
+def convert_all(converter, values):
+    """:func:`convert` of every value of an axis, as a numpy array: a
+    number met again (an axis that cycles through a few settings) is
+    looked up once, not by its ``repr`` at every point."""
+    if not isinstance(converter, dict):
+        return np.array([converter(value) for value in values])
+    done = {}
+    out = []
+    for value in values:
+        # by type too: 1, 1.0 and True are equal keys with other reprs
+        key = (value.__class__, value) \
+            if isinstance(value, (int, float, str)) else None
+        if key is None:
+            out.append(convert(converter, value))
+            continue
+        if key not in done:
+            done[key] = convert(converter, value)
+        out.append(done[key])
+    return np.array(out)
+
+
 def _validated(base, path, value):
     try:
         changed = base.with_value(path, value)
