@@ -21,15 +21,16 @@ POINTS = sweep.CHUNK_POINTS
 TARGET = 1.5
 
 
-def span(start, stop, points=POINTS):
-    """``points`` distinct values from ``start`` to ``stop``."""
-    return np.linspace(start, stop, points).tolist()
+def span(start, stop):
+    """The values of an axis of ``points`` points (a function of them):
+    as many distinct values from ``start`` to ``stop``."""
+    return lambda points: np.linspace(start, stop, points).tolist()
 
 
-def cycle(values, points=POINTS):
-    """``values`` over and over, ``points`` of them: a field of few
-    settings swept over as many points as the others."""
-    return [values[i % len(values)] for i in range(points)]
+def cycle(values):
+    """The values of an axis of ``points`` points: ``values`` over and
+    over, a field of few settings swept over as many points as others."""
+    return lambda points: [values[i % len(values)] for i in range(points)]
 
 
 #: The KVM example's guest dirtying 200 MiB/s, where it converges in a
@@ -38,15 +39,17 @@ def cycle(values, points=POINTS):
 #: 2,000 MiB/s on 10 GbE some points converge in hundreds of rounds).
 CONVERGING = {"workloads.migrations[0].dirty.rate_mib_s": 200.0}
 
-#: Family -> (example, points, [(field, values[, settings])]): a field
+#: Family -> (example, points, [(field, values[, settings])]), values a
+#: function of the points (:func:`span`, :func:`cycle`): a field
 #: that turns on more of a model (a time budget: the goal seeks that
 #: answer it) is swept, and its MTU sweep run, with ``settings`` (path
 #: -> value) set in the example, so that both compute the same metrics;
 #: values span the example's regime (a dirty rate around its own).
-#: Evacuations plan a schedule per point (about 0.1 s each, the same on
-#: either path), so their sweeps are short.
+#: Points: at least a tenth of a second of sweeping (the cheap examples
+#: sweep more chunks); evacuations plan a schedule per point (about 0.1 s
+#: each, the same on either path), so their sweeps are short.
 FAMILIES = {
-    "host": ("jumbo_10gbe.toml", POINTS, [
+    "host": ("jumbo_10gbe.toml", 4 * POINTS, [
         ("host.ghz", span(1.5, 4.0)),
         ("host.sockets", cycle(list(range(1, 17)))),
         ("host.cores_per_socket", cycle(list(range(1, 513)))),
@@ -77,7 +80,7 @@ FAMILIES = {
          CONVERGING),
         ("workloads.migrations[0].streams", cycle(list(range(1, 65))),
          CONVERGING)]),
-    "storage": ("seed002_hcibench.toml", POINTS, [
+    "storage": ("seed002_hcibench.toml", 2 * POINTS, [
         ("workloads.storage[0].block_kib", span(4.0, 1024.0)),
         ("workloads.storage[0].read_pct", span(0.0, 100.0)),
         ("workloads.storage[0].random_pct", span(0.0, 100.0)),
@@ -86,13 +89,12 @@ FAMILIES = {
         ("workloads.storage[0].backend.iops_max", span(1e4, 1e6)),
         ("workloads.storage[0].backend.mbps_max", span(100.0, 20000.0))]),
     "evacuation": ("evacuation_maintenance.toml", 16, [
-        ("workloads.evacuations[0].vms[0].memory_gib",
-         span(2.0, 256.0, 16)),
+        ("workloads.evacuations[0].vms[0].memory_gib", span(2.0, 256.0)),
         ("workloads.evacuations[0].bandwidth_per_migration_mib_s",
-         span(100.0, 2000.0, 16)),
+         span(100.0, 2000.0)),
         ("workloads.evacuations[0].concurrency",
-         cycle(list(range(1, 9)), 16))]),
-    "pcie": ("explain_pcie_slot.toml", POINTS, [
+         cycle(list(range(1, 9))))]),
+    "pcie": ("explain_pcie_slot.toml", 8 * POINTS, [
         ("nics[0].speed_gbps", span(1.0, 200.0))]),
 }
 
@@ -144,7 +146,7 @@ def family_ratios(family):
     for path, values, *settings in fields:
         settings = settings[0] if settings else {}
         ratios[path] = paired_ratio(
-            sweep_run(example, path, values, settings),
+            sweep_run(example, path, values(points), settings),
             sweep_run(example, "network.mtu", mtu_values(points), settings))
     return ratios
 
