@@ -219,9 +219,18 @@ def _grid_groups(paths, values, indices):
     return column_axes, other_axes, keys, group_of
 
 
-def _per_point(column_axes, keys, count):
-    # columns do not pay for groups of a point or two
-    return not column_axes or 4 * len(keys) > count
+#: Points per template from which a grid whose point documents would be
+#: evaluated in a batch with many others (a fleet's,
+#: :func:`grid_point_documents`) is evaluated on columns instead: a
+#: document in such a batch costs 0.05-0.9 ms, a column evaluation of a
+#: template 1.5-5 ms whatever its points (the built-in example, seeds 001
+#: and 002), so columns pay from 5 to 50 points.
+BATCHED_COLUMN_POINTS = 32
+
+
+def _per_point(column_axes, keys, count, points=4):
+    # columns do not pay for groups of a few points (``points`` each)
+    return not column_axes or points * len(keys) > count
 
 
 def _point_documents(base, paths, values, converters, indices):
@@ -235,9 +244,11 @@ def grid_point_documents(base, paths, values, converters, indices):
     evaluates each point as a document of its own (arguments as there),
     else None: a caller with many small grids (a fleet) evaluates their
     documents together in one :func:`evaluate_documents` call, which
-    gives each document the numbers it gets alone."""
+    gives each document the numbers it gets alone; grids of fewer than
+    :data:`BATCHED_COLUMN_POINTS` points per template are evaluated so."""
     column_axes, _, keys, _ = _grid_groups(paths, values, indices)
-    if not _per_point(column_axes, keys, len(indices[0]) if indices else 0):
+    if not _per_point(column_axes, keys, len(indices[0]) if indices else 0,
+                      BATCHED_COLUMN_POINTS):
         return None
     return _point_documents(base, paths, values, converters, indices)
 
