@@ -57,7 +57,7 @@ def analyse(inputs, upstream, *, details=True):
 
 def analyse_columns(inputs, upstream):
     """Transfer metrics of the points of a
-    :class:`solvers.inputs.TiledInputs`, as columns (see
+    :class:`solvers.columns.TiledInputs`, as columns (see
     :mod:`solvers.analysis`); ``provides["rates"]`` as in
     :func:`analyse`, with arrays over the points."""
     rows = inputs.transfers

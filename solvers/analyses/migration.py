@@ -50,7 +50,7 @@ def analyse(inputs, upstream, *, details=True):
 
 def analyse_columns(inputs, upstream):
     """Migration metrics of the points of a
-    :class:`solvers.inputs.TiledInputs`, as columns (see
+    :class:`solvers.columns.TiledInputs`, as columns (see
     :mod:`solvers.analysis`): a metric a point does not have (the times
     of a migration that does not converge, a goal-seek answer that does
     not exist) is NaN there."""
