@@ -31,8 +31,10 @@ def scenario_format(path):
     return fmt
 
 
-def load_scenario(path):
-    """Read, decode and validate a scenario file.
+def load_scenario(path, parsed=None):
+    """Read, decode and validate a scenario file; with ``parsed`` (a dict
+    kept over a batch of files: a fleet), a file whose format and text
+    were parsed before is that same scenario, not parsed again.
 
     Raises
     ------
@@ -61,7 +63,11 @@ def load_scenario(path):
         raise ScenarioError([("", f"not UTF-8 text (byte "
                               f"0x{raw[err.start]:02x} at offset "
                               f"{err.start})")], str(path)) from None
-    return parse_scenario(text, fmt, source=str(path))
+    if parsed is None:
+        return parse_scenario(text, fmt, source=str(path))
+    if (fmt, text) not in parsed:
+        parsed[fmt, text] = parse_scenario(text, fmt, source=str(path))
+    return parsed[fmt, text]
 
 
 def save_scenario(scenario, path):
