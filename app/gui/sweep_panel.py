@@ -153,9 +153,11 @@ def run_sweep(request, cancel, progress=None):
     column_points = math.prod(len(a[1]) for a in request.axes
                               if column_targets(a[0]) is not None)
     if any(column_targets(a[0]) is not None for a in request.axes):
-        # whole templates per chunk
-        chunk_points = column_points * max(
-            1, COLUMN_CHUNK_POINTS // column_points)
+        # whole templates per chunk; a template of more points (every
+        # axis a column field) a chunk's worth at a time, so that the
+        # worker still stops soon after a cancel
+        chunk_points = column_points * (COLUMN_CHUNK_POINTS // column_points) \
+            if column_points <= COLUMN_CHUNK_POINTS else COLUMN_CHUNK_POINTS
     else:
         chunk_points = DOCUMENT_CHUNK_POINTS
     for name, swept, plan in planned:
