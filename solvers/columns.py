@@ -233,6 +233,15 @@ class TiledInputs(Inputs):
             self._combos[key] = distinct_combinations(self._columns, paths)
         return self._combos[key]
 
+    def _documents(self, paths):
+        """:func:`combination_documents` of ``paths``' combinations, made
+        once for the families that share them."""
+        key = ("documents", *paths)
+        if key not in self._combos:
+            self._combos[key] = combination_documents(
+                self.template.documents[0], self._combinations(paths)[1])
+        return self._combos[key]
+
     def _rebuilt_paths(self, family):
         return [path for path in self._columns
                 if _generic(path) not in DIRECT
@@ -270,8 +279,7 @@ class TiledInputs(Inputs):
                     for _, row in built]
             except (TypeError, ValueError):
                 pass   # a builder branches on a value: one at a time
-        each = [rows_of(document) for document in
-                combination_documents(template, values)]
+        each = [rows_of(document) for document in self._documents(paths)]
         if any([structure for structure, _ in rows] != expected
                for rows in each):
             raise StructureChanged(paths)
@@ -366,10 +374,9 @@ class TiledInputs(Inputs):
                 [x for x in one.aggregate_cap for _ in range(count)])
         # evacuations are planned point by point anyway: their rows are
         # built once per combination of values, items and all
-        combo, values = self._combinations(paths)
-        built = [evacuation_rows([document]) for document in
-                 combination_documents(self.template.documents[0],
-                                       values)]
+        combo, _ = self._combinations(paths)
+        built = [evacuation_rows([document])
+                 for document in self._documents(paths)]
         if any([item.name for _, item in rows.owners]
                != [item.name for _, item in one.owners] for rows in built):
             raise StructureChanged(paths)
@@ -441,8 +448,9 @@ def _storage_rows(document):
 
 
 def _migration_rows(document):
+    # (the owners of migration_rows: the document's migrations in order)
     return [(item.name, (document, j))
-            for j, (_, item) in enumerate(migration_rows([document]).owners)]
+            for j, item in enumerate(document.workloads.migrations)]
 
 
 def _migration_columns(rows):
