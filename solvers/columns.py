@@ -200,7 +200,7 @@ class TiledInputs(Inputs):
         self.names, self.documents = [""] * count, [template] * count
         self.template = Inputs([("", template)])
         self._columns = columns
-        self._combos = {}
+        self._combos, self._made = {}, {}
         self.count = count
 
     def nic_speed(self, nic):
@@ -236,13 +236,15 @@ class TiledInputs(Inputs):
     def _documents(self, paths):
         """:func:`combination_documents` of ``paths``' combinations, made
         once for the families that share them."""
-        key = ("documents", *paths)
-        if key not in self._combos:
-            self._combos[key] = combination_documents(
+        key = tuple(paths)
+        if key not in self._made:
+            self._made[key] = combination_documents(
                 self.template.documents[0], self._combinations(paths)[1])
-        return self._combos[key]
+        return self._made[key]
 
     def _rebuilt_paths(self, family):
+        """The rebuilt fields among the axes whose values reach
+        ``family``."""
         return [path for path in self._columns
                 if _generic(path) not in DIRECT
                 and family in FIELDS[_generic(path)]]
