@@ -75,7 +75,10 @@ _EVACUATION_VM = ("memory_gib", "zero_page_pct", "dirty.rate_mib_s",
 #: values reach (none: only analyses that read documents read it).
 FIELDS = {
     **{path: tuple(targets) for path, targets in DIRECT.items()},
-    "host.ghz": ("wire", "transfers", "storage"),
+    # (migrations and evacuations too: QEMU's RAM path per page runs at
+    # the host's clock where the migration rows read it)
+    "host.ghz": ("wire", "transfers", "storage", "migrations",
+                 "evacuations"),
     "host.sockets": ("transfers", "storage"),
     "host.cores_per_socket": ("transfers", "storage"),
     "nics[].speed_gbps": ("wire", "transfers", "storage", "evacuations"),

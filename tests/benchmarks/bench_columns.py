@@ -1,11 +1,12 @@
 """Column sweeps on every axis people sweep (issue 36): per family, a
 sweep over each of its column fields against a sweep of as many points
-over the MTU of the same example, both timed in this run (best of three,
-in this process), so that load on the machine slows both alike and the
-ratio still shows a regression. Each benchmark gives the worst of its
+over the MTU of the same example, both timed in this run, in turn (best
+CPU time of five each, in this process), so that load on the machine
+slows both alike and the ratio still shows a regression. Each benchmark gives the worst of its
 family's fields and prints every field's ratio below its line."""
 
 import json
+import time
 
 import numpy as np
 
@@ -13,7 +14,6 @@ from app.paths import resource_path
 from app.scenario_io import load_scenario
 from models.scenario import parse_scenario
 from solvers import sweep
-from tests.benchmarks.timing import best_time
 
 #: Points of each sweep: one chunk (solvers.sweep.CHUNK_POINTS).
 POINTS = sweep.CHUNK_POINTS
@@ -127,12 +127,16 @@ def sweep_run(example, path, values, settings=None):
 
 
 def paired_ratio(run, baseline, repeat=5):
-    """Best time of ``run`` over best time of ``baseline``, the two
-    timed in turn so that a burst of load on the machine meets both."""
+    """Best CPU time of ``run`` over best CPU time of ``baseline`` (this
+    process's: both run in one thread, and a busy machine delays a
+    process more than it slows it), the two timed in turn so that what
+    load still slows meets both."""
     best = [float("inf"), float("inf")]
     for _ in range(repeat):
         for k, function in enumerate((run, baseline)):
-            best[k] = min(best[k], best_time(function, 1))
+            start = time.process_time()
+            function()
+            best[k] = min(best[k], time.process_time() - start)
     return best[0] / best[1]
 
 
