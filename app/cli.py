@@ -396,11 +396,11 @@ def _internal_error(err):
     return EXIT_FAILED
 
 
-def _load_or_report(path):
+def _load_or_report(path, parsed=None):
     from app.scenario_io import load_scenario
     from models.scenario import ScenarioError
     try:
-        return load_scenario(path)
+        return load_scenario(path, parsed)
     except ScenarioError as err:
         print(f"linkplan: invalid scenario\n{err}", file=sys.stderr)
         return None
@@ -477,9 +477,9 @@ def _solve(args):
     from models.scenario import ScenarioError
 
     paths, failed = _inputs(args)
-    loaded = []
+    loaded, parsed = [], {}   # files of equal text parsed once
     for path in paths:
-        scenario = _load_or_report(path)
+        scenario = _load_or_report(path, parsed)
         if scenario is None:
             failed.append(path)
         else:
@@ -617,12 +617,15 @@ def _solve_texts(args, scenarios):
     from solvers.evaluate import evaluate_many
 
     # the files' documents are evaluated together (one call of each
-    # analysis for many files); CSV needs their numbers only
+    # analysis for many files); CSV needs their numbers only. Files of
+    # equal text are one scenario (_solve), evaluated once.
     numbers_only = args.format == "csv" and not args.schedule
-    return [results if isinstance(results, Exception)
-            else _solve_text(args, results)
-            for results in evaluate_many(scenarios,
-                                         details=not numbers_only)]
+    distinct = list({id(s): s for s in scenarios}.values())
+    texts = {id(scenario): results if isinstance(results, Exception)
+             else _solve_text(args, results)
+             for scenario, results in zip(distinct, evaluate_many(
+                 distinct, details=not numbers_only))}
+    return [texts[id(scenario)] for scenario in scenarios]
 
 
 @contextlib.contextmanager
@@ -803,9 +806,9 @@ def _sweep_fleet(args):
     from solvers import sweep
 
     paths, failed = _inputs(args)
-    jobs = []
+    jobs, parsed = [], {}   # files of equal text parsed once
     for path in paths:
-        scenario = _load_or_report(path)
+        scenario = _load_or_report(path, parsed)
         if scenario is None:
             failed.append(path)
             continue

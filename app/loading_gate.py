@@ -434,11 +434,14 @@ def scenario_from_text(text, fmt, source):
     return scenario_from_dict(data, source=str(source))
 
 
-def load_scenario_file(path):
+def load_scenario_file(path, parsed=None):
     """Read a scenario file through the gate and validate it.
 
     The one entry point for every scenario that comes in: a file named on
-    the command line, opened or reopened in the GUI, or a template.
+    the command line, opened or reopened in the GUI, or a template. With
+    ``parsed`` (a dict kept over a batch of files: a fleet), a file whose
+    format and text were parsed before is that same scenario, not parsed
+    again.
 
     Raises
     ------
@@ -458,7 +461,11 @@ def load_scenario_file(path):
         raise ScenarioError([("", f"not UTF-8 text (byte "
                               f"0x{raw[err.start]:02x} at offset "
                               f"{err.start})")], str(path)) from None
-    return scenario_from_text(text, fmt, str(path))
+    if parsed is None:
+        return scenario_from_text(text, fmt, str(path))
+    if (fmt, text) not in parsed:
+        parsed[fmt, text] = scenario_from_text(text, fmt, str(path))
+    return parsed[fmt, text]
 
 
 def _as_scenario_error(err, fmt):

@@ -19,9 +19,11 @@ from models.scenario import (ScenarioError, dump_scenario, parse_scenario,
 from models.units import field_unit, parse_quantity
 
 
-def load_scenario(path):
+def load_scenario(path, parsed=None):
     """Read, decode and validate a scenario file through the loading gate
-    (:func:`app.loading_gate.load_scenario_file`).
+    (:func:`app.loading_gate.load_scenario_file`); with ``parsed`` (a dict
+    kept over a batch of files: a fleet), a file whose format and text
+    were parsed before is that same scenario, not parsed again.
 
     Raises
     ------
@@ -29,7 +31,7 @@ def load_scenario(path):
         A missing, unreadable, oversized, non-UTF-8, malformed, too deeply
         nested or invalid file; the message names the file and the field.
     """
-    return load_scenario_file(path)
+    return load_scenario_file(path, parsed)
 
 
 def save_scenario(scenario, path):

@@ -28,8 +28,13 @@ An analysis is a module of :mod:`solvers.analyses` that defines
   (:func:`solvers.evaluate.evaluate_columns`) runs such an analysis on
   the repeated, column-set families of many points at once, and one
   without ``FAMILIES`` once per template document;
+- optionally ``COLUMN_READS``: for an analysis without ``FAMILIES``, the
+  column fields (:data:`solvers.columns.FIELDS`) it reads from its
+  documents, as paths (a section, ``"nics"``, or a field); a column sweep
+  runs it once per distinct combination of their values (default: its
+  ``READS``);
 - optionally ``analyse_columns(inputs, upstream) -> ColumnResult``: the
-  metrics of the points of a :class:`solvers.inputs.TiledInputs` (one
+  metrics of the points of a :class:`solvers.columns.TiledInputs` (one
   template, column fields set per point) as one array per metric id,
   without a dict per point; ``upstream`` maps each required name to its
   :class:`ColumnResult`. Sweeps and searches call it; an analysis with

@@ -17,8 +17,10 @@ from solvers import __version__
 from solvers.analyses import registry
 from solvers.analysis import ColumnResult
 from solvers.analysis_cache import InputKeys
-from solvers.grid import convert, grid_documents
-from solvers.inputs import Inputs, TiledInputs, column_targets
+from solvers.columns import (StructureChanged, TiledInputs, column_targets,
+                             combination_documents, distinct_combinations)
+from solvers.grid import convert_all, grid_documents
+from solvers.inputs import Inputs
 from solvers.metric_ids import info as metric_info
 from solvers.results import Metric, Results, VariantResult
 
@@ -96,11 +98,13 @@ def evaluate_grid(base, paths, values, converters, indices, *,
     with axis ``a`` set to ``values[a][indices[a][p]]``.
 
     Points are grouped by their values of the axes that are no column
-    field (:func:`solvers.inputs.column_targets`): one document per group
+    field (:func:`solvers.columns.column_targets`): one document per group
     (the template), its column axes evaluated at once on columns
-    (:func:`evaluate_columns`). Without a column axis, or with groups
-    of a point or two, every point is a document of its own
-    (``evaluate_documents(..., numbers_only=True)``).
+    (:func:`evaluate_columns`); where a column axis's values change the
+    structure of a template's inputs (:class:`solvers.columns.
+    StructureChanged`), its points are grouped by that axis too. Without
+    a column axis, or with groups of a point or two, every point is a
+    document of its own (``evaluate_documents(..., numbers_only=True)``).
 
     Parameters
     ----------
@@ -137,18 +141,18 @@ def evaluate_grid(base, paths, values, converters, indices, *,
             return numbers, [(np.array([i]), doc)
                              for i, doc in enumerate(each)]
         return numbers
-    converted = {a: np.array([convert(converters[a], v) for v in values[a]])
-                 for a in column_axes}
+    converted = {}   # each point's validated value on each column axis
+    for a in column_axes:
+        # only the values these points have: a chunk of a long axis
+        used, at = np.unique(indices[a], return_inverse=True)
+        converted[a] = convert_all(converters[a], [
+            values[a][i] for i in used.tolist()])[at.reshape(-1)]
+    grid = (paths, values, converters, indices, converted)
     parts = []
     for group, key in enumerate(keys.tolist()):
         members = np.flatnonzero(group_of == group)
-        template = grid_documents(
-            base, [paths[a] for a in other_axes],
-            [tuple(values[a][k] for a, k in zip(other_axes, key))],
-            [converters[a] for a in other_axes])[0] if other_axes else base
-        parts.append((members, template, evaluate_columns(
-            template, {paths[a]: converted[a][indices[a][members]]
-                       for a in column_axes}, members.size)))
+        template = _with_axes(base, grid, other_axes, key)
+        parts.extend(_column_parts(template, members, column_axes, grid))
     if len(parts) == 1:
         merged = parts[0][2]
     else:
@@ -162,12 +166,48 @@ def evaluate_grid(base, paths, values, converters, indices, *,
     return merged
 
 
+def _with_axes(base, grid, axes, key):
+    """``base`` with axis ``axes[i]`` at its value ``key[i]``."""
+    if not axes:
+        return base
+    paths, values, converters, _, _ = grid
+    return grid_documents(
+        base, [paths[a] for a in axes],
+        [tuple(values[a][k] for a, k in zip(axes, key))],
+        [converters[a] for a in axes])[0]
+
+
+def _column_parts(template, members, column_axes, grid):
+    """``(members, document, numbers)`` of the points ``members`` of a
+    template: its column axes on columns, and where their values change
+    the structure of its inputs, its points grouped by those axes."""
+    paths, values, _, indices, converted = grid
+    try:
+        return [(members, template, evaluate_columns(
+            template, {paths[a]: converted[a][members]
+                       for a in column_axes}, members.size))]
+    except StructureChanged as changed:
+        split = [a for a in column_axes if paths[a] in changed.paths]
+    rest = [a for a in column_axes if a not in split]
+    shape = [len(values[a]) for a in split]
+    flat, part = np.unique(np.ravel_multi_index(
+        [indices[a][members] for a in split], shape), return_inverse=True)
+    parts = []
+    for which, code in enumerate(flat.tolist()):
+        parts.extend(_column_parts(
+            _with_axes(template, grid, split,
+                       [int(k) for k in np.unravel_index(code, shape)]),
+            members[part.reshape(-1) == which], rest, grid))
+    return parts
+
+
 def _grid_groups(paths, values, indices):
     """The axes of a grid on column fields and the others, the distinct
     values of the others (``keys``, a row per group) and each point's
     group."""
     count = len(indices[0]) if indices else 0
-    column_axes = [a for a, path in enumerate(paths) if column_targets(path)]
+    column_axes = [a for a, path in enumerate(paths)
+                   if column_targets(path) is not None]
     other_axes = [a for a in range(len(paths)) if a not in column_axes]
     if other_axes:
         shape = [len(values[a]) for a in other_axes]
@@ -179,9 +219,18 @@ def _grid_groups(paths, values, indices):
     return column_axes, other_axes, keys, group_of
 
 
-def _per_point(column_axes, keys, count):
-    # columns do not pay for groups of a point or two
-    return not column_axes or 4 * len(keys) > count
+#: Points per template from which a grid whose point documents would be
+#: evaluated in a batch with many others (a fleet's,
+#: :func:`grid_point_documents`) is evaluated on columns instead: a
+#: document in such a batch costs 0.05-0.9 ms, a column evaluation of a
+#: template 1.5-5 ms whatever its points (the built-in example, seeds 001
+#: and 002), so columns pay from 5 to 50 points.
+BATCHED_COLUMN_POINTS = 32
+
+
+def _per_point(column_axes, keys, count, points=4):
+    # columns do not pay for groups of a few points (``points`` each)
+    return not column_axes or points * len(keys) > count
 
 
 def _point_documents(base, paths, values, converters, indices):
@@ -195,9 +244,11 @@ def grid_point_documents(base, paths, values, converters, indices):
     evaluates each point as a document of its own (arguments as there),
     else None: a caller with many small grids (a fleet) evaluates their
     documents together in one :func:`evaluate_documents` call, which
-    gives each document the numbers it gets alone."""
+    gives each document the numbers it gets alone; grids of fewer than
+    :data:`BATCHED_COLUMN_POINTS` points per template are evaluated so."""
     column_axes, _, keys, _ = _grid_groups(paths, values, indices)
-    if not _per_point(column_axes, keys, len(indices[0]) if indices else 0):
+    if not _per_point(column_axes, keys, len(indices[0]) if indices else 0,
+                      BATCHED_COLUMN_POINTS):
         return None
     return _point_documents(base, paths, values, converters, indices)
 
@@ -214,14 +265,17 @@ def points_to_columns(points):
 def evaluate_columns(template, columns, count):
     """``evaluate_documents(..., numbers_only=True)`` of ``count`` points
     that equal ``template`` but for the column fields
-    (:func:`solvers.inputs.column_targets`), as columns, without a
+    (:func:`solvers.columns.column_targets`), as columns, without a
     document or a dict per point.
 
     Each analysis with ``analyse_columns`` runs it once on the repeated,
-    column-set inputs (:class:`solvers.inputs.TiledInputs`); one with
+    column-set inputs (:class:`solvers.columns.TiledInputs`); one with
     ``FAMILIES`` but without it runs ``analyse`` on them and its dicts
-    become columns; the others do not read the column fields, so they
-    run once on the template and every point shares their numbers.
+    become columns; one that reads documents runs once per distinct
+    combination of the column fields it reads (``COLUMN_READS``, see
+    :mod:`solvers.analysis`), and once on the template when it reads
+    none (as does one whose families have no rows): points share those
+    numbers.
 
     Parameters
     ----------
@@ -243,10 +297,12 @@ def evaluate_columns(template, columns, count):
     ValueError
         An analysis without ``FAMILIES`` requires one with them (its
         numbers would differ per point).
+    solvers.columns.StructureChanged
+        The values of column fields change the template's rows or paths.
     """
     tiled = TiledInputs(template, columns, count)
     analyses = {analysis.NAME: analysis for analysis in registry()}
-    done, per_point, once = {}, {}, {}
+    done, per_point, once, per_value = {}, {}, {}, {}
 
     def point_results(name):
         # per-point results of a column analysis, for one that reads them
@@ -266,28 +322,55 @@ def evaluate_columns(template, columns, count):
                 details=False)
         return once[name]
 
+    def value_results(name, paths):
+        # results of an analysis that reads documents, once per distinct
+        # combination of the column fields ``paths`` it reads
+        if paths not in per_value:
+            combo, values = distinct_combinations(columns, list(paths))
+            per_value[paths] = combo, Inputs(
+                [("", document) for document in
+                 combination_documents(template, values)]), {}
+        combo, inputs, results = per_value[paths]
+        if name not in results:
+            analysis = analyses[name]
+            results[name] = analysis.analyse(
+                inputs, {n: value_results(n, paths)[1]
+                         for n in analysis.REQUIRES}, details=False)
+        return combo, results[name]
+
     for analysis in analyses.values():
         name = analysis.NAME
         families = getattr(analysis, "FAMILIES", None)
-        if families is None or not any(
+        if hasattr(analysis, "analyse_columns"):
+            done[name] = analysis.analyse_columns(
+                tiled, {n: done[n] for n in analysis.REQUIRES})
+            continue
+        if families is not None and any(
                 getattr(getattr(tiled.template, family), "owners", True)
                 for family in families):
-            # the same for every point (no rows in its families: nothing
-            # it reads differs), so run once on the template
-            if families is None and any(
-                    getattr(analyses[n], "FAMILIES", None) is not None
-                    for n in analysis.REQUIRES):
-                raise ValueError(f"analysis {name!r} reads documents but "
-                                 "requires a column analysis")
+            done[name] = ColumnResult(points_to_columns(
+                [r.metrics for r in point_results(name)]))
+            continue
+        if families is None and any(
+                getattr(analyses[n], "FAMILIES", None) is not None
+                for n in analysis.REQUIRES):
+            raise ValueError(f"analysis {name!r} reads documents but "
+                             "requires a column analysis")
+        # one that finds nothing to analyse in the template finds nothing
+        # at any point: column fields change no structure
+        read = tuple(path for path in columns if families is None
+                     and _reads(analysis, path))
+        if read and template_results(name)[0].metrics:
+            combo, results = value_results(name, read)
+            done[name] = ColumnResult({
+                k: v[combo] for k, v in points_to_columns(
+                    [r.metrics for r in results]).items()})
+        else:
+            # the same for every point (it reads no column field, or
+            # its families have no rows), so run once on the template
             done[name] = ColumnResult({
                 k: np.full(count, v, dtype=float)
                 for k, v in template_results(name)[0].metrics.items()})
-        elif hasattr(analysis, "analyse_columns"):
-            done[name] = analysis.analyse_columns(
-                tiled, {n: done[n] for n in analysis.REQUIRES})
-        else:
-            done[name] = ColumnResult(points_to_columns(
-                [r.metrics for r in point_results(name)]))
     numbers = {}
     for result in done.values():
         # floats (NaN marks a missing value), the same array where an
@@ -295,6 +378,17 @@ def evaluate_columns(template, columns, count):
         numbers.update({k: np.asarray(v, dtype=float)
                         for k, v in result.metrics.items()})
     return numbers
+
+
+def _reads(analysis, path):
+    """Whether an analysis without ``FAMILIES`` reads the column field
+    at ``path`` from its documents: under one of its ``COLUMN_READS``,
+    else of its ``READS`` (every field without them)."""
+    reads = getattr(analysis, "COLUMN_READS",
+                    getattr(analysis, "READS", None))
+    return reads is None or any(
+        path == field or path.startswith((f"{field}.", f"{field}["))
+        for field in reads)
 
 
 @_floating_point_errors_refused

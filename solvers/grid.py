@@ -127,6 +127,16 @@ def grid_documents(base, paths, combos, converters=None):
     return documents
 
 
+def replaced(base, changes):
+    """``base`` with each path of ``changes`` (path -> value) set, not
+    validated again: the values are validated ones (:func:`convert`), or
+    numpy arrays of them for the column path's builders
+    (:mod:`solvers.columns`). Branches the changes do not touch are the
+    base's own objects."""
+    return _replace(base, [(parse_path(path), value)
+                           for path, value in changes.items()])
+
+
 def validate_values(base, paths, values_per_axis):
     """Check every axis's values against the schema, and the corners of the
     grid as whole documents.
@@ -228,6 +238,27 @@ def convert(converter, value):
     if isinstance(converter, dict):
         return converter[repr(value)]
     return converter(value)
+
+
+def convert_all(converter, values):
+    """:func:`convert` of every value of an axis, as a numpy array: a
+    number met again (an axis that cycles through a few settings) is
+    looked up once, not by its ``repr`` at every point."""
+    if not isinstance(converter, dict):
+        return np.array([converter(value) for value in values])
+    done = {}
+    out = []
+    for value in values:
+        # by type too: 1, 1.0 and True are equal keys with other reprs
+        key = (value.__class__, value) \
+            if isinstance(value, (int, float, str)) else None
+        if key is None:
+            out.append(convert(converter, value))
+            continue
+        if key not in done:
+            done[key] = convert(converter, value)
+        out.append(done[key])
+    return np.array(out)
 
 
 def _validated(base, path, value):

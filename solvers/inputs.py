@@ -11,9 +11,7 @@ searches reuse the same builders.
 import functools
 import ipaddress
 import math
-import re
-from collections.abc import Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -54,6 +52,13 @@ def _generation_clock(ghz, generation):
     """:func:`models.cpu.stack_ghz` of one clock and generation, kept: a
     sweep asks for the same few pairs for every row."""
     return float(cpu.stack_ghz(ghz, cpu.stack_speed(generation)))
+
+
+def given(value, default):
+    """``value``, or ``default`` where the field is not set (None): not
+    ``value or default``, so that a column sweep's array of values
+    (:mod:`solvers.columns`) passes through the builders."""
+    return default if value is None else value
 
 
 def total_cores(doc):
@@ -313,8 +318,7 @@ def stream_cap(doc, item, path):
     if doc.host.hypervisor == "vsphere":
         if doc.host.vmotion_auto_streams:
             return np.inf
-        return float(transport.vmotion_stream_cap(path.flows
-                                                  / len(path.nics)))
+        return transport.vmotion_stream_cap(path.flows / len(path.nics))
     preset = transport.MIGRATION_STREAM_CAPS.get(doc.host.hypervisor)
     if preset is None or path.transport not in preset[2]:
         return np.inf
@@ -436,6 +440,20 @@ class TransferRows:
 
 
 def transfer_rows(documents):
+    owners = transfer_owners(documents)
+    if not owners:
+        return TransferRows([], [], {}, np.zeros(0, dtype=bool))
+    paths = [transfer_path(documents[d], item) for d, item, _ in owners]
+    columns = transfer_columns(
+        [(documents[d], item, path)
+         for (d, item, _), path in zip(owners, paths)])
+    return TransferRows(owners, paths, columns,
+                        columns.pop("vrss_fallback"))
+
+
+def transfer_owners(documents):
+    """The ``owners`` of :class:`TransferRows`: each document's
+    transfers, its migrations' carriers, its evacuations' copies."""
     owners = [(d, resolve_compression(item, doc.host.ghz), None)
               for d, doc in enumerate(documents)
               for item in doc.workloads.transfers]
@@ -449,14 +467,7 @@ def transfer_rows(documents):
                for d, doc in enumerate(documents)
                for item, transfer, limit in evacuation_transfers(doc)
                for k in range(1, sessions_to_rate(item, limit) + 1)]
-    if not owners:
-        return TransferRows([], [], {}, np.zeros(0, dtype=bool))
-    paths = [transfer_path(documents[d], item) for d, item, _ in owners]
-    columns = transfer_columns(
-        [(documents[d], item, path)
-         for (d, item, _), path in zip(owners, paths)])
-    return TransferRows(owners, paths, columns,
-                        columns.pop("vrss_fallback"))
+    return owners
 
 
 def transfer_columns(rows):
@@ -484,10 +495,12 @@ def transfer_columns(rows):
             not all(o.tunnel for o in offloads)
         rdma_kinds = {n.rdma for n in path.nics} - {"none"}
         udp = path.transport == "udp"
-        stream_pps = item.stream_cap_pps or np.inf
+        stream_pps = given(item.stream_cap_pps, np.inf)
         add = {
             "transport": transport.TRANSPORTS.index(path.transport),
-            "member_speed": min(n.speed_gbps for n in path.nics),
+            # np.minimum: a column sweep passes speeds as arrays
+            "member_speed": functools.reduce(
+                np.minimum, (n.speed_gbps for n in path.nics)),
             "members": len(path.nics),
             "spread": transport.SPREADS.index(path.spread),
             "flows": path.flows,
@@ -526,8 +539,8 @@ def transfer_columns(rows):
             "stream_pps": stream_pps,
             # this host's sending thread is the generator whose packet
             # rate is given: its own core, not the stack model, binds it
-            "own_thread": bool(np.isfinite(stream_pps))
-            and item.direction == "send",
+            "own_thread": np.isfinite(stream_pps)
+            & (item.direction == "send"),
             "checksum": not software_tunnel and
             all(o.checksum for o in offloads),
             "c_byte": costs.c_byte_rx if item.direction == "receive"
@@ -551,7 +564,7 @@ def transfer_columns(rows):
             "queue_mode": item.receive_queues,
             # a session is one receiving vNIC (SMB's connections may be
             # fewer than its sessions)
-            "vnics": min(item.sessions, path.flows),
+            "vnics": np.minimum(item.sessions, path.flows),
             "vcpus": item.vm_vcpus,
             "vmmq_queue_pairs": item.vmmq_queue_pairs,
             "vnic_queues": item.vnic_queues,
@@ -623,8 +636,9 @@ def storage_row(doc, item):
     first NIC."""
     used = [n for n in doc.nics if n.id in item.nics] or [doc.nics[0]]
     backend = item.backend
-    service = backend.service_time_ms / 1e3 if backend.service_time_ms \
-        else (1.0 / backend.device_iops if backend.devices
+    service = backend.service_time_ms / 1e3 \
+        if backend.service_time_ms is not None \
+        else (1.0 / backend.device_iops if backend.devices is not None
               else DEFAULT_SERVICE_S)
     preset = stack_costs(doc)
     rdma = storage_rdma(item, used)
@@ -650,9 +664,10 @@ def storage_row(doc, item):
         "encapsulation": net.encapsulation,
         "underlay_ip_version": net.underlay_ip_version,
         "geneve_option_bytes": net.geneve_option_bytes,
-        "iops_max": backend.iops_max or np.inf,
-        "mbps_max": backend.mbps_max or np.inf,
-        "devices": backend.devices or 0, "device_iops": backend.device_iops,
+        "iops_max": given(backend.iops_max, np.inf),
+        "mbps_max": given(backend.mbps_max, np.inf),
+        "devices": given(backend.devices, 0),
+        "device_iops": backend.device_iops,
         "device_mbps": backend.device_mbps,
         "penalty": storage.WRITE_PENALTY[backend.raid],
         "service_s": service, "encrypted": item.smb_encryption,
@@ -684,8 +699,9 @@ def device_servers(backend, service_s):
         return 0.0
     if backend.kind == "cloud_volume":
         return np.inf
-    return float(backend.channels or max(1.0, np.ceil(
-        backend.iops_max * service_s)))
+    if backend.channels is not None:
+        return float(backend.channels)
+    return np.maximum(1.0, np.ceil(backend.iops_max * service_s))
 
 
 def sessions_per_path(item, nics, rdma, cores):
@@ -746,17 +762,19 @@ def migration_row(item, carrier=None, ghz=None, c_byte_tx=0.0):
         else item.downtime_budget_ms / 1e3
     throttle = item.throttling or rule.throttle
     qemu = migration.qemu_settings(
-        item.qemu_version, item.management,
-        None if item.max_bandwidth_mib_s is None
-        else item.max_bandwidth_mib_s * MIB, throttle) \
+        item.qemu_version, item.management, throttle=throttle) \
         if rule.sync == "qemu" else None
+    if qemu and item.max_bandwidth_mib_s is not None:
+        # an explicit max-bandwidth wins (as in qemu_settings), set here
+        # so that a column sweep's array of them passes
+        qemu["max_bandwidth"] = item.max_bandwidth_mib_s * MIB
     return {
         "memory": item.memory_gib * GIB,
         "cold_rate": (dirty.cold_rate_mib_s if hot else dirty.rate_mib_s)
         * MIB,
         "hot_set": dirty.hot_set_gib * GIB if hot else 0.0,
         "hot_rate": dirty.rate_mib_s * MIB if hot else 0.0,
-        "first_cap": (item.first_round_rate_cap_mib_s or math.inf) * MIB,
+        "first_cap": given(item.first_round_rate_cap_mib_s, math.inf) * MIB,
         # zero pages cross as data where QEMU does not look for them
         "zero_fraction": 0.0 if rule.sync == "qemu" and ghz is not None
         and qemu_ram.zero_page_detection(
@@ -768,8 +786,8 @@ def migration_row(item, carrier=None, ghz=None, c_byte_tx=0.0):
         if item.stop_rule == "fraction_left" else 0.0,
         "max_rounds": rule.max_rounds,
         "max_factor": rule.max_factor,
-        "max_switchover": item.max_switchover_s or rule.max_switchover,
-        "time_budget": item.time_budget_s or math.inf,
+        "max_switchover": given(item.max_switchover_s, rule.max_switchover),
+        "time_budget": given(item.time_budget_s, math.inf),
         "throttle": migration.THROTTLES.index(throttle),
         "fixed_downtime": rule.fixed_downtime,
         "sync": migration.SYNC_RULES.index(rule.sync),
@@ -1155,204 +1173,3 @@ class Inputs:
     def evacuations(self):
         """:class:`EvacuationRows` of every document."""
         return evacuation_rows(self.documents)
-
-# -- columns of many points ---------------------------------------------------
-
-#: Fields a sweep varies as columns, without a document per point: each
-#: sets these columns of the families and nothing else (no path, preset or
-#: structure depends on it, and no analysis that reads documents reads it).
-COLUMN_FIELDS = {
-    "network.mtu": {"wire": "mtu", "transfers": "mtu", "storage": "mtu"},
-    "network.vlan_tags": {"wire": "vlan_tags", "transfers": "vlan_tags",
-                          "storage": "vlan_tags"},
-    "network.tcp_timestamps": {"wire": "timestamps",
-                               "transfers": "timestamps",
-                               "storage": "timestamps"},
-}
-
-
-#: Fields of one storage workload (``workloads.storage[i].FIELD``) a sweep
-#: varies as columns, with the same guarantee: field -> storage column.
-STORAGE_COLUMN_FIELDS = {"vms": "vms", "disks_per_vm": "disks_per_vm",
-                         "threads_per_disk": "threads_per_disk"}
-
-_STORAGE_ITEM = re.compile(r"workloads\.storage\[(\d+)\]\.(\w+)")
-
-
-def column_targets(path):
-    """Where the values of a column field go.
-
-    Returns
-    -------
-    list of (str, str, int or None), or None
-        ``(family, column, row)``: the row of a one-document family the
-        field sets (None: every row); None when ``path`` is not a column
-        field (:data:`COLUMN_FIELDS`, :data:`STORAGE_COLUMN_FIELDS`).
-    """
-    if path in COLUMN_FIELDS:
-        return [(family, key, None)
-                for family, key in COLUMN_FIELDS[path].items()]
-    item = _STORAGE_ITEM.fullmatch(path)
-    if item and item.group(2) in STORAGE_COLUMN_FIELDS:
-        return [("storage", STORAGE_COLUMN_FIELDS[item.group(2)],
-                 int(item.group(1)))]
-    return None
-
-
-class TiledInputs(Inputs):
-    """The inputs of ``count`` points that share one template document
-    and differ only in :data:`COLUMN_FIELDS`: each family is built once
-    for the template, repeated per point and its columns set from the
-    values.
-
-    Rows are template-row-major: the ``count`` points of the template's
-    row 0, then those of its row 1, and so on, so that the points of one
-    template row are the slice ``[j * count, (j + 1) * count)`` (what
-    ``analyse_columns`` reads) and the template's leading rows (a
-    family's own transfers) stay leading.
-
-    Parameters
-    ----------
-    template : Scenario
-        A resolved document (without variants).
-    columns : dict
-        Path of a column field (:func:`column_targets`) -> numpy.ndarray,
-        one validated value per point.
-    count : int
-        Points.
-
-    Attributes
-    ----------
-    template : Inputs
-        The template's own inputs (its owners and paths: plain data every
-        point shares).
-    count : int
-    """
-
-    def __init__(self, template, columns, count):
-        # (not Inputs.__init__: two lists of ``count`` items, built in C)
-        self.names, self.documents = [""] * count, [template] * count
-        self.template = Inputs([("", template)])
-        self._columns = columns
-        self.count = count
-
-    def _set(self, family, values, point_of_row, template_row):
-        for path, column in self._columns.items():
-            for target, key, row in column_targets(path):
-                if target != family or key not in values:
-                    continue
-                value = column[point_of_row].astype(values[key].dtype,
-                                                    copy=False)
-                if row is None:
-                    values[key] = value
-                else:
-                    values[key] = np.where(template_row == row, value,
-                                           values[key])
-
-    def _rows(self, per_point):
-        """Template row and point of each tiled row."""
-        return (np.repeat(np.arange(per_point), self.count),
-                np.tile(np.arange(self.count), per_point))
-
-    @functools.cached_property
-    def wire(self):
-        one = self.template.wire
-        values = {field.name: np.repeat(getattr(one, field.name),
-                                        self.count)
-                  for field in fields(one)
-                  if field.name != "limits"}
-        self._set("wire", values, np.arange(self.count),
-                  np.zeros(self.count, dtype=int))
-        return WireColumns(limits=one.limits, **values)
-
-    @functools.cached_property
-    def transfers(self):
-        one = self.template.transfers
-        if not one.owners:
-            return one
-        row, point = self._rows(len(one.owners))
-        columns = {k: v[row] for k, v in one.columns.items()}
-        self._set("transfers", columns, point, row)
-        return _TiledTransferRows(
-            _Tiled(one.owners, self.count, owned=True),
-            _Tiled(one.paths, self.count), columns, one.vrss_fallback[row],
-            own=one.transfers * self.count)
-
-    @functools.cached_property
-    def storage(self):
-        one = self.template.storage
-        if not one.owners:
-            return one
-        row, point = self._rows(len(one.owners))
-        columns = {k: v[row] for k, v in one.columns.items()}
-        self._set("storage", columns, point, row)
-        return StorageRows(_Tiled(one.owners, self.count, owned=True),
-                           columns)
-
-    @functools.cached_property
-    def evacuations(self):
-        one = self.template.evacuations
-        if not one.owners:
-            return one
-        count = self.count
-        # each evacuation's VM columns are read, never written: shared
-        return EvacuationRows(
-            [(point, item) for _, item in one.owners
-             for point in range(count)],
-            [c for c in one.columns for _ in range(count)],
-            [x for x in one.limits for _ in range(count)],
-            [x for x in one.per_migration_cap for _ in range(count)],
-            [x for x in one.aggregate_cap for _ in range(count)])
-
-    @functools.cached_property
-    def migrations(self):
-        one = self.template.migrations
-        if not one.owners:
-            return one
-        row, _ = self._rows(len(one.owners))
-        return MigrationRows(
-            _Tiled(one.owners, self.count, owned=True),
-            {k: v[row] for k, v in one.columns.items()},
-            one.concurrency[row])
-
-
-class _Tiled(Sequence):
-    """The rows of a template repeated per point, template-row-major,
-    made on access (a sweep's chunk reads few of them): row ``j * count
-    + p`` is the template's row ``j``, with point ``p`` as its document
-    index when ``owned`` (an owner tuple, document index first)."""
-
-    def __init__(self, rows, count, *, owned=False):
-        self._rows, self._count, self._owned = rows, count, owned
-
-    def __len__(self):
-        return len(self._rows) * self._count
-
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        if index < 0:
-            index += len(self)
-        if not 0 <= index < len(self):
-            raise IndexError(index)
-        row, point = divmod(index, self._count)
-        if self._owned:
-            return (point, *self._rows[row][1:])
-        return self._rows[row]
-
-    def __iter__(self):
-        for row in self._rows:
-            for point in range(self._count):
-                yield (point, *row[1:]) if self._owned else row
-
-
-@dataclass(frozen=True)
-class _TiledTransferRows(TransferRows):
-    """:class:`TransferRows` of a tile, with its count of own transfers
-    known (not counted over every row)."""
-
-    own: int = 0
-
-    @property
-    def transfers(self):
-        return self.own

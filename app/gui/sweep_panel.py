@@ -17,7 +17,7 @@ from PySide6 import QtCore, QtWidgets
 from app.gui.charts import new_plot_widget, theme_of, variant_colour
 from models.scenario import BASE_NAME, Axis, Sweep
 from solvers import metric_ids, sweep
-from solvers.inputs import column_targets
+from solvers.columns import column_targets
 from solvers.results import csv_cell
 
 #: Points per chunk on the column path: about 10 ms of work each on the
@@ -151,11 +151,13 @@ def run_sweep(request, cancel, progress=None):
         return data
     order = evaluation_order(request.axes)
     column_points = math.prod(len(a[1]) for a in request.axes
-                              if column_targets(a[0]))
-    if any(column_targets(a[0]) for a in request.axes):
-        # whole templates per chunk
-        chunk_points = column_points * max(
-            1, COLUMN_CHUNK_POINTS // column_points)
+                              if column_targets(a[0]) is not None)
+    if any(column_targets(a[0]) is not None for a in request.axes):
+        # whole templates per chunk; a template of more points (every
+        # axis a column field) a chunk's worth at a time, so that the
+        # worker still stops soon after a cancel
+        chunk_points = column_points * (COLUMN_CHUNK_POINTS // column_points) \
+            if column_points <= COLUMN_CHUNK_POINTS else COLUMN_CHUNK_POINTS
     else:
         chunk_points = DOCUMENT_CHUNK_POINTS
     for name, swept, plan in planned:

@@ -59,7 +59,7 @@ def analyse(inputs, upstream, *, details=True):
 
 def analyse_columns(inputs, upstream):
     """Transfer metrics of the points of a
-    :class:`solvers.inputs.TiledInputs`, as columns (see
+    :class:`solvers.columns.TiledInputs`, as columns (see
     :mod:`solvers.analysis`); ``provides["rates"]`` as in
     :func:`analyse`, with arrays over the points."""
     rows = inputs.transfers
@@ -78,14 +78,14 @@ def analyse_columns(inputs, upstream):
             continue
         rates[("transfer", item.name)] = rate
         values = _transfer_values(rows, now, jumbo, part, path)
-        values["flows"] = np.full(count, values["flows"])
+        values["flows"] = rows.columns["flows"][part].astype(float)
         found = {metric_ids.transfer(item.name, k): v
                  for k, v in values.items()}
         if j == 0:   # the first transfer: headline
             found.update({metric_ids.headline("host", key): values[key]
                           for key in HEADLINE})
-        found.update({k: np.broadcast_to(v, (count,))
-                      for k, v in _uplinks(path, now, part).items()})
+        found.update({k: np.broadcast_to(v, (count,)) for k, v in _uplinks(
+            path, now, part, speed=inputs.nic_speed).items()})
         metrics.update(found)
     return ColumnResult(metrics, {"rates": rates})
 
@@ -341,9 +341,10 @@ def _limit_message(limit, path, item, now, r):
             f"{item.compressor_gbps:g} Gbit/s")
 
 
-def _uplinks(path, now, r):
+def _uplinks(path, now, r, speed=lambda nic: nic.speed_gbps):
     """Expected utilisation of each link carrying the transfer, receive
-    (data) and transmit (ACKs) directions."""
+    (data) and transmit (ACKs) directions; ``speed(nic)`` is its speed
+    [Gbit/s] (at each point of a column sweep)."""
     wire_rate = now["wire_payload"][r] / now["efficiency"][r]
     members = len(path.nics)
     shares = ([1.0] + [0.0] * (members - 1)) if path.spread == "one" \
@@ -358,9 +359,9 @@ def _uplinks(path, now, r):
     values = {}
     for nic, share in zip(path.nics, shares):
         values[metric_ids.uplink(nic.id, "rx_util_pct")] = \
-            100.0 * share * wire_rate / nic.speed_gbps
+            100.0 * share * wire_rate / speed(nic)
         values[metric_ids.uplink(nic.id, "tx_util_pct")] = \
-            100.0 * share * ack_rate / nic.speed_gbps
+            100.0 * share * ack_rate / speed(nic)
     return values
 
 

@@ -51,7 +51,7 @@ def analyse(inputs, upstream, *, details=True):
 
 def analyse_columns(inputs, upstream):
     """Migration metrics of the points of a
-    :class:`solvers.inputs.TiledInputs`, as columns (see
+    :class:`solvers.columns.TiledInputs`, as columns (see
     :mod:`solvers.analysis`): a metric a point does not have (the times
     of a migration that does not converge, a goal-seek answer that does
     not exist) is NaN there."""
@@ -77,7 +77,8 @@ def analyse_columns(inputs, upstream):
             "guest_slowdown": result["slowdown"][r],
             "rate_for_downtime_gbps": bytes_per_s_to_gbps(window_rate[r]),
         }
-        batches = math.ceil(item.count / item.concurrency)
+        # (count and concurrency are column fields: per point)
+        batches = np.ceil(rows.count[r] / rows.concurrency[r])
         for key, value in (("total_s", result["total_time"][r]),
                            ("downtime_s", result["downtime"][r]),
                            ("bytes_sent_gib", result["bytes_sent"][r] / GIB),

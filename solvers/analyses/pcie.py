@@ -6,7 +6,7 @@ import numpy as np
 
 from models import pcie
 from solvers import metric_ids
-from solvers.analysis import EMPTY, AnalysisResult
+from solvers.analysis import EMPTY, AnalysisResult, ColumnResult
 from solvers.results import Bottleneck, Finding
 
 NAME = "pcie"
@@ -27,6 +27,36 @@ def _slots(doc):
     return slots
 
 
+def analyse_columns(inputs, upstream):
+    """Slot metrics of the points of a :class:`solvers.columns.
+    TiledInputs`, as columns (see :mod:`solvers.analysis`): the slots
+    are the template's, the ports' speeds each point's."""
+    slots = _slots(inputs.template.documents[0])
+    if not slots:
+        return ColumnResult()
+    first = [nics[0] for nics in slots.values()]
+    slot = _slot_bandwidth(first)
+    metrics = {}
+    for r, (name, nics) in enumerate(slots.items()):
+        # summed in NIC order, as analyse does
+        ports = sum(inputs.nic_speed(n) for n in nics)
+        values = {"slot_gbps": slot[r], "ports_gbps": ports,
+                  "slot_headroom_pct": 100 * (slot[r] / ports - 1)}
+        metrics.update({metric_ids.pcie(name, k): np.broadcast_to(
+            v, (inputs.count,)) for k, v in values.items()})
+    return ColumnResult(metrics)
+
+
+def _slot_bandwidth(first):
+    """Bandwidth per direction of the slots whose first NICs are
+    ``first`` [Gbit/s]."""
+    return pcie.slot_bandwidth(
+        np.array([n.pcie_gen for n in first]),
+        np.array([n.pcie_lanes for n in first]),
+        max_payload_bytes=np.array([n.pcie_max_payload_bytes
+                                    for n in first]))
+
+
 def analyse(inputs, upstream, *, details=True):
     """Slot metrics of every document (see :mod:`solvers.analysis`)."""
     owners = [(d, name, nics) for d, doc in enumerate(inputs.documents)
@@ -35,12 +65,7 @@ def analyse(inputs, upstream, *, details=True):
         return [EMPTY] * len(inputs.documents)
     out = [{"metrics": {}, "findings": [], "assumptions": [],
             "bottleneck": None, "ratio": 1.0} for _ in inputs.documents]
-    first = [nics[0] for *_, nics in owners]
-    slot = pcie.slot_bandwidth(
-        np.array([n.pcie_gen for n in first]),
-        np.array([n.pcie_lanes for n in first]),
-        max_payload_bytes=np.array([n.pcie_max_payload_bytes
-                                    for n in first]))
+    slot = _slot_bandwidth([nics[0] for *_, nics in owners])
     ports = np.array([sum(n.speed_gbps for n in nics)
                       for *_, nics in owners])
     for r, (d, name, nics) in enumerate(owners):

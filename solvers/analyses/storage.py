@@ -71,7 +71,7 @@ def _ids(name):
 
 def analyse_columns(inputs, upstream):
     """Storage metrics of the points of a
-    :class:`solvers.inputs.TiledInputs`, as columns (see
+    :class:`solvers.columns.TiledInputs`, as columns (see
     :mod:`solvers.analysis`)."""
     rows = inputs.storage
     if not rows.owners:

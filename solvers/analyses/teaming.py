@@ -29,6 +29,9 @@ REQUIRES = ()
 #: :mod:`solvers.analysis_cache`).
 READS = ("host", "nics", "teams", "workloads.flows", "workloads.profiles",
          "workloads.time_step_s")
+#: Column fields it reads (of the host, only the hypervisor, which is
+#: none): a column sweep runs it once per distinct value of these.
+COLUMN_READS = ("nics", "teams")
 
 #: Policies compared by default, by hypervisor: the ones that platform
 #: offers (teaming.md sections 2-5).

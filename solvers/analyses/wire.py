@@ -31,7 +31,7 @@ TRACE_MTU_STEP = 8
 
 
 def analyse_columns(inputs, upstream):
-    """Wire metrics of the points of a :class:`solvers.inputs.TiledInputs`,
+    """Wire metrics of the points of a :class:`solvers.columns.TiledInputs`,
     as columns (see :mod:`solvers.analysis`)."""
     return ColumnResult(_metric_columns(inputs.wire)[0])
 

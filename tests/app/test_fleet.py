@@ -421,3 +421,34 @@ def test_ctrl_c_in_a_fleet_sweep_keeps_the_rows_so_far(tmp_path, monkeypatch,
     err = capsys.readouterr().err
     assert "interrupted after 80 points; the rows so far are in " \
         f"{out}.partial" in err
+
+
+def test_files_of_equal_text_are_parsed_and_solved_once(tmp_path,
+                                                        monkeypatch):
+    # a fleet of copies of one host (issue 36, item 3): one parse, one
+    # evaluation, and each copy still gets its own rows
+    from app import scenario_io
+    from solvers import evaluate
+
+    text = (EXAMPLES / "seed001_live_migration.toml").read_text()
+    for i in range(3):
+        (tmp_path / f"host{i}.toml").write_text(text)
+    (tmp_path / "other.toml").write_text(
+        (EXAMPLES / "jumbo_10gbe.toml").read_text())
+    parses, solved = [], []
+    parse = scenario_io.parse_scenario
+    monkeypatch.setattr(scenario_io, "parse_scenario",
+                        lambda *a, **k: parses.append(1) or parse(*a, **k))
+    many = evaluate.evaluate_many
+    monkeypatch.setattr(evaluate, "evaluate_many", lambda scenarios, **k:
+                        many(solved.extend(scenarios) or scenarios, **k))
+    out = tmp_path / "out.csv"
+    assert cli.main(["solve", str(tmp_path), "--format", "csv", "-o",
+                     str(out), "--processes", "1"]) == 0
+    assert len(parses) == 2 and len(solved) == 2
+    alone = tmp_path / "alone.csv"
+    assert cli.main(["solve", str(tmp_path / "host0.toml"), "--format",
+                     "csv", "-o", str(alone)]) == 0
+    rows = out.read_text().splitlines()
+    one = alone.read_text().splitlines()[1:]
+    assert rows[1:1 + 3 * len(one)] == one * 3

@@ -82,6 +82,16 @@ def write_sweep(tmp_path, axes, mode="product", name="s"):
      "nics[5]"),
     ([{"path": "network.mtu", "values": ["jumbo"]}], "product",
      "network.mtu = 'jumbo'"),
+    # column fields of issue 36 are refused as before
+    ([{"path": "host.ghz", "values": [2.0, "fast"]}], "product",
+     "host.ghz = 'fast'"),
+    ([{"path": "workloads.transfers[7].sessions", "values": [1, 2]}],
+     "product", "workloads.transfers[7]"),
+    ([{"path": "host.ghz", "linspace": {"start": 1, "stop": 4,
+                                        "num": 1_000_000}},
+      {"path": "workloads.transfers[0].streams",
+       "linspace": {"start": 1, "stop": 64, "num": 1_000}}],
+     "product", "1,000,000,000 points (1,000,000 x 1,000)"),
     # 1e12 points: refused with the count before any value is validated
     ([{"path": "network.mtu", "linspace": {"start": 1500, "stop": 9000,
                                            "num": 1_000_000}},

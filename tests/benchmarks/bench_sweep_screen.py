@@ -8,15 +8,15 @@ import time
 
 from app.paths import DEFAULT_EXAMPLE
 
-#: Two axes of 100 points each: MTU is a column field (the fast path);
-#: the link speed makes a document per value; the dirty rate of a
-#: migration (seed 003) needs a document per point.
+#: Two axes of 100 points each: MTU and link speed are column fields
+#: (the fast path); a NIC's RSS queues and the vCPUs of the VMs that
+#: receive a transfer (seed 003) need a document per point.
 _CASES = {
     "column": (DEFAULT_EXAMPLE, (("network.mtu", 1500, 9000),
                                  ("nics[0].speed_gbps", 1, 100))),
     "document": ("examples/seed003_vmotion.toml", (
-        ("workloads.migrations[0].dirty.rate_mib_s", 100, 8000),
-        ("host.ghz", 1, 4))),
+        ("nics[0].rss_queues", 1, 100),
+        ("workloads.transfers[0].vm_vcpus", 1, 100))),
 }
 
 

@@ -2,6 +2,8 @@
 (validation-cases.md S-HCIB, S-J1G, S-HV) and the rule that every
 predicted effect is what evaluate() gives for the changed scenario."""
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -135,6 +137,36 @@ def test_search_finds_the_best_and_the_pareto_front():
     threads = {p["values"]["workloads.storage[0].threads_per_disk"]
                for p in result.pareto}
     assert threads == {1, 2, 4, 8}
+
+
+def test_search_over_column_fields_equals_evaluate_of_each_point():
+    # issue 36: sessions, NIC speed and clock are column fields, so the
+    # search evaluates them on columns; its best and its front are what
+    # evaluate gives each point's document
+    scenario = example("seed001_live_migration")
+    grid = {"workloads.transfers[0].sessions": [1, 2, 4, 8],
+            "nics[0].speed_gbps": [10.0, 25.0],
+            "host.ghz": [2.0, 3.0]}
+    result = search(scenario, grid, tradeoffs=("host.cpu_pct",))
+    assert result.evaluated == 16
+    base = scenario.model_copy(update={"variants": [], "sweeps": []})
+    keys = list(grid)
+    points = {}
+    for values in itertools.product(*grid.values()):
+        variant = evaluate(base.with_values(dict(zip(keys, values))))
+        metrics = {m.id: m.value for m in variant.variants[0].metrics}
+        points[values] = (metrics[result.metric], metrics["host.cpu_pct"])
+    assert result.best_value == pytest.approx(
+        max(goal for goal, _ in points.values()), rel=1e-12, abs=0)
+    for point in result.pareto:
+        goal, cpu = points[tuple(point["values"][k] for k in keys)]
+        assert point["metrics"][result.metric] == pytest.approx(
+            goal, rel=1e-12, abs=0)
+        assert point["metrics"]["host.cpu_pct"] == pytest.approx(
+            cpu, rel=1e-12, abs=0)
+    scores = np.array([goal for goal, _ in points.values()])
+    costs = np.array([[cpu] for _, cpu in points.values()])
+    assert len(result.pareto) == len(pareto_front(scores, costs))
 
 
 def test_pareto_front_small_case():
