@@ -223,6 +223,15 @@ VIEWS = (
         "it does not converge; lighter: its disk copy, where the disks are "
         "copied. Line: the total time at each concurrency the "
         "platform allows; red points leave VMs unconverged."),
+    BarsView(
+        "cluster", "Cluster", "Cluster: links by failure case",
+        "This scenario defines no cluster (cluster: host groups, switches, "
+        "traffic classes): add one to see every link in normal operation "
+        "and after a host, switch or link fails.",
+        "cluster.worst_peak_util_pct",
+        (("cluster.peak_util_pct", "Busiest host link by case [%]", None),
+         ("cluster.uplink_util_pct", "Busiest switch uplinks by case [%]",
+          None))),
 )
 
 

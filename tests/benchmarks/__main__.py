@@ -7,7 +7,8 @@ keep other load on the machine out of the numbers.
 
 import sys
 
-from tests.benchmarks import (bench_advise, bench_evacuation, bench_fleet,
+from tests.benchmarks import (bench_advise, bench_cluster, bench_evacuation,
+                              bench_fleet,
                               bench_gui, bench_host, bench_import,
                               bench_migration, bench_placement, bench_size,
                               bench_startup, bench_sweep, bench_sweep_screen,
@@ -20,7 +21,8 @@ BENCHMARKS = [*bench_wire.BENCHMARKS, *bench_host.BENCHMARKS,
               *bench_fleet.BENCHMARKS, *bench_sweep_screen.BENCHMARKS,
               *bench_startup.BENCHMARKS, *bench_import.BENCHMARKS,
               *bench_size.BENCHMARKS,
-              *bench_gui.BENCHMARKS, *bench_workspace.BENCHMARKS]
+              *bench_gui.BENCHMARKS, *bench_workspace.BENCHMARKS,
+              *bench_cluster.BENCHMARKS]
 
 
 def main():
