@@ -328,6 +328,11 @@ def rebuild_time(rebuild_tib, rate_gbps):
         bits, rate).shape, np.inf), where=rate > 0)
 
 
+#: Relative size below which traffic "not carried" is the rounding of
+#: the sums of carried traffic, not a loss.
+UNMET_RESOLUTION = 1e-9
+
+
 def fabric_loads(demand, elastic, nic_speed, nic_up, nic_switch,
                  switch_uplink, switch_up, out_fraction, shares, *,
                  reservation=0.0, limit=np.inf, storage_class=None,
@@ -432,8 +437,12 @@ def fabric_loads(demand, elastic, nic_speed, nic_up, nic_switch,
     unmet = (production.sum(axis=(1, 2)) - carried.sum(axis=(1, 2))
              + offered.sum(axis=1) - up_carried.sum(axis=1))
     lost = demand.sum(axis=1) - production.sum(axis=(1, 2))
+    unmet = unmet + lost
+    # what the sums leave of a fully carried class is rounding, not loss
+    unmet = np.where(unmet > UNMET_RESOLUTION * demand.sum(axis=1),
+                     unmet, 0.0)
     return {"link_load": link_load, "uplink_load": uplink_load,
-            "unmet": np.maximum(unmet + lost, 0.0),
+            "unmet": unmet,
             "isolated": total[..., 0] <= 0,
             "elastic": through}
 

@@ -130,6 +130,11 @@ def solve(doc):
     elastic = np.zeros((n_cases, hosts, len(classes)))
     rebuilds = cluster.storage_layout is not None \
         and cluster.data_per_host_tib > 0
+    # a layout re-protects only where the survivors can hold it again
+    fits = fabric.minimum_hosts(cluster.storage_layout,
+                                cluster.failures_to_tolerate,
+                                cluster.ec_data_chunks) \
+        if rebuilds else hosts
     rebuild_want = cluster.rebuild_limit_gbps or np.inf
     for c, (_, kind, g, s, n) in enumerate(cases):
         if kind in ("host_down", "two_hosts_down"):
@@ -138,7 +143,7 @@ def solve(doc):
             if kind == "two_hosts_down" and len(members) < 2:
                 down = np.append(down, np.flatnonzero(group_of != g)[0])
             alive[c, down] = False
-            if rebuilds:
+            if rebuilds and hosts - len(down) >= fits:
                 elastic[c, :, storage] = rebuild_want
         elif kind == "maintenance":
             host = first_of[g]
@@ -169,8 +174,12 @@ def solve(doc):
     rebuild_tib = np.zeros(n_cases)
     rebuild_rate = np.zeros(n_cases)
     evacuation_rate = np.zeros(n_cases)
+    stuck = np.zeros(n_cases, dtype=bool)
     for c, (_, kind, g, _, _) in enumerate(cases):
-        if kind in ("host_down", "two_hosts_down") and rebuilds:
+        if kind in ("host_down", "two_hosts_down") and rebuilds \
+                and survivors[c] < fits:
+            stuck[c] = True
+        elif kind in ("host_down", "two_hosts_down") and rebuilds:
             lost = cluster.data_per_host_tib * (2 if kind ==
                                                 "two_hosts_down" else 1)
             rebuild_tib[c] = fabric.rebuild_traffic(
@@ -181,6 +190,7 @@ def solve(doc):
         elif kind == "maintenance" and vmotion is not None:
             evacuation_rate[c] = answer["elastic"][c, first_of[g], vmotion]
     return {"cases": cases, "answer": answer, "demand": total_demand,
+            "stuck": stuck, "fits": fits,
             "base": base, "rebuild_tib": rebuild_tib,
             "rebuild_rate": rebuild_rate,
             "rebuild_s": fabric.rebuild_time(rebuild_tib, rebuild_rate),
@@ -319,6 +329,20 @@ def _findings(doc, solved, loss_pct, link_pct, uplink_pct):
                 evidence={"metric": metric_ids.cluster(case,
                                                        "peak_util_pct"),
                           "value": float(link_pct[c]), "threshold": 0.0}))
+    stuck = [cases[c][0] for c in np.flatnonzero(solved["stuck"])]
+    if stuck:
+        findings.append(Finding(
+            id="cluster.cannot_reprotect", severity="warning",
+            message=(f"After {', '.join(stuck)}, fewer than the "
+                     f"{solved['fits']} hosts that storage_layout "
+                     f"{cluster.storage_layout!r} with failures_to_tolerate "
+                     f"{cluster.failures_to_tolerate} needs are left: the "
+                     "data stays without its redundancy until the host "
+                     "returns (no rebuild). Plan at least one host more "
+                     "than the layout's minimum."),
+            evidence={"metric": metric_ids.headline(NAME, "hosts"),
+                      "value": float(cluster.hosts()),
+                      "threshold": float(solved["fits"] + 1)}))
     finite = np.isfinite(solved["rebuild_s"]) & (solved["rebuild_tib"] > 0)
     if finite.any():
         c = int(np.where(finite, solved["rebuild_s"], -1).argmax())

@@ -165,3 +165,23 @@ def test_a_study_too_large_is_refused_with_its_cells():
     data["nics"] = [{"id": f"n{i}", "speed_gbps": 10.0} for i in range(64)]
     with pytest.raises(ScenarioError, match="cells"):
         scenario_from_dict(copy.deepcopy(data))
+
+
+def test_a_layout_without_a_spare_host_cannot_reprotect():
+    # EC 4+2 with the host as failure domain needs 6 hosts: on 6, a lost
+    # host leaves its chunks degraded (Ceph "Erasure code": one chunk per
+    # failure domain), so there is no rebuild to time
+    data = document(storage_layout="ceph_ec", failures_to_tolerate=2,
+                    data_per_host_tib=1.0,
+                    host_groups=[{"name": "web", "count": 6,
+                                  "links": ["tor-a", "tor-b"]}],
+                    classes=[{"name": "ceph", "kind": "storage",
+                              "read_gbps": 1.0, "write_gbps": 1.0}])
+    data["host"]["hypervisor"] = "kvm"
+    values, result = metrics(data)
+    assert "cluster.host_down.web.rebuild_s" not in values
+    stuck = [f for f in result.findings if f.id == "cluster.cannot_reprotect"]
+    assert stuck and "host_down.web" in stuck[0].message
+    data["cluster"]["host_groups"][0]["count"] = 7
+    values, _ = metrics(data)
+    assert values["cluster.host_down.web.rebuild_s"] > 0
