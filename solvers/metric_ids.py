@@ -124,6 +124,8 @@ METRIC_SUFFIXES = {
     "rebuild_s": ("s", "rebuild time"),
     "rebuild_gbps": ("Gbit/s", "rebuild rate over the cluster"),
     "evacuation_s": ("s", "time to move the host's VM memory"),
+    "data_migration_s": ("s", "time to move the host's data (full data "
+                         "migration)"),
     "slot_gbps": ("Gbit/s", "PCIe slot bandwidth per direction"),
     "ports_gbps": ("Gbit/s", "line rate of the ports in the slot"),
     "slot_headroom_pct": ("%", "PCIe slot bandwidth above the ports'"),

@@ -174,6 +174,7 @@ def solve(doc):
     rebuild_tib = np.zeros(n_cases)
     rebuild_rate = np.zeros(n_cases)
     evacuation_rate = np.zeros(n_cases)
+    migration_rate = np.zeros(n_cases)
     stuck = np.zeros(n_cases, dtype=bool)
     for c, (_, kind, g, _, _) in enumerate(cases):
         if kind in ("host_down", "two_hosts_down") and rebuilds \
@@ -187,13 +188,26 @@ def solve(doc):
                 cluster.failures_to_tolerate,
                 data_chunks=cluster.ec_data_chunks)
             rebuild_rate[c] = answer["elastic"][c, :, storage].sum()
-        elif kind == "maintenance" and vmotion is not None:
-            evacuation_rate[c] = answer["elastic"][c, first_of[g], vmotion]
+        elif kind == "maintenance":
+            if vmotion is not None:
+                evacuation_rate[c] = answer["elastic"][c, first_of[g],
+                                                       vmotion]
+            if rebuilds and cluster.maintenance_moves_data:
+                migration_rate[c] = answer["elastic"][c, first_of[g],
+                                                      storage]
     return {"cases": cases, "answer": answer, "demand": total_demand,
             "stuck": stuck, "fits": fits,
             "base": base, "rebuild_tib": rebuild_tib,
             "rebuild_rate": rebuild_rate,
-            "rebuild_s": fabric.rebuild_time(rebuild_tib, rebuild_rate),
+            "rebuild_s": fabric.rebuild_time(
+                rebuild_tib, rebuild_rate,
+                efficiency=fabric.REBUILD_EFFICIENCY),
+            # a full data migration copies the host's replicas and chunks
+            # as they are (no reconstruction) over its own links
+            "migration_s": np.where(
+                migration_rate > 0, fabric.rebuild_time(
+                    cluster.data_per_host_tib, migration_rate,
+                    efficiency=fabric.REBUILD_EFFICIENCY), np.nan),
             "evacuation_s": fabric.rebuild_time(
                 cluster.memory_per_host_gib / 1024, evacuation_rate),
             "group_of": group_of, "links": links, "speed": speed}
@@ -236,6 +250,9 @@ def _analyse(doc, details):
                 solved["rebuild_s"][c]
             metrics[metric_ids.cluster(case, "rebuild_gbps")] = \
                 solved["rebuild_rate"][c]
+        if kind == "maintenance" and np.isfinite(solved["migration_s"][c]):
+            metrics[metric_ids.cluster(case, "data_migration_s")] = \
+                solved["migration_s"][c]
         if kind == "maintenance" and np.isfinite(solved["evacuation_s"][c]):
             metrics[metric_ids.cluster(case, "evacuation_s")] = \
                 solved["evacuation_s"][c]

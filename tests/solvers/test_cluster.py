@@ -88,8 +88,9 @@ def test_the_rebuild_runs_at_what_the_surviving_links_leave():
     # no production: each of 3 survivors rebuilds at 2 x 10 Gbit/s
     assert values["cluster.host_down.web.rebuild_gbps"] == \
         pytest.approx(60.0)
+    # moving data at REBUILD_EFFICIENCY (0.70) of that rate
     assert values["cluster.rebuild_s"] == pytest.approx(
-        10 * 2 ** 40 * 8 / 60e9)
+        10 * 2 ** 40 * 8 / (0.70 * 60e9))
     assert "cluster.rebuild_time" in [f.id for f in result.findings]
 
 
@@ -101,6 +102,24 @@ def test_maintenance_moves_the_memory_at_the_vmotion_share():
     # each 10 GbE link: vm keeps its 3, vMotion takes the other 7
     assert values["cluster.maintenance.web.evacuation_s"] == \
         pytest.approx(1024 * 2 ** 30 * 8 / 14e9)
+
+
+def test_a_full_data_migration_leaves_over_what_production_leaves():
+    data = document(
+        storage_layout="vsan_osa_raid1", data_per_host_tib=4.0,
+        maintenance_moves_data=True, cases=["maintenance"],
+        classes=[{"name": "vm", "kind": "vm", "demand_gbps": 6.0,
+                  "shares": 50.0},
+                 {"name": "vsan", "kind": "storage", "shares": 50.0}])
+    values, _ = metrics(data)
+    # the host's two 10 GbE links keep 3 + 3 for its VMs; its data leaves
+    # over the other 14 at REBUILD_EFFICIENCY (0.70) of them
+    assert values["cluster.maintenance.web.data_migration_s"] == \
+        pytest.approx(4 * 2 ** 40 * 8 / (0.70 * 14e9))
+    without = copy.deepcopy(data)
+    without["cluster"]["maintenance_moves_data"] = False
+    assert "cluster.maintenance.web.data_migration_s" not in \
+        metrics(without)[0]
 
 
 def test_hosts_on_one_switch_are_isolated_when_it_fails():
