@@ -7,6 +7,7 @@ class that loses its share."""
 import numpy as np
 
 from models import cluster as fabric
+from models import wire
 from solvers import metric_ids
 from solvers.analysis import EMPTY, AnalysisResult, Candidate, metric_value
 from solvers.results import Bottleneck, Finding
@@ -17,7 +18,7 @@ BOTTLENECK_PRIORITY = 7
 REQUIRES = ()
 #: Document fields it reads (the key of its kept results, see
 #: :mod:`solvers.analysis_cache`).
-READS = ("host", "nics", "cluster")
+READS = ("host", "nics", "network", "cluster")
 
 #: Classes whose traffic follows the VMs: when hosts fail, their VMs
 #: restart on the others (vSphere HA, failover clustering) and bring it.
@@ -41,6 +42,15 @@ REBUILD_DELAY_S = {"vsan": 3600.0, "ceph": 600.0}
 
 #: Standard Ethernet speeds a NIC upgrade steps through [Gbit/s].
 NIC_SPEEDS = (1.0, 10.0, 25.0, 50.0, 100.0, 200.0, 400.0)
+
+
+def _tcp_efficiency(network):
+    """TCP payload per wire byte of the document's network
+    (:func:`models.wire.efficiency`)."""
+    return float(wire.efficiency(
+        network.mtu, network.ip_version, timestamps=network.tcp_timestamps,
+        vlan_tags=network.vlan_tags,
+        mtu_limits=(network.mtu_min, network.mtu_max)))
 
 
 def _platform(layout):
@@ -208,8 +218,10 @@ def solve(doc):
                 migration_rate > 0, fabric.rebuild_time(
                     cluster.data_per_host_tib, migration_rate,
                     efficiency=fabric.REBUILD_EFFICIENCY), np.nan),
+            # the memory crosses as TCP payload at the document's MTU
             "evacuation_s": fabric.rebuild_time(
-                cluster.memory_per_host_gib / 1024, evacuation_rate),
+                cluster.memory_per_host_gib / 1024, evacuation_rate,
+                efficiency=_tcp_efficiency(doc.network)),
             "group_of": group_of, "links": links, "speed": speed}
 
 
@@ -404,8 +416,9 @@ def _assumptions(doc):
             "of the storage class under contention")
     if cluster.memory_per_host_gib > 0:
         notes.append("Cluster maintenance: the host's VM memory crosses "
-                     "once at the vMotion class's rate (no dirtying; the "
-                     "per-VM pre-copy is the evacuation analysis's)")
+                     "once as TCP payload at the vMotion class's rate (no "
+                     "dirtying, no per-VM set-up; the per-VM pre-copy is "
+                     "the evacuation analysis's)")
     return notes
 
 
