@@ -222,7 +222,9 @@ def solve(doc):
             "evacuation_s": fabric.rebuild_time(
                 cluster.memory_per_host_gib / 1024, evacuation_rate,
                 efficiency=_tcp_efficiency(doc.network)),
-            "group_of": group_of, "links": links, "speed": speed}
+            "group_of": group_of, "links": links, "speed": speed,
+            "nic_up": nic_up, "switch_up": switch_up,
+            "host_demand": demand}
 
 
 def analyse(inputs, upstream, *, details=True):
@@ -280,7 +282,43 @@ def _analyse(doc, details):
     return AnalysisResult(
         metrics=metrics, findings=tuple(findings),
         assumptions=tuple(_assumptions(doc)),
+        traces={"cluster.topology": _topology_trace(doc, solved)},
         bottleneck=_bottleneck(doc, solved, link_pct, uplink_pct))
+
+
+def _topology_trace(doc, solved):
+    """Every link's load in every case, for the topology drawing: host
+    links (case x host x NIC), switch uplinks (case x switch), and the
+    classes on each case's busiest host link."""
+    cluster = doc.cluster
+    answer = solved["answer"]
+    link_load = answer["link_load"]
+    names = [g.name for g in cluster.host_groups]
+    group_of = solved["group_of"]
+    hosts = [f"{names[g]}-{int((group_of[:h] == g).sum()) + 1}"
+             for h, g in enumerate(group_of)]
+    up = solved["nic_up"]
+    speed = np.where(up, solved["speed"], 0.0)
+    total = speed.sum(axis=-1)
+    busiest = []
+    for c in range(len(solved["cases"])):
+        h, n = np.unravel_index(int(link_load[c].argmax()),
+                                link_load[c].shape)
+        share = speed[c, h, n] / total[c, h] if total[c, h] > 0 else 0.0
+        busiest.append({"host": hosts[h], "nic": doc.nics[n].id,
+                        "gbps": [float(v) for v in
+                                 solved["host_demand"][c, h] * share]})
+    return {"cases": [case[0] for case in solved["cases"]],
+            "hosts": hosts, "nics": [n.id for n in doc.nics],
+            "switches": [s.name for s in cluster.switches],
+            "uplink_gbps": [s.uplink_gbps for s in cluster.switches],
+            "links": solved["links"].tolist(),
+            "link_pct": (100 * link_load).tolist(),
+            "nic_up": up.tolist(),
+            "uplink_pct": (100 * answer["uplink_load"]).tolist(),
+            "switch_up": solved["switch_up"].tolist(),
+            "classes": [c.name for c in cluster.classes],
+            "busiest": busiest}
 
 
 def _where(doc, solved, c):
