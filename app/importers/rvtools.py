@@ -166,7 +166,12 @@ def _import_one(path, result):
             continue
         cluster = str(sheets["vHost"].get(row, "cluster") or "").strip()
         members.append((host, cluster, draft))
-    rvtools_cluster.add_clusters(path, members, context.services(), result)
+    vinfo = sheets.get("vInfo")
+    columns = {} if vinfo is None else {
+        logical: vinfo.column(logical) for logical in ("memory", "in_use")
+        if logical in vinfo.index}
+    rvtools_cluster.add_clusters(path, members, context.services(), columns,
+                                 result)
 
 
 def _check_version(path, sheet, result):

@@ -25,7 +25,7 @@ NORMAL_SHARES = 50.0
 VSAN_LAYOUT = ("vsan_osa_raid1", 1)
 
 
-def add_clusters(path, members, services, result):
+def add_clusters(path, members, services, columns, result):
     """Append one cluster draft per vCenter cluster of two hosts or more.
 
     Parameters
@@ -36,6 +36,9 @@ def add_clusters(path, members, services, result):
         Host name, its vHost "Cluster" cell and its imported draft.
     services : dict
         Host name -> the lower-cased VMkernel services it runs (vSC_VMK).
+    columns : dict
+        ``memory`` and ``in_use``: the vInfo columns the hosts' VM memory
+        and disks in use were read from (``tab!header``), for provenance.
     result : ImportResult
     """
     clusters = {}
@@ -47,10 +50,10 @@ def add_clusters(path, members, services, result):
             result.skipped.append(f"{path}: cluster {cluster}: one host "
                                   f"({hosts[0][0]}): no cluster document")
             continue
-        _cluster(path, cluster, hosts, services, result)
+        _cluster(path, cluster, hosts, services, columns, result)
 
 
-def _cluster(path, cluster, hosts, services, result):
+def _cluster(path, cluster, hosts, services, columns, result):
     counts = Counter(len(draft.document["nics"]) for _, draft in hosts)
     nic_count = counts.most_common(1)[0][0]
     kept = [(h, d) for h, d in hosts if len(d.document["nics"]) == nic_count]
@@ -99,14 +102,14 @@ def _cluster(path, cluster, hosts, services, result):
     if max(memory) > 0:
         cluster_section["memory_per_host_gib"] = draft.measured(
             "cluster.memory_per_host_gib", max(memory), path,
-            "vInfo!Memory (the busiest host's powered-on VMs)")
+            f"{columns.get('memory')} (the busiest host's powered-on VMs)")
     ran = set().union(*(services.get(h, set()) for h, _ in kept))
     if "vmotion" in ran:
         cluster_section["classes"].append(
             {"name": "vmotion", "kind": "vmotion", "demand_gbps": 0.0,
              "shares": NORMAL_SHARES})
     if "vsan" in ran:
-        _vsan(draft, path, cluster, kept, result)
+        _vsan(draft, path, cluster, kept, columns, result)
     result.drafts.append(draft)
     result.taken.append(
         f"{path}: cluster {cluster}: {len(kept)} hosts x {nic_count} NICs "
@@ -114,7 +117,7 @@ def _cluster(path, cluster, hosts, services, result):
         + (", vSAN" if "vsan" in ran else ""))
 
 
-def _vsan(draft, path, cluster, kept, result):
+def _vsan(draft, path, cluster, kept, columns, result):
     layout, ftt = VSAN_LAYOUT
     if len(kept) < minimum_hosts(layout, ftt):
         result.skipped.append(
@@ -134,7 +137,7 @@ def _vsan(draft, path, cluster, kept, result):
         section["data_per_host_tib"] = draft.measured(
             "cluster.data_per_host_tib",
             sum(disks) * (ftt + 1) / len(kept) / 1024, path,
-            "vInfo!In Use MiB (the cluster's powered-on VMs)")
+            f"{columns.get('in_use')} (the cluster's powered-on VMs)")
     draft.assumptions.append(
         f"vSAN vmknics found (vSC_VMK services): the default storage policy "
         f"assumed ({layout}, FTT {ftt}); vSAN traffic shares 100, the other "

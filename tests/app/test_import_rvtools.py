@@ -199,6 +199,9 @@ def test_a_cluster_document_per_vcenter_cluster(tmp_path):
     assert cluster.cluster.memory_per_host_gib == 12.0
     assert any("slowest at each position" in a
                for a in cluster.meta.assumptions)
+    assert "cluster.memory_per_host_gib = 12 from " in cluster.meta.notes
+    assert "vInfo!Memory (the busiest host's powered-on VMs)" in \
+        cluster.meta.notes
     values = {m.id: m.value for m in evaluate(cluster).variants[0].metrics}
     assert values["cluster.maintenance.Prod.evacuation_s"] > 0
 
