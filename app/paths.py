@@ -13,7 +13,8 @@ TEMPLATES = (("teaming.toml", "&Teaming policy"),
              ("jumbo.toml", "&Jumbo frames"),
              ("migration.toml", "&Live migration"),
              ("storage.toml", "&Storage IO"),
-             ("evacuation.toml", "Host &evacuation"))
+             ("evacuation.toml", "Host &evacuation"),
+             ("cluster.toml", "&Cluster and fabric"))
 
 
 def resource_path(*parts):

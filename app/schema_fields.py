@@ -83,6 +83,7 @@ VALUE_LABELS = {
              "min_migration_time": "Minimise migration time",
              "min_evacuation_time": "Minimise evacuation time",
              "min_peak_util": "Minimise the hottest uplink",
+             "min_cluster_util": "Minimise the busiest cluster link",
              "uniform": "Uniform rate", "hot_cold": "Hot set + cold rate"},
     "receive_queues": {"rss": "RSS (host NIC queues)",
                        "vmq": "VMQ (one core per vNIC)",

@@ -27,9 +27,10 @@ import tomli_w
 from pydantic import (BaseModel, ConfigDict, Field, ValidationError,
                       field_validator, model_validator)
 
+from models import cluster as cluster_model
 from models.compression import ALGORITHMS as COMPRESSORS
-from models.cpu import CPU_GENERATIONS, DEFAULT_CPU
 from models.compression import DATA_CLASSES as COMPRESSION_DATA
+from models.cpu import CPU_GENERATIONS, DEFAULT_CPU
 from models.evacuation import ORDERS as EVACUATION_ORDERS
 from models.evacuation import PLATFORMS as EVACUATION_PLATFORMS
 from models.host import (QUEUE_MODE_HYPERVISORS, QUEUE_MODES,
@@ -136,6 +137,18 @@ MAX_CONNECTIONS = 65_536
 #: cells the teaming solver computes per compared policy. 2e6 cells keep
 #: one policy within about a second (measured on the seed examples).
 MAX_TEAMING_CELLS = 2_000_000
+
+
+#: Largest cluster study: cases x hosts x NICs x traffic classes, the
+#: cells of one evaluation of models.cluster (8 bytes each; 20 million
+#: cells solve in about a second and take 160 MB per array). 64 hosts x
+#: 4 NICs x 8 classes with every single failure is about 40,000.
+MAX_CLUSTER_CELLS = 20_000_000
+
+#: Hosts of one cluster: vSphere 8 and Windows Server 2025 allow 96 and
+#: 64 per cluster; Ceph clusters grow larger, but one study of a rack
+#: fabric stays below this.
+MAX_CLUSTER_HOSTS = 1_024
 
 
 def _representable(value, where=""):
@@ -1067,6 +1080,117 @@ class Workloads(_Strict):
     evacuations: list[Evacuation] = Field(default=[], max_length=MAX_ENTRIES)
 
 
+class ClusterSwitch(_Strict):
+    """A top-of-rack switch the cluster's hosts link to."""
+
+    name: str = Identifier
+    rack: str = Field(default="rack1", pattern=r"^[A-Za-z0-9_.:-]+$",
+                      min_length=1, description="Rack the switch "
+                      "stands in; hosts linked to it are in this rack")
+    uplink_gbps: float = Field(gt=0, le=102_400, description="Capacity "
+                               "of the switch's uplinks to the spine or "
+                               "core, each direction, all links together "
+                               "[Gbit/s]")
+
+
+class HostGroup(_Strict):
+    """Hosts alike: each has the document's NICs, the i-th NIC linked to
+    the i-th switch of ``links`` (round robin)."""
+
+    name: str = Identifier
+    count: int = Field(default=1, ge=1, le=MAX_CLUSTER_HOSTS,
+                       description="Hosts in the group")
+    links: list[str] = Field(min_length=1, max_length=MAX_NICS,
+                             description="Switch of each NIC, in the "
+                             "order of nics (repeated when shorter)")
+
+
+CLUSTER_CLASS_KINDS = ("vm", "storage", "vmotion", "backup", "management",
+                       "other")
+
+
+class TrafficClass(_Strict):
+    """A traffic class every host sends, with its NIOC or ETS share."""
+
+    name: str = Identifier
+    kind: Literal[CLUSTER_CLASS_KINDS] = "vm"
+    demand_gbps: float = Field(default=0.0, ge=0, le=102_400,
+                               description="Traffic each host sends, "
+                               "each direction (storage: use read_gbps "
+                               "and write_gbps) [Gbit/s]")
+    read_gbps: float = Field(default=0.0, ge=0, le=102_400,
+                             description="Storage class: VM reads per "
+                             "host, front end [Gbit/s]")
+    write_gbps: float = Field(default=0.0, ge=0, le=102_400,
+                              description="Storage class: VM writes per "
+                              "host, front end [Gbit/s]")
+    north_south_pct: float = Field(default=0.0, ge=0, le=100,
+                                   description="Share that leaves the "
+                                   "cluster through the uplinks [%]")
+    shares: float = Field(default=50.0, gt=0, le=100,
+                          description="NIOC shares or ETS weight on every "
+                          "link")
+    reservation_gbps: float = Field(default=0.0, ge=0, le=102_400,
+                                    description="Guaranteed bandwidth per "
+                                    "link [Gbit/s]")
+    limit_gbps: float | None = Field(default=None, gt=0, le=102_400,
+                                     description="Cap per link [Gbit/s]")
+
+    @model_validator(mode="after")
+    def _storage_rates(self):
+        if self.kind != "storage" and (self.read_gbps or self.write_gbps):
+            raise ValueError(f"read_gbps and write_gbps are for kind "
+                             f"'storage', not {self.kind!r}: give "
+                             "demand_gbps")
+        return self
+
+
+CLUSTER_CASES = ("host_down", "two_hosts_down", "maintenance",
+                 "switch_down", "link_down")
+
+
+class Cluster(_Strict):
+    """Hosts, the switches between them and the traffic classes they
+    carry; solved in normal operation and in each failure or
+    maintenance case."""
+
+    host_groups: list[HostGroup] = Field(min_length=1, max_length=64)
+    switches: list[ClusterSwitch] = Field(min_length=1, max_length=256)
+    classes: list[TrafficClass] = Field(min_length=1, max_length=16)
+    storage_layout: Literal[tuple(cluster_model.LAYOUTS)] | None = Field(
+        default=None, description="vSAN, S2D or Ceph data layout; none: "
+        "no storage replication between the hosts")
+    failures_to_tolerate: int = Field(default=1, ge=1, le=3,
+                                      description="Host failures the data "
+                                      "survives (vSAN FTT, S2D copies - 1, "
+                                      "Ceph size - 1 or EC chunks m)")
+    ec_data_chunks: int = Field(default=4, ge=2, le=16,
+                                description="Data chunks k of a Ceph "
+                                "erasure-coded pool")
+    data_per_host_tib: float = Field(default=0.0, ge=0, le=10_000,
+                                     description="Replicas and chunks a "
+                                     "host holds: what a failed host "
+                                     "leaves to rebuild [TiB]")
+    rebuild_limit_gbps: float | None = Field(
+        default=None, gt=0, le=102_400, description="Rebuild throttle per "
+        "host (vSAN resync throttle, Ceph backfill limits); none: as much "
+        "as its share gives [Gbit/s]")
+    memory_per_host_gib: float = Field(default=0.0, ge=0, le=1_048_576,
+                                       description="Memory of the VMs a "
+                                       "host in maintenance moves away "
+                                       "[GiB]")
+    maintenance_moves_data: bool = Field(
+        default=False, description="Maintenance moves the host's data "
+        "too (vSAN 'full data migration'), not only its VMs")
+    cases: list[Literal[CLUSTER_CASES]] = Field(
+        default=list(CLUSTER_CASES), description="Failure and maintenance "
+        "cases solved beside normal operation")
+
+    def hosts(self):
+        """Hosts in the cluster."""
+        return sum(group.count for group in self.host_groups)
+
+
 class Variant(_Strict):
     """A named alternative: the base scenario with some parameters changed."""
 
@@ -1175,6 +1299,7 @@ GOALS = {
     "max_iops": ("storage.iops", "max"),
     "latency_target": ("storage.latency_ms", "min"),
     "min_peak_util": ("teaming.optimal.peak_util_pct", "min"),
+    "min_cluster_util": ("cluster.worst_peak_util_pct", "min"),
 }
 
 
@@ -1261,6 +1386,7 @@ class Scenario(_Strict):
     calibration: Calibration | None = Field(
         default=None, description="Site preset fitted by linkplan "
         "calibrate (None: the published presets)")
+    cluster: Cluster | None = None
 
     @model_validator(mode="after")
     def _cross_references(self):
@@ -1348,10 +1474,84 @@ class Scenario(_Strict):
             self._check_reservations(i, team)
             self._check_team_size(i, team)
         self._check_solved_entries()
+        self._check_cluster()
         if any(v.name == BASE_NAME for v in self.variants):
             raise ValueError(f"a variant may not be called {BASE_NAME!r}: "
                              "that name is the base scenario")
         return self
+
+    def _check_cluster(self):
+        """A cluster's references, its storage layout against its hosts
+        and platform, and its study within MAX_CLUSTER_CELLS."""
+        cluster = self.cluster
+        if cluster is None:
+            return
+        _check_unique("cluster.host_groups",
+                      [g.name for g in cluster.host_groups], "name")
+        _check_unique("cluster.switches",
+                      [s.name for s in cluster.switches], "name")
+        _check_unique("cluster.classes", [c.name for c in cluster.classes],
+                      "name")
+        names = [s.name for s in cluster.switches]
+        for i, group in enumerate(cluster.host_groups):
+            for j, link in enumerate(group.links):
+                if link not in names:
+                    raise ValueError(
+                        f"cluster.host_groups[{i}].links[{j}] {link!r} is "
+                        f"no switch of cluster.switches ({', '.join(names)})")
+        hosts = cluster.hosts()
+        if not 2 <= hosts <= MAX_CLUSTER_HOSTS:
+            raise ValueError(f"cluster.host_groups: a cluster has 2 to "
+                             f"{MAX_CLUSTER_HOSTS} hosts, got {hosts}")
+        storage = [c.name for c in cluster.classes if c.kind == "storage"]
+        if len(storage) > 1:
+            raise ValueError("cluster.classes: one class of kind 'storage', "
+                             f"got {', '.join(storage)}")
+        self._check_cluster_storage(storage)
+        groups, nics = len(cluster.host_groups), len(self.nics)
+        cases = 1 + groups * (3 + nics) + len(cluster.switches)
+        cells = cases * hosts * nics * (len(cluster.classes) + 1)
+        if cells > MAX_CLUSTER_CELLS:
+            raise ValueError(
+                f"cluster: {cases} cases x {hosts} hosts x {nics} NICs x "
+                f"{len(cluster.classes) + 1} classes is {cells:,} cells, "
+                f"above {MAX_CLUSTER_CELLS:,}: fewer host groups or hosts")
+
+    def _check_cluster_storage(self, storage):
+        cluster = self.cluster
+        layout = cluster.storage_layout
+        if layout is None:
+            if any(c.read_gbps or c.write_gbps for c in cluster.classes):
+                raise ValueError(
+                    f"cluster.classes {storage[0]!r} has read_gbps or "
+                    "write_gbps but cluster.storage_layout is not set")
+            return
+        if not storage:
+            raise ValueError(f"cluster.storage_layout {layout!r} needs a "
+                             "class of kind 'storage' in cluster.classes "
+                             "(its replication and rebuild traffic ride it)")
+        platform = {"vsan": "vsphere", "s2d": "hyperv"}.get(
+            layout.partition("_")[0])
+        if platform is not None and self.host.hypervisor != platform:
+            raise ValueError(
+                f"cluster.storage_layout {layout!r} runs on "
+                f"host.hypervisor {platform!r}, not "
+                f"{self.host.hypervisor!r}")
+        ftt = cluster.failures_to_tolerate
+        fixed = {"vsan_osa_raid5": 1, "vsan_esa_raid5": 1,
+                 "vsan_osa_raid6": 2, "vsan_esa_raid6": 2, "s2d_parity": 2}
+        if fixed.get(layout, ftt) != ftt:
+            raise ValueError(
+                f"cluster.failures_to_tolerate {ftt}: cluster.storage_layout "
+                f"{layout!r} tolerates exactly {fixed[layout]} host "
+                "failure(s)")
+        needed = cluster_model.minimum_hosts(layout, ftt,
+                                             cluster.ec_data_chunks)
+        if cluster.hosts() < needed:
+            raise ValueError(
+                f"cluster.failures_to_tolerate {ftt} with "
+                f"cluster.storage_layout {layout!r} needs at least "
+                f"{needed} hosts, the cluster has {cluster.hosts()}")
 
     def _check_migration_modes(self, index, item):
         """Post-copy, multifd and QEMU's RDMA transport exist on QEMU/KVM

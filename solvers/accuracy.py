@@ -23,7 +23,7 @@ from solvers.results import csv_cell, format_number
 
 #: Areas of the validation set, in report order.
 AREAS = ("wire", "host_cpu", "transport", "migration", "storage", "teaming",
-         "evacuation")
+         "evacuation", "cluster")
 
 #: Each area as a reader names what its cases test.
 AREA_LABELS = {"wire": "Wire: framing, MTU",
@@ -32,7 +32,8 @@ AREA_LABELS = {"wire": "Wire: framing, MTU",
                "migration": "Live migration: pre-copy",
                "storage": "Storage IO: queues, back ends",
                "teaming": "Teaming: uplink hashing and balancing",
-               "evacuation": "Host evacuation: shared link, concurrency"}
+               "evacuation": "Host evacuation: shared link, concurrency",
+               "cluster": "Cluster fabric: replication, rebuild, failures"}
 
 #: Case statuses: solved and expected to hold; solved and known to miss
 #: (the reason says why; the test expects the miss); not expressible yet.

@@ -40,6 +40,8 @@ GOAL_CONTEXT = {
     "max_iops": ("storage.iops", "storage.latency_ms", "storage.cpu_pct"),
     "latency_target": ("storage.latency_ms", "storage.iops"),
     "min_peak_util": (),
+    "min_cluster_util": ("cluster.worst_peak_util_pct",
+                         "cluster.worst_unmet_gbps", "cluster.rebuild_s"),
 }
 
 
@@ -146,11 +148,12 @@ def resolve_goal(scenario, goal=None):
                "min_cpu": bool(w.transfers),
                "min_migration_time": bool(w.migrations),
                "min_evacuation_time": bool(w.evacuations),
-               "min_peak_util": bool(w.flows and scenario.teams)}
+               "min_peak_util": bool(w.flows and scenario.teams),
+               "min_cluster_util": scenario.cluster is not None}
     if goal is None:
         goal = next((g for g in ("max_iops", "max_throughput",
                                  "min_migration_time", "min_evacuation_time",
-                                 "min_peak_util")
+                                 "min_peak_util", "min_cluster_util")
                      if present[g]), None)
         if goal is None:
             raise ValueError("goal: the scenario has no storage, transfer, "

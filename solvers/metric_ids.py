@@ -53,6 +53,17 @@ METRICS = {
     "storage.cpu_pct": ("%", "Storage: host CPU"),
     "storage.iops_per_cpu_pct": ("1/s", "Storage: IOPS per % host CPU"),
     "storage.jumbo_gain_pct": ("%", "Storage: IOPS gain from MTU 9000"),
+    "cluster.hosts": ("1", "Cluster: hosts"),
+    "cluster.peak_util_pct": ("%", "Cluster: busiest host link, normal "
+                              "operation"),
+    "cluster.uplink_util_pct": ("%", "Cluster: busiest switch uplinks, "
+                                "normal operation"),
+    "cluster.worst_peak_util_pct": ("%", "Cluster: busiest link in any "
+                                    "case"),
+    "cluster.worst_unmet_gbps": ("Gbit/s", "Cluster: traffic not carried "
+                                 "in the worst case"),
+    "cluster.rebuild_s": ("s", "Cluster: longest rebuild after a host "
+                          "failure"),
 }
 
 #: Units and labels of per-item metrics (and of the ``migration.<key>``
@@ -107,6 +118,14 @@ METRIC_SUFFIXES = {
     "throughput_mbps": ("MB/s", "throughput"),
     "oio": ("1", "outstanding IO"),
     "knee_oio": ("1", "outstanding IO at the knee"),
+    "uplink_util_pct": ("%", "busiest switch uplinks"),
+    "unmet_gbps": ("Gbit/s", "traffic not carried"),
+    "worst_unmet_pct": ("%", "share not carried in the worst case"),
+    "rebuild_s": ("s", "rebuild time"),
+    "rebuild_gbps": ("Gbit/s", "rebuild rate over the cluster"),
+    "evacuation_s": ("s", "time to move the host's VM memory"),
+    "data_migration_s": ("s", "time to move the host's data (full data "
+                         "migration)"),
     "slot_gbps": ("Gbit/s", "PCIe slot bandwidth per direction"),
     "ports_gbps": ("Gbit/s", "line rate of the ports in the slot"),
     "slot_headroom_pct": ("%", "PCIe slot bandwidth above the ports'"),
@@ -175,6 +194,13 @@ def storage(name, key):
 
 def evacuation(name, key):
     return item("evacuation", name, key)
+
+
+def cluster(case, key):
+    """``cluster.<case>.<key>``: a failure or maintenance case
+    (``host_down.<group>``, ``switch_down.<switch>`` ...) or
+    ``class.<class>``."""
+    return item("cluster", case, key)
 
 
 def uplink(nic_id, key):

@@ -29,6 +29,7 @@ FAMILY_MODELS = {
     "teaming": ("models.teaming",),
     "evacuation": ("models.evacuation",),
     "pcie": ("models.pcie",),
+    "cluster": ("models.cluster",),
 }
 
 #: Metric family -> the validation areas (a case's ``area``) whose cases
@@ -44,6 +45,7 @@ FAMILY_AREAS = {
     "teaming": ("teaming",),
     "uplink": ("teaming",),
     "evacuation": ("evacuation", "migration"),
+    "cluster": ("cluster",),
 }
 
 

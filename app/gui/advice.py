@@ -15,6 +15,7 @@ GOAL_LABELS = {
     "max_iops": "Most storage IOPS",
     "latency_target": "Storage latency within the target",
     "min_peak_util": "Lowest peak uplink utilization",
+    "min_cluster_util": "Lowest busiest cluster link in any case",
 }
 
 

@@ -654,3 +654,93 @@ def draw_uplink_bars(plot_item, trace, state=0):
     plot_item.getViewBox().setRange(
         xRange=(0, widest * 1.3), yRange=(-len(uplinks) + 0.4, 0.6),
         padding=0)
+
+
+#: Most hosts the topology drawing shows one by one; the rest are summed
+#: up in a note (their links are in the trace and the metrics).
+TOPOLOGY_HOSTS_SHOWN = 32
+
+
+def cluster_topology(variant):
+    """The cluster analysis's ``cluster.topology`` trace of a variant, or
+    None."""
+    return variant.traces.get("cluster.topology")
+
+
+def utilisation_colour(pct, theme=LIGHT):
+    """Colour of a link at ``pct`` % of its speed: the first palette hue
+    up to 70 %, the fifth (amber) to 100 %, the second (red-orange)
+    above."""
+    return theme.palette[0] if pct < 70 else theme.palette[4] \
+        if pct <= 100 else theme.palette[1]
+
+
+def draw_cluster_topology(plot_item, trace, case=0):
+    """Hosts below, their switches above, each host link and each
+    switch's uplinks coloured by utilisation in one case (dotted and
+    faint where down), with the busiest link's load per class.
+
+    Parameters
+    ----------
+    plot_item : pyqtgraph.PlotItem
+    trace : dict
+        A ``cluster.topology`` trace.
+    case : int
+        Index into ``trace["cases"]``.
+    """
+    theme = theme_of(plot_item)
+    plot_item.clear()
+    for axis in ("left", "bottom"):
+        plot_item.hideAxis(axis)
+    hosts = trace["hosts"][:TOPOLOGY_HOSTS_SHOWN]
+    switches = trace["switches"]
+    width = max(len(hosts), len(switches), 2) - 1
+    host_x = np.linspace(0, width, len(hosts)) if len(hosts) > 1 \
+        else np.array([width / 2])
+    switch_x = np.linspace(0, width, len(switches) + 2)[1:-1]
+    for h, x in enumerate(host_x):
+        for n, s in enumerate(trace["links"][h]):
+            up = trace["nic_up"][case][h][n]
+            pct = trace["link_pct"][case][h][n]
+            pen = pg.mkPen(utilisation_colour(pct, theme), width=2.5) if up \
+                else pg.mkPen(theme.faint, width=1,
+                              style=QtCore.Qt.DotLine)
+            plot_item.plot([x, switch_x[s]], [0, 1], pen=pen)
+    for s, x in enumerate(switch_x):
+        up = trace["switch_up"][case][s]
+        pct = trace["uplink_pct"][case][s]
+        colour = utilisation_colour(pct, theme) if up else theme.faint
+        plot_item.plot([x, x], [1, 1.6], pen=pg.mkPen(
+            colour, width=4 if up else 1,
+            style=QtCore.Qt.SolidLine if up else QtCore.Qt.DotLine))
+        label = pg.TextItem(
+            f"{switches[s]}\nuplinks {format_number(pct)} % of "
+            f"{format_number(trace['uplink_gbps'][s])} Gbit/s" if up
+            else f"{switches[s]}\ndown", color=theme.text,
+            anchor=(0.5, 1.0))
+        label.setPos(x, 1.6)
+        plot_item.addItem(label)
+    plot_item.addItem(pg.ScatterPlotItem(
+        x=switch_x, y=np.ones(len(switch_x)), symbol="s", size=16,
+        brush=theme.muted, pen=pg.mkPen(None)))
+    plot_item.addItem(pg.ScatterPlotItem(
+        x=host_x, y=np.zeros(len(host_x)), symbol="s", size=12,
+        brush=theme.text, pen=pg.mkPen(None)))
+    if len(hosts) <= 12:
+        for name, x in zip(hosts, host_x):
+            label = pg.TextItem(name, color=theme.text, anchor=(0.5, 0.0))
+            label.setPos(x, -0.05)
+            plot_item.addItem(label)
+    busiest = trace["busiest"][case]
+    note = (f"busiest host link: {busiest['host']} {busiest['nic']}, "
+            + ", ".join(f"{name} {format_number(gbps)}"
+                        for name, gbps in zip(trace["classes"],
+                                              busiest["gbps"]))
+            + " Gbit/s")
+    hidden = len(trace["hosts"]) - len(hosts)
+    if hidden > 0:
+        note += f"; {hidden} more hosts not drawn"
+    plot_item.setTitle(f"{trace['cases'][case]}: {note}", size="9pt",
+                       color=theme.text)
+    plot_item.getViewBox().setRange(xRange=(-0.6, width + 0.6),
+                                    yRange=(-0.45, 2.2), padding=0)

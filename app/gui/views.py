@@ -13,7 +13,8 @@ from typing import Callable
 
 from PySide6 import QtCore, QtWidgets
 
-from app.gui.charts import (GANTT_LABELLED_ROWS, draw_evacuation_gantt,
+from app.gui.charts import (GANTT_LABELLED_ROWS, cluster_topology,
+                            draw_cluster_topology, draw_evacuation_gantt,
                             draw_evacuation_sweep, draw_goodput_vs_mtu,
                             draw_item_bars,
                             draw_metric_bars, item_metrics,
@@ -174,6 +175,53 @@ class EvacuationView:
             for (name, trace), (_, sweep), used in _evacuations(variant)]
 
 
+@dataclass(frozen=True)
+class ClusterView:
+    """The cluster's hosts, switches and links drawn coloured by
+    utilisation, one failure or maintenance case at a time."""
+
+    key: str
+    title: str
+    hint: str
+
+    def present(self, results):
+        return any(cluster_topology(v) for v in results.variants)
+
+    def tab(self):
+        return _ClusterTab(self)
+
+    def report_sections(self, results):
+        """Per variant: normal operation and its worst case."""
+        sections = []
+        for variant in results.variants:
+            trace = cluster_topology(variant)
+            if trace is None:
+                continue
+            cases = sorted({0, worst_cluster_case(trace)})
+            sections.append(ReportSection(
+                f"Cluster fabric: {variant.name}", tuple(
+                    ReportChart(lambda plot, t=trace, c=c:
+                                draw_cluster_topology(plot, t, c),
+                                TOPOLOGY_CHART_HEIGHT) for c in cases),
+                "Host links (below) and switch uplinks (above), blue up "
+                "to 70 %, amber to 100 %, red above; dotted: down."))
+        return sections
+
+
+#: Canvas height of a topology drawing in the report [px].
+TOPOLOGY_CHART_HEIGHT = 320
+
+
+def worst_cluster_case(trace):
+    """Index of the case whose busiest link (host link or uplinks) is the
+    most loaded."""
+    worst = [max(max((max(row) for row in hosts), default=0.0),
+                 max(uplinks, default=0.0))
+             for hosts, uplinks in zip(trace["link_pct"],
+                                       trace["uplink_pct"])]
+    return int(max(range(len(worst)), key=worst.__getitem__))
+
+
 def _evacuations(variant):
     """Each evacuation's schedule, concurrency sweep and the concurrency
     it runs at."""
@@ -223,6 +271,20 @@ VIEWS = (
         "it does not converge; lighter: its disk copy, where the disks are "
         "copied. Line: the total time at each concurrency the "
         "platform allows; red points leave VMs unconverged."),
+    BarsView(
+        "cluster", "Cluster", "Cluster: links by failure case",
+        "This scenario defines no cluster (cluster: host groups, switches, "
+        "traffic classes): add one to see every link in normal operation "
+        "and after a host, switch or link fails.",
+        "cluster.worst_peak_util_pct",
+        (("cluster.peak_util_pct", "Busiest host link by case [%]", None),
+         ("cluster.uplink_util_pct", "Busiest switch uplinks by case [%]",
+          None))),
+    ClusterView(
+        "cluster_fabric", "Fabric",
+        "This scenario defines no cluster: add a cluster section (host "
+        "groups, switches, traffic classes) to see its hosts, switches and "
+        "links coloured by utilisation in each failure case."),
 )
 
 
@@ -522,6 +584,76 @@ class _TeamingTab:
         trace = next((t for t in traces if t["policy"] == policy), None)
         if trace is not None:
             draw_uplink_series(self.uplink_plot.getPlotItem(), trace)
+
+
+class _ClusterTab:
+    """One variant's cluster drawn in the case picked (normal operation
+    first; the worst case is marked)."""
+
+    def __init__(self, view):
+        self.view, self.results = view, None
+        self.widget = QtWidgets.QWidget()
+        layout = QtWidgets.QVBoxLayout(self.widget)
+        self.hint = QtWidgets.QLabel(view.hint)
+        self.hint.setWordWrap(True)
+        layout.addWidget(self.hint)
+        pickers = QtWidgets.QHBoxLayout()
+        self.variant = QtWidgets.QComboBox()
+        self.variant.setToolTip("Variant whose cluster is drawn")
+        self.case = QtWidgets.QComboBox()
+        self.case.setToolTip("Failure or maintenance case drawn")
+        self.case.setSizeAdjustPolicy(
+            QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToContents)
+        pickers.addWidget(self.variant)
+        pickers.addWidget(QtWidgets.QLabel("Case"))
+        pickers.addWidget(self.case)
+        pickers.addStretch(1)
+        layout.addLayout(pickers)
+        self.plot = new_plot_widget()
+        layout.addWidget(self.plot, 1)
+        self.variant.currentIndexChanged.connect(self._refill_cases)
+        self.case.currentIndexChanged.connect(self._draw)
+
+    def show_results(self, results):
+        self.results = results
+        shown = self.view.present(results)
+        for widget in (self.variant, self.case, self.plot):
+            widget.setVisible(shown)
+        self.hint.setVisible(not shown)
+        if not shown:
+            return
+        _refill_variants(self.variant, results)
+        self._refill_cases()
+
+    def _trace(self):
+        variant = self.results.variants[max(self.variant.currentIndex(), 0)]
+        return cluster_topology(variant)
+
+    def _refill_cases(self):
+        trace = self._trace()
+        previous = self.case.currentText().removesuffix(WORST_MARK)
+        names = [] if trace is None else list(trace["cases"])
+        if names:
+            names[worst_cluster_case(trace)] += WORST_MARK
+        with QtCore.QSignalBlocker(self.case):
+            self.case.clear()
+            self.case.addItems(names)
+            bare = [n.removesuffix(WORST_MARK) for n in names]
+            self.case.setCurrentIndex(bare.index(previous)
+                                      if previous in bare else 0)
+        self._draw()
+
+    def _draw(self):
+        trace = self._trace()
+        if trace is None:
+            self.plot.getPlotItem().clear()
+            return
+        draw_cluster_topology(self.plot.getPlotItem(), trace,
+                              max(self.case.currentIndex(), 0))
+
+
+#: Appended to the worst case's name in the case picker.
+WORST_MARK = " (worst)"
 
 
 class _EvacuationTab:

@@ -16,6 +16,7 @@ MiB", "Memory MB").
 import re
 from collections import Counter
 
+from app.importers import rvtools_cluster
 from app.importers.common import (Draft, ImportProblem, add_evacuation,
                                   decimal_mark, identifier, import_each,
                                   number, open_workbook)
@@ -29,7 +30,8 @@ COLUMNS = {
     "vHost": {"host": ("Host", "Name"), "sockets": ("# CPU", "CPUs",
                                                     "Sockets"),
               "cores": ("Cores per CPU", "Cores per socket"),
-              "mhz": ("Speed", "CPU Speed", "Speed MHz")},
+              "mhz": ("Speed", "CPU Speed", "Speed MHz"),
+              "cluster": ("Cluster",)},
     "vNIC": {"host": ("Host",), "device": ("Network Device", "Device",
                                             "vmnic"),
              "speed": ("Speed", "Speed Mbps", "Speed (Mbps)", "Link Speed"),
@@ -71,7 +73,8 @@ OPTIONAL = {("dvSwitch", "lacp_mode"), ("dvSwitch", "lacp_alg"),
             ("dvSwitch", "mtu"), ("dvPort", "active"), ("dvPort", "standby"),
             ("dvPort", "uplink"), ("vSC_VMK", "services"),
             ("vSC_VMK", "mtu"), ("vInfo", "template"), ("vInfo", "power"),
-            ("vInfo", "folder"), ("vInfo", "in_use"), ("vSwitch", "mtu")}
+            ("vInfo", "folder"), ("vInfo", "in_use"), ("vSwitch", "mtu"),
+            ("vHost", "cluster")}
 #: Tabs without which no scenario can be built.
 REQUIRED_TABS = ("vHost", "vNIC")
 
@@ -185,11 +188,21 @@ def _import_one(path, result):
         raise ImportProblem(path, "at least one host row in tab 'vHost'",
                             row=2)
     context = _Context(path, sheets, result)
+    members = []
     for row_number, row, host in hosts:
         try:
-            context.host(row_number, row, host)
+            draft = context.host(row_number, row, host)
         except ImportProblem as err:
             result.problems.append(f"{err} (host {host} skipped)")
+            continue
+        cluster = str(sheets["vHost"].get(row, "cluster") or "").strip()
+        members.append((host, cluster, draft))
+    vinfo = sheets.get("vInfo")
+    columns = {} if vinfo is None else {
+        logical: vinfo.column(logical) for logical in ("memory", "in_use")
+        if logical in vinfo.index}
+    rvtools_cluster.add_clusters(path, members, context.services(), columns,
+                                 result)
 
 
 def _check_version(path, sheet, result):
@@ -243,6 +256,16 @@ class _Context:
             f"{doc['network'].get('mtu', 1500)}, "
             f"{len(doc['workloads']['migrations'])} VMs as migration "
             "candidates")
+        return draft
+
+    def services(self):
+        """Host -> the lower-cased VMkernel services it runs (vSC_VMK)."""
+        sheet, found = self.sheets.get("vSC_VMK"), {}
+        for _, row in sheet.rows if sheet is not None else ():
+            text = str(sheet.get(row, "services") or "").lower()
+            found.setdefault(str(sheet.get(row, "host")), set()).update(
+                word for word in ("vmotion", "vsan") if word in text)
+        return found
 
     def _nics(self, draft, host):
         sheet, doc = self.sheets["vNIC"], draft.document

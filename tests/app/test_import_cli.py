@@ -27,7 +27,9 @@ def test_one_file_per_host(tmp_path, capsys):
     assert main(["import", "rvtools", str(SAMPLES / "rvtools_4_1.xlsx"),
                  "-o", str(out)]) == 0
     written = sorted(p.name for p in tmp_path.iterdir())
-    assert written == ["estate-esx01.example.toml",
+    # and one for the hosts' vCenter cluster
+    assert written == ["estate-Prod-cluster.toml",
+                       "estate-esx01.example.toml",
                        "estate-esx02.example.toml"]
     assert "skipped: " in capsys.readouterr().out
     # several scenarios need -o

@@ -30,8 +30,9 @@ from tests.app.import_samples import (SAMPLES, rvtools_rows,
 def test_hosts_nics_teams_mtu_and_vms(sample):
     outcome = run_import("rvtools", [SAMPLES / sample])
     assert not outcome.problems
-    esx01, esx02 = outcome.scenarios
+    esx01, esx02, cluster = outcome.scenarios
     assert esx01.meta.name.startswith("esx01.example")
+    assert cluster.meta.name.startswith("Prod-cluster (vCenter cluster Prod")
     assert (esx01.host.sockets, esx01.host.cores_per_socket,
             esx01.host.ghz) == (2, 16, 2.6)
     assert [(n.id, n.speed_gbps) for n in esx01.nics] == [
@@ -173,6 +174,55 @@ def test_unknown_policy_is_a_problem_but_the_host_imports(tmp_path):
 def test_large_inventory_imports_every_host(tmp_path):
     path = _write(tmp_path, rows=rvtools_rows(hosts=20, vms_per_host=10))
     result = rvtools.import_files([path])
-    assert len(result.drafts) == 20 and not result.problems
+    # one scenario per host and one for their vCenter cluster
+    assert len(result.drafts) == 21 and not result.problems
     assert sum(len(d.document["workloads"]["migrations"])
                for d in result.drafts) == 20 * 9
+    assert result.drafts[-1].document["cluster"]["host_groups"][0][
+        "count"] == 20
+
+
+def test_a_cluster_document_per_vcenter_cluster(tmp_path):
+    """vHost "Cluster": the two hosts of Prod make one cluster document
+    (the slowest NIC at each position, NICs alternating over two ToRs,
+    the busiest host's VM memory for maintenance); its cases solve."""
+    outcome = run_import("rvtools", [SAMPLES / "rvtools_4_1.xlsx"])
+    cluster = outcome.scenarios[-1]
+    assert [n.speed_gbps for n in cluster.nics] == [10.0, 10.0, 25.0, 25.0]
+    group, = cluster.cluster.host_groups
+    assert (group.count, group.links) == (2, ["tor-a", "tor-b"] * 2)
+    # non-blocking: 2 hosts x (10 + 25) Gbit/s on each switch
+    assert [s.uplink_gbps for s in cluster.cluster.switches] == [70.0, 70.0]
+    assert [c.kind for c in cluster.cluster.classes] == [
+        "vm", "management", "vmotion"]
+    # esx01 and esx02 each run 4 + 8 GiB powered on
+    assert cluster.cluster.memory_per_host_gib == 12.0
+    assert any("slowest at each position" in a
+               for a in cluster.meta.assumptions)
+    assert "cluster.memory_per_host_gib = 12 from " in cluster.meta.notes
+    assert "vInfo!Memory (the busiest host's powered-on VMs)" in \
+        cluster.meta.notes
+    values = {m.id: m.value for m in evaluate(cluster).variants[0].metrics}
+    assert values["cluster.maintenance.Prod.evacuation_s"] > 0
+
+
+def test_vsan_clusters_and_one_host_clusters(tmp_path):
+    rows = rvtools_rows(hosts=5)
+    for row in rows["vSC_VMK"]:
+        if row[4] == "vmk1":
+            row[9] = "vMotion, vSAN"
+    # esx05 alone in its own cluster
+    rows["vHost"][4][2] = "Edge"
+    outcome = run_import("rvtools", [_write(tmp_path, rows=rows)])
+    assert not outcome.problems
+    cluster = outcome.scenarios[-1]
+    assert cluster.cluster.host_groups[0].count == 4
+    assert (cluster.cluster.storage_layout,
+            cluster.cluster.failures_to_tolerate) == ("vsan_osa_raid1", 1)
+    # powered-on VMs in use: 40 + 80 GiB per host, two copies over 4 hosts
+    assert cluster.cluster.data_per_host_tib == pytest.approx(
+        4 * 120 * 2 / 4 / 1024)
+    assert "cluster Edge: one host" in "\n".join(outcome.result.skipped)
+    values = {m.id: m.value for m in evaluate(cluster).variants[0].metrics}
+    # 3 survivors still hold RAID-1 FTT 1: the lost copies are rebuilt
+    assert values["cluster.host_down.Prod.rebuild_s"] > 0

@@ -15,12 +15,12 @@ names contain one of the NAMEs (a family at a time on a shared machine).
 import sys
 
 from app.paths import DEFAULT_EXAMPLE
-from tests.benchmarks import (bench_advise, bench_columns, bench_evacuation,
-                              bench_fleet, bench_gui, bench_host,
-                              bench_import, bench_migration, bench_placement,
-                              bench_size, bench_startup, bench_sweep,
-                              bench_sweep_screen, bench_teaming, bench_wire,
-                              bench_workspace)
+from tests.benchmarks import (bench_advise, bench_cluster, bench_columns,
+                              bench_evacuation, bench_fleet, bench_gui,
+                              bench_host, bench_import, bench_migration,
+                              bench_placement, bench_size, bench_startup,
+                              bench_sweep, bench_sweep_screen, bench_teaming,
+                              bench_wire, bench_workspace)
 from tests.benchmarks.timing import best_time
 
 BENCHMARKS = [*bench_wire.BENCHMARKS, *bench_host.BENCHMARKS,
@@ -31,7 +31,8 @@ BENCHMARKS = [*bench_wire.BENCHMARKS, *bench_host.BENCHMARKS,
               *bench_fleet.BENCHMARKS, *bench_sweep_screen.BENCHMARKS,
               *bench_startup.BENCHMARKS, *bench_import.BENCHMARKS,
               *bench_size.BENCHMARKS,
-              *bench_gui.BENCHMARKS, *bench_workspace.BENCHMARKS]
+              *bench_gui.BENCHMARKS, *bench_workspace.BENCHMARKS,
+              *bench_cluster.BENCHMARKS]
 
 #: Seconds per unit of a timing benchmark; a rate (1/s) is given as the
 #: time of one item.

@@ -19,7 +19,8 @@ def previewed(qtbot, fmt, sample):
 
 def test_preview_of_an_rvtools_export(qtbot):
     dialog = previewed(qtbot, "rvtools", "rvtools_4_1.xlsx")
-    assert dialog.scenarios.count() == 2
+    # each host and their vCenter cluster
+    assert dialog.scenarios.count() == 3
     text = dialog.preview.toPlainText()
     assert "Will create: esx01.example" in text
     assert "NICs: vmnic0 10 Gbit/s, vmnic1 10 Gbit/s, vmnic2 25 Gbit/s" \
