@@ -50,6 +50,27 @@ _SINGLE = {"lz4": (780.0, 2.101), "lz4hc-9": (41.0, 2.721)}
 QAT_CHANNEL_GBPS = 10.4
 QAT_DEVICE_GBPS = 11.3
 
+#: IAA (In-Memory Analytics Accelerator, Sapphire Rapids) deflate through
+#: QEMU's ``qpl`` multifd compression (QEMU 9.1, migration/multifd-qpl.c;
+#: hardware path). Each channel submits its packet's pages and waits, so
+#: one channel gets at most IAA_CHANNEL_GBPS of logical data; the devices
+#: together at most IAA_DEVICE_GBPS each. Fitted once on the 100G rows of
+#: Y. Liu's "[PATCH v8 0/7] Live Migration With IAA" (qemu-devel, 10 June
+#: 2024; 4 IAA devices per host, a 64 GiB guest 90 % filled with Silesia
+#: data): 2 channels in 7330 ms (channel-bound) and 4 channels in 5219 ms
+#: (device-bound: "IAA hardware resources are fully used"); 8 channels
+#: (5250 ms) and the runs under a 1 GiB/s cap are checks. [Gbit/s]
+IAA_CHANNEL_GBPS = 35.0
+IAA_DEVICE_GBPS = 25.0
+
+#: What IAA's deflate compresses Silesia-like memory to: QPL keeps a 4 KiB
+#: history (docs/devel/migration/qpl-compression.rst: "QPL only supports
+#: 4K history buffer", zlib 32K), so it compresses less than zlib-1. From
+#: the same letter's 100G rows: 57.6 GiB of data pages crossed as about
+#: 31.9 GB (network bandwidth x total time, 31.7-32.2 GB in the three
+#: runs). [logical bytes per compressed byte]
+QPL_SILESIA_RATIO = 1.94
+
 #: QEMU's legacy multi-thread compression (the ``compress`` capability,
 #: removed in QEMU 9.1) reaches this share of a thread's lzbench rate:
 #: the migration thread hands every 4 KiB page to a compression thread,
@@ -87,7 +108,8 @@ def _levels():
 SOFTWARE = _levels()
 #: Compressors that run on an offload device instead of the host's cores.
 OFFLOAD = {"qatzip": (QAT_CHANNEL_GBPS, QAT_DEVICE_GBPS,
-                      SOFTWARE["zlib-1"][1])}
+                      SOFTWARE["zlib-1"][1]),
+           "qpl": (IAA_CHANNEL_GBPS, IAA_DEVICE_GBPS, QPL_SILESIA_RATIO)}
 ALGORITHMS = tuple(SOFTWARE) + tuple(OFFLOAD)
 
 

@@ -350,6 +350,7 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
             trigger_period_s=QEMU_TRIGGER_PERIOD_S, test_sent_pass=False,
             final_live_pass=False, run_to_budget=False, round_limit=300,
             zero_page_s=0.0, pending_in_pages=False, wire_share=1.0,
+            stop_rate=None,
             trace=False):
     """Iterate pre-copy rounds until each scenario stops, all at once.
 
@@ -433,6 +434,12 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         (1 / the compression ratio), which shrinks QEMU's threshold in
         every round: compressed pages are counted whole in the pending
         size but written compressed.
+    stop_rate : numeric, optional
+        Rate of the stop-and-copy phase [B/s], default ``rate``. QEMU
+        lifts its max-bandwidth cap when it stops the guest
+        (``migration_completion_precopy`` calls
+        ``migration_rate_set(RATE_LIMIT_DISABLED)``, migration/migration.c):
+        a capped migration sends what is left at its uncapped rate.
     round_limit : int, default 300
         Rounds simulated before declaring no convergence; a scenario on
         the QEMU rule gets at least :data:`QEMU_SYNC_LIMIT` syncs. Each
@@ -509,7 +516,8 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         zero_fraction, downtime_limit, min_pages, fraction_left, max_rounds,
         max_factor, max_switchover, time_budget, throttle, sync, iteration_s,
         sync_timer_s, test_sent_pass, final_live_pass, run_to_budget,
-        zero_page_s, pending_in_pages, wire_share)))
+        zero_page_s, pending_in_pages, wire_share,
+        rate if stop_rate is None else stop_rate)))
 
     size = int(np.prod(shape))
 
@@ -520,6 +528,8 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         return np.broadcast_to(value, shape).ravel()
 
     memory, rate, first_rate = full(memory), full(rate), full(first_rate)
+    stop_rate = rate if stop_rate is None else full(require_positive(
+        "stop_rate", stop_rate, "B/s"))
     count = memory.size
     nonzero = memory * (1 - full(zero_fraction))
     overhead = 1 + page_header / PAGE_BYTES
@@ -528,6 +538,7 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
     live = {
         "index": np.arange(count),
         "rate": rate,
+        "stop_rate": stop_rate,
         "nonzero": nonzero,
         "memory": memory,
         "cold_rate": full(cold_rate),
@@ -673,7 +684,7 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
                               reason)
         reason = np.where(tested < s["threshold"], SWITCHOVER, reason)
         if any_switchover_cap:
-            stop_time = stop_volume / s["rate"] + s["fixed_downtime"]
+            stop_time = stop_volume / s["stop_rate"] + s["fixed_downtime"]
             reason = np.where((reason >= 0) & (reason != TIME_BUDGET) &
                               (stop_time > s["max_switchover"]),
                               SWITCHOVER_TOO_LONG, reason)
@@ -725,7 +736,7 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         sent_by_end[where] = (s["sent"] + resent + stop_volume)[done]
         ok = s["index"][finished]
         if ok.size:
-            stop_time = stop_volume[finished] / s["rate"][finished] \
+            stop_time = stop_volume[finished] / s["stop_rate"][finished] \
                 + s["fixed_downtime"][finished]
             if any_final:
                 total[ok] = (s["elapsed"] + live_time)[finished] + stop_time

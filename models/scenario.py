@@ -666,7 +666,7 @@ class Migration(_Strict):
     compressor: Literal[COMPRESSORS] | None = Field(
         default=None, description="Compression algorithm and level "
         "(models.compression.ALGORITHMS: zlib-1..9, zstd-1..22, lz4, "
-        "lz4hc-9, qatzip); its per-thread rate scales with host.ghz. "
+        "lz4hc-9, qatzip, qpl); its per-thread rate scales with host.ghz. "
         "None: compressor_gbps per thread as given")
     compression_data: Literal[("ratio",) + COMPRESSION_DATA] = Field(
         default="ratio", description="What the memory compresses like: "
@@ -674,8 +674,8 @@ class Migration(_Strict):
         "ratio on the Silesia corpus; 'random' incompressible (ratio 1). "
         "Zero pages are zero_page_pct, apart from this")
     qat_devices: int = Field(
-        default=1, ge=1, le=64, description="QAT devices compressing "
-        "(compressor 'qatzip')")
+        default=1, ge=1, le=64, description="Offload devices compressing: "
+        "QAT with compressor 'qatzip', IAA with 'qpl'")
     multifd: bool = Field(
         default=False, description="QEMU multifd: 'streams' channels, each "
         "its own TCP connection and its own compression thread "
@@ -1611,10 +1611,11 @@ class Scenario(_Strict):
                 raise ValueError(f"{name}: QEMU's legacy compress threads "
                                  "use zlib only; set multifd true")
             return
-        since = {"zlib": (5, 0), "zstd": (5, 0), "qatzip": (9, 2)}.get(family)
+        since = {"zlib": (5, 0), "zstd": (5, 0), "qpl": (9, 1),
+                 "qatzip": (9, 2)}.get(family)
         if since is None:
             raise ValueError(f"{name}: QEMU multifd compresses with zlib, "
-                             "zstd or qatzip only")
+                             "zstd, qpl or qatzip only")
         if release < since:
             raise ValueError(
                 f"{name}: QEMU multifd offers it from "

@@ -395,8 +395,8 @@ def compression_note(doc, item):
         return (f"Compression offloaded to {item.qat_devices} "
                 f"{item.compressor} device(s): {item.compression_threads} "
                 f"thread(s) at {item.compressor_gbps:.3g} Gbit/s each "
-                "(models.compression.QAT_CHANNEL_GBPS per thread, "
-                "QAT_DEVICE_GBPS per device), no host cores; ratio "
+                "(models.compression.OFFLOAD: a cap per thread and one "
+                "per device), no host cores; ratio "
                 f"{item.compression_ratio:.3g}")
     return (f"Compressor {item.compressor}: {item.compressor_gbps:.3g} "
             f"Gbit/s per thread at {doc.host.ghz:g} GHz (lzbench rate at "

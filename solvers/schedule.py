@@ -122,7 +122,8 @@ def precopy(columns, rate, *, trace=False, first_rate=None):
 
     QEMU's max-bandwidth (the ``max_bandwidth`` column) caps the rate, and
     a capped migration thread sends in 100 ms windows instead of 50 ms
-    iterations. Memory registration of QEMU's RDMA transport slows round
+    iterations; the stop-and-copy phase runs uncapped (QEMU
+    ``migration_completion_precopy``). Memory registration of QEMU's RDMA transport slows round
     0 (``register_s_per_byte``, on-demand) or precedes it (``setup_s``,
     pin-all). A post-copy ``switchover`` mode hands the migration to
     :func:`models.migration.postcopy` after its first pass or at its
@@ -155,6 +156,8 @@ def _precopy(columns, rate, trace, first_rate):
     # QEMU's migration thread handles one page at a time
     page_rate = _page_rate_cap(p)
     capped = rate > p["max_bandwidth"]
+    # QEMU lifts max-bandwidth for the stop-and-copy phase
+    stop_rate = np.minimum(rate, page_rate)
     rate = np.minimum(np.minimum(rate, p["max_bandwidth"]), page_rate)
     first = rate if first_rate is None else np.minimum(np.minimum(
         first_rate, p["max_bandwidth"]), page_rate)
@@ -181,7 +184,7 @@ def _precopy(columns, rate, trace, first_rate):
         final_live_pass=p["final_live_pass"],
         run_to_budget=mode == migration.POSTCOPY_AT_TIME_BUDGET,
         zero_page_s=p["zero_page_s"], pending_in_pages=p["pending_in_pages"],
-        wire_share=p["wire_share"],
+        wire_share=p["wire_share"], stop_rate=stop_rate,
         trace=trace)
     nonzero = p["memory"] * (1 - p["zero_fraction"]) * (
         1 + migration.PAGE_HEADER_BYTES / migration.PAGE_BYTES)

@@ -413,6 +413,22 @@ def test_qemu_downtime_is_close_to_its_limit():
     assert float(rounds["downtime"]) - mig.FIXED_DOWNTIME < 0.6 * ram
 
 
+def test_stop_and_copy_at_the_stop_rate_leaves_the_rounds_alone():
+    # QEMU lifts max-bandwidth when it stops the guest
+    # (migration_completion_precopy: RATE_LIMIT_DISABLED): the RAM left
+    # at the switch-over goes at the uncapped rate, the live rounds at
+    # the capped one.
+    capped = mig.precopy(16 * GIB, 1.15e9, 200 * MIB_S, sync="qemu")
+    lifted = mig.precopy(16 * GIB, 1.15e9, 200 * MIB_S, sync="qemu",
+                         stop_rate=4 * 1.15e9)
+    ram = float(capped["downtime"]) - mig.FIXED_DOWNTIME
+    assert float(lifted["downtime"]) - mig.FIXED_DOWNTIME == \
+        pytest.approx(ram / 4)
+    assert float(lifted["rounds"]) == float(capped["rounds"])
+    assert float(lifted["total_time"]) == pytest.approx(
+        float(capped["total_time"]) - 0.75 * ram)
+
+
 def test_qemu_sync_timer_changes_the_auto_converge_cadence():
     # 64 GiB at 1 GiB/s over ~10 GbE: rounds of tens of seconds; with the
     # QEMU 9.2 timer the trigger is tested every 5 s, so the throttle steps

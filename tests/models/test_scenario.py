@@ -347,10 +347,14 @@ def _migration(hypervisor="kvm", nics=None, **fields):
                 qemu_version="2.12"),
      "legacy compress threads use zlib only"),
     (_migration(transport="compression", compressor="lz4", multifd=True),
-     "multifd compresses with zlib, zstd or qatzip only"),
+     "multifd compresses with zlib, zstd, qpl or qatzip only"),
     (_migration(transport="compression", compressor="qatzip", multifd=True,
                 qemu_version="9.0"),
      "QEMU multifd offers it from 9.2, got qemu_version '9.0'"),
+    # QPL (IAA) came with QEMU 9.1 (migration/multifd-qpl.c)
+    (_migration(transport="compression", compressor="qpl", multifd=True,
+                qemu_version="9.0"),
+     "QEMU multifd offers it from 9.1, got qemu_version '9.0'"),
     (minimal_document(workloads={"transfers": [
         {"name": "t", "transport": "rdma"}]}),
      "workloads.transfers[0].transport 'rdma' needs an RDMA-capable NIC"),
