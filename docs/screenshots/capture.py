@@ -228,8 +228,9 @@ def main(argv):
     parts = {"walkthrough": walkthrough, "views": views}
     unknown = set(argv) - set(parts)
     if unknown:
-        sys.exit(f"capture.py: no part {sorted(unknown)[0]!r}; "
-                 f"parts: {', '.join(parts)}")
+        print(f"capture.py: no part {sorted(unknown)[0]!r}; "
+              f"parts: {', '.join(parts)}", file=sys.stderr)
+        sys.exit(2)
     app = application()
     for name, take in parts.items():
         if not argv or name in argv:
