@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 EXAMPLE := resources/examples/jumbo_10gbe.toml
 export QT_API := PySide6
 
-.PHONY: run test lint test-core test-app fuzz bench dist-venv dist smoke clean
+.PHONY: run test lint test-core test-app fuzz bench screenshots dist-venv dist smoke clean
 
 $(STAMP): requirements.txt requirements-dev.txt .ci/system-deps
 	bash .ci/system-deps
@@ -53,6 +53,11 @@ fuzz: $(STAMP)
 ## bench: performance benchmarks (not part of make test)
 bench: $(STAMP)
 	$(BIN)/python -m tests.benchmarks
+
+## screenshots: retake the README's and docs/'s screenshots, offscreen
+## (pdftoppm, from poppler-utils, renders the report's pages)
+screenshots: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python docs/screenshots/capture.py
 
 # The frozen build's own virtualenv: the pinned set plus numpy rebuilt from
 # its sdist against the OpenBLAS that scipy's wheel vendors (scipy.libs), so

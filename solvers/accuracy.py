@@ -207,7 +207,7 @@ class AccuracyReport:
         return out.getvalue()
 
     def summary_table(self):
-        """The per-area summary as text lines (also the README's)."""
+        """The per-area summary as text lines (also docs/validation.md's)."""
         head = ["area", "cases", "held", "not modelled", "median |error|",
                 "p90 |error|"]
         body = [[s["area"], str(s["cases"]), str(s["held"]),
