@@ -191,25 +191,39 @@ class ClusterView:
         return _ClusterTab(self)
 
     def report_sections(self, results):
-        """Per variant: normal operation and its worst case."""
-        sections = []
-        for variant in results.variants:
+        """The base in normal operation and in its worst case, then each
+        variant's worst case where its loads differ from the base's (a
+        page per variant would make a four-variant study eight pages)."""
+        drawn = []
+        for index, variant in enumerate(results.variants):
             trace = cluster_topology(variant)
             if trace is None:
                 continue
-            cases = sorted({0, worst_cluster_case(trace)})
-            sections.append(ReportSection(
-                f"Cluster fabric: {variant.name}", tuple(
-                    ReportChart(lambda plot, t=trace, c=c:
-                                draw_cluster_topology(plot, t, c),
-                                TOPOLOGY_CHART_HEIGHT) for c in cases),
-                "Host links (below) and switch uplinks (above), blue up "
-                "to 70 %, amber to 100 %, red above; dotted: down."))
-        return sections
+            worst = worst_cluster_case(trace)
+            cases = sorted({0, worst}) if index == 0 else [worst]
+            for case in cases:
+                loads = (trace["link_pct"][case], trace["uplink_pct"][case])
+                if any(loads == shown for _, _, _, shown in drawn):
+                    continue
+                drawn.append((variant.name, trace, case, loads))
+        if not drawn:
+            return []
+        return [ReportSection(
+            "Cluster fabric: normal operation and each variant's worst "
+            "case", tuple(
+                ReportChart(lambda plot, t=trace, c=case:
+                            draw_cluster_topology(plot, t, c),
+                            TOPOLOGY_CHART_HEIGHT)
+                for _, trace, case, _ in drawn),
+            "In order: " + "; ".join(
+                f"{name}, {trace['cases'][case]}"
+                for name, trace, case, _ in drawn) + ". Host links (below) "
+            "and switch uplinks (above), blue up to 70 %, amber to 100 %, "
+            "red above; dotted: down.")]
 
 
 #: Canvas height of a topology drawing in the report [px].
-TOPOLOGY_CHART_HEIGHT = 320
+TOPOLOGY_CHART_HEIGHT = 260
 
 
 def worst_cluster_case(trace):

@@ -427,7 +427,7 @@ def test_files_of_equal_text_are_parsed_and_solved_once(tmp_path,
                                                         monkeypatch):
     # a fleet of copies of one host (issue 36, item 3): one parse, one
     # evaluation, and each copy still gets its own rows
-    from app import scenario_io
+    from app import loading_gate
     from solvers import evaluate
 
     text = (EXAMPLES / "seed001_live_migration.toml").read_text()
@@ -436,8 +436,8 @@ def test_files_of_equal_text_are_parsed_and_solved_once(tmp_path,
     (tmp_path / "other.toml").write_text(
         (EXAMPLES / "jumbo_10gbe.toml").read_text())
     parses, solved = [], []
-    parse = scenario_io.parse_scenario
-    monkeypatch.setattr(scenario_io, "parse_scenario",
+    parse = loading_gate.scenario_from_text
+    monkeypatch.setattr(loading_gate, "scenario_from_text",
                         lambda *a, **k: parses.append(1) or parse(*a, **k))
     many = evaluate.evaluate_many
     monkeypatch.setattr(evaluate, "evaluate_many", lambda scenarios, **k:

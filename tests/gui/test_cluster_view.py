@@ -74,5 +74,8 @@ def test_the_report_draws_the_fabric(qapp, tmp_path):
     text = unicodedata.normalize("NFKC", " ".join(
         " ".join(page.extract_text().split())
         for page in PdfReader(path).pages))
-    assert "Cluster fabric: Base" in text
+    assert "Cluster fabric: normal operation and each variant's worst case" \
+        in text
+    # the base's normal operation first, then each worst case once
+    assert "In order: Base, normal; Base, " in text
     assert "blue up to 70 %, amber to 100 %, red above" in text

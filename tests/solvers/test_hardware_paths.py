@@ -1,6 +1,7 @@
 """Issue 33 through the scenario schema: the CPU generation, QEMU's
 multifd data path and zero-page detection, sending threads and BIG TCP,
-on resources/examples/modern_100g_host.toml and small documents."""
+on resources/examples/modern_100g_host.toml, qemu_multifd_100g.toml and
+small documents."""
 
 import pytest
 
@@ -10,11 +11,19 @@ from solvers.evaluate import evaluate
 from tests.conftest import EXAMPLES, minimal_document
 
 
+def variants(example):
+    scenario = parse_scenario((EXAMPLES / example).read_text(), "toml")
+    return {v.name: v for v in evaluate(scenario).variants}
+
+
 @pytest.fixture(scope="module")
 def modern():
-    scenario = parse_scenario(
-        (EXAMPLES / "modern_100g_host.toml").read_text(), "toml")
-    return {v.name: v for v in evaluate(scenario).variants}
+    return variants("modern_100g_host.toml")
+
+
+@pytest.fixture(scope="module")
+def multifd():
+    return variants("qemu_multifd_100g.toml")
 
 
 def value(variant, metric):
@@ -47,7 +56,7 @@ def test_big_tcp_gains_only_the_traversals(modern):
     assert 1.0 < gain < 1.02
 
 
-def test_multifd_channels_copy_apart_from_their_queue_cores(modern):
+def test_multifd_channels_copy_apart_from_their_queue_cores(multifd):
     # 2 channels on 16 queues: each channel's frames on its queue's core
     # (per-frame and per-traversal cost only), its copy on its thread
     costs = host.STACK_PRESETS["linux_host"]
@@ -55,18 +64,18 @@ def test_multifd_channels_copy_apart_from_their_queue_cores(modern):
     queue_core = host.core_ceiling(ghz, host.cycles_per_byte(
         1448, 65536, 0.0, costs.c_pkt, costs.c_wire))
     busy = 16 * (1 - (15 / 16) ** 2)
-    assert value(modern["Base"], "migration.guest.rate_gbps") == \
+    assert value(multifd["Base"], "migration.guest.rate_gbps") == \
         pytest.approx(busy * queue_core)
     assert queue_core < qemu_ram.multifd_channel_cap(ghz, costs.c_byte_rx)
     # eight channels fill the link
-    assert value(modern["8 channels"], "migration.guest.rate_gbps") == \
-        pytest.approx(value(modern["Base"], "wire.goodput_gbps"))
+    assert value(multifd["8 channels"], "migration.guest.rate_gbps") == \
+        pytest.approx(value(multifd["Base"], "wire.goodput_gbps"))
 
 
-def test_zero_pages_are_timed_where_they_are_found(modern):
-    channels = value(modern["all-zero guest, 8 channels"],
+def test_zero_pages_are_timed_where_they_are_found(multifd):
+    channels = value(multifd["all-zero guest, 8 channels"],
                      "migration.guest.total_s")
-    legacy = value(modern["all-zero guest, legacy detection"],
+    legacy = value(multifd["all-zero guest, legacy detection"],
                    "migration.guest.total_s")
     ghz = 2.6 * cpu.CPU_GENERATIONS["intel_sapphire_rapids"].stack_speed
     pages = 100 * 2 ** 30 / 4096
