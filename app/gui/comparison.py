@@ -8,7 +8,7 @@ from app.gui.appearance import chart_theme
 from app.gui.charts import variant_colour
 from app.report.content import table_rows
 from solvers.metric_ids import parse as parse_metric_id
-from solvers.results import format_number
+from solvers.results import format_change, format_number
 
 _Qt = QtCore.Qt
 # views ask data() and headerData() ~20 times per cell and repaint:
@@ -46,44 +46,43 @@ _SAME = 1e-9
 
 
 def _change(metric, base):
-    """metric - base, or None when equal, not comparable or a flag."""
+    """metric - base, or None when equal (float noise included), not
+    comparable or a flag."""
     if base is None or metric is base or _is_flag(metric):
         return None
-    change = metric.value - base.value
-    if abs(change) <= _SAME * max(abs(metric.value), abs(base.value)):
+    if not format_change(base.value, metric.value, metric.unit):
         return None
-    return change
+    return metric.value - base.value
 
 
 def delta_text(metric, base):
     """The change of a variant's metric against the base's, absolute and
-    in per cent ("+0.4856, +5.158 %"); '' when there is none."""
+    relative ("+0.4856, +5.158 %"; a percentage in points: "+9.3 pp");
+    '' when there is none."""
     change = _change(metric, base)
     if change is None:
         return ""
-    sign = "+" if change > 0 else "−"
-    text = f"{sign}{format_number(abs(change))}"
-    if base.value != 0:
-        text += f", {sign}{format_number(abs(change / base.value) * 100)} %"
-    return text
+    sign = "+" if change > 0 else "\u2212"
+    relative = format_change(base.value, metric.value, metric.unit)
+    if metric.unit == "%" or base.value == 0:
+        return relative
+    return f"{sign}{format_number(abs(change))}, {relative}"
 
 
 def _cell_text(metric, base):
-    """The value, and its change against the base in per cent (one
-    decimal: the cell stays narrow; the tooltip has both forms)."""
+    """The value, and its change against the base (one decimal: the cell
+    stays narrow; the tooltip has both forms); a change that rounds to
+    0.0 is not shown."""
     if metric is None:
-        return "–"
+        return "\u2013"
     shown = shown_value(metric)
-    change = _change(metric, base)
-    if change is None:
+    if _change(metric, base) is None:
         return shown
-    if base.value == 0:
-        return f"{shown} ({'+' if change > 0 else '−'}" \
-            f"{format_number(abs(change))})"
-    percent = change / abs(base.value) * 100
-    if abs(percent) < 0.05:
+    change = format_change(base.value, metric.value, metric.unit,
+                           digits=1)
+    if change.lstrip("+\u2212").startswith("0.0 "):
         return shown
-    return f"{shown} ({'+' if percent > 0 else '−'}{abs(percent):.1f} %)"
+    return f"{shown} ({change})"
 
 
 def row_label(metric):
