@@ -225,6 +225,43 @@ def field_label(name):
     return text[:1].upper() + text[1:] if text else name
 
 
+def path_label(scenario, path):
+    """A parameter path in words with its unit, for an axis or a column:
+    ``workloads.migrations[0].dirty.rate_mib_s`` -> 'vm01 › Dirty › Rate
+    [MiB/s]' (list entries by their name); the path itself when the
+    schema does not know it."""
+    from models.scenario import Scenario, parse_path
+    try:
+        keys = parse_path(path)
+    except KeyError:
+        return path
+    model, data, words, spec = Scenario, scenario.model_dump(mode="json"), \
+        [], None
+    for key in keys:
+        if isinstance(key, int):
+            try:
+                data = data[key]
+            except (IndexError, KeyError, TypeError):
+                return path
+            words.append(entry_name(data) or f"#{key + 1}")
+            continue
+        spec = next((f for f in fields_of(model) if f.name == key), None)
+        if spec is None or not isinstance(data, dict):
+            return path
+        data = data.get(key)
+        if spec.kind in ("model", "models"):
+            model = spec.detail
+            if spec.kind == "model" and key != "workloads":
+                words.append(spec.label)
+        elif key != keys[-1]:
+            return path
+    if spec is None:
+        return path
+    words.append(spec.label)
+    unit = f" [{spec.unit}]" if spec.unit else ""
+    return " \u203a ".join(words) + unit
+
+
 def show_value(value):
     """A value as it is typed in a field: numbers short and exact, lists
     comma-separated, None empty."""

@@ -182,6 +182,8 @@ class MainWindow(QtWidgets.QMainWindow):
             tab = self.view_tabs[view.key] = DeferredTab(view.tab)
             self.tabs.addTab(tab.widget, view.title.replace("&", "&&"))
         self.sweep_panel = SweepPanel()
+        self.sweep_panel.saved.connect(
+            lambda sweeps, label: self.edit_many({"sweeps": sweeps}, label))
         self.tabs.addTab(self.sweep_panel, "Sweep")
         right = self.right_splitter = QtWidgets.QSplitter(
             QtCore.Qt.Orientation.Vertical)
