@@ -50,13 +50,15 @@ VALUE_LABELS = {
     "rdma": {"none": "None", "roce_v2": "RoCE v2", "iwarp": "iWARP"},
     "transport": {"tcp": "TCP", "compression": "TCP with compression",
                   "smb": "SMB Multichannel (TCP)",
-                  "smb_direct": "SMB Direct (RDMA)"},
+                  "smb_direct": "SMB Direct (RDMA)", "udp": "UDP",
+                  "rdma": "RDMA (QEMU's RDMA transport)"},
     "switch_mode": {"independent": "Switch independent",
                     "static": "Static EtherChannel / LAG",
                     "lacp": "LACP (802.3ad)"},
     "protocol": {"nfs3": "NFS v3", "iscsi": "iSCSI", "smb3": "SMB 3",
                  "vsan": "vSAN", "local": "Local disk", "tcp": "TCP",
-                 "udp": "UDP"},
+                 "udp": "UDP", "nvmeof": "NVMe over Fabrics",
+                 "s2d": "Storage Spaces Direct"},
     "stop_rule": {"qemu": "QEMU / KVM (downtime limit)",
                   "vmotion": "vSphere vMotion (switchover goal, SDPS)",
                   "xen_legacy": "Xen (xc_domain_save, to 4.5)",
@@ -74,11 +76,14 @@ VALUE_LABELS = {
              "min_migration_time": "Minimise migration time",
              "min_evacuation_time": "Minimise evacuation time",
              "min_peak_util": "Minimise the hottest uplink",
-             "uniform": "Uniform rate", "hot_cold": "Hot set + cold rate"},
+             "uniform": "Uniform rate", "hot_cold": "Hot set + cold rate",
+             "array": "Storage array", "nvme": "NVMe drives",
+             "cloud_volume": "Cloud volume"},
     "receive_queues": {"rss": "RSS (host NIC queues)",
                        "vmq": "VMQ (one core per vNIC)",
                        "vrss": "vRSS (VMQ + virtual RSS)",
-                       "vmmq": "VMMQ (hardware queues per vNIC)"},
+                       "vmmq": "VMMQ (hardware queues per vNIC)",
+                       "multiqueue": "Multiqueue (virtio-net queues)"},
     "platform": {key: key.replace("_", " ").capitalize()
                  for key in EVACUATION_PLATFORMS} | {
         "vsphere": "VMware vSphere", "hyperv": "Microsoft Hyper-V",
@@ -93,6 +98,33 @@ VALUE_LABELS = {
     "disks": {"shared": "Shared storage", "copied": "Copied with the VM"},
     "ip_version": {4: "IPv4", 6: "IPv6"},
     "underlay_ip_version": {4: "IPv4", 6: "IPv6"},
+    "purpose": {"bulk": "Bulk transfer (file copy, iperf)",
+                "live_migration": "Live migration"},
+    "direction": {"receive": "Host receives", "send": "Host sends"},
+    "stack": {"windows_host": "Windows Server host stack",
+              "vmkernel": "ESXi VMkernel (vMotion, vSAN)",
+              "linux_host": "Linux host stack", "vm_guest": "Inside a VM",
+              "esxi_vnic": "ESXi VM through its vNIC"},
+    "switchover": {"precopy": "Pre-copy only",
+                   "postcopy_after_first_pass":
+                       "Post-copy after the first pass (libvirt)",
+                   "postcopy_at_time_budget":
+                       "Post-copy at the time budget (KubeVirt)"},
+    "management": {"qemu": "QEMU's own default", "libvirt": "libvirt",
+                   "unlimited": "Unlimited bandwidth"},
+    "compression_data": {"ratio": "The given compression ratio",
+                         "silesia": "Mixed data (Silesia corpus)",
+                         "random": "Incompressible (random)"},
+    "lbt_target_rule": {"stay_below": "Target stays below the threshold",
+                        "any_better": "Any less busy uplink"},
+    "tlb_order": {"descending": "Largest first", "random": "Random"},
+    "nioc_reservation": {"floor": "Floor of the share",
+                         "additive": "Granted before shares"},
+    "ip_hash_variant": {"last_octet": "Last octets (VMware KB)",
+                        "xor32": "Whole 32-bit addresses"},
+    "raid": {"none": "None", "raid0": "RAID 0", "raid1": "RAID 1",
+             "raid10": "RAID 10", "raid5": "RAID 5", "raid6": "RAID 6"},
+    "mode": {"product": "Every combination", "zip": "Values side by side"},
 }
 
 
@@ -214,8 +246,19 @@ def field_unit(name, description=""):
     return ""
 
 
+#: Labels of fields whose name, spelled out, would read the same as a
+#: neighbour's or not say what it holds ("Device" for both a disk's IOPS
+#: and its MB/s).
+_LABELS = {"device_iops": "IOPS per disk",
+           "device_mbps": "Throughput per disk",
+           "iops_max": "IOPS max.", "mbps_max": "Throughput max.",
+           "ghz": "Clock", "compressor_gbps": "Compressor rate"}
+
+
 def field_label(name):
     """A field name as words: ``lbt_threshold_pct`` -> 'LBT threshold'."""
+    if name in _LABELS:
+        return _LABELS[name]
     for suffix, _ in _UNIT_SUFFIXES:
         if name.endswith(suffix) and name != suffix.lstrip("_"):
             name = name[:-len(suffix)]
@@ -260,6 +303,13 @@ def path_label(scenario, path):
     words.append(spec.label)
     unit = f" [{spec.unit}]" if spec.unit else ""
     return " \u203a ".join(words) + unit
+
+
+def changes_label(scenario, changes):
+    """Changes ``{path: new value}`` in words for an undo step or a
+    dialog: 'hcibench › Threads per disk → 2' (never a raw path)."""
+    return "; ".join(f"{path_label(scenario, path)} \u2192 "
+                     f"{show_value(value)}" for path, value in changes.items())
 
 
 def show_value(value):

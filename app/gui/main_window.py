@@ -451,9 +451,11 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def apply_recommendation(self, recommendation):
         """Apply a recommendation's change as one undoable edit."""
-        self.edit_many({path: c["new"]
-                        for path, c in recommendation.change.items()},
-                       f"Apply {recommendation.id.removeprefix('advice.')}")
+        from app.schema_fields import changes_label
+        changes = {path: c["new"]
+                   for path, c in recommendation.change.items()}
+        self.edit_many(changes,
+                       f"Apply {changes_label(self.scenario, changes)}")
 
     # -- variants ------------------------------------------------------------
 
