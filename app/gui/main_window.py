@@ -277,7 +277,7 @@ class MainWindow(QtWidgets.QMainWindow):
         keys = QtGui.QKeySequence.StandardKey
         file_menu = self.menuBar().addMenu("&File")
         for text, slot, key in (
-                ("&New", self.new_document, keys.New),
+                ("&New", self.ask_new_document, keys.New),
                 ("NEW_FROM", None, None),
                 ("&Open…", self.open_dialog, keys.Open),
                 (None, None, None),
@@ -293,7 +293,7 @@ class MainWindow(QtWidgets.QMainWindow):
                 templates = file_menu.addMenu("New from &Template")
                 for number, (name, title) in enumerate(TEMPLATES, 1):
                     templates.addAction(
-                        title, functools.partial(self.new_from_template,
+                        title, functools.partial(self.ask_new_from_template,
                                                  name)).setShortcut(
                         QtGui.QKeySequence(f"Ctrl+Shift+{number}"))
                 continue
@@ -865,13 +865,43 @@ class MainWindow(QtWidgets.QMainWindow):
     def new_document(self):
         if self._may_discard():
             self.set_document(new_scenario())
+            return True
+        return False
+
+    def ask_new_document(self):
+        """File > New: a new document, named and with its question."""
+        if self.new_document():
+            self._ask_name_and_question()
+
+    def ask_new_from_template(self, name):
+        """File > New from Template: the template, then its name and
+        question (prefilled from the template)."""
+        if self.new_from_template(name):
+            self._ask_name_and_question()
+
+    def _ask_name_and_question(self):
+        from app.gui.new_dialog import NewDocumentDialog
+        meta = self.scenario.meta
+        dialog = NewDocumentDialog(self, meta.name, meta.objectives[0]
+                                   if meta.objectives else "")
+        if not dialog.exec():
+            return
+        name, question = dialog.answers()
+        changes = {}
+        if name:
+            changes["meta.name"] = name
+        if question:
+            changes["meta.objectives"] = [question]
+        try:   # still the document's first state: no undo step
+            self.set_document(self.scenario.with_values(changes), None)
+        except ScenarioError as err:   # a name over its length limit
+            self._warn("Cannot use that name", str(err))
 
     def new_from_template(self, name):
         """File > New from Template: a new, untitled document from one of
         the question templates (resources/templates)."""
-        if self._may_discard():
-            self.open_path(resource_path("templates", name),
-                           as_template=True)
+        return self._may_discard() and self.open_path(
+            resource_path("templates", name), as_template=True)
 
     def open_dialog(self):
         if not self._may_discard():
