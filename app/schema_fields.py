@@ -7,6 +7,7 @@ field added to the schema appears in the editor without a change here.
 """
 
 import functools
+import re
 import types
 import typing
 from dataclasses import dataclass
@@ -389,6 +390,15 @@ def entry_name(entry):
         if isinstance(entry, dict) and entry.get(key):
             return str(entry[key])
     return ""
+
+
+def next_name(stem, taken):
+    """``stem`` and the number after the highest one ``taken`` names
+    with it: nic0, nic1 -> nic2; vm1 .. vm39 -> vm40 (never nic22)."""
+    pattern = re.compile(re.escape(stem) + r"(\d+)$")
+    numbers = [int(m.group(1)) for name in taken
+               if (m := pattern.match(str(name)))]
+    return f"{stem}{max(numbers, default=0) + 1}"
 
 
 def free_name(stem, taken, *, separator=""):

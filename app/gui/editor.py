@@ -24,7 +24,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from app.gui.appearance import colour
 from app.presets import PRESETS
 from app.schema_fields import (NAMING_FIELDS, entry_name, field_label,
-                               fields_of, free_name, parse_text, show_value)
+                               fields_of, next_name, parse_text,
+                               show_value)
 from models.scenario import (Scenario, TEAMING_POLICIES, get_path,
                              parse_path, set_path)
 
@@ -326,8 +327,7 @@ def _new_entry(model, siblings, data):
     stem = _NAME_STEMS.get(name, name.lower())
     for spec in fields_of(model):
         if spec.name in NAMING_FIELDS and spec.required:
-            entry[spec.name] = free_name(stem + "1", taken) \
-                if stem + "1" in taken else stem + "1"
+            entry[spec.name] = next_name(stem, taken)
             break
     if name == "Team":
         teamed = {m for t in data.get("teams", [])
@@ -364,7 +364,7 @@ def _duplicate(model, entry, siblings):
     for key in NAMING_FIELDS:
         if key in twin:
             stem = re.sub(r"\d+$", "", str(twin[key])) or "copy"
-            twin[key] = free_name(f"{stem}2", taken)
+            twin[key] = next_name(stem, taken)
             break
     if model.__name__ == "Flow":
         twin.update(_flow_keys(siblings, twin["id"]))

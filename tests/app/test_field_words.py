@@ -47,3 +47,14 @@ def test_every_enumerated_value_has_a_name(model):
         missing = [v for v in spec.detail if not isinstance(v, int)
                    and v not in VALUE_LABELS.get(spec.name, {})]
         assert not missing, (spec.name, missing)
+
+
+def test_new_names_take_the_next_free_number():
+    # issue 37: duplicating gave nic0 -> nic2, nic22, nic23 and vm1 -> vm2,
+    # vm22 ... vm239
+    from app.schema_fields import next_name
+    assert next_name("nic", {"nic0"}) == "nic1"
+    assert next_name("nic", {"nic0", "nic1"}) == "nic2"
+    assert next_name("vm", {f"vm{i}" for i in range(1, 40)}) == "vm40"
+    assert next_name("vm", set()) == "vm1"
+    assert next_name("web", {"web7", "db9"}) == "web8"
