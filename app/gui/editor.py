@@ -22,6 +22,7 @@ import re
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.gui.appearance import colour
+from app.gui.grid import GridPage
 from app.presets import PRESETS
 from app.schema_fields import (NAMING_FIELDS, entry_name, field_label,
                                fields_of, next_name, parse_text,
@@ -449,6 +450,7 @@ class ScenarioEditor(QtWidgets.QWidget):
         layout.addWidget(self.splitter, 1)
         self._marked = []
         self._pending = {}         # refused values waiting for a sibling
+        self._grid_windows = {}    # list path -> its grid's own window
 
     # -- showing a document ---------------------------------------------
 
@@ -475,6 +477,8 @@ class ScenarioEditor(QtWidgets.QWidget):
                 "takes it back.")
         self.variant = variant
         self._data = data
+        for window in self._grid_windows.values():
+            window.page.load(data)
         signature = self._tree_signature(data)
         same_nodes = self._signature is not None and \
             [p for p, _ in signature] == [p for p, _ in self._signature]
@@ -579,14 +583,8 @@ class ScenarioEditor(QtWidgets.QWidget):
         model, is_list = self._node_model(path)
         self.clear_refusal()
         if is_list:
-            page = QtWidgets.QLabel(
-                f"{(model.__doc__ or '').strip().splitlines()[0]}\n\n"
-                "Add an entry with Add or a preset; select one below to "
-                "edit it.")
-            page.setWordWrap(True)
-            page.setAlignment(QtCore.Qt.AlignmentFlag.AlignTop)
-            page.setMargin(4)
-            self._page = None
+            page = self._page = self._grid_page(model, path)
+            page.window_requested.connect(self.open_grid_window)
         else:
             page = self._page = FormPage(model, path)
             for editor in page.fields.values():
@@ -611,6 +609,43 @@ class ScenarioEditor(QtWidgets.QWidget):
                                     QtCore.Qt.ItemDataRole.ToolTipRole)
         self.preset.setEnabled(bool(presets))
         self.preset.blockSignals(False)
+
+    # -- lists as tables (app.gui.grid) ---------------------------------
+
+    def _grid_page(self, model, list_path):
+        """The grid of a list node, editing through this editor."""
+        title = self._node_text(list_path).split(" (")[0]
+        page = GridPage(model, list_path, title,
+                        lambda siblings, data: _new_entry(model, siblings,
+                                                          data))
+        page.edited.connect(self._grid_edited)
+        page.refused.connect(self.show_refusal)
+        page.load(self._data)
+        return page
+
+    def _grid_edited(self, list_path, entries, label):
+        self.edited_many.emit({list_path: entries}, label)
+
+    def open_grid_window(self, list_path):
+        """The grid of ``list_path`` in a window of its own (wide lists at
+        a glance), kept in step with the document; returns its page."""
+        window = self._grid_windows.get(list_path)
+        if window is None:
+            model, _ = self._node_model(list_path)
+            window = QtWidgets.QDialog(self.window())
+            window.setWindowTitle(f"{self._node_text(list_path)} — table")
+            window.page = self._grid_page(model, list_path)
+            window.page.buttons["window"].hide()
+            QtWidgets.QVBoxLayout(window).addWidget(window.page)
+            screen = (self.screen() or
+                      QtGui.QGuiApplication.primaryScreen()).availableGeometry()
+            window.resize(screen.width() * 4 // 5, screen.height() * 2 // 3)
+            window.finished.connect(
+                lambda _: self._grid_windows.pop(list_path, None))
+            self._grid_windows[list_path] = window
+        window.show()
+        window.raise_()
+        return window.page
 
     def field(self, path):
         """The field editor of ``path`` on the shown form (tests,
