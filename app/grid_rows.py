@@ -366,12 +366,17 @@ def without_rows(entries, rows):
 def reference_names(data, column):
     """The names a reference column picks from, in the document's plain
     ``data``: the referenced list's entries' names."""
+    return names_in(data, column.reference)
+
+
+def names_in(data, list_path):
+    """The names of the entries of the list at ``list_path`` of the
+    document's plain ``data`` ([] for None or a list not there)."""
     from models.scenario import get_path
-    if column.reference is None:
+    if list_path is None:
         return []
     try:
-        listed = get_path(data, column.reference) or []
+        listed = get_path(data, list_path) or []
     except KeyError:
         return []
     return [entry_name(e) for e in listed if entry_name(e)]
-

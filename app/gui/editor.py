@@ -22,7 +22,8 @@ import re
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.gui.appearance import colour
-from app.gui.grid import GridPage
+from app.gui.grid import CheckList, GridPage
+from app.grid_rows import REFERENCES, names_in
 from app.presets import PRESETS
 from app.schema_fields import (NAMING_FIELDS, entry_name, field_label,
                                fields_of, next_name, parse_text,
@@ -90,9 +91,12 @@ class FieldEditor(QtWidgets.QWidget):
     committed = QtCore.Signal(str, object)
     reset_clicked = QtCore.Signal(str)
 
-    def __init__(self, spec, path, parent=None):
+    def __init__(self, spec, path, parent=None, reference=None):
         super().__init__(parent)
         self.spec, self.path = spec, path
+        #: the list whose entries' names the field takes (a pick list)
+        self.reference = reference
+        self._choices = []
         self._value = None
         self._shown_pending = None
         layout = QtWidgets.QGridLayout(self)
@@ -100,7 +104,16 @@ class FieldEditor(QtWidgets.QWidget):
         layout.setHorizontalSpacing(4)
         layout.setVerticalSpacing(1)
         tip = spec.tooltip()
-        if spec.kind == "bool":
+        if reference is not None and spec.kind == "list":
+            self.input = CheckList([], [])
+            self.input.chosen_changed.connect(
+                lambda names: self.committed.emit(self.path, names))
+        elif reference is not None:
+            self.input = QtWidgets.QComboBox()
+            self.input.activated.connect(
+                lambda i: self.committed.emit(self.path,
+                                              self.input.itemData(i)))
+        elif spec.kind == "bool":
             self.input = QtWidgets.QCheckBox()
             self.input.clicked.connect(
                 lambda on: self.committed.emit(self.path, bool(on)))
@@ -159,10 +172,25 @@ class FieldEditor(QtWidgets.QWidget):
         layout.addWidget(self.error, 1, 0, 1, 3)
         layout.setColumnStretch(0, 1)
 
+    def set_choices(self, names):
+        """The names a reference field picks from (before its value)."""
+        self._choices = list(names)
+        if isinstance(self.input, CheckList):
+            return   # ticked by set_value
+        self.input.blockSignals(True)
+        self.input.clear()
+        if self.spec.optional or self.spec.default == "":
+            self.input.addItem("", self.spec.default)
+        for name in names:
+            self.input.addItem(name, name)
+        self.input.blockSignals(False)
+
     def text(self):
         """What the field shows (the combo's label, the check state)."""
         if isinstance(self.input, QtWidgets.QCheckBox):
             return show_value(self.input.isChecked())
+        if isinstance(self.input, CheckList):
+            return show_value(self.input.chosen())
         if isinstance(self.input, QtWidgets.QComboBox):
             return self.input.currentText()
         return self.input.text()
@@ -177,6 +205,8 @@ class FieldEditor(QtWidgets.QWidget):
         try:
             if isinstance(self.input, QtWidgets.QCheckBox):
                 self.input.setChecked(bool(value))
+            elif isinstance(self.input, CheckList):
+                self.input.set_names(self._choices, value or [])
             elif isinstance(self.input, QtWidgets.QComboBox):
                 index = self.input.findData(value)
                 if index < 0:   # a value the schema does not list
@@ -197,7 +227,14 @@ class FieldEditor(QtWidgets.QWidget):
 
     def enter(self, text):
         """Type ``text`` and commit it, as a user would (tests, scripts)."""
-        if isinstance(self.input, QtWidgets.QLineEdit):
+        if isinstance(self.input, CheckList):
+            wanted = parse_text(self.spec, text)
+            for name in set(wanted) ^ set(self.input.chosen()):
+                self.input.blockSignals(True)
+                self.input.toggle(name)
+                self.input.blockSignals(False)
+            self.committed.emit(self.path, self.input.chosen())
+        elif isinstance(self.input, QtWidgets.QLineEdit):
             self.input.setText(text)
             self._text_done()
         elif isinstance(self.input, QtWidgets.QComboBox):
@@ -291,7 +328,9 @@ class FormPage(QtWidgets.QWidget):
                 continue
             if spec.kind == "any":
                 continue   # free-form values (variant changes, sweeps)
-            editor = FieldEditor(spec, field_path)
+            editor = FieldEditor(
+                spec, field_path,
+                reference=REFERENCES.get((model.__name__, spec.name)))
             label = QtWidgets.QLabel(spec.label)
             label.setWordWrap(True)   # a long name wraps, never clips
             label.setToolTip(editor.input.toolTip())
@@ -307,6 +346,8 @@ class FormPage(QtWidgets.QWidget):
                 value = get_path(data, path)
             except KeyError:   # an optional group that is not given
                 value = editor.spec.default
+            if editor.reference is not None:
+                editor.set_choices(names_in(data, editor.reference))
             mark, resettable = changed(path, editor.spec, value)
             editor.set_value(value, mark, resettable)
             font = editor.label.font()

@@ -81,8 +81,17 @@ class CheckList(QtWidgets.QComboBox):
     NICs): the popup's entries tick on and off, the box shows the ticked
     ones comma-separated."""
 
+    #: a name ticked on or off by the user: the names ticked now
+    chosen_changed = QtCore.Signal(list)
+
     def __init__(self, names, chosen, parent=None):
         super().__init__(parent)
+        self.set_names(names, chosen)
+        self.view().viewport().installEventFilter(self)
+
+    def set_names(self, names, chosen):
+        """Offer ``names`` with ``chosen`` ticked (a chosen name no longer
+        offered stays, ticked, so nothing is lost unseen)."""
         model = QtGui.QStandardItemModel(self)
         for name in dict.fromkeys(list(names) + list(chosen)):
             item = QtGui.QStandardItem(name)
@@ -92,7 +101,7 @@ class CheckList(QtWidgets.QComboBox):
                                else QtCore.Qt.CheckState.Unchecked)
             model.appendRow(item)
         self.setModel(model)
-        self.view().viewport().installEventFilter(self)
+        self.update()
 
     def chosen(self):
         model = self.model()
@@ -111,6 +120,7 @@ class CheckList(QtWidgets.QComboBox):
                     QtCore.Qt.CheckState.Checked
                     else QtCore.Qt.CheckState.Checked)
         self.update()
+        self.chosen_changed.emit(self.chosen())
 
     def eventFilter(self, watched, event):
         # a click ticks an entry and keeps the popup open for the next

@@ -142,3 +142,22 @@ def test_every_growing_list_has_its_grid_and_a_window(window):
     assert "Backend › IOPS max. [IO/s]" in \
         [c.header for c in storage.model.columns]
 
+
+
+def test_the_form_picks_team_members_and_a_transfer_by_name(window):
+    # issue 37: "team members are typed as a comma-separated list of NIC
+    # ids with no pick list"
+    open_example(window, "seed000_lbt.toml")
+    members = window.editor.field("teams[0].members")
+    assert isinstance(members.input, CheckList)
+    assert [members.input.itemText(i) for i in
+            range(members.input.count())] == ["dvUplink1", "dvUplink2"]
+    assert members.text() == "dvUplink1, dvUplink2"
+    members.input.toggle("dvUplink1")   # a click in the pick list
+    assert window.scenario.teams[0].members == ["dvUplink2"]
+    open_example(window, "seed001_live_migration.toml")
+    transfer = window.editor.field("workloads.migrations[0].transfer")
+    assert isinstance(transfer.input, QtWidgets.QComboBox)
+    assert transfer.text() == "live-migration"
+    assert [transfer.input.itemText(i) for i in
+            range(transfer.input.count())] == ["", "live-migration"]
