@@ -293,9 +293,14 @@ class ComparisonView(QtWidgets.QTableView):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.verticalHeader().setTextElideMode(_Qt.TextElideMode.ElideRight)
-        self.horizontalHeader().setTextElideMode(
-            _Qt.TextElideMode.ElideRight)
+        # long row and variant names wrap onto more lines, never elided
+        # (issue 37: "the comparison table cuts the fourth column")
+        for header, alignment in (
+                (self.verticalHeader(),
+                 _Qt.AlignmentFlag.AlignLeft | _Qt.AlignmentFlag.AlignVCenter),
+                (self.horizontalHeader(), _Qt.AlignmentFlag.AlignCenter)):
+            header.setTextElideMode(_Qt.TextElideMode.ElideNone)
+            header.setDefaultAlignment(alignment | _Qt.TextFlag.TextWordWrap)
 
     def resizeEvent(self, event):
         self._fit_row_names()
@@ -321,7 +326,36 @@ class ComparisonView(QtWidgets.QTableView):
         self.verticalHeader().setMaximumWidth(max(
             self.fontMetrics().averageCharWidth() * 16,
             int(self.width() * ROW_NAMES_SHARE), room))
+        self._fit_name_lines()
         self.updateGeometries()
+
+    def _fit_name_lines(self):
+        """Each row as tall as its name's wrapped lines, the variants'
+        header as tall as its longest name's."""
+        model = self.model()
+        if model is None:
+            return
+        rows, columns = self.verticalHeader(), self.horizontalHeader()
+        margin = 2 * self.style().pixelMetric(
+            QtWidgets.QStyle.PixelMetric.PM_HeaderMargin, None, rows)
+        width = min(rows.maximumWidth(), rows.sizeHint().width()) - margin
+
+        def lines_height(header, section, room):
+            text = str(model.headerData(section, header.orientation(),
+                                        _DISPLAY) or "")
+            return header.fontMetrics().boundingRect(
+                QtCore.QRect(0, 0, max(room, 1), 100000),
+                int(_Qt.TextFlag.TextWordWrap), text).height() + margin
+
+        one_line = rows.defaultSectionSize()
+        for row in range(model.rowCount()):
+            height = max(one_line, lines_height(rows, row, width))
+            if rows.sectionSize(row) != height:
+                rows.resizeSection(row, height)
+        columns.setMinimumHeight(max(
+            [columns.fontMetrics().height() + margin] +
+            [lines_height(columns, c, self.columnWidth(c) - margin)
+             for c in range(model.columnCount())]))
 
 
 def backing_text(metric_id):

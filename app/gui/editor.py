@@ -73,6 +73,60 @@ _NEW_VALUES = {
 }
 
 
+#: Fields most studies leave at their defaults, per model: folded under
+#: "More…" at the end of the form so the common ones fit 1280x800 (a
+#: migration's dirty rate in view); the group opens by itself when one of
+#: them is set. Everything else shows, in the schema's order.
+ADVANCED_FIELDS = {
+    "Migration": ("first_round_rate_cap_mib_s", "compressor_gbps",
+                  "compression_threads", "compressor", "compression_data",
+                  "qat_devices", "multifd", "switchover", "rdma_pin_all",
+                  "max_switchover_s", "fraction_left_pct", "time_budget_s",
+                  "qemu_version", "management", "max_bandwidth_mib_s"),
+    "Team": ("hash", "switch_hash", "kernel_hash", "ip_hash_variant",
+             "lbt_target_rule", "lbt_max_moves_per_uplink",
+             "ovs_rebalance_interval_ms", "ovs_hash_basis", "tlb_order",
+             "dynamic_epoch_s", "nioc_reservation"),
+    "Transfer": ("stream_cap_gbps", "stream_cap_pps", "compressor_gbps",
+                 "compression_threads", "compressor", "compression_data",
+                 "qat_devices", "vm_vcpus", "vmmq_queue_pairs",
+                 "vnic_queues"),
+    "Nic": ("rss_tuned", "pcie_gen", "pcie_lanes", "pcie_max_payload_bytes",
+            "pcie_slot"),
+    "StorageWorkload": ("working_set_pct", "smb_encryption",
+                        "sessions_per_path"),
+    "Backend": ("service_time_ms", "channels"),
+    "Evacuation": ("disk_copy_mib_s", "platform_limit", "cluster_limit",
+                   "stop_rule", "throttling",
+                   "bandwidth_per_migration_mib_s", "total_bandwidth_mib_s",
+                   "time_budget_s", "setup_s", "serial_setup_s"),
+    "Network": ("mtu_min", "mtu_max", "underlay_ip_version",
+                "geneve_option_bytes", "frame_size_bytes"),
+    "Flow": ("dst_mac", "vlan_pcp", "anti_affinity"),
+    "EvacuationVm": ("disk_gib", "disk_write_mib_s"),
+}
+
+#: A choice longer than this [average characters] gets its own line
+WIDE_CHOICE_CHARS = 26
+
+
+def _form_layout():
+    form = QtWidgets.QFormLayout()
+    form.setFieldGrowthPolicy(
+        QtWidgets.QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+    form.setRowWrapPolicy(QtWidgets.QFormLayout.RowWrapPolicy.DontWrapRows)
+    return form
+
+
+def _widest_choice(box):
+    """Pixels of a combo box's longest choice (0 for other inputs)."""
+    if not isinstance(box, QtWidgets.QComboBox) or \
+            isinstance(box, CheckList) or box.count() == 0:
+        return 0
+    return max(box.fontMetrics().horizontalAdvance(box.itemText(i))
+               for i in range(box.count()))
+
+
 def _ordered(model, specs):
     if model.__name__ != "Workloads":
         return specs
@@ -300,17 +354,17 @@ class FormPage(QtWidgets.QWidget):
         self.fields = {}
         self.model = model
         self.path = path
+        self.folded = {}   # "More…" button -> the field paths it folds
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         self._add_fields(layout, model, path)
         layout.addStretch(1)
 
     def _add_fields(self, layout, model, path):
-        form = QtWidgets.QFormLayout()
-        form.setFieldGrowthPolicy(
-            QtWidgets.QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        form.setRowWrapPolicy(QtWidgets.QFormLayout.RowWrapPolicy.DontWrapRows)
+        form = _form_layout()
         layout.addLayout(form)
+        folded = ADVANCED_FIELDS.get(model.__name__, ())
+        more = None   # (button, form) of the folded fields
         for spec in _ordered(model, fields_of(model)):
             if model is Scenario and spec.name in _NOT_EDITED:
                 continue
@@ -328,15 +382,67 @@ class FormPage(QtWidgets.QWidget):
                 continue
             if spec.kind == "any":
                 continue   # free-form values (variant changes, sweeps)
-            editor = FieldEditor(
-                spec, field_path,
-                reference=REFERENCES.get((model.__name__, spec.name)))
-            label = QtWidgets.QLabel(spec.label)
-            label.setWordWrap(True)   # a long name wraps, never clips
-            label.setToolTip(editor.input.toolTip())
-            editor.label = label
+            if spec.name in folded and more is None:
+                more = self._more_section(layout)
+            self._add_row(more[1] if spec.name in folded else form, spec,
+                          field_path, model)
+            if spec.name in folded:
+                self.folded[more[0]].append(field_path)
+        if more is not None:   # after the groups: rarely used, last
+            layout.removeWidget(more[0])
+            layout.removeWidget(more[0].section)
+            layout.addWidget(more[0])
+            layout.addWidget(more[0].section)
+            more[0].setText(f"More… ({len(self.folded[more[0]])} rarely "
+                            "used fields)")
+
+    def _more_section(self, layout):
+        """A folded part of the form: a button that opens it."""
+        button = QtWidgets.QToolButton()
+        button.setCheckable(True)
+        button.setAutoRaise(True)
+        button.setToolButtonStyle(
+            QtCore.Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        button.setArrowType(QtCore.Qt.ArrowType.RightArrow)
+        button.setToolTip("Fields most studies leave at their defaults "
+                          "(ADVANCED_FIELDS); opens by itself when one "
+                          "is set")
+        section = QtWidgets.QWidget()
+        form = _form_layout()
+        form.setContentsMargins(12, 0, 0, 0)
+        section.setLayout(form)
+        section.hide()
+        button.section = section
+
+        def toggled(on):
+            section.setVisible(on)
+            button.setArrowType(QtCore.Qt.ArrowType.DownArrow if on
+                                else QtCore.Qt.ArrowType.RightArrow)
+        button.toggled.connect(toggled)
+        layout.addWidget(button)
+        layout.addWidget(section)
+        self.folded[button] = []
+        return button, form
+
+    def _add_row(self, form, spec, field_path, model):
+        editor = FieldEditor(
+            spec, field_path,
+            reference=REFERENCES.get((model.__name__, spec.name)))
+        label = QtWidgets.QLabel(spec.label)
+        label.setWordWrap(True)   # a long name wraps, never clips
+        label.setToolTip(editor.input.toolTip())
+        editor.label = label
+        if _widest_choice(editor.input) > \
+                editor.fontMetrics().averageCharWidth() * WIDE_CHOICE_CHARS:
+            # a choice as long as "Route based on physical NIC load
+            # (vSphere LBT)" gets the form's whole width, under its label
+            form.addRow(label)
+            form.addRow(editor)
+            if not spec.unit:   # no unit column to line up with here
+                editor.unit.hide()
+        else:
             form.addRow(label, editor)
-            self.fields[field_path] = editor
+        self.fields[field_path] = editor
 
     def load(self, data, changed):
         """Show the values of the document's plain data; ``changed(path,
@@ -350,6 +456,10 @@ class FormPage(QtWidgets.QWidget):
                 editor.set_choices(names_in(data, editor.reference))
             mark, resettable = changed(path, editor.spec, value)
             editor.set_value(value, mark, resettable)
+            if mark:   # nothing set is folded away unseen
+                for button, paths in self.folded.items():
+                    if path in paths:
+                        button.setChecked(True)
             font = editor.label.font()
             if font.bold() != mark:
                 font.setBold(mark)
