@@ -189,8 +189,10 @@ def _analyse_team(doc, team, flows, team_id, out):
         unit = "port" if policy in PORT_POLICIES else "flow"
         peak = result["peak"]
         best = optimal[unit]["peak"] if optimal[unit] else None
+        placed = {}   # (policy, lost uplinks) -> loads, computed once
         n1_peak, n1_detail = _failure_peak(policy, columns, speed, team,
-                                           hypervisor, failures, result)
+                                           hypervisor, failures, result,
+                                           placed)
         values = {"peak_util_pct": 100 * peak}
         if best is not None:
             values["gap_to_optimal_pct"] = \
@@ -209,7 +211,11 @@ def _analyse_team(doc, team, flows, team_id, out):
             "configured": policy == team.policy,
             "threshold_pct": team.lbt_threshold_pct if policy == "lbt"
             else None,
-            "events": result["moves"]}
+            "events": result["moves"],
+            # the worst N-1 .. N-k losses under this policy: the views'
+            # uplinks picker drives the peaks chart and the loads with them
+            "losses": _worst_losses(policy, columns, speed, team,
+                                    hypervisor, uplinks, placed)}
     configured = optimal["port" if team.policy in PORT_POLICIES else "flow"]
     own = results[team.policy]
     busiest = int(np.argmax(own["util"].max(axis=0)))
@@ -507,17 +513,32 @@ def _usable_after(team, failed):
     return active + standby[:replaced] if active else standby
 
 
-def _failure_peak(policy, columns, speed, team, hypervisor, failures,
-                  healthy):
-    worst, detail = None, None
-    for failed in failures:
+def _loads_after(policy, columns, speed, team, hypervisor, failed, placed):
+    """The loads under ``policy`` once the uplinks ``failed`` (indices)
+    are lost, None when none is left; ``placed`` keeps each (policy,
+    failed set) computed once for the N-k metric and the N-k views."""
+    key = (policy, tuple(failed))
+    if key not in placed:
         usable = _usable_after(team, set(failed))
         if not usable:
+            placed[key] = None
+        else:
+            tx, rx, _ = _place(policy, columns, usable, speed, team,
+                               hypervisor)
+            placed[key] = _loads(policy, columns, tx, rx, speed, usable,
+                                 switch_hashed=_switch_hashes(policy, team))
+    return placed[key]
+
+
+def _failure_peak(policy, columns, speed, team, hypervisor, failures,
+                  healthy, placed=None):
+    placed = {} if placed is None else placed
+    worst, detail = None, None
+    for failed in failures:
+        result = _loads_after(policy, columns, speed, team, hypervisor,
+                              failed, placed)
+        if result is None:
             continue
-        tx, rx, _ = _place(policy, columns, usable, speed, team,
-                           hypervisor)
-        result = _loads(policy, columns, tx, rx, speed, usable,
-                        switch_hashed=_switch_hashes(policy, team))
         if worst is None or result["peak"] > worst:
             moved = int((result["member_at_peak"]
                          != healthy["member_at_peak"]).sum())
@@ -530,6 +551,37 @@ def _failure_peak(policy, columns, speed, team, hypervisor, failures,
 
 #: Most uplinks lost at once in the teaming view's N-k states.
 VIEW_MAX_FAILURES = 2
+
+
+def _view_failures(team, uplinks):
+    """Most uplinks lost at once in the N-k states the views offer."""
+    return min(max(team.failures, VIEW_MAX_FAILURES), uplinks - 1)
+
+
+def _worst_losses(policy, columns, speed, team, hypervisor, uplinks,
+                  placed):
+    """For each k = 1 .. the views' most: the loss of k uplinks that gives
+    ``policy`` its highest peak, as the views show it (the uplink trace's
+    ``losses``): its label, the uplinks lost, the peak [%] and each
+    uplink's utilization over time then."""
+    losses = []
+    for k in range(1, _view_failures(team, len(uplinks)) + 1):
+        worst, worst_failed = None, None
+        for failed in combinations(range(len(uplinks)), k):
+            result = _loads_after(policy, columns, speed, team, hypervisor,
+                                  failed, placed)
+            if result is not None and (worst is None or
+                                       result["peak"] > worst["peak"]):
+                worst, worst_failed = result, failed
+        if worst is None:
+            continue
+        lost = ", ".join(uplinks[i] for i in worst_failed)
+        losses.append({
+            "k": k, "label": f"N-{k}: {lost} lost (worst case)",
+            "failed": [uplinks[i] for i in worst_failed],
+            "peak_pct": 100 * worst["peak"],
+            "series": _trace(columns.t, worst["util"], uplinks)["series"]})
+    return losses
 
 
 def _placement_trace(team, columns, speed, hypervisor, uplinks, healthy,
@@ -546,7 +598,7 @@ def _placement_trace(team, columns, speed, hypervisor, uplinks, healthy,
                           for u in range(len(uplinks))]}
 
     states = [state("All uplinks", healthy, ())]
-    most = min(max(team.failures, VIEW_MAX_FAILURES), len(uplinks) - 1)
+    most = _view_failures(team, len(uplinks))
     for k in range(1, most + 1):
         worst, worst_failed = None, None
         for failed in combinations(range(len(uplinks)), k):
