@@ -245,29 +245,19 @@ class GridPage(QtWidgets.QWidget):
         actions = QtWidgets.QHBoxLayout()
         actions.setSpacing(2)
         self.buttons = {}
-        for key, text, tip, shortcut in (
+        for key, text, tip in (
                 ("paste", "Paste rows", "Paste rows from a spreadsheet or "
-                 "a CSV file (Ctrl+V)", QtGui.QKeySequence.StandardKey.Paste),
+                 "a CSV file (Ctrl+V in the table)"),
                 ("fill", "Fill down", "The first selected row's values into "
-                 "the rows selected below it (Ctrl+D); names number on",
-                 QtGui.QKeySequence("Ctrl+D")),
-                ("delete", "Delete rows", "Delete the selected rows (Del)",
-                 QtGui.QKeySequence.StandardKey.Delete),
-                ("window", "Window…", "This table in a window of its own",
-                 None)):
+                 "the rows selected below it (Ctrl+D); names number on"),
+                ("delete", "Delete rows", "Delete the selected rows (Del)"),
+                ("window", "Window…", "This table in a window of its own")):
             button = self.buttons[key] = QtWidgets.QToolButton()
             button.setText(text)
             button.setToolTip(f"{tip} (undoable)" if key != "window"
                               else tip)
             button.clicked.connect(getattr(self, f"_{key}_clicked"))
             actions.addWidget(button)
-            if shortcut is not None:
-                action = QtGui.QAction(text, self)
-                action.setShortcut(shortcut)
-                action.setShortcutContext(
-                    QtCore.Qt.ShortcutContext.WidgetWithChildrenShortcut)
-                action.triggered.connect(getattr(self, f"_{key}_clicked"))
-                self.addAction(action)
         actions.addStretch(1)
         layout.addLayout(actions)
         self.table = QtWidgets.QTableView()
@@ -288,6 +278,40 @@ class GridPage(QtWidgets.QWidget):
         self.table.setMinimumHeight(8 * (self.table.fontMetrics().height()
                                          + 6))
         layout.addWidget(self.table, 1)
+        # the table's own keys: a cell being edited keeps Del and Ctrl+V
+        self.table.installEventFilter(self)
+
+    def eventFilter(self, watched, event):
+        if watched is self.table and \
+                event.type() == QtCore.QEvent.Type.KeyPress:
+            keys = QtGui.QKeySequence.StandardKey
+            if event.matches(keys.Paste):
+                self._paste_clicked()
+            elif event.matches(keys.Copy):
+                self.copy()
+            elif event.matches(keys.Delete):
+                self.delete_rows()
+            elif event.key() == QtCore.Qt.Key.Key_D and \
+                    event.modifiers() == \
+                    QtCore.Qt.KeyboardModifier.ControlModifier:
+                self.fill_down()
+            else:
+                return False
+            return True
+        return super().eventFilter(watched, event)
+
+    def copy(self):
+        """The selected cells to the clipboard, tab-separated as a
+        spreadsheet takes them (and a paste here reads them back)."""
+        indexes = self.table.selectedIndexes()
+        if not indexes:
+            return
+        rows = sorted({i.row() for i in indexes})
+        columns = sorted({i.column() for i in indexes})
+        QtWidgets.QApplication.clipboard().setText("\n".join(
+            "\t".join(grid_rows.cell_text(self.model.entries[r],
+                                           self.model.columns[c])
+                       for c in columns) for r in rows))
 
     # -- showing -----------------------------------------------------
 
@@ -426,9 +450,7 @@ class GridPage(QtWidgets.QWidget):
                    f"Delete {shown} from {self.title}")
 
     def _delete_clicked(self):
-        if self.table.state() != \
-                QtWidgets.QAbstractItemView.State.EditingState:
-            self.delete_rows()
+        self.delete_rows()
 
     def _window_clicked(self):
         self.window_requested.emit(self.list_path)

@@ -161,3 +161,22 @@ def test_the_form_picks_team_members_and_a_transfer_by_name(window):
     assert transfer.text() == "live-migration"
     assert [transfer.input.itemText(i) for i in
             range(transfer.input.count())] == ["", "live-migration"]
+
+
+def test_the_table_takes_copy_paste_and_delete_from_the_keyboard(
+        window, qtbot):
+    page = grid(window, "nics")
+    QtWidgets.QApplication.clipboard().setText(
+        "id\tspeed_gbps\trdma\nnic1\t25\tRoCE v2\nnic2\t25\tnone")
+    page.table.setFocus()
+    qtbot.keyClick(page.table, QtCore.Qt.Key.Key_V,
+                   QtCore.Qt.KeyboardModifier.ControlModifier)
+    assert [(n.id, n.rdma) for n in window.scenario.nics] == \
+        [("eth0", "none"), ("nic1", "roce_v2"), ("nic2", "none")]
+    page = window.editor._page
+    select_cells(page, [1, 2], page.column("rdma"))
+    qtbot.keyClick(page.table, QtCore.Qt.Key.Key_C,
+                   QtCore.Qt.KeyboardModifier.ControlModifier)
+    assert QtWidgets.QApplication.clipboard().text() == "RoCE v2\nNone"
+    qtbot.keyClick(page.table, QtCore.Qt.Key.Key_Delete)
+    assert [n.id for n in window.scenario.nics] == ["eth0"]
