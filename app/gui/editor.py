@@ -379,6 +379,10 @@ class FormPage(QtWidgets.QWidget):
                 inner.setContentsMargins(6, 4, 6, 4)
                 self._add_fields(inner, spec.detail, field_path)
                 layout.addWidget(group)
+                # the fields after it below it: the schema's order (a
+                # migration's dirty rate beside its memory, in view)
+                form = _form_layout()
+                layout.addLayout(form)
                 continue
             if spec.kind == "any":
                 continue   # free-form values (variant changes, sweeps)
