@@ -402,7 +402,8 @@ class _TeamingTab:
             0, QtWidgets.QHeaderView.ResizeMode.Stretch)
         self.flows.header().setSectionResizeMode(
             1, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
-        uplinks_page.setSizes([400, 240, 360])
+        # the flows tree wide enough for "dvUplink2 (132 %)" after a loss
+        uplinks_page.setSizes([380, 270, 350])
         self.uplink_plot = new_plot_widget()
         # the policy picker on the page it drives: its long names whole
         over_time = QtWidgets.QWidget()

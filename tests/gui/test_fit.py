@@ -51,6 +51,26 @@ def test_main_window_shows_every_text_whole(qapp, window, size, example,
         window.wait_for_results()
         cut = shown_whole(window, qapp, f"main_{size[0]}_{example}_{index}")
         assert not cut, (window.tabs.tabText(index), cut)
+    # the teaming views after the worst loss of one uplink (longer texts)
+    teaming = window.view_tabs["teaming"]
+    if teaming.built and teaming.state.count() > 1:
+        window.tabs.setCurrentWidget(teaming.widget)
+        teaming.state.setCurrentIndex(1)
+        cut = shown_whole(window, qapp, f"main_{size[0]}_{example}_n1")
+        assert not cut, ("Teaming N-1", cut)
+
+
+def test_rarely_used_fields_fold_and_open_when_one_is_set(window, qapp):
+    open_example(window, "seed001_live_migration.toml")
+    entry = "workloads.migrations[0]"
+    version = window.editor.field(f"{entry}.qemu_version")
+    assert window.editor.field(f"{entry}.memory_gib").isVisibleTo(window)
+    assert not version.isVisibleTo(window)   # under More…
+    more = next(iter(window.editor._page.folded))
+    assert more.text().startswith("More… (15 rarely used fields")
+    version.enter("9.1")
+    assert window.scenario.workloads.migrations[0].qemu_version == "9.1"
+    assert window.editor.field(f"{entry}.qemu_version").isVisibleTo(window)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
