@@ -184,12 +184,15 @@ def _analyse_team(doc, team, flows, team_id, out):
                for unit in ("port", "flow")}
     failures = _failure_sets(team, len(uplinks))
     metrics = out["metrics"]
+    placed_configured = {}
     for policy in compare:
         result = results[policy]
         unit = "port" if policy in PORT_POLICIES else "flow"
         peak = result["peak"]
         best = optimal[unit]["peak"] if optimal[unit] else None
         placed = {}   # (policy, lost uplinks) -> loads, computed once
+        if policy == team.policy:
+            placed_configured = placed   # the N-k states reuse them
         n1_peak, n1_detail = _failure_peak(policy, columns, speed, team,
                                            hypervisor, failures, result,
                                            placed)
@@ -232,7 +235,8 @@ def _analyse_team(doc, team, flows, team_id, out):
                                    team_id)] = 100 * configured["bound"]
     out["traces"][metric_ids.placement_trace(team.policy, team_id)] = \
         _placement_trace(team, columns, speed, hypervisor, uplinks,
-                         results[team.policy], configured)
+                         results[team.policy], configured,
+                         placed_configured)
     if team.nioc:
         _nioc(team, columns, results[team.policy], speed, team_id, metrics)
     out["findings"].extend(_findings(team, columns, speed, results, compare,
@@ -585,7 +589,7 @@ def _worst_losses(policy, columns, speed, team, hypervisor, uplinks,
 
 
 def _placement_trace(team, columns, speed, hypervisor, uplinks, healthy,
-                     optimal):
+                     optimal, placed):
     """Each uplink's peak utilization and the flows it carries at the
     peak under the configured policy: with all uplinks, and after the
     worst loss of 1..k of them (N-1, N-k); and the optimal placement."""
@@ -602,12 +606,19 @@ def _placement_trace(team, columns, speed, hypervisor, uplinks, healthy,
     for k in range(1, most + 1):
         worst, worst_failed = None, None
         for failed in combinations(range(len(uplinks)), k):
-            usable = _usable_after(team, set(failed))
-            if not usable:
-                continue
-            tx, rx, _ = _place(team.policy, columns, usable, speed, team,
-                               hypervisor)
-            result = _loads(team.policy, columns, tx, rx, speed, usable)
+            if not _switch_hashes(team.policy, team):
+                # the same loads the N-k metric and views computed
+                result = _loads_after(team.policy, columns, speed, team,
+                                      hypervisor, failed, placed)
+                if result is None:
+                    continue
+            else:   # as placed with the host's own receive rule
+                usable = _usable_after(team, set(failed))
+                if not usable:
+                    continue
+                tx, rx, _ = _place(team.policy, columns, usable, speed,
+                                   team, hypervisor)
+                result = _loads(team.policy, columns, tx, rx, speed, usable)
             if worst is None or result["peak"] > worst["peak"]:
                 worst, worst_failed = result, failed
         if worst is not None:
