@@ -22,7 +22,7 @@ import re
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.gui.appearance import colour
-from app.gui.grid import CheckList, GridPage
+from app.gui.grid import CheckList, GridPage, enum_list
 from app.grid_rows import REFERENCES, names_in
 from app.presets import PRESETS
 from app.schema_fields import (NAMING_FIELDS, entry_name, field_label,
@@ -162,6 +162,13 @@ class FieldEditor(QtWidgets.QWidget):
             self.input = CheckList([], [])
             self.input.chosen_changed.connect(
                 lambda names: self.committed.emit(self.path, names))
+        elif enum_list(spec) is not None:   # the policies a team compares
+            values, labels = enum_list(spec)
+            self._choices = values
+            self.input = CheckList(values, spec.default, labels=labels,
+                                   unset=spec.value_label(None))
+            self.input.chosen_changed.connect(
+                lambda values: self.committed.emit(self.path, values))
         elif reference is not None:
             self.input = QtWidgets.QComboBox()
             self.input.activated.connect(
@@ -260,7 +267,7 @@ class FieldEditor(QtWidgets.QWidget):
             if isinstance(self.input, QtWidgets.QCheckBox):
                 self.input.setChecked(bool(value))
             elif isinstance(self.input, CheckList):
-                self.input.set_names(self._choices, value or [])
+                self.input.set_names(self._choices, value)
             elif isinstance(self.input, QtWidgets.QComboBox):
                 index = self.input.findData(value)
                 if index < 0:   # a value the schema does not list

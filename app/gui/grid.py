@@ -12,7 +12,7 @@ entries, label)`` for the editor to apply as one undoable step.
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app import grid_rows
-from app.schema_fields import entry_name, show_value
+from app.schema_fields import VALUE_LABELS, entry_name, show_value
 
 
 class GridModel(QtCore.QAbstractTableModel):
@@ -77,24 +77,36 @@ class GridModel(QtCore.QAbstractTableModel):
 
 
 class CheckList(QtWidgets.QComboBox):
-    """A pick list of several names (a team's members, a transfer's
-    NICs): the popup's entries tick on and off, the box shows the ticked
-    ones comma-separated."""
+    """A pick list of several values (a team's members, a transfer's
+    NICs, the policies a team compares): the popup's entries tick on and
+    off, the box shows the ticked ones comma-separated."""
 
-    #: a name ticked on or off by the user: the names ticked now
+    #: a value ticked on or off by the user: the values ticked now
     chosen_changed = QtCore.Signal(list)
 
-    def __init__(self, names, chosen, parent=None):
+    def __init__(self, names, chosen, parent=None, *, labels=None,
+                 unset=None):
         super().__init__(parent)
+        #: value -> the name shown for it (enumerated values)
+        self.labels = labels or {}
+        #: what the box shows while the value is None (its default)
+        self.unset = unset
+        self._none = False
         self.set_names(names, chosen)
         self.view().viewport().installEventFilter(self)
 
     def set_names(self, names, chosen):
-        """Offer ``names`` with ``chosen`` ticked (a chosen name no longer
-        offered stays, ticked, so nothing is lost unseen)."""
+        """Offer ``names`` with ``chosen`` ticked, first and in their order
+        (the order means something: active uplinks, policies compared; a
+        newly ticked one goes last); a chosen name no longer offered
+        stays, so nothing is lost unseen. ``chosen`` None: the field's
+        default, nothing ticked."""
+        self._none = chosen is None
+        chosen = list(chosen or [])
         model = QtGui.QStandardItemModel(self)
-        for name in dict.fromkeys(list(names) + list(chosen)):
-            item = QtGui.QStandardItem(name)
+        for name in dict.fromkeys(chosen + list(names)):
+            item = QtGui.QStandardItem(str(self.labels.get(name, name)))
+            item.setData(name, QtCore.Qt.ItemDataRole.UserRole)
             item.setFlags(QtCore.Qt.ItemFlag.ItemIsEnabled |
                           QtCore.Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(QtCore.Qt.CheckState.Checked if name in chosen
@@ -103,22 +115,41 @@ class CheckList(QtWidgets.QComboBox):
         self.setModel(model)
         self.update()
 
-    def chosen(self):
+    def _items(self):
         model = self.model()
-        return [model.item(i).text() for i in range(model.rowCount())
-                if model.item(i).checkState() ==
-                QtCore.Qt.CheckState.Checked]
+        return [model.item(i) for i in range(model.rowCount())]
+
+    def chosen(self):
+        return [item.data(QtCore.Qt.ItemDataRole.UserRole)
+                for item in self._items()
+                if item.checkState() == QtCore.Qt.CheckState.Checked]
+
+    def _move_last_ticked(self, row):
+        """A newly ticked entry goes after the ticked ones."""
+        model = self.model()
+        ticked = sum(item.checkState() == QtCore.Qt.CheckState.Checked
+                     for item in self._items()[:row])
+        if ticked < row:
+            model.insertRow(ticked, model.takeRow(row))
+
+    def shown_text(self):
+        """What the box shows: the ticked names, or why none is."""
+        if self._none and self.unset is not None:
+            return self.unset
+        return ", ".join(str(self.labels.get(v, v)) for v in self.chosen()) \
+            or "(none)"
 
     def toggle(self, name):
         """Tick ``name`` on or off (a click on it; tests)."""
-        model = self.model()
-        for i in range(model.rowCount()):
-            item = model.item(i)
-            if item.text() == name:
-                item.setCheckState(
-                    QtCore.Qt.CheckState.Unchecked if item.checkState() ==
-                    QtCore.Qt.CheckState.Checked
-                    else QtCore.Qt.CheckState.Checked)
+        for row, item in enumerate(self._items()):
+            if item.data(QtCore.Qt.ItemDataRole.UserRole) == name:
+                ticked = item.checkState() == QtCore.Qt.CheckState.Checked
+                item.setCheckState(QtCore.Qt.CheckState.Unchecked if ticked
+                                   else QtCore.Qt.CheckState.Checked)
+                if not ticked:
+                    self._move_last_ticked(row)
+                break
+        self._none = False
         self.update()
         self.chosen_changed.emit(self.chosen())
 
@@ -127,19 +158,32 @@ class CheckList(QtWidgets.QComboBox):
         if event.type() == QtCore.QEvent.Type.MouseButtonRelease:
             index = self.view().indexAt(event.position().toPoint())
             if index.isValid():
-                self.toggle(index.data())
+                self.toggle(index.data(QtCore.Qt.ItemDataRole.UserRole))
                 return True
         return super().eventFilter(watched, event)
+
+    def initStyleOption(self, option):
+        super().initStyleOption(option)
+        option.currentText = self.shown_text()
 
     def paintEvent(self, _event):
         painter = QtWidgets.QStylePainter(self)
         option = QtWidgets.QStyleOptionComboBox()
         self.initStyleOption(option)
-        option.currentText = ", ".join(self.chosen()) or "(none)"
         painter.drawComplexControl(QtWidgets.QStyle.ComplexControl.CC_ComboBox,
                                    option)
         painter.drawControl(QtWidgets.QStyle.ControlElement.CE_ComboBoxLabel,
                             option)
+
+
+def enum_list(spec):
+    """(values, labels) of a list of enumerated values (the policies a
+    team compares), or None for other fields."""
+    if spec.kind != "list" or spec.detail[0] != "enum":
+        return None
+    values = spec.detail[2]
+    return list(values), {v: VALUE_LABELS.get(spec.name, {}).get(v, v)
+                          for v in values}
 
 
 class PickDelegate(QtWidgets.QStyledItemDelegate):
@@ -159,6 +203,10 @@ class PickDelegate(QtWidgets.QStyledItemDelegate):
         if column.reference is not None and spec.kind == "list":
             return CheckList(self._grid.reference_names(column), value or [],
                              parent)
+        if enum_list(spec) is not None:
+            values, labels = enum_list(spec)
+            return CheckList(values, value, parent, labels=labels,
+                             unset=spec.value_label(None))
         if column.reference is not None or spec.kind in ("enum", "bool"):
             box = QtWidgets.QComboBox(parent)
             if spec.optional:

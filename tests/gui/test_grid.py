@@ -180,3 +180,21 @@ def test_the_table_takes_copy_paste_and_delete_from_the_keyboard(
     assert QtWidgets.QApplication.clipboard().text() == "RoCE v2\nNone"
     qtbot.keyClick(page.table, QtCore.Qt.Key.Key_Delete)
     assert [n.id for n in window.scenario.nics] == ["eth0"]
+
+
+def test_the_policies_a_team_compares_are_ticked_by_name(window):
+    open_example(window, "seed000_lbt.toml")
+    compare = window.editor.field("teams[0].compare")
+    assert isinstance(compare.input, CheckList)
+    assert compare.input.shown_text() == "(default)"   # the hypervisor's
+    assert "Route based on originating virtual port (vSphere)" in \
+        [compare.input.itemText(i) for i in range(compare.input.count())]
+    compare.input.toggle("port_id")
+    assert window.scenario.teams[0].compare == ["port_id"]
+    shown = window.editor.field("teams[0].compare").input.shown_text()
+    assert shown == "Route based on originating virtual port (vSphere)"
+    # the order is the comparison's: a newly ticked policy goes last
+    window.editor.field("teams[0].compare").input.toggle("failover")
+    window.editor.field("teams[0].compare").input.toggle("ip_hash")
+    assert window.scenario.teams[0].compare == \
+        ["port_id", "failover", "ip_hash"]
