@@ -323,7 +323,9 @@ class GridPage(QtWidgets.QWidget):
         header = self.table.horizontalHeader()
         header.setSectionsClickable(True)
         header.sectionClicked.connect(self._header_clicked)
-        self.table.setMinimumHeight(8 * (self.table.fontMetrics().height()
+        # five rows at least: the editor's pane at 1280x800 holds the
+        # table without scrolling the page around it
+        self.table.setMinimumHeight(6 * (self.table.fontMetrics().height()
                                          + 6))
         layout.addWidget(self.table, 1)
         # the table's own keys: a cell being edited keeps Del and Ctrl+V

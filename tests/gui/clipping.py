@@ -1,6 +1,11 @@
 """Finds texts a widget shows cut: a label, button, combo box, tab,
 group title, header section or table cell narrower than its text
-(QFontMetrics' advance against the room the style gives it)."""
+(QFontMetrics' advance against the room the style gives it; a wrapping
+header or table its lines' height against the section's).
+
+Not measured: word-wrapped labels (they grow instead), texts drawn inside
+charts (pyqtgraph items elide themselves to the view), line edits (they
+scroll) and parts scrolled out of a scroll area's view."""
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
