@@ -410,3 +410,14 @@ def free_name(stem, taken, *, separator=""):
     while f"{stem}{separator}{number}" in taken:
         number += 1
     return f"{stem}{separator}{number}"
+
+
+def without_none(value):
+    """Plain data without the None values (TOML has no null; every
+    optional field's default is None, so nothing is lost)."""
+    if isinstance(value, dict):
+        return {k: without_none(v) for k, v in value.items()
+                if v is not None}
+    if isinstance(value, list):
+        return [without_none(v) for v in value]
+    return value

@@ -27,7 +27,7 @@ from app.grid_rows import REFERENCES, names_in
 from app.presets import PRESETS
 from app.schema_fields import (NAMING_FIELDS, entry_name, field_label,
                                fields_of, next_name, parse_text,
-                               show_value)
+                               show_value, without_none)
 from models.scenario import (Scenario, TEAMING_POLICIES, get_path,
                              parse_path, set_path)
 
@@ -786,7 +786,7 @@ class ScenarioEditor(QtWidgets.QWidget):
         return page
 
     def _grid_edited(self, list_path, entries, label):
-        self.edited_many.emit({list_path: entries}, label)
+        self._set_list(list_path, entries, label)
 
     def open_grid_window(self, list_path):
         """The grid of ``list_path`` in a window of its own (wide lists at
@@ -886,7 +886,8 @@ class ScenarioEditor(QtWidgets.QWidget):
                 int(index.rstrip("]")), model)
 
     def _set_list(self, list_path, entries, label, select=None):
-        self.edited_many.emit({list_path: entries}, label)
+        # a variant holds the list whole, in TOML: no null in its entries
+        self.edited_many.emit({list_path: without_none(entries)}, label)
         if select is not None and f"{list_path}[{select}]" in self._items:
             self.select(f"{list_path}[{select}]")
 

@@ -28,7 +28,7 @@ from app.gui.views import VIEWS, DeferredTab
 from app.paths import DEFAULT_EXAMPLE, TEMPLATES, resource_path
 from app.recovery import write_recovery
 from app.report.content import NOISE_GAIN_PCT
-from app.schema_fields import free_name
+from app.schema_fields import free_name, without_none
 from app.scenario_io import load_scenario, save_scenario
 from app.session import Session
 from models.scenario import (GOALS, TEAMING_POLICIES, ScenarioError,
@@ -514,7 +514,7 @@ class MainWindow(QtWidgets.QMainWindow):
                 entry = path.rsplit(".", 1)[0]
                 overrides = {k: v for k, v in overrides.items()
                              if not k.startswith(entry + ".")}
-                overrides[entry] = _without_none(get_path(shown, entry))
+                overrides[entry] = without_none(get_path(shown, entry))
             else:
                 overrides[path] = value
         variants = list(self.scenario.variants)
@@ -1157,13 +1157,3 @@ def _variant_fixes(repaired):
         for path, value in variant["set"].items():
             if path.endswith(".switch_mode"):
                 yield variant["name"], f"{path} = {value}"
-
-
-def _without_none(value):
-    """Plain data without the None values (TOML has no null)."""
-    if isinstance(value, dict):
-        return {k: _without_none(v) for k, v in value.items()
-                if v is not None}
-    if isinstance(value, list):
-        return [_without_none(v) for v in value]
-    return value

@@ -198,3 +198,19 @@ def test_the_policies_a_team_compares_are_ticked_by_name(window):
     window.editor.field("teams[0].compare").input.toggle("ip_hash")
     assert window.scenario.teams[0].compare == \
         ["port_id", "failover", "ip_hash"]
+
+
+def test_a_paste_into_a_variant_changes_the_variant_only(window):
+    # the variant holds the list whole: refused once as "null has no
+    # TOML form" (a VM's unset downtime budget)
+    open_example(window, "evacuation_maintenance.toml")
+    vms = "workloads.evacuations[0].vms"
+    base = len(window.scenario.workloads.evacuations[0].vms)
+    window.variants.setCurrentRow(1)   # the first variant
+    steps = window.session.history.count
+    grid(window, vms).paste("name,memory_gib\n3 × web VM,4")
+    variant = window.scenario.variants[0]
+    assert len(variant.set[vms]) == base + 3
+    assert len(window.scenario.workloads.evacuations[0].vms) == base
+    assert window.session.history.count == steps + 1
+    assert window.editor._page.model.rowCount() == base + 3
