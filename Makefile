@@ -11,10 +11,11 @@ export QT_API := PySide6
 
 .PHONY: run test lint test-core test-app fuzz bench screenshots dist-venv dist smoke clean
 
-$(STAMP): requirements.txt requirements-dev.txt .ci/system-deps
+$(STAMP): requirements.txt requirements-dev.txt pyproject.toml .ci/system-deps
 	bash .ci/system-deps
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --disable-pip-version-check -q -r requirements-dev.txt
+	$(BIN)/python -m pip install --disable-pip-version-check -q --no-deps -e .
 	touch $(STAMP)
 
 ## run: open the desktop app on the built-in example

@@ -59,13 +59,15 @@ VALUE_LABELS = {
              "infiniband": "InfiniBand"},
     "transport": {"tcp": "TCP", "compression": "TCP with compression",
                   "smb": "SMB Multichannel (TCP)",
-                  "smb_direct": "SMB Direct (RDMA)"},
+                  "smb_direct": "SMB Direct (RDMA)", "udp": "UDP",
+                  "rdma": "RDMA (QEMU's RDMA transport)"},
     "switch_mode": {"independent": "Switch independent",
                     "static": "Static EtherChannel / LAG",
                     "lacp": "LACP (802.3ad)"},
     "protocol": {"nfs3": "NFS v3", "iscsi": "iSCSI", "smb3": "SMB 3",
                  "vsan": "vSAN", "local": "Local disk", "tcp": "TCP",
-                 "udp": "UDP"},
+                 "udp": "UDP", "nvmeof": "NVMe over Fabrics",
+                 "s2d": "Storage Spaces Direct"},
     "stop_rule": {"qemu": "QEMU / KVM (downtime limit)",
                   "vmotion": "vSphere vMotion (switchover goal, SDPS)",
                   "xen_legacy": "Xen (xc_domain_save, to 4.5)",
@@ -84,11 +86,14 @@ VALUE_LABELS = {
              "min_evacuation_time": "Minimise evacuation time",
              "min_peak_util": "Minimise the hottest uplink",
              "min_cluster_util": "Minimise the busiest cluster link",
-             "uniform": "Uniform rate", "hot_cold": "Hot set + cold rate"},
+             "uniform": "Uniform rate", "hot_cold": "Hot set + cold rate",
+             "array": "Storage array", "nvme": "NVMe drives",
+             "cloud_volume": "Cloud volume"},
     "receive_queues": {"rss": "RSS (host NIC queues)",
                        "vmq": "VMQ (one core per vNIC)",
                        "vrss": "vRSS (VMQ + virtual RSS)",
-                       "vmmq": "VMMQ (hardware queues per vNIC)"},
+                       "vmmq": "VMMQ (hardware queues per vNIC)",
+                       "multiqueue": "Multiqueue (virtio-net queues)"},
     "platform": {key: key.replace("_", " ").capitalize()
                  for key in EVACUATION_PLATFORMS} | {
         "vsphere": "VMware vSphere", "hyperv": "Microsoft Hyper-V",
@@ -109,6 +114,33 @@ VALUE_LABELS = {
     "zero_page_detection": {"auto": "QEMU's default for its version",
                             "none": "None", "legacy": "Migration thread",
                             "multifd": "In the multifd channels"},
+    "purpose": {"bulk": "Bulk transfer (file copy, iperf)",
+                "live_migration": "Live migration"},
+    "direction": {"receive": "Host receives", "send": "Host sends"},
+    "stack": {"windows_host": "Windows Server host stack",
+              "vmkernel": "ESXi VMkernel (vMotion, vSAN)",
+              "linux_host": "Linux host stack", "vm_guest": "Inside a VM",
+              "esxi_vnic": "ESXi VM through its vNIC"},
+    "switchover": {"precopy": "Pre-copy only",
+                   "postcopy_after_first_pass":
+                       "Post-copy after the first pass (libvirt)",
+                   "postcopy_at_time_budget":
+                       "Post-copy at the time budget (KubeVirt)"},
+    "management": {"qemu": "QEMU's own default", "libvirt": "libvirt",
+                   "unlimited": "Unlimited bandwidth"},
+    "compression_data": {"ratio": "The given compression ratio",
+                         "silesia": "Mixed data (Silesia corpus)",
+                         "random": "Incompressible (random)"},
+    "lbt_target_rule": {"stay_below": "Target stays below the threshold",
+                        "any_better": "Any less busy uplink"},
+    "tlb_order": {"descending": "Largest first", "random": "Random"},
+    "nioc_reservation": {"floor": "Floor of the share",
+                         "additive": "Granted before shares"},
+    "ip_hash_variant": {"last_octet": "Last octets (VMware KB)",
+                        "xor32": "Whole 32-bit addresses"},
+    "raid": {"none": "None", "raid0": "RAID 0", "raid1": "RAID 1",
+             "raid10": "RAID 10", "raid5": "RAID 5", "raid6": "RAID 6"},
+    "mode": {"product": "Every combination", "zip": "Values side by side"},
 }
 
 
@@ -221,8 +253,19 @@ def fields_of(model):
     return tuple(specs)
 
 
+#: Labels of fields whose name, spelled out, would read the same as a
+#: neighbour's or not say what it holds ("Device" for both a disk's IOPS
+#: and its MB/s).
+_LABELS = {"device_iops": "IOPS per disk",
+           "device_mbps": "Throughput per disk",
+           "iops_max": "IOPS max.", "mbps_max": "Throughput max.",
+           "ghz": "Clock", "compressor_gbps": "Compressor rate"}
+
+
 def field_label(name):
     """A field name as words: ``lbt_threshold_pct`` -> 'LBT threshold'."""
+    if name in _LABELS:
+        return _LABELS[name]
     for suffix, _ in UNIT_SUFFIXES:
         if name.endswith(suffix) and name != suffix.lstrip("_"):
             name = name[:-len(suffix)]
@@ -230,6 +273,50 @@ def field_label(name):
     words = [_WORDS.get(w, w) for w in name.split("_") if w]
     text = " ".join(words)
     return text[:1].upper() + text[1:] if text else name
+
+
+def path_label(scenario, path):
+    """A parameter path in words with its unit, for an axis or a column:
+    ``workloads.migrations[0].dirty.rate_mib_s`` -> 'vm01 › Dirty › Rate
+    [MiB/s]' (list entries by their name); the path itself when the
+    schema does not know it."""
+    from models.scenario import Scenario, parse_path
+    try:
+        keys = parse_path(path)
+    except KeyError:
+        return path
+    model, data, words, spec = Scenario, scenario.model_dump(mode="json"), \
+        [], None
+    for key in keys:
+        if isinstance(key, int):
+            try:
+                data = data[key]
+            except (IndexError, KeyError, TypeError):
+                return path
+            words.append(entry_name(data) or f"#{key + 1}")
+            continue
+        spec = next((f for f in fields_of(model) if f.name == key), None)
+        if spec is None or not isinstance(data, dict):
+            return path
+        data = data.get(key)
+        if spec.kind in ("model", "models"):
+            model = spec.detail
+            if spec.kind == "model" and key != "workloads":
+                words.append(spec.label)
+        elif key != keys[-1]:
+            return path
+    if spec is None:
+        return path
+    words.append(spec.label)
+    unit = f" [{spec.unit}]" if spec.unit else ""
+    return " \u203a ".join(words) + unit
+
+
+def changes_label(scenario, changes):
+    """Changes ``{path: new value}`` in words for an undo step or a
+    dialog: 'hcibench › Threads per disk → 2' (never a raw path)."""
+    return "; ".join(f"{path_label(scenario, path)} \u2192 "
+                     f"{show_value(value)}" for path, value in changes.items())
 
 
 def show_value(value):
@@ -329,6 +416,15 @@ def entry_name(entry):
     return ""
 
 
+def next_name(stem, taken):
+    """``stem`` and the number after the highest one ``taken`` names
+    with it: nic0, nic1 -> nic2; vm1 .. vm39 -> vm40 (never nic22)."""
+    pattern = re.compile(re.escape(stem) + r"(\d+)$")
+    numbers = [int(m.group(1)) for name in taken
+               if (m := pattern.match(str(name)))]
+    return f"{stem}{max(numbers, default=0) + 1}"
+
+
 def free_name(stem, taken, *, separator=""):
     """``stem`` or ``stem2``, ``stem3``… (numbers after ``separator``):
     the first not in ``taken``."""
@@ -338,3 +434,14 @@ def free_name(stem, taken, *, separator=""):
     while f"{stem}{separator}{number}" in taken:
         number += 1
     return f"{stem}{separator}{number}"
+
+
+def without_none(value):
+    """Plain data without the None values (TOML has no null; every
+    optional field's default is None, so nothing is lost)."""
+    if isinstance(value, dict):
+        return {k: without_none(v) for k, v in value.items()
+                if v is not None}
+    if isinstance(value, list):
+        return [without_none(v) for v in value]
+    return value

@@ -225,14 +225,46 @@ class Results:
         return "\n".join(lines) + "\n"
 
 
+#: Magnitudes below this are the rounding of sums and differences of the
+#: models' doubles (about 1e-16 relative), not a quantity of any unit the
+#: results use: shown as 0. The smallest real values are about 1e-7 (a
+#: microsecond latency in seconds, a few bits per second in Gbit/s).
+NOISE = 1e-12
+
+
 def format_number(value):
     """Four significant digits, thousands separated, no exponent below
-    1e15: the one number format every face shares."""
-    if value == 0:
+    1e15, float noise (below :data:`NOISE`) as 0: the one number format
+    every face shares."""
+    if abs(value) < NOISE:
         return "0"
     magnitude = math.floor(math.log10(abs(value)))
     decimals = max(0, 3 - magnitude)
     return f"{value:,.{decimals}f}"
+
+
+def format_change(before, after, unit, *, digits=None):
+    """The change from ``before`` to ``after`` as a person reads it:
+    percentage points for a quantity in per cent ("+9.3 pp": 0.6 % to
+    9.9 % is not "+1465 %"), else per cent of ``before``, else (from 0)
+    the absolute change; '' when there is none (float noise included).
+
+    ``digits`` fixes the decimals of a relative or point change (one
+    decimal in a narrow cell); by default :func:`format_number`.
+    """
+    change = after - before
+    if abs(change) <= max(NOISE, 1e-9 * max(abs(before), abs(after))):
+        return ""
+    sign = "+" if change > 0 else "\u2212"
+
+    def shown(number):
+        return format_number(number) if digits is None \
+            else f"{number:,.{digits}f}"
+    if unit == "%":
+        return f"{sign}{shown(abs(change))} pp"
+    if before == 0:
+        return f"{sign}{format_number(abs(change))}"
+    return f"{sign}{shown(abs(change / before) * 100)} %"
 
 
 def csv_cell(text):

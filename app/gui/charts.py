@@ -398,9 +398,27 @@ def draw_uplink_series(plot_item, trace):
     plot_item.getViewBox().enableAutoRange()
 
 
-def draw_policy_peaks(plot_item, variant):
+def uplink_trace_after(trace, lost):
+    """An uplink trace as it is after the worst loss of ``lost`` uplinks
+    under its policy (its ``losses``); the trace itself for 0, None when
+    the analysis has no such loss."""
+    if lost == 0:
+        return trace
+    loss = next((x for x in trace.get("losses", ()) if x["k"] == lost),
+                None)
+    if loss is None:
+        return None
+    # LBT's moves and the threshold belong to the run with all uplinks;
+    # the threshold still applies
+    return {**trace, "series": loss["series"], "events": [],
+            "label": f"{trace['label']}: {loss['label']}",
+            "peak_pct": loss["peak_pct"]}
+
+
+def draw_policy_peaks(plot_item, variant, lost=0):
     """Peak uplink utilization of every compared policy against the
-    optimal placement (dashed line)."""
+    optimal placement (dashed line); with ``lost`` > 0, each policy's
+    peak after its worst loss of that many uplinks (N-k)."""
     traces, team = teaming_traces(variant)
     theme = theme_of(plot_item)
     plot_item.clear()
@@ -410,9 +428,12 @@ def draw_policy_peaks(plot_item, variant):
     plot_item.getAxis("left").setWidth(8)
     widest = 0.0
     names = []
+    if lost:
+        traces = [t for t in traces if uplink_trace_after(t, lost)]
     for row, trace in enumerate(traces):
-        value = variant.metric(metric_ids.teaming(
-            trace["policy"], "peak_util_pct", team)).value
+        value = uplink_trace_after(trace, lost)["peak_pct"] if lost else \
+            variant.metric(metric_ids.teaming(
+                trace["policy"], "peak_util_pct", team)).value
         widest = max(widest, value)
         colour = theme.palette[1] if value > 100 else theme.palette[0]
         plot_item.addItem(pg.BarGraphItem(x0=0, y=-row - 0.12, width=value,
@@ -426,14 +447,20 @@ def draw_policy_peaks(plot_item, variant):
                            anchor=(0, 0.5))
         text.setPos(value, -row - 0.12)
         plot_item.addItem(text)
-    optimal = variant.metric(metric_ids.teaming(
-        "optimal", "peak_util_pct", team)).value
-    plot_item.setLabel("bottom", "Peak utilization [%]; dashed: optimum "
-                       f"{format_number(optimal)} %")
-    plot_item.addItem(pg.InfiniteLine(
-        pos=optimal, angle=90,
-        pen=pg.mkPen(theme.palette[2], width=2,
-                     style=QtCore.Qt.DashLine)))
+    if lost:
+        # the optimum is placed on all uplinks: no line to compare with
+        optimal = 0.0
+        # each policy's own worst set: the loss that hurts it most
+        plot_item.setLabel("bottom", f"Peak utilization [%], worst N-{lost}")
+    else:
+        optimal = variant.metric(metric_ids.teaming(
+            "optimal", "peak_util_pct", team)).value
+        plot_item.setLabel("bottom", "Peak utilization [%]; dashed: "
+                           f"optimum {format_number(optimal)} %")
+        plot_item.addItem(pg.InfiniteLine(
+            pos=optimal, angle=90,
+            pen=pg.mkPen(theme.palette[2], width=2,
+                         style=QtCore.Qt.DashLine)))
     plot_item.getViewBox().setRange(
         xRange=(0, max(widest, optimal, 1e-9) * 1.22),
         yRange=(-len(traces) + 0.4, 0.6), padding=0)

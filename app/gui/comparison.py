@@ -8,7 +8,7 @@ from app.gui.appearance import chart_theme
 from app.gui.charts import variant_colour
 from app.report.content import table_rows
 from solvers.metric_ids import parse as parse_metric_id
-from solvers.results import format_number
+from solvers.results import format_change, format_number
 
 _Qt = QtCore.Qt
 # views ask data() and headerData() ~20 times per cell and repaint:
@@ -46,44 +46,43 @@ _SAME = 1e-9
 
 
 def _change(metric, base):
-    """metric - base, or None when equal, not comparable or a flag."""
+    """metric - base, or None when equal (float noise included), not
+    comparable or a flag."""
     if base is None or metric is base or _is_flag(metric):
         return None
-    change = metric.value - base.value
-    if abs(change) <= _SAME * max(abs(metric.value), abs(base.value)):
+    if not format_change(base.value, metric.value, metric.unit):
         return None
-    return change
+    return metric.value - base.value
 
 
 def delta_text(metric, base):
     """The change of a variant's metric against the base's, absolute and
-    in per cent ("+0.4856, +5.158 %"); '' when there is none."""
+    relative ("+0.4856, +5.158 %"; a percentage in points: "+9.3 pp");
+    '' when there is none."""
     change = _change(metric, base)
     if change is None:
         return ""
-    sign = "+" if change > 0 else "−"
-    text = f"{sign}{format_number(abs(change))}"
-    if base.value != 0:
-        text += f", {sign}{format_number(abs(change / base.value) * 100)} %"
-    return text
+    sign = "+" if change > 0 else "\u2212"
+    relative = format_change(base.value, metric.value, metric.unit)
+    if metric.unit == "%" or base.value == 0:
+        return relative
+    return f"{sign}{format_number(abs(change))}, {relative}"
 
 
 def _cell_text(metric, base):
-    """The value, and its change against the base in per cent (one
-    decimal: the cell stays narrow; the tooltip has both forms)."""
+    """The value, and its change against the base (one decimal: the cell
+    stays narrow; the tooltip has both forms); a change that rounds to
+    0.0 is not shown."""
     if metric is None:
-        return "–"
+        return "\u2013"
     shown = shown_value(metric)
-    change = _change(metric, base)
-    if change is None:
+    if _change(metric, base) is None:
         return shown
-    if base.value == 0:
-        return f"{shown} ({'+' if change > 0 else '−'}" \
-            f"{format_number(abs(change))})"
-    percent = change / abs(base.value) * 100
-    if abs(percent) < 0.05:
+    change = format_change(base.value, metric.value, metric.unit,
+                           digits=1)
+    if change.lstrip("+\u2212").startswith("0.0 "):
         return shown
-    return f"{shown} ({'+' if percent > 0 else '−'}{abs(percent):.1f} %)"
+    return f"{shown} ({change})"
 
 
 def row_label(metric):
@@ -294,9 +293,14 @@ class ComparisonView(QtWidgets.QTableView):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.verticalHeader().setTextElideMode(_Qt.TextElideMode.ElideRight)
-        self.horizontalHeader().setTextElideMode(
-            _Qt.TextElideMode.ElideRight)
+        # long row and variant names wrap onto more lines, never elided
+        # (issue 37: "the comparison table cuts the fourth column")
+        for header, alignment in (
+                (self.verticalHeader(),
+                 _Qt.AlignmentFlag.AlignLeft | _Qt.AlignmentFlag.AlignVCenter),
+                (self.horizontalHeader(), _Qt.AlignmentFlag.AlignCenter)):
+            header.setTextElideMode(_Qt.TextElideMode.ElideNone)
+            header.setDefaultAlignment(alignment | _Qt.TextFlag.TextWordWrap)
 
     def resizeEvent(self, event):
         self._fit_row_names()
@@ -322,7 +326,36 @@ class ComparisonView(QtWidgets.QTableView):
         self.verticalHeader().setMaximumWidth(max(
             self.fontMetrics().averageCharWidth() * 16,
             int(self.width() * ROW_NAMES_SHARE), room))
+        self._fit_name_lines()
         self.updateGeometries()
+
+    def _fit_name_lines(self):
+        """Each row as tall as its name's wrapped lines, the variants'
+        header as tall as its longest name's."""
+        model = self.model()
+        if model is None:
+            return
+        rows, columns = self.verticalHeader(), self.horizontalHeader()
+        margin = 2 * self.style().pixelMetric(
+            QtWidgets.QStyle.PixelMetric.PM_HeaderMargin, None, rows)
+        width = min(rows.maximumWidth(), rows.sizeHint().width()) - margin
+
+        def lines_height(header, section, room):
+            text = str(model.headerData(section, header.orientation(),
+                                        _DISPLAY) or "")
+            return header.fontMetrics().boundingRect(
+                QtCore.QRect(0, 0, max(room, 1), 100000),
+                int(_Qt.TextFlag.TextWordWrap), text).height() + margin
+
+        one_line = rows.defaultSectionSize()
+        for row in range(model.rowCount()):
+            height = max(one_line, lines_height(rows, row, width))
+            if rows.sectionSize(row) != height:
+                rows.resizeSection(row, height)
+        columns.setMinimumHeight(max(
+            [columns.fontMetrics().height() + margin] +
+            [lines_height(columns, c, self.columnWidth(c) - margin)
+             for c in range(model.columnCount())]))
 
 
 def backing_text(metric_id):

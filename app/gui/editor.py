@@ -22,9 +22,12 @@ import re
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.gui.appearance import colour
+from app.gui.grid import CheckList, GridPage, enum_list
+from app.grid_rows import REFERENCES, names_in
 from app.presets import PRESETS
 from app.schema_fields import (NAMING_FIELDS, entry_name, field_label,
-                               fields_of, free_name, parse_text, show_value)
+                               fields_of, next_name, parse_text,
+                               show_value, without_none)
 from app.vm_ports import port_keys
 from models.scenario import (Scenario, TEAMING_POLICIES, get_path,
                              parse_path, set_path)
@@ -73,6 +76,60 @@ _NEW_VALUES = {
 }
 
 
+#: Fields most studies leave at their defaults, per model: folded under
+#: "More…" at the end of the form so the common ones fit 1280x800 (a
+#: migration's dirty rate in view); the group opens by itself when one of
+#: them is set. Everything else shows, in the schema's order.
+ADVANCED_FIELDS = {
+    "Migration": ("first_round_rate_cap_mib_s", "compressor_gbps",
+                  "compression_threads", "compressor", "compression_data",
+                  "qat_devices", "multifd", "switchover", "rdma_pin_all",
+                  "max_switchover_s", "fraction_left_pct", "time_budget_s",
+                  "qemu_version", "management", "max_bandwidth_mib_s"),
+    "Team": ("hash", "switch_hash", "kernel_hash", "ip_hash_variant",
+             "lbt_target_rule", "lbt_max_moves_per_uplink",
+             "ovs_rebalance_interval_ms", "ovs_hash_basis", "tlb_order",
+             "dynamic_epoch_s", "nioc_reservation"),
+    "Transfer": ("stream_cap_gbps", "stream_cap_pps", "compressor_gbps",
+                 "compression_threads", "compressor", "compression_data",
+                 "qat_devices", "vm_vcpus", "vmmq_queue_pairs",
+                 "vnic_queues"),
+    "Nic": ("rss_tuned", "pcie_gen", "pcie_lanes", "pcie_max_payload_bytes",
+            "pcie_slot"),
+    "StorageWorkload": ("working_set_pct", "smb_encryption",
+                        "sessions_per_path"),
+    "Backend": ("service_time_ms", "channels"),
+    "Evacuation": ("disk_copy_mib_s", "platform_limit", "cluster_limit",
+                   "stop_rule", "throttling",
+                   "bandwidth_per_migration_mib_s", "total_bandwidth_mib_s",
+                   "time_budget_s", "setup_s", "serial_setup_s"),
+    "Network": ("mtu_min", "mtu_max", "underlay_ip_version",
+                "geneve_option_bytes", "frame_size_bytes"),
+    "Flow": ("dst_mac", "vlan_pcp", "anti_affinity"),
+    "EvacuationVm": ("disk_gib", "disk_write_mib_s"),
+}
+
+#: A choice longer than this [average characters] gets its own line
+WIDE_CHOICE_CHARS = 26
+
+
+def _form_layout():
+    form = QtWidgets.QFormLayout()
+    form.setFieldGrowthPolicy(
+        QtWidgets.QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+    form.setRowWrapPolicy(QtWidgets.QFormLayout.RowWrapPolicy.DontWrapRows)
+    return form
+
+
+def _widest_choice(box):
+    """Pixels of a combo box's longest choice (0 for other inputs)."""
+    if not isinstance(box, QtWidgets.QComboBox) or \
+            isinstance(box, CheckList) or box.count() == 0:
+        return 0
+    return max(box.fontMetrics().horizontalAdvance(box.itemText(i))
+               for i in range(box.count()))
+
+
 def _ordered(model, specs):
     if model.__name__ != "Workloads":
         return specs
@@ -91,9 +148,12 @@ class FieldEditor(QtWidgets.QWidget):
     committed = QtCore.Signal(str, object)
     reset_clicked = QtCore.Signal(str)
 
-    def __init__(self, spec, path, parent=None):
+    def __init__(self, spec, path, parent=None, reference=None):
         super().__init__(parent)
         self.spec, self.path = spec, path
+        #: the list whose entries' names the field takes (a pick list)
+        self.reference = reference
+        self._choices = []
         self._value = None
         self._shown_pending = None
         layout = QtWidgets.QGridLayout(self)
@@ -101,7 +161,23 @@ class FieldEditor(QtWidgets.QWidget):
         layout.setHorizontalSpacing(4)
         layout.setVerticalSpacing(1)
         tip = spec.tooltip()
-        if spec.kind == "bool":
+        if reference is not None and spec.kind == "list":
+            self.input = CheckList([], [])
+            self.input.chosen_changed.connect(
+                lambda names: self.committed.emit(self.path, names))
+        elif enum_list(spec) is not None:   # the policies a team compares
+            values, labels = enum_list(spec)
+            self._choices = values
+            self.input = CheckList(values, spec.default, labels=labels,
+                                   unset=spec.value_label(None))
+            self.input.chosen_changed.connect(
+                lambda values: self.committed.emit(self.path, values))
+        elif reference is not None:
+            self.input = QtWidgets.QComboBox()
+            self.input.activated.connect(
+                lambda i: self.committed.emit(self.path,
+                                              self.input.itemData(i)))
+        elif spec.kind == "bool":
             self.input = QtWidgets.QCheckBox()
             self.input.clicked.connect(
                 lambda on: self.committed.emit(self.path, bool(on)))
@@ -160,10 +236,25 @@ class FieldEditor(QtWidgets.QWidget):
         layout.addWidget(self.error, 1, 0, 1, 3)
         layout.setColumnStretch(0, 1)
 
+    def set_choices(self, names):
+        """The names a reference field picks from (before its value)."""
+        self._choices = list(names)
+        if isinstance(self.input, CheckList):
+            return   # ticked by set_value
+        self.input.blockSignals(True)
+        self.input.clear()
+        if self.spec.optional or self.spec.default == "":
+            self.input.addItem("", self.spec.default)
+        for name in names:
+            self.input.addItem(name, name)
+        self.input.blockSignals(False)
+
     def text(self):
         """What the field shows (the combo's label, the check state)."""
         if isinstance(self.input, QtWidgets.QCheckBox):
             return show_value(self.input.isChecked())
+        if isinstance(self.input, CheckList):
+            return show_value(self.input.chosen())
         if isinstance(self.input, QtWidgets.QComboBox):
             return self.input.currentText()
         return self.input.text()
@@ -178,6 +269,8 @@ class FieldEditor(QtWidgets.QWidget):
         try:
             if isinstance(self.input, QtWidgets.QCheckBox):
                 self.input.setChecked(bool(value))
+            elif isinstance(self.input, CheckList):
+                self.input.set_names(self._choices, value)
             elif isinstance(self.input, QtWidgets.QComboBox):
                 index = self.input.findData(value)
                 if index < 0:   # a value the schema does not list
@@ -198,7 +291,14 @@ class FieldEditor(QtWidgets.QWidget):
 
     def enter(self, text):
         """Type ``text`` and commit it, as a user would (tests, scripts)."""
-        if isinstance(self.input, QtWidgets.QLineEdit):
+        if isinstance(self.input, CheckList):
+            wanted = parse_text(self.spec, text)
+            for name in set(wanted) ^ set(self.input.chosen()):
+                self.input.blockSignals(True)
+                self.input.toggle(name)
+                self.input.blockSignals(False)
+            self.committed.emit(self.path, self.input.chosen())
+        elif isinstance(self.input, QtWidgets.QLineEdit):
             self.input.setText(text)
             self._text_done()
         elif isinstance(self.input, QtWidgets.QComboBox):
@@ -264,17 +364,17 @@ class FormPage(QtWidgets.QWidget):
         self.fields = {}
         self.model = model
         self.path = path
+        self.folded = {}   # "More…" button -> the field paths it folds
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         self._add_fields(layout, model, path)
         layout.addStretch(1)
 
     def _add_fields(self, layout, model, path):
-        form = QtWidgets.QFormLayout()
-        form.setFieldGrowthPolicy(
-            QtWidgets.QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        form.setRowWrapPolicy(QtWidgets.QFormLayout.RowWrapPolicy.DontWrapRows)
+        form = _form_layout()
         layout.addLayout(form)
+        folded = ADVANCED_FIELDS.get(model.__name__, ())
+        more = None   # (button, form) of the folded fields
         for spec in _ordered(model, fields_of(model)):
             if model is Scenario and spec.name in _NOT_EDITED:
                 continue
@@ -289,16 +389,74 @@ class FormPage(QtWidgets.QWidget):
                 inner.setContentsMargins(6, 4, 6, 4)
                 self._add_fields(inner, spec.detail, field_path)
                 layout.addWidget(group)
+                # the fields after it below it: the schema's order (a
+                # migration's dirty rate beside its memory, in view)
+                form = _form_layout()
+                layout.addLayout(form)
                 continue
             if spec.kind == "any":
                 continue   # free-form values (variant changes, sweeps)
-            editor = FieldEditor(spec, field_path)
-            label = QtWidgets.QLabel(spec.label)
-            label.setWordWrap(True)   # a long name wraps, never clips
-            label.setToolTip(editor.input.toolTip())
-            editor.label = label
+            if spec.name in folded and more is None:
+                more = self._more_section(layout)
+            self._add_row(more[1] if spec.name in folded else form, spec,
+                          field_path, model)
+            if spec.name in folded:
+                self.folded[more[0]].append(field_path)
+        if more is not None:   # after the groups: rarely used, last
+            layout.removeWidget(more[0])
+            layout.removeWidget(more[0].section)
+            layout.addWidget(more[0])
+            layout.addWidget(more[0].section)
+            more[0].setText(f"More… ({len(self.folded[more[0]])} rarely "
+                            "used fields)")
+
+    def _more_section(self, layout):
+        """A folded part of the form: a button that opens it."""
+        button = QtWidgets.QToolButton()
+        button.setCheckable(True)
+        button.setAutoRaise(True)
+        button.setToolButtonStyle(
+            QtCore.Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        button.setArrowType(QtCore.Qt.ArrowType.RightArrow)
+        button.setToolTip("Fields most studies leave at their defaults "
+                          "(ADVANCED_FIELDS); opens by itself when one "
+                          "is set")
+        section = QtWidgets.QWidget()
+        form = _form_layout()
+        form.setContentsMargins(12, 0, 0, 0)
+        section.setLayout(form)
+        section.hide()
+        button.section = section
+
+        def toggled(on):
+            section.setVisible(on)
+            button.setArrowType(QtCore.Qt.ArrowType.DownArrow if on
+                                else QtCore.Qt.ArrowType.RightArrow)
+        button.toggled.connect(toggled)
+        layout.addWidget(button)
+        layout.addWidget(section)
+        self.folded[button] = []
+        return button, form
+
+    def _add_row(self, form, spec, field_path, model):
+        editor = FieldEditor(
+            spec, field_path,
+            reference=REFERENCES.get((model.__name__, spec.name)))
+        label = QtWidgets.QLabel(spec.label)
+        label.setWordWrap(True)   # a long name wraps, never clips
+        label.setToolTip(editor.input.toolTip())
+        editor.label = label
+        if _widest_choice(editor.input) > \
+                editor.fontMetrics().averageCharWidth() * WIDE_CHOICE_CHARS:
+            # a choice as long as "Route based on physical NIC load
+            # (vSphere LBT)" gets the form's whole width, under its label
+            form.addRow(label)
+            form.addRow(editor)
+            if not spec.unit:   # no unit column to line up with here
+                editor.unit.hide()
+        else:
             form.addRow(label, editor)
-            self.fields[field_path] = editor
+        self.fields[field_path] = editor
 
     def load(self, data, changed):
         """Show the values of the document's plain data; ``changed(path,
@@ -308,8 +466,14 @@ class FormPage(QtWidgets.QWidget):
                 value = get_path(data, path)
             except KeyError:   # an optional group that is not given
                 value = editor.spec.default
+            if editor.reference is not None:
+                editor.set_choices(names_in(data, editor.reference))
             mark, resettable = changed(path, editor.spec, value)
             editor.set_value(value, mark, resettable)
+            if mark:   # nothing set is folded away unseen
+                for button, paths in self.folded.items():
+                    if path in paths:
+                        button.setChecked(True)
             font = editor.label.font()
             if font.bold() != mark:
                 font.setBold(mark)
@@ -329,8 +493,7 @@ def _new_entry(model, siblings, data):
     stem = _NAME_STEMS.get(name, name.lower())
     for spec in fields_of(model):
         if spec.name in NAMING_FIELDS and spec.required:
-            entry[spec.name] = free_name(stem + "1", taken) \
-                if stem + "1" in taken else stem + "1"
+            entry[spec.name] = next_name(stem, taken)
             break
     if name == "Team":
         teamed = {m for t in data.get("teams", [])
@@ -364,7 +527,7 @@ def _duplicate(model, entry, siblings):
     for key in NAMING_FIELDS:
         if key in twin:
             stem = re.sub(r"\d+$", "", str(twin[key])) or "copy"
-            twin[key] = free_name(f"{stem}2", taken)
+            twin[key] = next_name(stem, taken)
             break
     if model.__name__ == "Flow":
         twin.update(_flow_keys(siblings, twin["id"]))
@@ -449,6 +612,7 @@ class ScenarioEditor(QtWidgets.QWidget):
         layout.addWidget(self.splitter, 1)
         self._marked = []
         self._pending = {}         # refused values waiting for a sibling
+        self._grid_windows = {}    # list path -> its grid's own window
 
     # -- showing a document ---------------------------------------------
 
@@ -475,6 +639,8 @@ class ScenarioEditor(QtWidgets.QWidget):
                 "takes it back.")
         self.variant = variant
         self._data = data
+        for window in self._grid_windows.values():
+            window.page.load(data)
         signature = self._tree_signature(data)
         same_nodes = self._signature is not None and \
             [p for p, _ in signature] == [p for p, _ in self._signature]
@@ -579,14 +745,8 @@ class ScenarioEditor(QtWidgets.QWidget):
         model, is_list = self._node_model(path)
         self.clear_refusal()
         if is_list:
-            page = QtWidgets.QLabel(
-                f"{(model.__doc__ or '').strip().splitlines()[0]}\n\n"
-                "Add an entry with Add or a preset; select one below to "
-                "edit it.")
-            page.setWordWrap(True)
-            page.setAlignment(QtCore.Qt.AlignmentFlag.AlignTop)
-            page.setMargin(4)
-            self._page = None
+            page = self._page = self._grid_page(model, path)
+            page.window_requested.connect(self.open_grid_window)
         else:
             page = self._page = FormPage(model, path)
             for editor in page.fields.values():
@@ -611,6 +771,43 @@ class ScenarioEditor(QtWidgets.QWidget):
                                     QtCore.Qt.ItemDataRole.ToolTipRole)
         self.preset.setEnabled(bool(presets))
         self.preset.blockSignals(False)
+
+    # -- lists as tables (app.gui.grid) ---------------------------------
+
+    def _grid_page(self, model, list_path):
+        """The grid of a list node, editing through this editor."""
+        title = self._node_text(list_path).split(" (")[0]
+        page = GridPage(model, list_path, title,
+                        lambda siblings, data: _new_entry(model, siblings,
+                                                          data))
+        page.edited.connect(self._grid_edited)
+        page.refused.connect(self.show_refusal)
+        page.load(self._data)
+        return page
+
+    def _grid_edited(self, list_path, entries, label):
+        self._set_list(list_path, entries, label)
+
+    def open_grid_window(self, list_path):
+        """The grid of ``list_path`` in a window of its own (wide lists at
+        a glance), kept in step with the document; returns its page."""
+        window = self._grid_windows.get(list_path)
+        if window is None:
+            model, _ = self._node_model(list_path)
+            window = QtWidgets.QDialog(self.window())
+            window.setWindowTitle(f"{self._node_text(list_path)} — table")
+            window.page = self._grid_page(model, list_path)
+            window.page.buttons["window"].hide()
+            QtWidgets.QVBoxLayout(window).addWidget(window.page)
+            screen = (self.screen() or
+                      QtGui.QGuiApplication.primaryScreen()).availableGeometry()
+            window.resize(screen.width() * 4 // 5, screen.height() * 2 // 3)
+            window.finished.connect(
+                lambda _: self._grid_windows.pop(list_path, None))
+            self._grid_windows[list_path] = window
+        window.show()
+        window.raise_()
+        return window.page
 
     def field(self, path):
         """The field editor of ``path`` on the shown form (tests,
@@ -689,7 +886,8 @@ class ScenarioEditor(QtWidgets.QWidget):
                 int(index.rstrip("]")), model)
 
     def _set_list(self, list_path, entries, label, select=None):
-        self.edited_many.emit({list_path: entries}, label)
+        # a variant holds the list whole, in TOML: no null in its entries
+        self.edited_many.emit({list_path: without_none(entries)}, label)
         if select is not None and f"{list_path}[{select}]" in self._items:
             self.select(f"{list_path}[{select}]")
 

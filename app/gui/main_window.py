@@ -29,7 +29,7 @@ from app.gui.views import VIEWS, DeferredTab
 from app.paths import DEFAULT_EXAMPLE, TEMPLATES, resource_path
 from app.report.content import NOISE_GAIN_PCT
 from app.import_job import unreadable_reason
-from app.schema_fields import free_name
+from app.schema_fields import free_name, without_none
 from app.scenario_io import load_scenario, save_scenario
 from app.session import Session
 from models.scenario import (GOALS, TEAMING_POLICIES, ScenarioError,
@@ -185,6 +185,8 @@ class MainWindow(QtWidgets.QMainWindow):
             tab = self.view_tabs[view.key] = DeferredTab(view.tab)
             self.tabs.addTab(tab.widget, view.title.replace("&", "&&"))
         self.sweep_panel = SweepPanel()
+        self.sweep_panel.saved.connect(
+            lambda sweeps, label: self.edit_many({"sweeps": sweeps}, label))
         self.tabs.addTab(self.sweep_panel, "Sweep")
         right = self.right_splitter = QtWidgets.QSplitter(
             QtCore.Qt.Orientation.Vertical)
@@ -283,7 +285,7 @@ class MainWindow(QtWidgets.QMainWindow):
         keys = QtGui.QKeySequence.StandardKey
         file_menu = self.menuBar().addMenu("&File")
         for text, slot, key in (
-                ("&New", self.new_document, keys.New),
+                ("&New", self.ask_new_document, keys.New),
                 ("NEW_FROM", None, None),
                 ("&Open…", self.open_dialog, keys.Open),
                 (None, None, None),
@@ -301,7 +303,7 @@ class MainWindow(QtWidgets.QMainWindow):
                 templates = file_menu.addMenu("New from &Template")
                 for number, (name, title) in enumerate(TEMPLATES, 1):
                     templates.addAction(
-                        title, functools.partial(self.new_from_template,
+                        title, functools.partial(self.ask_new_from_template,
                                                  name)).setShortcut(
                         QtGui.QKeySequence(f"Ctrl+Shift+{number}"))
                 continue
@@ -498,9 +500,11 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def apply_recommendation(self, recommendation):
         """Apply a recommendation's change as one undoable edit."""
-        self.edit_many({path: c["new"]
-                        for path, c in recommendation.change.items()},
-                       f"Apply {recommendation.id.removeprefix('advice.')}")
+        from app.schema_fields import changes_label
+        changes = {path: c["new"]
+                   for path, c in recommendation.change.items()}
+        self.edit_many(changes,
+                       f"Apply {changes_label(self.scenario, changes)}")
 
     # -- variants ------------------------------------------------------------
 
@@ -559,7 +563,7 @@ class MainWindow(QtWidgets.QMainWindow):
                 entry = path.rsplit(".", 1)[0]
                 overrides = {k: v for k, v in overrides.items()
                              if not k.startswith(entry + ".")}
-                overrides[entry] = _without_none(get_path(shown, entry))
+                overrides[entry] = without_none(get_path(shown, entry))
             else:
                 overrides[path] = value
         variants = list(self.scenario.variants)
@@ -912,13 +916,43 @@ class MainWindow(QtWidgets.QMainWindow):
     def new_document(self):
         if self._may_discard():
             self.set_document(new_scenario())
+            return True
+        return False
+
+    def ask_new_document(self):
+        """File > New: a new document, named and with its question."""
+        if self.new_document():
+            self._ask_name_and_question()
+
+    def ask_new_from_template(self, name):
+        """File > New from Template: the template, then its name and
+        question (prefilled from the template)."""
+        if self.new_from_template(name):
+            self._ask_name_and_question()
+
+    def _ask_name_and_question(self):
+        from app.gui.new_dialog import NewDocumentDialog
+        meta = self.scenario.meta
+        dialog = NewDocumentDialog(self, meta.name, meta.objectives[0]
+                                   if meta.objectives else "")
+        if not dialog.exec():
+            return
+        name, question = dialog.answers()
+        changes = {}
+        if name:
+            changes["meta.name"] = name
+        if question:
+            changes["meta.objectives"] = [question]
+        try:   # still the document's first state: no undo step
+            self.set_document(self.scenario.with_values(changes), None)
+        except ScenarioError as err:   # a name over its length limit
+            self._warn("Cannot use that name", str(err))
 
     def new_from_template(self, name):
         """File > New from Template: a new, untitled document from one of
         the question templates (resources/templates)."""
-        if self._may_discard():
-            self.open_path(resource_path("templates", name),
-                           as_template=True)
+        return self._may_discard() and self.open_path(
+            resource_path("templates", name), as_template=True)
 
     def open_dialog(self):
         if not self._may_discard():
@@ -1233,13 +1267,3 @@ def _variant_fixes(repaired):
         for path, value in variant["set"].items():
             if path.endswith(".switch_mode"):
                 yield variant["name"], f"{path} = {value}"
-
-
-def _without_none(value):
-    """Plain data without the None values (TOML has no null)."""
-    if isinstance(value, dict):
-        return {k: _without_none(v) for k, v in value.items()
-                if v is not None}
-    if isinstance(value, list):
-        return [_without_none(v) for v in value]
-    return value

@@ -15,6 +15,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from app.gui.charts import new_plot_widget, theme_of, variant_colour
+from app.schema_fields import path_label
 from models.scenario import BASE_NAME, Axis, Sweep
 from solvers import metric_ids, sweep
 from solvers.columns import column_targets
@@ -256,7 +257,8 @@ def draw_sweep(plot_item, data, metric_id, heat_series=None):
         colour_bar.setVisible(len(data.request.axes) == 2)
     unit, label = metric_ids.info(metric_id)
     unit_text = "" if unit == "1" else f" [{unit}]"
-    paths = [a[0] for a in data.request.axes]
+    scenario = data.request.series[0][1]
+    paths = [path_label(scenario, a[0]) for a in data.request.axes]
     plot_item.setLabel("bottom", paths[0])
     plot_item.showGrid(x=True, y=True, alpha=0.25)
     if len(paths) == 1:
@@ -330,6 +332,64 @@ def draw_sweep(plot_item, data, metric_id, heat_series=None):
 class _Signals(QtCore.QObject):
     progressed = QtCore.Signal(int, int, int)   # run, done, total
     finished = QtCore.Signal(int, object)       # run, SweepData
+
+
+#: Name of the sweep the Sweep tab keeps in the document (``[[sweeps]]``):
+#: ``linkplan sweep`` reruns it.
+TAB_SWEEP_NAME = "Sweep tab"
+
+#: The first axis a new document's Sweep tab offers, by the goal's family:
+#: the input its question turns on (dirty rate for a migration,
+#: outstanding IO for storage, link speed for a transfer); without a goal
+#: in the order advise picks one (storage, transfer, migration ...).
+GOAL_AXES = (
+    ("storage", ("workloads.storage[0].threads_per_disk",
+                 "workloads.storage[0].vms")),
+    ("host", ("nics[0].speed_gbps",)),
+    ("migration", ("workloads.migrations[0].dirty.rate_mib_s",
+                   "workloads.migrations[0].memory_gib")),
+    ("evacuation", ("workloads.evacuations[0].concurrency",)),
+    ("teaming", ("nics[0].speed_gbps",)),
+    ("cluster", ("nics[0].speed_gbps",)),
+    ("wire", ("network.mtu",)),
+)
+
+
+def default_axis(scenario, paths):
+    """The path a Sweep tab starts on: the goal's input when the document
+    has one, else the first of :data:`GOAL_AXES` it has, else its first
+    numeric path."""
+    from models.scenario import GOALS
+    order = [family for family, _ in GOAL_AXES]
+    if scenario.goal is not None:
+        family = GOALS[scenario.goal.kind][0].partition(".")[0]
+        if family in order:   # the goal's family first
+            order.remove(family)
+            order.insert(0, family)
+    candidates = dict(GOAL_AXES)
+    for family in order:
+        for path in candidates[family]:
+            if path in paths:
+                return path
+    return paths[0] if paths else ""
+
+
+def tab_sweep(request):
+    """The document's ``[[sweeps]]`` entry for a Sweep tab request (its
+    exact values, so ``linkplan sweep`` computes the same points)."""
+    return {"name": TAB_SWEEP_NAME, "mode": "product",
+            "axes": [{"path": path, "values": list(values)}
+                     for path, values in request.axes]}
+
+
+def variants_setting(scenario, paths):
+    """Names of the variants that set one of the swept ``paths`` (their
+    line is the base's: the sweep overrides what they change)."""
+    return [v.name for v in scenario.variants
+            if any(changed == path or changed.startswith(path + ".")
+                   or path.startswith(changed + ".") or
+                   path.startswith(changed + "[")
+                   for changed in v.set for path in paths)]
 
 
 def numeric_paths(scenario):
@@ -410,10 +470,18 @@ class _AxisRow:
 
 class SweepPanel(QtWidgets.QWidget):
     """The Sweep tab: pick axes and a metric, Run (off the GUI thread),
-    Cancel, Export CSV."""
+    Cancel, Export CSV. A run is kept in the document as its
+    ``[[sweeps]]`` entry :data:`TAB_SWEEP_NAME` (``saved`` asks the window
+    to make that edit), and a document that has one opens on its axes."""
+
+    #: the document's sweeps with this tab's run in them, and the edit's
+    #: label
+    saved = QtCore.Signal(list, str)
 
     def __init__(self, parent=None):
         super().__init__(parent)
+        self._shown_sweep = None   # the document sweep the pickers show
+        self._note = ""   # what the status says of the run besides counts
         self.scenario, self.data = None, None
         self._pickers_stale = False   # paths and variants to list again
         self._signals = _Signals()
@@ -493,8 +561,12 @@ class SweepPanel(QtWidgets.QWidget):
             return
         self._pickers_stale = False
         paths = numeric_paths(self.scenario)
+        if not self.first.path.currentText():
+            self.first.path.setCurrentText(
+                default_axis(self.scenario, paths))
         self.first.fill(paths)
         self.second.fill(paths)
+        self._show_document_sweep()
         names = [BASE_NAME] + [v.name for v in self.scenario.variants]
         if names != [self.heat_variant.itemText(i)
                      for i in range(self.heat_variant.count())]:
@@ -503,6 +575,23 @@ class SweepPanel(QtWidgets.QWidget):
             self.heat_variant.addItems(names)
             if current in names:
                 self.heat_variant.setCurrentText(current)
+
+    def _show_document_sweep(self):
+        """Set the pickers to the document's tab sweep when it is not the
+        one they show (a document opened, an undo)."""
+        stored = next((sw for sw in self.scenario.sweeps
+                       if sw.name == TAB_SWEEP_NAME), None)
+        if stored is None or stored == self._shown_sweep or \
+                any(a.values is None for a in stored.axes):
+            return
+        self._shown_sweep = stored
+        rows = (self.first, self.second)
+        for row, axis in zip(rows, stored.axes[:2]):
+            row.path.setCurrentText(axis.path)
+            row.start.setValue(min(axis.values))
+            row.stop.setValue(max(axis.values))
+            row.num.setValue(max(2, len(axis.values)))
+        self.two_axes.setChecked(len(stored.axes) > 1)
 
     def request(self):
         self._fill_pickers()
@@ -533,12 +622,19 @@ class SweepPanel(QtWidgets.QWidget):
                 f"{MAX_SCREEN_POINTS:,} per variant on screen ('linkplan "
                 "sweep' streams any number)")
             return
+        self._save(request)
         self._cancel = threading.Event()
         self._run += 1
         self._running = True
         self.progress.setRange(0, request.total)
         self.progress.setValue(0)
-        self.status.setText("Running…")
+        setting = variants_setting(self.scenario,
+                                   [path for path, _ in request.axes])
+        self._note = (f" Note: {', '.join(setting)} set"
+                      f"{'s' if len(setting) == 1 else ''} the swept "
+                      "field; the sweep overrides it, so their lines "
+                      "follow the base's.") if setting else ""
+        self.status.setText("Running…" + self._note)
         self._buttons()
         signals, cancel, run = self._signals, self._cancel, self._run
         self._worker = threading.Thread(
@@ -547,6 +643,19 @@ class SweepPanel(QtWidgets.QWidget):
                 signals.progressed.emit(run, done, total))),
             name="linkplan-sweep", daemon=True)
         self._worker.start()
+
+    def _save(self, request):
+        """Keep this run in the document (one undoable edit) unless it is
+        the sweep stored there already."""
+        entry = tab_sweep(request)
+        sweeps = [sw.model_dump(mode="json", exclude_none=True)
+                  for sw in self.scenario.sweeps]
+        kept = [sw for sw in sweeps if sw["name"] != TAB_SWEEP_NAME]
+        if entry in sweeps:
+            return
+        self._shown_sweep = Sweep.model_validate(entry)
+        self.saved.emit(kept + [entry],
+                        f"Keep the sweep of {path_label(self.scenario, request.axes[0][0])}")
 
     def cancel(self):
         """Drop the running sweep at once; its worker stops after the
@@ -586,7 +695,7 @@ class SweepPanel(QtWidgets.QWidget):
             self.status.setText(data.error)
             return
         self.data = data
-        self.status.setText(f"{data.done:,} points")
+        self.status.setText(f"{data.done:,} points{self._note}")
         self.export_button.setEnabled(True)
         previous = self.metric.currentData()
         with QtCore.QSignalBlocker(self.metric):

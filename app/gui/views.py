@@ -21,7 +21,7 @@ from app.gui.charts import (GANTT_LABELLED_ROWS, cluster_topology,
                             draw_policy_peaks, draw_uplink_bars,
                             draw_uplink_series, evacuation_schedules,
                             has_metric, new_plot_widget, placement_trace,
-                            teaming_traces)
+                            teaming_traces, uplink_trace_after)
 from solvers import metric_ids
 
 #: Width of a chart's canvas in the report [px]; heights are given for it
@@ -495,8 +495,7 @@ class _TeamingTab:
         self.policy.setToolTip("Policy whose uplink loads are shown over "
                                "time")
         for label, combo in (("Variant", self.variant),
-                             ("Uplinks", self.state),
-                             ("Over time", self.policy)):
+                             ("Uplinks", self.state)):
             # long policy names must not widen the window beyond 1280 px:
             # the combo shrinks and elides, whole names in the list
             combo.setSizeAdjustPolicy(
@@ -524,10 +523,24 @@ class _TeamingTab:
             0, QtWidgets.QHeaderView.ResizeMode.Stretch)
         self.flows.header().setSectionResizeMode(
             1, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
-        uplinks_page.setSizes([400, 240, 360])
+        # the flows tree wide enough for "dvUplink2 (132 %)" after a loss
+        uplinks_page.setSizes([380, 270, 350])
         self.uplink_plot = new_plot_widget()
+        # the policy picker on the page it drives: its long names whole
+        over_time = QtWidgets.QWidget()
+        over_time_layout = QtWidgets.QVBoxLayout(over_time)
+        over_time_layout.setContentsMargins(0, 0, 0, 0)
+        self.policy.setSizeAdjustPolicy(
+            QtWidgets.QComboBox.SizeAdjustPolicy
+            .AdjustToMinimumContentsLengthWithIcon)
+        self.policy.setMinimumContentsLength(12)
+        policy_row = QtWidgets.QHBoxLayout()
+        policy_row.addWidget(QtWidgets.QLabel("Policy"))
+        policy_row.addWidget(self.policy, 1)
+        over_time_layout.addLayout(policy_row)
+        over_time_layout.addWidget(self.uplink_plot, 1)
         self.pages.addTab(uplinks_page, "Uplinks, N-1 and policies")
-        self.pages.addTab(self.uplink_plot, "Uplink loads over time")
+        self.pages.addTab(over_time, "Uplink loads over time")
         layout.addWidget(self.pages, 1)
         self.variant.currentIndexChanged.connect(self._draw_variant)
         self.state.currentIndexChanged.connect(self._draw_state)
@@ -565,16 +578,24 @@ class _TeamingTab:
                 self.state.addItem(state["label"])
             self.state.setCurrentIndex(
                 previous if 0 <= previous < self.state.count() else 0)
-        draw_policy_peaks(self.policy_plot.getPlotItem(), variant)
         self._draw_state()
-        self._draw_policy()
+
+    def _lost(self):
+        """Uplinks lost in the state picked: 0 (all uplinks), 1 (N-1)…"""
+        return max(self.state.currentIndex(), 0)
 
     def _draw_state(self):
-        placement = placement_trace(self._shown_variant())
+        """The picked state (all uplinks, N-1, N-2) in every view: the
+        uplinks' bars, the policies' peaks and the loads over time."""
+        variant = self._shown_variant()
+        draw_policy_peaks(self.policy_plot.getPlotItem(), variant,
+                          self._lost())
+        self._draw_policy()
+        placement = placement_trace(variant)
         self.flows.clear()
         if placement is None:
             return
-        index = max(self.state.currentIndex(), 0)
+        index = self._lost()
         draw_uplink_bars(self.bars_plot.getPlotItem(), placement, index)
         state = placement["states"][index]
         optimal = placement["optimal"]
@@ -596,8 +617,12 @@ class _TeamingTab:
         traces, _ = teaming_traces(self._shown_variant())
         policy = self.policy.currentData()
         trace = next((t for t in traces if t["policy"] == policy), None)
-        if trace is not None:
-            draw_uplink_series(self.uplink_plot.getPlotItem(), trace)
+        shown = None if trace is None else \
+            uplink_trace_after(trace, self._lost())
+        if shown is not None:
+            draw_uplink_series(self.uplink_plot.getPlotItem(), shown)
+        else:
+            self.uplink_plot.getPlotItem().clear()
 
 
 class _ClusterTab:

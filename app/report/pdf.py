@@ -37,7 +37,7 @@ from app.scenario_io import atomic_write
 from models.scenario import dump_scenario
 from solvers import metric_ids
 from solvers.accuracy import AREA_LABELS
-from solvers.results import format_number
+from solvers.results import format_change, format_number
 
 #: Logical resolution of the PDF [dpi]: cosmetic (1 px) chart pens come out
 #: about 0.26 mm wide, as on screen (Orange's PDF exporter does the same).
@@ -630,10 +630,9 @@ class _Report:
             earlier = results.variant(reference).metric(metric_id)
             if metric_id.endswith(".converged"):
                 change = "converges" if after else "no longer converges"
-            elif before:
-                change = f"{100 * (after / before - 1):+.1f} %"
             else:
-                change = f"{after - before:+.4g}"
+                change = format_change(before, after, metric.unit,
+                                       digits=1)
             self.cells([row_label(metric), shown_value(earlier),
                         shown_value(metric), change], widths, size,
                        fill="#f6f8fa" if index % 2 else None)

@@ -187,13 +187,18 @@ def _analyse_team(doc, team, flows, team_id, out):
                for unit in ("port", "flow")}
     failures = _failure_sets(team, len(uplinks))
     metrics = out["metrics"]
+    placed_configured = {}
     for policy in compare:
         result = results[policy]
         unit = "port" if policy in PORT_POLICIES else "flow"
         peak = result["peak"]
         best = optimal[unit]["peak"] if optimal[unit] else None
+        placed = {}   # (policy, lost uplinks) -> loads, computed once
+        if policy == team.policy:
+            placed_configured = placed   # the N-k states reuse them
         n1_peak, n1_detail = _failure_peak(policy, columns, speed, team,
-                                           hypervisor, failures, result)
+                                           hypervisor, failures, result,
+                                           placed)
         values = {"peak_util_pct": 100 * peak}
         if best is not None:
             values["gap_to_optimal_pct"] = \
@@ -212,7 +217,11 @@ def _analyse_team(doc, team, flows, team_id, out):
             "configured": policy == team.policy,
             "threshold_pct": team.lbt_threshold_pct if policy == "lbt"
             else None,
-            "events": result["moves"]}
+            "events": result["moves"],
+            # the worst N-1 .. N-k losses under this policy: the views'
+            # uplinks picker drives the peaks chart and the loads with them
+            "losses": _worst_losses(policy, columns, speed, team,
+                                    hypervisor, uplinks, placed)}
     configured = optimal["port" if team.policy in PORT_POLICIES else "flow"]
     own = results[team.policy]
     busiest = int(np.argmax(own["util"].max(axis=0)))
@@ -229,7 +238,8 @@ def _analyse_team(doc, team, flows, team_id, out):
                                    team_id)] = 100 * configured["bound"]
     out["traces"][metric_ids.placement_trace(team.policy, team_id)] = \
         _placement_trace(team, columns, speed, hypervisor, uplinks,
-                         results[team.policy], configured)
+                         results[team.policy], configured,
+                         placed_configured)
     if team.nioc:
         _nioc(team, columns, results[team.policy], speed, team_id, metrics)
     out["findings"].extend(_findings(team, columns, speed, results, compare,
@@ -512,17 +522,32 @@ def _usable_after(team, failed):
     return active + standby[:replaced] if active else standby
 
 
-def _failure_peak(policy, columns, speed, team, hypervisor, failures,
-                  healthy):
-    worst, detail = None, None
-    for failed in failures:
+def _loads_after(policy, columns, speed, team, hypervisor, failed, placed):
+    """The loads under ``policy`` once the uplinks ``failed`` (indices)
+    are lost, None when none is left; ``placed`` keeps each (policy,
+    failed set) computed once for the N-k metric and the N-k views."""
+    key = (policy, tuple(failed))
+    if key not in placed:
         usable = _usable_after(team, set(failed))
         if not usable:
+            placed[key] = None
+        else:
+            tx, rx, _ = _place(policy, columns, usable, speed, team,
+                               hypervisor)
+            placed[key] = _loads(policy, columns, tx, rx, speed, usable,
+                                 switch_hashed=_switch_hashes(policy, team))
+    return placed[key]
+
+
+def _failure_peak(policy, columns, speed, team, hypervisor, failures,
+                  healthy, placed=None):
+    placed = {} if placed is None else placed
+    worst, detail = None, None
+    for failed in failures:
+        result = _loads_after(policy, columns, speed, team, hypervisor,
+                              failed, placed)
+        if result is None:
             continue
-        tx, rx, _ = _place(policy, columns, usable, speed, team,
-                           hypervisor)
-        result = _loads(policy, columns, tx, rx, speed, usable,
-                        switch_hashed=_switch_hashes(policy, team))
         if worst is None or result["peak"] > worst:
             moved = int((result["member_at_peak"]
                          != healthy["member_at_peak"]).sum())
@@ -537,8 +562,39 @@ def _failure_peak(policy, columns, speed, team, hypervisor, failures,
 VIEW_MAX_FAILURES = 2
 
 
+def _view_failures(team, uplinks):
+    """Most uplinks lost at once in the N-k states the views offer."""
+    return min(max(team.failures, VIEW_MAX_FAILURES), uplinks - 1)
+
+
+def _worst_losses(policy, columns, speed, team, hypervisor, uplinks,
+                  placed):
+    """For each k = 1 .. the views' most: the loss of k uplinks that gives
+    ``policy`` its highest peak, as the views show it (the uplink trace's
+    ``losses``): its label, the uplinks lost, the peak [%] and each
+    uplink's utilization over time then."""
+    losses = []
+    for k in range(1, _view_failures(team, len(uplinks)) + 1):
+        worst, worst_failed = None, None
+        for failed in combinations(range(len(uplinks)), k):
+            result = _loads_after(policy, columns, speed, team, hypervisor,
+                                  failed, placed)
+            if result is not None and (worst is None or
+                                       result["peak"] > worst["peak"]):
+                worst, worst_failed = result, failed
+        if worst is None:
+            continue
+        lost = ", ".join(uplinks[i] for i in worst_failed)
+        losses.append({
+            "k": k, "label": f"N-{k}: {lost} lost (worst case)",
+            "failed": [uplinks[i] for i in worst_failed],
+            "peak_pct": 100 * worst["peak"],
+            "series": _trace(columns.t, worst["util"], uplinks)["series"]})
+    return losses
+
+
 def _placement_trace(team, columns, speed, hypervisor, uplinks, healthy,
-                     optimal):
+                     optimal, placed):
     """Each uplink's peak utilization and the flows it carries at the
     peak under the configured policy: with all uplinks, and after the
     worst loss of 1..k of them (N-1, N-k); and the optimal placement."""
@@ -551,16 +607,23 @@ def _placement_trace(team, columns, speed, hypervisor, uplinks, healthy,
                           for u in range(len(uplinks))]}
 
     states = [state("All uplinks", healthy, ())]
-    most = min(max(team.failures, VIEW_MAX_FAILURES), len(uplinks) - 1)
+    most = _view_failures(team, len(uplinks))
     for k in range(1, most + 1):
         worst, worst_failed = None, None
         for failed in combinations(range(len(uplinks)), k):
-            usable = _usable_after(team, set(failed))
-            if not usable:
-                continue
-            tx, rx, _ = _place(team.policy, columns, usable, speed, team,
-                               hypervisor)
-            result = _loads(team.policy, columns, tx, rx, speed, usable)
+            if not _switch_hashes(team.policy, team):
+                # the same loads the N-k metric and views computed
+                result = _loads_after(team.policy, columns, speed, team,
+                                      hypervisor, failed, placed)
+                if result is None:
+                    continue
+            else:   # as placed with the host's own receive rule
+                usable = _usable_after(team, set(failed))
+                if not usable:
+                    continue
+                tx, rx, _ = _place(team.policy, columns, usable, speed,
+                                   team, hypervisor)
+                result = _loads(team.policy, columns, tx, rx, speed, usable)
             if worst is None or result["peak"] > worst["peak"]:
                 worst, worst_failed = result, failed
         if worst is not None:

@@ -6,6 +6,7 @@ import io
 import threading
 import time
 
+import pytest
 from pypdf import PdfReader
 
 from app.gui.sweep_panel import SweepRequest, axis_points, run_sweep
@@ -235,3 +236,36 @@ def test_the_table_answers_the_goal_first(window):
     ids = model._metric_ids
     assert ids[0] == "evacuation.total_s"
     assert ids.index("wire.goodput_gbps") > ids.index("evacuation.total_s")
+
+
+def test_the_n1_picker_drives_the_policy_peaks_and_the_loads(window):
+    # issue 37: "the N-1/N-2 selector changes only the left chart; the
+    # policy bars and the loads over time stay at all uplinks"
+    import pyqtgraph as pg
+    open_example(window, "seed000_lbt.toml")
+    tab = window.view_tabs["teaming"]
+    window.tabs.setCurrentWidget(tab.widget)
+
+    def peak_texts():
+        return sorted(item.textItem.toPlainText() for item in
+                      tab.policy_plot.getPlotItem().items
+                      if isinstance(item, pg.TextItem) and
+                      item.textItem.toPlainText().endswith("%"))
+
+    def loads_peak():
+        return max(max(item.yData) for item in
+                   tab.uplink_plot.getPlotItem().listDataItems())
+    healthy, healthy_loads = peak_texts(), loads_peak()
+    # all uplinks: LBT 76.9 % (seed 000's analysis, the comparison table)
+    assert "76.93 %" in healthy
+    tab.state.setCurrentIndex(1)   # N-1
+    lost = peak_texts()
+    assert lost != healthy
+    # losing one of two uplinks puts every flow on the survivor: 132 %
+    # under each policy that keeps the survivor (the n1 metric)
+    assert "132.0 %" in lost
+    assert loads_peak() == pytest.approx(132.0, abs=0.05)
+    assert loads_peak() > healthy_loads
+    assert "N-1" in tab.uplink_plot.getPlotItem().titleLabel.text
+    tab.state.setCurrentIndex(0)
+    assert peak_texts() == healthy

@@ -651,3 +651,34 @@ def test_ovs_rebalance_reinserts_after_equal_members():
     moved = teaming_dynamic.ovs_rebalance(counters, member,
                                           np.ones(3, dtype=bool))
     assert moved[:5].tolist() == [0, 2, 2, 1, 1]
+
+
+def test_every_policy_traces_its_worst_n1_and_n2_loss():
+    # issue 37 item 6: the N-1/N-2 picker drives the policy peaks and the
+    # loads over time, so each compared policy carries its worst losses.
+    # Three 10 G uplinks, port ID (port modulo the active uplinks): six
+    # 3 Gbit/s ports; one uplink lost: 3 ports on each survivor = 9 Gbit/s
+    # = 90 %; two lost: all 18 Gbit/s on the last one = 180 %
+    flows = [{"id": f"f{i}", "port_id": i, "tx_gbps": 3.0}
+             for i in range(6)]
+    variant = evaluate(scenario(flows, {"policy": "port_id",
+                                        "compare": ["failover"]},
+                                nics=3)).variants[0]
+    for policy in ("port_id", "failover"):
+        trace = variant.traces[f"teaming.{policy}.uplink_util"]
+        losses = {loss["k"]: loss for loss in trace["losses"]}
+        assert sorted(losses) == [1, 2]
+        # the N-1 loss is the one the n1 metric reports (same sets)
+        assert losses[1]["peak_pct"] == pytest.approx(variant.metric(
+            f"teaming.{policy}.n1_peak_util_pct").value, rel=1e-12)
+        assert len(losses[2]["failed"]) == 2
+        peaks = [max(s["values"]) for s in losses[2]["series"]]
+        assert max(peaks) == pytest.approx(losses[2]["peak_pct"])
+    port_id = variant.traces["teaming.port_id.uplink_util"]["losses"]
+    assert port_id[0]["peak_pct"] == pytest.approx(90.0)
+    assert port_id[1]["peak_pct"] == pytest.approx(180.0)
+    # a lost uplink carries nothing
+    lost = port_id[1]["failed"]
+    for series in port_id[1]["series"]:
+        if series["id"] in lost:
+            assert max(series["values"]) == 0.0
