@@ -35,6 +35,7 @@ from models.host import (QUEUE_MODE_HYPERVISORS, QUEUE_MODES,
                          STACK_HYPERVISORS, STACK_PRESETS, VMMQ_QUEUE_PAIRS,
                          VNIC_QUEUES)
 from models.migration import STOP_RULES, SWITCHOVER_MODES
+from models import platform
 from models.pcie import DEFAULT_MAX_PAYLOAD_BYTES
 from models.pcie import GENERATIONS as PCIE_GENERATIONS
 from models.pcie import LANES as PCIE_LANES
@@ -1179,6 +1180,7 @@ class Scenario(_Strict):
                     raise ValueError(f"workloads.storage[{i}].nics names "
                                      f"NIC {nic!r}, which is not in nics")
             self._check_storage_transport(i, item)
+        self._check_platform()
         self._check_flows({t.name: t for t in self.teams})
         self._check_pcie_slots()
         for i, team in enumerate(self.teams):
@@ -1189,6 +1191,64 @@ class Scenario(_Strict):
             raise ValueError(f"a variant may not be called {BASE_NAME!r}: "
                              "that name is the base scenario")
         return self
+
+    def _check_platform(self):
+        """What the document asks of the host must be what its hypervisor
+        offers (models.platform): transports, storage protocols and their
+        RDMA variants, and the options of its release."""
+        hypervisor, stack = self.host.hypervisor, self.host.stack
+        if self.host.vmotion_auto_streams and hypervisor != "vsphere":
+            raise ValueError(
+                "host.vmotion_auto_streams true is vSphere's (7.0 U2 and "
+                f"later); host.hypervisor is {hypervisor!r}")
+        for i, item in enumerate(self.workloads.transfers):
+            offered = platform.transfer_transports(hypervisor, item.purpose,
+                                                   stack)
+            if offered is not None and item.transport not in offered:
+                raise ValueError(
+                    f"workloads.transfers[{i}].transport ({item.purpose}): "
+                    + platform.refusal(hypervisor, "migration"
+                                       if item.purpose == "live_migration"
+                                       else "host", item.transport, offered))
+        for i, item in enumerate(self.workloads.migrations):
+            where = f"workloads.migrations[{i}]"
+            offered = platform.migration_transports(hypervisor)
+            if item.transfer is None and item.transport not in offered:
+                raise ValueError(f"{where}.transport: " + platform.refusal(
+                    hypervisor, "migration", item.transport, offered))
+            if hypervisor == "kvm" and item.stop_rule == "qemu":
+                used = [("multifd", item.multifd),
+                        ("switchover:postcopy", item.switchover != "precopy"),
+                        ("throttling:auto_converge",
+                         item.throttling == "auto_converge"),
+                        ("rdma", item.transport == "rdma")]
+                for option, asked in used:
+                    problem = asked and platform.qemu_release_lacks(
+                        option, item.qemu_version)
+                    if problem:
+                        raise ValueError(f"{where}: {problem}")
+        guest = stack in platform.GUEST_STACKS
+        for i, item in enumerate(self.workloads.storage):
+            where = f"workloads.storage[{i}]"
+            own = item.protocol in platform.OWN_DATA_PATHS
+            offered = platform.storage_protocols(hypervisor)
+            if item.protocol not in offered and (own or not guest):
+                raise ValueError(f"{where}.protocol: " + platform.refusal(
+                    hypervisor, "storage", item.protocol, offered))
+            over = platform.storage_transports(hypervisor, item.protocol)
+            if item.transport is not None and over is not None \
+                    and over and item.transport not in over:
+                raise ValueError(
+                    f"{where}.transport {item.transport!r}: "
+                    f"{item.protocol} on {platform.PLATFORM_NAMES[hypervisor]}"
+                    f" runs over {' or '.join(over)} only")
+            if own and item.sessions_per_path is not None:
+                raise ValueError(
+                    f"{where}.sessions_per_path "
+                    f"{item.sessions_per_path}: {item.protocol} is the "
+                    "platform's own data path, with no sessions to set "
+                    f"({platform.OWN_DATA_PATHS[item.protocol]}); leave it "
+                    "unset")
 
     def _check_migration_modes(self, index, item):
         """Post-copy, multifd and QEMU's RDMA transport exist on QEMU/KVM
