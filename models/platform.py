@@ -95,18 +95,19 @@ QEMU_SINCE = {"multifd": (4, 0), "switchover:postcopy": (2, 6),
 #: not restricted here.
 HOST_TRANSPORTS = {
     "vsphere": {
-        "tcp": ("vSphere 4.0", "VMkernel TCP/IP stack"),
+        "tcp": ("vSphere 4.0", "VMkernel TCP/IP stack (no SMB client)"),
         "udp": ("vSphere 4.0", "VMkernel TCP/IP stack"),
     },
     "hyperv": {
-        "tcp": ("Windows Server 2008", "Windows TCP/IP"),
-        "udp": ("Windows Server 2008", "Windows TCP/IP"),
+        "tcp": ("Windows Server 2008", "Windows TCP/IP stack"),
+        "udp": ("Windows Server 2008", "Windows TCP/IP stack"),
         "compression": ("Windows Server 2012 R2", "as live migration"),
         "smb": ("Windows Server 2012", "Microsoft, 'SMB Multichannel'"),
         "smb_direct": ("Windows Server 2012", "Microsoft, 'SMB Direct'"),
     },
     "kvm": {
-        "tcp": ("Linux", "Linux TCP/IP"), "udp": ("Linux", "Linux UDP"),
+        "tcp": ("Linux", "Linux TCP/IP stack, tcp(7)"),
+        "udp": ("Linux", "Linux UDP stack, udp(7)"),
         "compression": ("QEMU 2.4", "as live migration"),
         "smb": ("Linux 5.5", "cifs.ko 'multichannel' mount option"),
         "smb_direct": ("Linux 4.15", "cifs.ko 'rdma' mount option "
@@ -114,8 +115,8 @@ HOST_TRANSPORTS = {
         "rdma": ("QEMU 1.6", "as live migration"),
     },
     "xen": {
-        "tcp": ("Linux dom0", "Linux TCP/IP"),
-        "udp": ("Linux dom0", "Linux UDP"),
+        "tcp": ("Linux dom0", "Linux TCP/IP stack, tcp(7)"),
+        "udp": ("Linux dom0", "Linux UDP stack, udp(7)"),
         "compression": ("Linux dom0", "a compressing copy in dom0"),
     },
 }

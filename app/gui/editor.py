@@ -25,6 +25,7 @@ from app.gui.appearance import colour
 from app.presets import PRESETS
 from app.schema_fields import (NAMING_FIELDS, entry_name, field_label,
                                fields_of, free_name, parse_text, show_value)
+from models import platform
 from models.scenario import (Scenario, TEAMING_POLICIES, get_path,
                              parse_path, set_path)
 
@@ -227,6 +228,20 @@ class FieldEditor(QtWidgets.QWidget):
             return
         self.committed.emit(self.path, value)
 
+    def offer(self, values):
+        """Grey out the choices the platform does not offer (``values``;
+        None: every choice); the value held stays shown."""
+        if not isinstance(self.input, QtWidgets.QComboBox):
+            return
+        model = self.input.model()
+        for i in range(self.input.count()):
+            data = self.input.itemData(i)
+            allowed = values is None or data is None or data in values
+            model.item(i).setEnabled(allowed)
+            model.item(i).setToolTip(
+                "" if allowed else "Not offered by this host's hypervisor "
+                "(models.platform)")
+
     def show_error(self, message):
         """Refuse: the message beneath the field, the field tinted."""
         self.error.setText(f"Not applied: {message}")
@@ -307,6 +322,8 @@ class FormPage(QtWidgets.QWidget):
                 value = editor.spec.default
             mark, resettable = changed(path, editor.spec, value)
             editor.set_value(value, mark, resettable)
+            if editor.spec.kind == "enum":
+                editor.offer(platform.allowed_values(data, path))
             font = editor.label.font()
             if font.bold() != mark:
                 font.setBold(mark)

@@ -9,7 +9,7 @@ rates are provided to the migration analysis.
 
 import numpy as np
 
-from models import host, transport, wire
+from models import host, platform, transport, wire
 from models.units import bytes_per_s_to_gbps, gbps_to_bytes_per_s
 from solvers import metric_ids
 from solvers.analysis import (EMPTY, AnalysisResult, Candidate,
@@ -465,11 +465,17 @@ def candidates(doc, goal, base):
     rdma = all(n.rdma != "none" for n in doc.nics)
     for i, item in enumerate(doc.workloads.transfers):
         prefix = f"workloads.transfers[{i}]"
+        offered = platform.transfer_transports(
+            doc.host.hypervisor, item.purpose, doc.host.stack)
+
+        def offers(kind, offered=offered):
+            # only what the hypervisor can take (models.platform)
+            return offered is None or kind in offered
         throughput = metric_ids.transfer(item.name, "throughput_gbps")
         evidence = {"metric": throughput,
                     "value": metric_value(base, throughput),
                     "threshold": metric_value(base, "wire.goodput_gbps")}
-        if item.transport == "tcp":
+        if item.transport == "tcp" and offers("smb"):
             yield Candidate("advice.transport.smb", "info",
                             "TCP: one connection per VM, one core each",
                             evidence, {f"{prefix}.transport": "smb"})
@@ -495,7 +501,7 @@ def candidates(doc, goal, base):
                 {"metric": busy, "value": metric_value(base, busy),
                  "threshold": 1.0},
                 {f"{prefix}.receive_queues": spread})
-        if item.transport in ("tcp", "smb") and rdma:
+        if item.transport in ("tcp", "smb") and rdma and offers("smb_direct"):
             yield Candidate("advice.transport.smb_direct", "info",
                             "RDMA NICs carry the transfer over TCP",
                             evidence, {f"{prefix}.transport": "smb_direct",

@@ -198,3 +198,22 @@ def test_templates_open_untitled_and_evaluate(window):
         assert window.session.error is None, name
         assert load_scenario(resource_path("templates", name)) == \
             window.scenario
+
+
+def test_transport_choices_follow_the_hypervisor(window):
+    """vMotion runs over TCP only (VMware, "vSphere vMotion Networking
+    Requirements"); Hyper-V offers TCP, Compression and SMB (Set-VMHost
+    -VirtualMachineMigrationPerformanceOption): the editor greys out the
+    rest (models.platform)."""
+    window.new_from_template("migration.toml")
+    box = window.editor.field("workloads.transfers[0].transport").input
+    enabled = {box.itemData(i): box.model().item(i).isEnabled()
+               for i in range(box.count())}
+    assert enabled["tcp"] and not enabled["smb"] \
+        and not enabled["smb_direct"]
+    window.new_from_template("transport.toml")   # a Hyper-V host
+    box = window.editor.field("workloads.transfers[0].transport").input
+    enabled = {box.itemData(i): box.model().item(i).isEnabled()
+               for i in range(box.count())}
+    assert enabled["smb"] and enabled["smb_direct"] \
+        and not enabled["rdma"]
