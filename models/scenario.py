@@ -573,7 +573,11 @@ class Migration(_Strict):
     first_round_rate_cap_mib_s: float | None = Field(default=None, gt=0)
     transfer: str | None = None
     transport: Literal[TRANSPORTS] = "tcp"
-    streams: int = Field(default=1, ge=1, le=64)
+    streams: int | None = Field(
+        default=None, ge=1, le=64, description="Migration streams; with "
+        "multifd the channels. None: the platform's default: one; QEMU "
+        "multifd 2 (multifd-channels); over SMB one per Multichannel "
+        "connection (as workloads.transfers[].streams)")
     compression_ratio: float = Field(default=1.0, ge=1, le=1000)
     compressor_gbps: float = Field(default=1.0, gt=0)
     compression_threads: int = Field(default=1, ge=1, le=256)
@@ -750,9 +754,14 @@ class Transfer(_Strict):
     multipath: bool = False
     #: independent senders at once (VMs migrating, netperf pairs)
     sessions: int = Field(default=1, ge=1, le=1024)
-    #: application streams per session, each one TCP connection for tcp
-    #: and compression (SMB opens its own Multichannel connections)
-    streams: int = Field(default=1, ge=1, le=256)
+    streams: int | None = Field(
+        default=None, ge=1, le=256, description="Application streams "
+        "(sending threads) per session, each one TCP connection for tcp "
+        "and compression. None: the platform's default: one per session; "
+        "over SMB one per Multichannel connection, which SMB opens by "
+        "itself (4 per RSS-capable NIC, 2 per RDMA NIC, 1 otherwise: "
+        "Microsoft, 'SMB Multichannel', ConnectionCountPerRssNetwork"
+        "Interface; models.transport.SMB_CONNECTIONS)")
     #: ceiling of one stream; None: the hypervisor's live-migration
     #: preset for purpose "live_migration", else none
     stream_cap_gbps: float | None = Field(default=None, gt=0)
@@ -793,7 +802,7 @@ class Transfer(_Strict):
                 f"stream_cap_pps ({self.stream_cap_pps:g}) is the packet "
                 "rate of a datagram sender and needs transport 'udp', got "
                 f"transport {self.transport!r}")
-        if self.sessions * self.streams > MAX_CONNECTIONS:
+        if self.sessions * (self.streams or 1) > MAX_CONNECTIONS:
             raise ValueError(f"sessions x streams = "
                              f"{self.sessions * self.streams:,} "
                              f"connections, more than {MAX_CONNECTIONS:,}")
@@ -2038,7 +2047,9 @@ _DESCRIPTIONS = {
         "transfer": "The workloads.transfers entry that carries it; none: "
                     "one built from the fields below over all NICs",
         "transport": "Transport of the migration traffic",
-        "streams": "Parallel streams (vMotion streams, multifd channels)",
+        "streams": "Parallel streams (vMotion streams, multifd channels); "
+                   "none: the platform's (1; multifd 2; SMB one per "
+                   "Multichannel connection)",
         "compression_ratio": "Memory compression ratio (1: none)",
         "compressor_gbps": "Compression speed of one thread [Gbit/s]",
         "compression_threads": "Compression threads",
@@ -2102,7 +2113,9 @@ _DESCRIPTIONS = {
                      "(multi-NIC vMotion, iSCSI port binding)",
         "sessions": "Independent senders at once (VMs migrating, netperf "
                     "pairs)",
-        "streams": "Streams per session, each one TCP connection for TCP",
+        "streams": "Streams per session, each one TCP connection for TCP; "
+                   "none: the platform's (1; SMB one per Multichannel "
+                   "connection, 4 per RSS NIC: Microsoft)",
         "stream_cap_gbps": "Ceiling of one stream; none: the hypervisor's "
                            "live-migration preset, else none [Gbit/s]",
         "compression_ratio": "Compression ratio with transport "

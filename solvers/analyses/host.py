@@ -13,8 +13,9 @@ from models import host, platform, transport, wire
 from models.units import bytes_per_s_to_gbps, gbps_to_bytes_per_s
 from solvers import metric_ids
 from solvers.analysis import (EMPTY, AnalysisResult, Candidate,
-                              ColumnResult, metric_value)
-from solvers.inputs import RDMA_TRANSPORTS, compression_note, stack_preset
+                              ColumnResult, defaulted_binding, metric_value)
+from solvers.inputs import (RDMA_TRANSPORTS, application_streams,
+                            compression_note, stack_preset)
 from solvers.results import Bottleneck, Finding
 
 NAME = "host"
@@ -161,6 +162,14 @@ def _evaluate(inputs, rows, out, details):
         if not details:
             continue
         result["findings"].extend(path.notes)
+        limit = int(now["limit"][r])
+        defaulted = defaulted_binding(
+            doc, _limit_message(limit, path, item, now, r),
+            _deciding_inputs(doc, _index_of(doc, item), item, path,
+                             transport.LIMITS[limit]),
+            finding_id="host.defaulted_input_binds")
+        if defaulted is not None:
+            result["findings"].append(defaulted)
         if rows.vrss_fallback[r]:
             result["findings"].append(_vrss_fallback_finding(item, path))
         result["assumptions"].extend(_assumptions(doc, item, path))
@@ -302,15 +311,69 @@ def _limit_message(limit, path, item, now, r):
                 f"{_QUEUE_NAMES[item.receive_queues]} queues × "
                 f"{now['core_ceiling'][r]:.2f} Gbit/s per core")
     if name == "stream_cap":
-        cap = now["throughput"][r] / (item.sessions * item.streams)
+        streams = application_streams(item, path)
+        cap = now["throughput"][r] / streams
         if item.stream_cap_pps is not None:
-            return (f"{item.sessions * item.streams} sending thread(s) × "
+            return (f"{streams} sending thread(s) × "
                     f"{item.stream_cap_pps:,.0f} packets/s each "
                     f"({cap:.2f} Gbit/s of payload)")
-        return (f"{item.sessions * item.streams} application stream(s) × "
+        return (f"{streams} application stream(s) × "
                 f"{cap:.2f} Gbit/s each (one core per stream)")
     return (f"{item.compression_threads} compression thread(s) × "
             f"{item.compressor_gbps:g} Gbit/s")
+
+
+def _index_of(doc, item):
+    """Index of a transfer in its document (a migration's own carrier:
+    None)."""
+    return next((i for i, t in enumerate(doc.workloads.transfers)
+                 if t is item), None)
+
+
+def _deciding_inputs(doc, index, item, path, limit):
+    """Parameter paths that decide a transfer's binding ``limit`` (a name
+    of models.transport.LIMITS), each with the source of its default."""
+    if index is None:
+        return {}
+    prefix = f"workloads.transfers[{index}]"
+    streams = {f"{prefix}.streams": "one stream per session by default "
+               "(over SMB one per Multichannel connection)"}
+    clock = {"host.ghz": "2.6 GHz, the schema's default clock; per-core "
+             "rates scale with it"}
+    if limit == "stream_cap":
+        inputs = dict(streams)
+        if item.purpose == "live_migration" and \
+                item.stream_cap_pps is None:
+            inputs[f"{prefix}.stream_cap_gbps"] = _stream_cap_source(
+                doc, path)
+            if doc.host.hypervisor == "vsphere":
+                inputs["host.vmotion_auto_streams"] = (
+                    "one vMotion stream per vmknic, as up to vSphere 7.0 "
+                    "U1; 7.0 U2 and later open streams to fill the NIC "
+                    "(N. Hagoort, 'Auto-Tuning vMotion Streams', 2021)")
+            elif doc.host.hypervisor in transport.MIGRATION_STREAM_CAPS:
+                inputs.update(clock)
+        return inputs
+    if limit == "cpu_core":
+        return {**streams, f"{prefix}.sessions": "one sender by default",
+                **clock}
+    if limit == "compressor":
+        return {f"{prefix}.compression_threads": "4 threads by default",
+                f"{prefix}.compressor_gbps": "1 Gbit/s per thread by "
+                "default"}
+    return {}
+
+
+def _stream_cap_source(doc, path):
+    if doc.host.hypervisor == "vsphere":
+        return (f"one vMotion stream moves about "
+                f"{transport.VMOTION_STREAM_GBPS:g} Gbit/s alone (VMware "
+                "'Faster vMotion', Broadcom KB 323379)")
+    preset = transport.MIGRATION_STREAM_CAPS.get(doc.host.hypervisor)
+    if preset is not None and path.transport in preset[2]:
+        return (f"the {doc.host.hypervisor} preset, {preset[0]:g} Gbit/s "
+                f"per stream at {preset[1]:g} GHz (seed 001, case S-HV-e)")
+    return "no cap by default"
 
 
 def _uplinks(path, now, r):

@@ -13,7 +13,8 @@ from models.units import (GIB, MIB, bytes_per_s_to_gbps,
 from solvers import goalseek, metric_ids
 from solvers.analysis import (EMPTY, AnalysisResult, Candidate,
                               ColumnResult, metric_value)
-from solvers.inputs import compression_note, migration_carrier
+from solvers.inputs import (compression_note, migration_carrier,
+                            migration_streams)
 from solvers.results import Bottleneck, Finding
 from solvers.schedule import precopy
 
@@ -203,7 +204,8 @@ def _mode_assumptions(doc, item):
     if item.transfer is None and item.compressor is not None:
         carrier = migration_carrier(item, doc.host.ghz)
         notes.append(prefix + compression_note(doc, carrier) + (
-            f"; QEMU multifd: {item.streams} channel(s), one compression "
+            f"; QEMU multifd: {migration_streams(item)} channel(s), one "
+            "compression "
             "thread each" if item.multifd else
             "; QEMU's legacy compress threads at "
             f"{compression.QEMU_LEGACY_COMPRESS_EFFICIENCY:g} of the "
@@ -359,9 +361,10 @@ def candidates(doc, goal, base):
     for i, item in enumerate(doc.workloads.migrations):
         converged_id = metric_ids.migration(item.name, "converged")
         converged = metric_value(base, converged_id)
-        if item.transfer is None and item.streams < 8:
+        streams = migration_streams(item) or 1
+        if item.transfer is None and streams < 8:
             yield Candidate(
                 "advice.migration.streams", "warning" if converged == 0
-                else "info", f"{item.streams} migration stream(s)",
+                else "info", f"{streams} migration stream(s)",
                 {"metric": converged_id, "value": converged, "threshold": 1},
-                {f"workloads.migrations[{i}].streams": item.streams * 2})
+                {f"workloads.migrations[{i}].streams": streams * 2})
