@@ -45,12 +45,13 @@ METRICS = {
     "host.cpu_pct": ("%", "Host: CPU"),
     "host.busiest_core_pct": ("%", "Host: busiest core"),
     "host.jumbo_gain_pct": ("%", "Host: gain from MTU 9000"),
-    "storage.iops": ("1/s", "Storage: IOPS"),
-    "storage.latency_ms": ("ms", "Storage: latency"),
-    "storage.throughput_mbps": ("MB/s", "Storage: throughput"),
+    "storage.iops": ("1/s", "Storage: IOPS, all workloads"),
+    "storage.latency_ms": ("ms", "Storage: latency, worst workload"),
+    "storage.throughput_mbps": ("MB/s", "Storage: throughput, all "
+                                "workloads"),
     "storage.oio": ("1", "Storage: outstanding IO"),
     "storage.knee_oio": ("1", "Storage: outstanding IO at the knee"),
-    "storage.cpu_pct": ("%", "Storage: host CPU"),
+    "storage.cpu_pct": ("%", "Storage: host CPU, all workloads"),
     "storage.iops_per_cpu_pct": ("1/s", "Storage: IOPS per % host CPU"),
     "storage.jumbo_gain_pct": ("%", "Storage: IOPS gain from MTU 9000"),
 }
@@ -131,7 +132,8 @@ METRIC_SUFFIXES = {
 }
 
 #: Families whose headline ``<family>.<key>`` repeats the first item's
-#: ``<item family>.<name>.<key>``.
+#: ``<item family>.<name>.<key>`` (storage: with one workload; with
+#: several it sums them, the latency their worst).
 HEADLINE_OF = {"transfer": "host", "migration": "migration",
                "storage": "storage", "evacuation": "evacuation"}
 

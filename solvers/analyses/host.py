@@ -355,8 +355,7 @@ def _deciding_inputs(doc, index, item, path, limit):
                 inputs.update(clock)
         return inputs
     if limit == "cpu_core":
-        return {**streams, f"{prefix}.sessions": "one sender by default",
-                **clock}
+        return {**streams, **clock}
     if limit == "compressor":
         return {f"{prefix}.compression_threads": "4 threads by default",
                 f"{prefix}.compressor_gbps": "1 Gbit/s per thread by "
