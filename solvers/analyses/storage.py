@@ -11,7 +11,7 @@ import numpy as np
 from models import storage, wire
 from solvers import metric_ids
 from solvers.analysis import (EMPTY, AnalysisResult, Candidate,
-                              ColumnResult, metric_value)
+                              ColumnResult, defaulted_binding, metric_value)
 from solvers.results import Bottleneck, Finding
 
 NAME = "storage"
@@ -137,7 +137,35 @@ def _collect(doc, item, result, i, out, details, ids):
     out["metrics"].update(zip(own, values))
     if details:
         out["findings"].extend(_findings(item, result, i, goal))
+        defaulted = defaulted_binding(
+            doc, out["limits"][-1][2], _deciding_inputs(doc, item, limit),
+            finding_id="storage.defaulted_input_binds")
+        if defaulted is not None:
+            out["findings"].append(defaulted)
         out["assumptions"].extend(_assumptions(item))
+
+
+def _deciding_inputs(doc, item, limit):
+    """Parameter paths that decide a workload's binding ``limit``, each
+    with the source of its default."""
+    index = next(i for i, w in enumerate(doc.workloads.storage)
+                 if w is item)
+    prefix = f"workloads.storage[{index}]"
+    if limit == "oio":
+        return {f"{prefix}.{name}": "1 by default; outstanding IO is VMs "
+                "x disks x threads (HCIBench and Vdbench set threads per "
+                "disk, fio iodepth)"
+                for name in ("vms", "disks_per_vm", "threads_per_disk")}
+    if limit == "cpu":
+        inputs = {"host.ghz": "2.6 GHz, the schema's default clock; the "
+                  "per-IO CPU time scales with it"}
+        if item.protocol not in storage.EVERY_CORE_PROTOCOLS:
+            inputs[f"{prefix}.sessions_per_path"] = (
+                "one iSCSI session or NFS connection per path by default, "
+                "one core each (SMB 3: 4 per RSS NIC, Microsoft 'SMB "
+                "Multichannel')")
+        return inputs
+    return {}
 
 
 def evaluate_rows(col):
@@ -276,11 +304,29 @@ def _assumptions(item):
     return notes
 
 
+#: Connections per path proposed where one core per session may bind:
+#: iSCSI multiple sessions per target portal, NFS ``nconnect`` (Linux
+#: 5.3+, up to 16; vSphere 8.0 U1 NFS 3 up to 4), SMB's 4 per RSS NIC.
+PROPOSED_SESSIONS = 4
+
+
 def candidates(doc, goal, base):
     """Outstanding IO: more threads up to the knee for an IOPS goal, fewer
-    back to it for a latency target."""
+    back to it for a latency target; more sessions per path where each
+    session is one core's work."""
     for i, item in enumerate(doc.workloads.storage):
         prefix = f"workloads.storage[{i}]"
+        if goal == "max_iops" and item.protocol not in \
+                storage.EVERY_CORE_PROTOCOLS and item.protocol != "local" \
+                and (item.sessions_per_path or 1) < PROPOSED_SESSIONS:
+            cpu_id = metric_ids.storage(item.name, "cpu_pct")
+            yield Candidate(
+                "advice.storage.sessions_per_path", "info",
+                f"{item.name}: {item.sessions_per_path or 1} session(s) "
+                "per path, one core each",
+                {"metric": cpu_id, "value": metric_value(base, cpu_id),
+                 "threshold": None},
+                {f"{prefix}.sessions_per_path": PROPOSED_SESSIONS})
         oio_id = metric_ids.storage(item.name, "oio")
         oio = metric_value(base, oio_id)
         knee = metric_value(base, metric_ids.storage(item.name, "knee_oio"))
