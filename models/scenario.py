@@ -1074,12 +1074,14 @@ class Sweep(_Strict):
 #: What a scenario optimises; advice is ranked by it.
 GOALS = {
     "max_throughput": ("host.throughput_gbps", "max"),
-    "min_cpu": ("host.cpu_pct", "min"),
+    # at equal work: CPU per Gbit/s moved, so moving less is no saving
+    "min_cpu": ("host.cpu_pct_per_gbps", "min"),
     "min_migration_time": ("migration.total_s", "min"),
     "min_evacuation_time": ("evacuation.total_s", "min"),
     "max_iops": ("storage.iops", "max"),
     "latency_target": ("storage.latency_ms", "min"),
-    "min_peak_util": ("teaming.optimal.peak_util_pct", "min"),
+    # each variant's configured policy (its optimum shown beside it)
+    "min_peak_util": ("teaming.configured.peak_util_pct", "min"),
 }
 
 

@@ -43,6 +43,7 @@ METRICS = {
                                  "for line rate at network.frame_size_bytes"),
     "host.throughput_gbps": ("Gbit/s", "Host: transfer throughput"),
     "host.cpu_pct": ("%", "Host: CPU"),
+    "host.cpu_pct_per_gbps": ("%/(Gbit/s)", "Host: CPU per Gbit/s moved"),
     "host.busiest_core_pct": ("%", "Host: busiest core"),
     "host.jumbo_gain_pct": ("%", "Host: gain from MTU 9000"),
     "storage.iops": ("1/s", "Storage: IOPS, all workloads"),
@@ -61,6 +62,7 @@ METRICS = {
 METRIC_SUFFIXES = {
     "throughput_gbps": ("Gbit/s", "throughput"),
     "cpu_pct": ("%", "CPU"),
+    "cpu_pct_per_gbps": ("%/(Gbit/s)", "CPU per Gbit/s moved"),
     "iops_per_cpu_pct": ("1/s", "IOPS per % host CPU"),
     "busiest_core_pct": ("%", "busiest core"),
     "jumbo_gain_pct": ("%", "gain from MTU 9000"),
@@ -91,6 +93,8 @@ METRIC_SUFFIXES = {
                        "(pin-all)"),
     "all_vms_s": ("s", "all VMs, in batches"),
     "dirty_limit_gbps": ("Gbit/s", "dirtying at which it stops converging"),
+    "throttle_from_gbps": ("Gbit/s", "dirtying above which it converges "
+                           "only by throttling the guest"),
     "rate_needed_gbps": ("Gbit/s", "rate needed for the time budget"),
     "nics_needed": ("1", "NICs needed for the time budget"),
     "largest_vm_gib": ("GiB", "largest VM within the time budget"),
@@ -147,10 +151,10 @@ POLICY_SHORT_NAMES = {
     "balance_alb": "balance-alb", "ovs_balance_slb": "OVS balance-slb",
     "ovs_balance_tcp": "OVS balance-tcp", "hyperv_port": "Hyper-V Port",
     "address_hash": "Address Hash", "dynamic": "Dynamic",
-    "optimal": "Optimal placement"}
+    "optimal": "Optimal placement", "configured": "Configured policy"}
 
 #: Teaming entries that sit where a policy does in an id.
-_TEAMING_ENTRIES = frozenset(TEAMING_POLICIES) | {"optimal"}
+_TEAMING_ENTRIES = frozenset(TEAMING_POLICIES) | {"optimal", "configured"}
 
 
 def headline(family, key):

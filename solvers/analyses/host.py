@@ -47,12 +47,14 @@ def analyse(inputs, upstream, *, details=True):
     if not rows.owners:
         return [EMPTY] * len(inputs.documents)
     out = [{"metrics": {}, "bottleneck": None, "findings": [],
-            "assumptions": [], "rates": {}} for _ in inputs.documents]
+            "assumptions": [], "rates": {}, "limits": {}}
+           for _ in inputs.documents]
     _evaluate(inputs, rows, out, details)
     return [AnalysisResult(
         metrics=o["metrics"], findings=tuple(o["findings"]),
         assumptions=tuple(dict.fromkeys(o["assumptions"])),
-        bottleneck=o["bottleneck"], provides={"rates": o["rates"]})
+        bottleneck=o["bottleneck"],
+        provides={"rates": o["rates"], "limits": o["limits"]})
         for o in out]
 
 
@@ -91,7 +93,14 @@ def analyse_columns(inputs, upstream):
 
 #: Metrics of a document's first transfer that are also its headline.
 HEADLINE = ("throughput_gbps", "cpu_pct", "busiest_core_pct",
-            "jumbo_gain_pct")
+            "jumbo_gain_pct", "cpu_pct_per_gbps")
+
+
+def _per_gbps(value, throughput):
+    """``value`` per Gbit/s moved; NaN where nothing moves."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(throughput > 0, value / throughput, np.nan)
+    return ratio if np.ndim(ratio) else float(ratio)
 
 
 def _chain_rows(rows):
@@ -112,9 +121,14 @@ def _chain_rows(rows):
 def _transfer_values(rows, now, jumbo, r, path):
     """Metrics of a transfer's row ``r`` (an index, or a slice of rows
     that share one path) by key."""
+    cpu_pct = 100.0 * now["cores"][r] / rows.columns["cores"][r]
+    moved = now["throughput"][r]
     values = {
         "throughput_gbps": now["throughput"][r],
-        "cpu_pct": 100.0 * now["cores"][r] / rows.columns["cores"][r],
+        "cpu_pct": cpu_pct,
+        # CPU at equal work: what the min_cpu goal compares, so a change
+        # that moves less data is not a saving
+        "cpu_pct_per_gbps": _per_gbps(cpu_pct, moved),
         "busiest_core_pct": 100.0 * now["busiest_core"][r],
         "flows": float(path.flows),
         "jumbo_gain_pct":
@@ -142,6 +156,16 @@ def _evaluate(inputs, rows, out, details):
         if carried is not None:
             result["rates"][carried] = (
                 now["throughput"][r], now["spread_members"][r])
+            doc = inputs.documents[index]
+            if details:
+                limit = int(now["limit"][r])
+                result["limits"][carried] = Bottleneck(
+                    f"host.{transport.LIMITS[limit]}",
+                    _limit_message(limit, path, item, now, r))
+            if result["bottleneck"] is None and not doc.workloads.transfers:
+                # a migration on its own carrier: its network's limit is
+                # the document's (not the wire's line rate)
+                _carrier_limit(doc, item, path, now, r, result, details)
             continue
         result["rates"][("transfer", item.name)] = (
             now["throughput"][r], now["spread_members"][r])
@@ -163,6 +187,9 @@ def _evaluate(inputs, rows, out, details):
             continue
         result["findings"].extend(path.notes)
         limit = int(now["limit"][r])
+        result["limits"][("transfer", item.name)] = Bottleneck(
+            f"host.{transport.LIMITS[limit]}",
+            f"{item.name}: {_limit_message(limit, path, item, now, r)}")
         defaulted = defaulted_binding(
             doc, _limit_message(limit, path, item, now, r),
             _deciding_inputs(doc, _index_of(doc, item), item, path,
@@ -323,6 +350,29 @@ def _limit_message(limit, path, item, now, r):
             f"{item.compressor_gbps:g} Gbit/s")
 
 
+def _carrier_limit(doc, item, path, now, r, result, details):
+    """The binding limit of the network a migration builds for itself
+    (a document without transfers of its own), with the defaulted inputs
+    it rests on."""
+    limit = int(now["limit"][r])
+    words = _limit_message(limit, path, item, now, r)
+    name = item.name.removesuffix("-network")
+    result["bottleneck"] = Bottleneck(
+        f"host.{transport.LIMITS[limit]}",
+        f"{name}: {words}" if details else "")
+    if not details:
+        return
+    index = next(i for i, m in enumerate(doc.workloads.migrations)
+                 if f"{m.name}-network" == item.name)
+    inputs = _deciding_inputs(doc, index, item, path,
+                              transport.LIMITS[limit],
+                              prefix=f"workloads.migrations[{index}]")
+    defaulted = defaulted_binding(doc, words, inputs,
+                                  finding_id="host.defaulted_input_binds")
+    if defaulted is not None:
+        result["findings"].append(defaulted)
+
+
 def _index_of(doc, item):
     """Index of a transfer in its document (a migration's own carrier:
     None)."""
@@ -330,12 +380,15 @@ def _index_of(doc, item):
                  if t is item), None)
 
 
-def _deciding_inputs(doc, index, item, path, limit):
+def _deciding_inputs(doc, index, item, path, limit, prefix=None):
     """Parameter paths that decide a transfer's binding ``limit`` (a name
-    of models.transport.LIMITS), each with the source of its default."""
+    of models.transport.LIMITS), each with the source of its default;
+    ``prefix`` the entry that holds the fields (a migration building its
+    own carrier: no stream cap of its own)."""
     if index is None:
         return {}
-    prefix = f"workloads.transfers[{index}]"
+    own = prefix is None
+    prefix = prefix or f"workloads.transfers[{index}]"
     streams = {f"{prefix}.streams": "one stream per session by default "
                "(over SMB one per Multichannel connection)"}
     clock = {"host.ghz": "2.6 GHz, the schema's default clock; per-core "
@@ -344,8 +397,9 @@ def _deciding_inputs(doc, index, item, path, limit):
         inputs = dict(streams)
         if item.purpose == "live_migration" and \
                 item.stream_cap_pps is None:
-            inputs[f"{prefix}.stream_cap_gbps"] = _stream_cap_source(
-                doc, path)
+            if own:
+                inputs[f"{prefix}.stream_cap_gbps"] = _stream_cap_source(
+                    doc, path)
             if doc.host.hypervisor == "vsphere":
                 inputs["host.vmotion_auto_streams"] = (
                     "one vMotion stream per vmknic, as up to vSphere 7.0 "
@@ -357,7 +411,8 @@ def _deciding_inputs(doc, index, item, path, limit):
     if limit == "cpu_core":
         return {**streams, **clock}
     if limit == "compressor":
-        return {f"{prefix}.compression_threads": "4 threads by default",
+        return {f"{prefix}.compression_threads": "the default thread "
+                "count",
                 f"{prefix}.compressor_gbps": "1 Gbit/s per thread by "
                 "default"}
     return {}

@@ -27,7 +27,7 @@ BOTTLENECK_PRIORITY = -1
 REQUIRES = ("host",)
 #: Document fields it reads (the key of its kept results, see
 #: :mod:`solvers.analysis_cache`).
-READS = ("host", "workloads.transfers", "workloads.migrations")
+READS = ("goal", "host", "workloads.transfers", "workloads.migrations")
 #: Inputs families it reads with ``details=False`` (it reads no
 #: document field a column sweep varies): see :mod:`solvers.analysis`.
 FAMILIES = ("migrations",)
@@ -42,6 +42,10 @@ def analyse(inputs, upstream, *, details=True):
             "bottleneck": None} for _ in inputs.documents]
     _evaluate(rows, [r.provides["rates"] for r in upstream["host"]], out,
               details, inputs)
+    if details:
+        _goal_limit(inputs.documents, rows,
+                    [r.provides.get("limits", {}) for r in upstream["host"]],
+                    out)
     return [AnalysisResult(metrics=o["metrics"],
                            findings=tuple(o["findings"]),
                            assumptions=tuple(o["assumptions"]),
@@ -94,6 +98,28 @@ def analyse_columns(inputs, upstream):
     return ColumnResult(metrics)
 
 
+def _goal_limit(documents, rows, limits, out):
+    """With the goal ``min_migration_time``, a document whose migrations
+    all converge unthrottled is bound by its first migration's network:
+    that carrier's limit is the verdict (not another transfer's, nor the
+    wire's line rate), so the GUI, the PDF and the CLI name the limit of
+    the goal's quantity."""
+    first = {}
+    for index, item in rows.owners:
+        first.setdefault(index, item)
+    for index, item in first.items():
+        doc = documents[index]
+        if out[index]["bottleneck"] is not None or doc.goal is None or \
+                doc.goal.kind != "min_migration_time":
+            continue
+        carrier = limits[index].get(_carrier(item))
+        if carrier is not None:
+            words = carrier.message.split(": ", 1)[-1] \
+                if item.transfer is not None else carrier.message
+            out[index]["bottleneck"] = Bottleneck(
+                carrier.id, f"{item.name}: {words}")
+
+
 def _carrier(item):
     """Key of the rate a migration rides in the host's ``rates``."""
     return ("transfer", item.transfer) if item.transfer is not None \
@@ -115,7 +141,8 @@ def _solve(rows, throughput, spread, details, reuse):
         np.maximum(p["downtime_limit"], 1e-3),
         p["memory"] * (1 - p["zero_fraction"]), cold_rate=p["cold_rate"],
         hot_set=p["hot_set"], hot_rate=p["hot_rate"]).x
-    return result, rate, window_rate, _goal_seek(p, rate, spread, reuse)
+    return result, rate, window_rate, _goal_seek(
+        p, rate, spread, reuse, result["converged"].astype(bool))
 
 
 def _evaluate(rows, rates, out, details, inputs):
@@ -233,19 +260,32 @@ def _mode_assumptions(doc, item):
     return notes
 
 
-def _goal_seek(p, rate, spread, reuse):
+def _goal_seek(p, rate, spread, reuse, converged):
     """What would change each migration (all solved at once):
-    ``dirty_limit_gbps``, the dirtying at which it stops converging
-    without throttling; with a time budget, ``rate_needed_gbps`` and
-    ``nics_needed`` to finish within it and ``largest_vm_gib`` that fits."""
+    ``dirty_limit_gbps``, the dirtying at which it stops converging;
+    with a time budget, ``rate_needed_gbps`` and ``nics_needed`` to
+    finish within it and ``largest_vm_gib`` that fits.
+
+    The dirtying limit is pre-copy's without throttling. A migration
+    that throttles the guest (vMotion SDPS, QEMU auto-converge) and
+    converges does not stop converging there: it starts slowing the
+    guest, so the limit is reported as ``throttle_from_gbps`` and
+    ``dirty_limit_gbps`` is NaN, and "converged: yes" never sits beside
+    a lower "stops converging" rate (VMware KB 2141355: SDPS slows the
+    vCPUs until pre-copy converges)."""
     slope = p["hot_rate"] + p["cold_rate"]
     limit = goalseek.dirty_limit(
         rate, p["memory"] * (1 - p["zero_fraction"]),
         cold_rate=np.where(slope > 0, p["cold_rate"], 1.0),
         hot_set=p["hot_set"], hot_rate=p["hot_rate"],
         downtime_limit=np.maximum(p["downtime_limit"], 1e-3))
-    answers = {"dirty_limit_gbps": bytes_per_s_to_gbps(
-        limit.x * np.where(slope > 0, slope, 1.0))}
+    unthrottled = bytes_per_s_to_gbps(
+        limit.x * np.where(slope > 0, slope, 1.0))
+    throttles = p["throttle"] != migration.THROTTLES.index("none")
+    answers = {"dirty_limit_gbps": np.where(throttles & converged, np.nan,
+                                            unthrottled),
+               "throttle_from_gbps": np.where(throttles, unthrottled,
+                                              np.nan)}
     budget = p["time_budget"]
     timed = np.isfinite(budget)
     answers["rate_needed_gbps"] = np.full(rate.shape, np.nan)

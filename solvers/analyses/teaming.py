@@ -136,6 +136,10 @@ def _analyse_document(doc):
     teams = metric_ids.teams_in_ids(doc)
     for team, flows in team_flows(doc):
         _analyse_team(doc, team, flows, teams[team.name], out)
+    if len(teams) > 1:   # the goal's headline: the busiest team's
+        out["metrics"][metric_ids.teaming("configured", "peak_util_pct")] \
+            = max(out["metrics"][metric_ids.teaming(
+                "configured", "peak_util_pct", team)] for team in teams)
     return AnalysisResult(metrics=out["metrics"],
                           findings=tuple(out["findings"]),
                           assumptions=tuple(out["assumptions"]),
@@ -219,6 +223,10 @@ def _analyse_team(doc, team, flows, team_id, out):
             f"{uplinks[busiest]} at {100 * own['peak']:.1f} % of "
             f"{speed[busiest]:g} Gbit/s under "
             f"{TEAMING_POLICIES[team.policy][0]}")
+    # the answer of this variant: the peak of the policy it configures,
+    # with the optimal placement (which no policy changes) beside it
+    metrics[metric_ids.teaming("configured", "peak_util_pct", team_id)] = \
+        100 * own["peak"]
     if configured:
         metrics[metric_ids.teaming("optimal", "peak_util_pct", team_id)] = \
             100 * configured["peak"]
