@@ -170,6 +170,54 @@ STORAGE_PROTOCOLS = {
     },
 }
 
+#: Teaming policies of each hypervisor's virtual switch or host bond.
+TEAMING_POLICIES = {
+    "vsphere": {
+        "port_id": ("vSphere 4.0", "VMware, 'Teaming and Failover "
+                    "Policy': Route based on originating virtual port"),
+        "src_mac": ("vSphere 4.0", "VMware, 'Teaming and Failover "
+                    "Policy': Route based on source MAC hash"),
+        "ip_hash": ("vSphere 4.0", "VMware, 'Teaming and Failover "
+                    "Policy': Route based on IP hash"),
+        "failover": ("vSphere 4.0", "VMware, 'Teaming and Failover "
+                     "Policy': Use explicit failover order"),
+        "lbt": ("vSphere 4.1", "VMware, 'Teaming and Failover Policy': "
+                "Route based on physical NIC load (vDS)"),
+        "lacp": ("vSphere 5.1", "VMware, 'LACP Support on a vSphere "
+                 "Distributed Switch'"),
+    },
+    "hyperv": {
+        "hyperv_port": ("Windows Server 2012", "Microsoft, 'NIC Teaming' "
+                        "(LBFO) and SET: Hyper-V Port"),
+        "address_hash": ("Windows Server 2012", "Microsoft, 'NIC "
+                         "Teaming' (LBFO): Address Hash"),
+        "dynamic": ("Windows Server 2012 R2", "Microsoft, 'NIC Teaming' "
+                    "(LBFO) and SET: Dynamic"),
+        "failover": ("Windows Server 2012", "Microsoft, 'NIC Teaming': "
+                     "a standby adapter"),
+        "lacp": ("Windows Server 2012", "Microsoft, 'NIC Teaming': LACP "
+                 "teaming mode"),
+    },
+    "kvm": {policy: ("Linux", "kernel Documentation/networking/"
+                     "bonding.rst; Open vSwitch ovs-vswitchd.conf.db "
+                     "bond_mode")
+            for policy in ("failover", "balance_xor", "lacp", "balance_rr",
+                           "balance_tlb", "balance_alb", "ovs_balance_slb",
+                           "ovs_balance_tcp")},
+    "xen": {policy: ("XenServer", "Citrix, 'Networking: NIC bonds' "
+                     "(Open vSwitch active-active, active-passive, LACP; "
+                     "Linux bridge bonding)")
+            for policy in ("failover", "ovs_balance_slb", "ovs_balance_tcp",
+                           "lacp", "balance_xor", "balance_rr",
+                           "balance_tlb", "balance_alb")},
+}
+
+
+def teaming_policies(hypervisor):
+    """Teaming policies ``hypervisor`` offers, in order."""
+    return _names(TEAMING_POLICIES[hypervisor])
+
+
 #: Storage protocols that are a platform's own data path, not sessions a
 #: user opens (vSAN's DOM/RDT traffic, the S2D Software Storage Bus): no
 #: ``sessions_per_path`` to set, and no one-core-per-session bound
@@ -227,9 +275,10 @@ def storage_transports(hypervisor, protocol):
 
 def source_of(hypervisor, kind, value):
     """``(since, source)`` of a capability, or None if not offered;
-    ``kind`` is 'migration', 'host', 'option' or 'storage'."""
+    ``kind`` is 'migration', 'host', 'option', 'teaming' or 'storage'."""
     table = {"migration": MIGRATION_TRANSPORTS, "host": HOST_TRANSPORTS,
-             "option": MIGRATION_OPTIONS}.get(kind)
+             "option": MIGRATION_OPTIONS,
+             "teaming": TEAMING_POLICIES}.get(kind)
     if table is not None:
         return table[hypervisor].get(value)
     entry = STORAGE_PROTOCOLS[hypervisor].get(value)
@@ -291,4 +340,6 @@ def allowed_values(document, path):
         return transfer_transports(hypervisor, purpose, stack)
     if path.startswith("workloads.storage[") and path.endswith(".protocol"):
         return storage_protocols(hypervisor)
+    if path.startswith("teams[") and path.endswith(".policy"):
+        return teaming_policies(hypervisor)
     return None

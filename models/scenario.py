@@ -1208,6 +1208,11 @@ class Scenario(_Strict):
         offers (models.platform): transports, storage protocols and their
         RDMA variants, and the options of its release."""
         hypervisor, stack = self.host.hypervisor, self.host.stack
+        for i, team in enumerate(self.teams):
+            offered = platform.teaming_policies(hypervisor)
+            if team.policy not in offered:
+                raise ValueError(f"teams[{i}].policy: " + platform.refusal(
+                    hypervisor, "teaming", team.policy, offered))
         if self.host.vmotion_auto_streams and hypervisor != "vsphere":
             raise ValueError(
                 "host.vmotion_auto_streams true is vSphere's (7.0 U2 and "

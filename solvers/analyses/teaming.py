@@ -13,7 +13,7 @@ from itertools import combinations
 
 import numpy as np
 
-from models import teaming
+from models import platform, teaming
 from models.scenario import TEAMING_POLICIES
 from solvers import metric_ids, teaming_dynamic
 from solvers.analysis import EMPTY, AnalysisResult, Candidate, metric_value
@@ -789,7 +789,8 @@ def candidates(doc, goal, base):
             parsed = metric_ids.parse(metric.id)
             if parsed.family == "teaming" and parsed.team == team_id \
                     and parsed.key == "peak_util_pct" \
-                    and parsed.policy in TEAMING_POLICIES \
+                    and parsed.policy in platform.teaming_policies(
+                        doc.host.hypervisor) \
                     and parsed.policy != team.policy and metric.value < peak:
                 yield Candidate(
                     f"advice.teaming.{parsed.policy}", severity,

@@ -130,3 +130,19 @@ def test_the_editor_is_offered_only_the_platforms_choices():
     assert "smb" in platform.allowed_values(
         document, "workloads.transfers[0].transport")
     assert platform.allowed_values(document, "network.mtu") is None
+
+
+@pytest.mark.parametrize("hypervisor, policy", [
+    ("vsphere", "dynamic"), ("hyperv", "lbt"), ("kvm", "port_id"),
+    ("hyperv", "ovs_balance_slb")])
+def test_a_teaming_policy_the_hypervisor_lacks_is_refused(hypervisor,
+                                                          policy):
+    # LBT is vSphere's vDS (VMware, "Teaming and Failover Policy");
+    # Dynamic is Windows LBFO/SET's (Microsoft, "NIC Teaming")
+    message = problems_of(minimal_document(
+        host={"hypervisor": hypervisor},
+        nics=[{"id": "a", "speed_gbps": 10.0},
+              {"id": "b", "speed_gbps": 10.0}],
+        teams=[{"name": "t", "members": ["a", "b"], "policy": policy,
+                "switch_mode": "independent"}]))
+    assert f"teams[0].policy: {policy!r} is not offered" in message

@@ -118,3 +118,24 @@ def test_storage_goals_and_verdict_cover_every_workload():
     advice = advise(doc, "max_iops")
     assert any(path == "workloads.storage[1].threads_per_disk"
                for r in advice.recommendations for path in r.change)
+
+
+def test_teaming_advice_proposes_only_the_platforms_policies():
+    # a vSphere team asked to compare Hyper-V's and Linux's policies too
+    # (a study may), but advised only vSphere's (VMware, "Teaming and
+    # Failover Policy")
+    from app.paths import resource_path
+    from app.scenario_io import load_scenario
+    from models import platform
+    scenario = load_scenario(resource_path("examples", "seed000_lbt.toml"))
+    data = scenario.model_dump(mode="json")
+    data["variants"] = []
+    data["teams"][0]["policy"] = "port_id"
+    data["teams"][0]["compare"] = ["dynamic", "hyperv_port", "balance_tlb",
+                                   "lbt", "failover"]
+    result = advise(scenario_from_dict(data), "min_peak_util")
+    proposed = [change["new"] for r in result.recommendations
+                for path, change in r.change.items()
+                if path.endswith(".policy")]
+    assert proposed and set(proposed) <= set(
+        platform.teaming_policies("vsphere"))
