@@ -351,6 +351,10 @@ def _new_entry(model, siblings, data):
                   for m in t["members"] + t["standby"]}
         free = [n["id"] for n in data["nics"] if n["id"] not in teamed]
         entry["members"] = free[:2] or [data["nics"][0]["id"]]
+        # the host's own first policy (vSphere port ID, Hyper-V Port,
+        # Linux active-backup): the schema's default is vSphere's
+        hypervisor = (data.get("host") or {}).get("hypervisor", "vsphere")
+        entry["policy"] = platform.teaming_policies(hypervisor)[0]
     elif name == "Flow":
         entry.update(_flow_keys(siblings, entry["id"]))
     elif name == "Evacuation":

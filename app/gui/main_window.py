@@ -512,7 +512,15 @@ class MainWindow(QtWidgets.QMainWindow):
                              if not k.startswith(entry + ".")}
                 overrides[entry] = _without_none(get_path(shown, entry))
             else:
-                overrides[path] = value
+                whole = next((k for k, v in overrides.items()
+                              if path.startswith(k + ".")
+                              and isinstance(v, dict)), None)
+                if whole is None:
+                    overrides[path] = value
+                else:   # inside an entry the variant sets whole
+                    overrides[whole] = _with_field(overrides[whole],
+                                                   path[len(whole) + 1:],
+                                                   value)
         variants = list(self.scenario.variants)
         variants[index] = variant.model_copy(update={"set": overrides})
         self._edit_variants(variants, f"{label} in {variant.name}", index,
@@ -1088,6 +1096,19 @@ def goal_metrics(scenario):
     if goal == "min_peak_util":   # the optimum beside the configured peak
         return (GOALS[goal][0], "teaming.optimal.peak_util_pct")
     return (GOALS[goal][0],)
+
+
+def _with_field(entry, path, value):
+    """A copy of a variant's whole entry with ``path`` (relative to it)
+    set, the field added when the entry left it out (a None default has
+    no TOML form)."""
+    entry = copy.deepcopy(entry)
+    node, keys = entry, parse_path(path)
+    for key in keys[:-1]:
+        node = node.setdefault(key, {}) if isinstance(key, str) \
+            else node[key]
+    node[keys[-1]] = value
+    return entry
 
 
 def _repair_variants(base, changes, err):
