@@ -174,14 +174,29 @@ def defaulted_binding(doc, limit, inputs, *, finding_id):
         value = getattr(parent, keys[-1])
         if value == field_info.default:
             shown = "not set" if value is None else f"{value!r} (default)"
-            left.append(f"{path} {shown}: {source}")
+            left.append((path, f"{_words(doc, keys)} {shown}: {source}"))
     if not left:
         return None
     return Finding(
         id=finding_id, severity="info",
         message=(f"The binding limit ({limit}) rests on input(s) left at "
-                 f"their defaults: {'; '.join(left)}. Set them to what "
-                 "your hosts use."),
+                 f"their defaults: {'; '.join(t for _, t in left)}. Set "
+                 "them to what your hosts use."),
         evidence={"metric": finding_id, "value": len(left),
-                  "threshold": 0, "inputs": [item.split(" ")[0]
-                                             for item in left]})
+                  "threshold": 0, "inputs": [p for p, _ in left]})
+
+
+def _words(doc, keys):
+    """A parameter path in words, entries by their names: "transfer
+    'lm' streams", "host ghz" (the report shows no raw paths)."""
+    parts, node = [], doc
+    for key in keys:
+        if isinstance(key, int):
+            node = node[key]
+            name = getattr(node, "name", None) or getattr(node, "id", "")
+            parts[-1] = f"{parts[-1].rstrip('s')} {name!r}"
+        else:
+            node = getattr(node, key)
+            if key != "workloads":
+                parts.append(key.replace("_", " "))
+    return " ".join(parts)

@@ -30,7 +30,9 @@ def test_smb_live_migration_opens_multichannel_connections_by_default():
     assert one.bottleneck.id == "host.stream_cap"
     finding = next(f for f in one.findings
                    if f.id == "host.defaulted_input_binds")
-    assert "workloads.transfers[0].stream_cap_gbps not set" in \
+    assert "workloads.transfers[0].stream_cap_gbps" in \
+        finding.evidence["inputs"]
+    assert "transfer 'transfer' stream cap gbps not set" in \
         finding.message and "S-HV-e" in finding.message
 
 
@@ -39,8 +41,10 @@ def test_a_defaulted_input_that_binds_is_named_with_its_source():
     assert tcp.bottleneck.id == "host.cpu_core"
     finding = next(f for f in tcp.findings
                    if f.id == "host.defaulted_input_binds")
-    assert "workloads.transfers[0].streams not set" in finding.message
-    assert "host.ghz 2.6 (default)" in finding.message
+    assert finding.evidence["inputs"] == ["workloads.transfers[0].streams",
+                                          "host.ghz"]
+    assert "transfer 'transfer' streams not set" in finding.message
+    assert "host ghz 2.6 (default): 2.6 GHz" in finding.message
     given = evaluate(template("transport.toml", **{
         "workloads.transfers[0].streams": 1, "host.ghz": 3.0})).variants[0]
     assert not [f for f in given.findings
@@ -68,8 +72,8 @@ def test_vsan_is_not_capped_by_an_iscsi_session_per_core():
         "workloads.storage[0].threads_per_disk": 128,
         "workloads.storage[0].backend.iops_max": 500_000.0})).variants[0]
     assert iscsi.bottleneck.id == "storage.cpu"
-    assert any("workloads.storage[0].sessions_per_path not set" in f.message
-               for f in iscsi.findings)
+    assert any("workloads.storage[0].sessions_per_path"
+               in f.evidence.get("inputs", ()) for f in iscsi.findings)
 
 
 def test_storage_advice_offers_sessions_where_one_core_per_session_binds():
