@@ -14,6 +14,8 @@ U2", "Windows Server 2012 R2", "QEMU 4.0"); where the document carries
 the release (``qemu_version``), :func:`qemu_release_lacks` checks it.
 """
 
+from models.host import STACK_HYPERVISORS
+
 #: Hypervisors of ``host.hypervisor``.
 HYPERVISORS = ("vsphere", "hyperv", "kvm", "xen")
 
@@ -213,6 +215,17 @@ TEAMING_POLICIES = {
 }
 
 
+#: Evacuation platforms (``workloads.evacuations[].platform``, whose
+#: limits and sources are models.evacuation.PLATFORMS) a hypervisor runs
+#: under; ``none`` (no platform limit) on any.
+EVACUATION_PLATFORMS = {
+    "vsphere": ("vsphere", "none"),
+    "hyperv": ("hyperv", "hyperv_cluster", "none"),
+    "kvm": ("kubevirt", "kubevirt_legacy", "qemu", "proxmox", "none"),
+    "xen": ("none",),
+}
+
+
 def teaming_policies(hypervisor):
     """Teaming policies ``hypervisor`` offers, in order."""
     return _names(TEAMING_POLICIES[hypervisor])
@@ -342,4 +355,57 @@ def allowed_values(document, path):
         return storage_protocols(hypervisor)
     if path.startswith("teams[") and path.endswith(".policy"):
         return teaming_policies(hypervisor)
+    if path.startswith("workloads.evacuations[") and \
+            path.endswith(".platform"):
+        return EVACUATION_PLATFORMS[hypervisor]
     return None
+
+
+#: The protocol of another platform's datastore that plays the same part
+#: (a hyper-converged pool, a file share).
+STORAGE_ANALOGUES = {"vsan": "s2d", "s2d": "vsan", "smb3": "nfs3",
+                     "nfs3": "smb3"}
+
+
+def follow_hypervisor(document, hypervisor):
+    """The changes that carry a document (plain data) to ``hypervisor``:
+    every choice the new platform lacks goes to its first one (a team's
+    policy, a migration transport, an evacuation platform), so that
+    changing the hypervisor is one valid edit. ``{path: value}``."""
+    changes = {}
+    for i, team in enumerate(document.get("teams") or []):
+        if team.get("policy", "port_id") not in \
+                TEAMING_POLICIES[hypervisor]:
+            changes[f"teams[{i}].policy"] = teaming_policies(hypervisor)[0]
+    workloads = document.get("workloads") or {}
+    stack = (document.get("host") or {}).get("stack")
+    if stack is not None and hypervisor not in STACK_HYPERVISORS[stack]:
+        changes["host.stack"] = None   # the new hypervisor's default
+        stack = None
+    for i, item in enumerate(workloads.get("transfers") or []):
+        offered = transfer_transports(
+            hypervisor, item.get("purpose", "bulk"), stack)
+        if offered is not None and item.get("transport", "tcp") \
+                not in offered:
+            changes[f"workloads.transfers[{i}].transport"] = "tcp"
+    for i, item in enumerate(workloads.get("migrations") or []):
+        if item.get("transport", "tcp") not in \
+                MIGRATION_TRANSPORTS[hypervisor]:
+            changes[f"workloads.migrations[{i}].transport"] = "tcp"
+    for i, item in enumerate(workloads.get("storage") or []):
+        protocol = item.get("protocol", "iscsi")
+        if protocol not in STORAGE_PROTOCOLS[hypervisor]:
+            protocol = STORAGE_ANALOGUES.get(protocol, "iscsi")
+            changes[f"workloads.storage[{i}].protocol"] = protocol
+            if item.get("sessions_per_path") is not None:
+                changes[f"workloads.storage[{i}].sessions_per_path"] = None
+        over = storage_transports(hypervisor, protocol)
+        if item.get("transport") is not None and over is not None and \
+                item["transport"] not in over:
+            changes[f"workloads.storage[{i}].transport"] = None
+    for i, item in enumerate(workloads.get("evacuations") or []):
+        if item.get("platform", "vsphere") not in \
+                EVACUATION_PLATFORMS[hypervisor]:
+            changes[f"workloads.evacuations[{i}].platform"] = \
+                EVACUATION_PLATFORMS[hypervisor][0]
+    return changes

@@ -1243,6 +1243,14 @@ class Scenario(_Strict):
                         option, item.qemu_version)
                     if problem:
                         raise ValueError(f"{where}: {problem}")
+        for i, item in enumerate(self.workloads.evacuations):
+            offered = platform.EVACUATION_PLATFORMS[hypervisor]
+            if item.platform not in offered:
+                raise ValueError(
+                    f"workloads.evacuations[{i}].platform {item.platform!r}"
+                    f" does not run on host.hypervisor {hypervisor!r} "
+                    f"({platform.PLATFORM_NAMES[hypervisor]}: "
+                    f"{', '.join(map(repr, offered))})")
         guest = stack in platform.GUEST_STACKS
         for i, item in enumerate(self.workloads.storage):
             where = f"workloads.storage[{i}]"

@@ -361,6 +361,8 @@ def _new_entry(model, siblings, data):
         transfers = data["workloads"]["transfers"]
         entry["transfer"] = transfers[0]["name"] if transfers else ""
         entry["vms"] = [{"name": "vm1", "memory_gib": 16.0}]
+        hypervisor = (data.get("host") or {}).get("hypervisor", "vsphere")
+        entry["platform"] = platform.EVACUATION_PLATFORMS[hypervisor][0]
     return entry
 
 

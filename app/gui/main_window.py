@@ -31,6 +31,7 @@ from app.report.content import NOISE_GAIN_PCT
 from app.schema_fields import free_name
 from app.scenario_io import load_scenario, save_scenario
 from app.session import Session
+from models import platform
 from models.scenario import (GOALS, TEAMING_POLICIES, ScenarioError,
                              get_path, new_scenario, parse_path, set_path)
 from solvers import __version__
@@ -489,6 +490,11 @@ class MainWindow(QtWidgets.QMainWindow):
     def edit_shown(self, changes, label):
         """An edit in the editor: to the base, or to the variant it shows
         (a value equal to the base's drops the variant's change)."""
+        if "host.hypervisor" in changes:
+            # the choices the new platform lacks follow it in one edit
+            changes = {**platform.follow_hypervisor(
+                self.editor.shown_data(), changes["host.hypervisor"]),
+                **changes}
         index = self.editor.variant
         if index is None:
             self.edit_many(changes, label)

@@ -146,3 +146,32 @@ def test_a_teaming_policy_the_hypervisor_lacks_is_refused(hypervisor,
         teams=[{"name": "t", "members": ["a", "b"], "policy": policy,
                 "switch_mode": "independent"}]))
     assert f"teams[0].policy: {policy!r} is not offered" in message
+
+
+def test_changing_the_hypervisor_carries_every_choice_with_it():
+    # a Hyper-V host with SMB migration, an S2D pool, a Hyper-V Port team
+    # and a Hyper-V evacuation, moved to vSphere: one valid edit
+    from models.scenario import set_path
+    document = minimal_document(
+        host={"hypervisor": "hyperv", "stack": "windows_host"},
+        nics=[{"id": "a", "speed_gbps": 10.0},
+              {"id": "b", "speed_gbps": 10.0}],
+        teams=[{"name": "t", "members": ["a", "b"],
+                "policy": "hyperv_port"}],
+        workloads={
+            "transfers": [{"name": "lm", "purpose": "live_migration",
+                           "transport": "smb"}],
+            "storage": [{"name": "pool", "protocol": "s2d",
+                         "backend": {"iops_max": 1e5}}],
+            "evacuations": [{"name": "drain", "transfer": "lm",
+                             "platform": "hyperv",
+                             "vms": [{"name": "vm1", "memory_gib": 8.0}]}]})
+    scenario_from_dict(document)
+    changes = platform.follow_hypervisor(document, "vsphere")
+    assert changes == {"host.stack": None, "teams[0].policy": "port_id",
+                       "workloads.transfers[0].transport": "tcp",
+                       "workloads.storage[0].protocol": "vsan",
+                       "workloads.evacuations[0].platform": "vsphere"}
+    for path, value in {**changes, "host.hypervisor": "vsphere"}.items():
+        set_path(document, path, value)
+    scenario_from_dict(document)
