@@ -217,3 +217,19 @@ def test_transport_choices_follow_the_hypervisor(window):
                for i in range(box.count())}
     assert enabled["smb"] and enabled["smb_direct"] \
         and not enabled["rdma"]
+
+
+def test_changing_the_hypervisor_is_one_valid_edit(window):
+    # SMB is Hyper-V's (Set-VMHost -VirtualMachineMigrationPerformance
+    # Option SMB); on vSphere the migration goes back to TCP with it
+    window.new_from_template("transport.toml")
+    window.editor.field("workloads.transfers[0].transport").enter(
+        "SMB Multichannel (TCP)")
+    field = window.editor.field("host.hypervisor")
+    field.enter("VMware vSphere (ESXi)")
+    assert not field.property("refused"), field.error.text()
+    assert window.scenario.host.hypervisor == "vsphere"
+    assert window.scenario.workloads.transfers[0].transport == "tcp"
+    window.undo()
+    assert window.scenario.host.hypervisor == "hyperv"
+    assert window.scenario.workloads.transfers[0].transport == "smb"
