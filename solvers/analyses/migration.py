@@ -12,7 +12,7 @@ from models.units import (GIB, MIB, bytes_per_s_to_gbps,
                           gbps_to_bytes_per_s)
 from solvers import goalseek, metric_ids
 from solvers.analysis import (EMPTY, AnalysisResult, Candidate,
-                              ColumnResult, metric_value)
+                              ColumnResult, defaulted_binding, metric_value)
 from solvers.inputs import (compression_note, migration_carrier,
                             migration_streams)
 from solvers.results import Bottleneck, Finding
@@ -96,6 +96,39 @@ def analyse_columns(inputs, upstream):
         metrics.update({metric_ids.migration(item.name, k): v
                         for k, v in values.items()})
     return ColumnResult(metrics)
+
+
+def _defaulted(doc, item, found, capped):
+    """The defaults a migration's answer rests on, named with their
+    sources: the stop rule's downtime budget and throttling where it
+    does not converge or converges only throttled, QEMU's max-bandwidth
+    where it caps the rate."""
+    index = next(i for i, m in enumerate(doc.workloads.migrations)
+                 if m is item)
+    prefix = f"workloads.migrations[{index}]"
+    rule = migration.STOP_RULES[item.stop_rule]
+    inputs, limit = {}, None
+    verdict = [f for f in found if f.id in ("migration.no_convergence",
+                                            "migration.throttled")]
+    if verdict:
+        limit = verdict[0].message
+        inputs[f"{prefix}.downtime_budget_ms"] = (
+            f"the {item.stop_rule} stop rule's "
+            f"{1e3 * rule.downtime_limit:g} ms ({rule.source})")
+        inputs[f"{prefix}.throttling"] = (
+            f"the {item.stop_rule} stop rule's {rule.throttle!r}")
+    if capped and rule.sync == "qemu":
+        limit = limit or (f"QEMU's max-bandwidth caps migration "
+                          f"{item.name!r}")
+        inputs[f"{prefix}.max_bandwidth_mib_s"] = (
+            f"QEMU {item.qemu_version}'s default max-bandwidth (32 MiB/s "
+            "before 5.2, 128 MiB/s from 5.2: QEMU migration parameters)")
+        inputs[f"{prefix}.management"] = (
+            "'qemu': QEMU's own default, which libvirt would lift")
+    if not inputs:
+        return None
+    return defaulted_binding(doc, limit, inputs,
+                             finding_id="migration.defaulted_input_binds")
 
 
 def _goal_limit(documents, rows, limits, out):
@@ -184,9 +217,21 @@ def _evaluate(rows, rates, out, details, inputs):
         if not details:
             continue
         found = _findings(item, result, r, rate[r], window_rate[r])
+        cap = rows.columns["max_bandwidth"][r]
+        capped = rate[r] >= (1 - 1e-9) * cap
+        defaulted = _defaulted(documents[index], item, found, capped)
+        if defaulted is not None:   # the verdict's own finding stays last
+            target["findings"].append(defaulted)
         target["findings"].extend(found)
         if target["bottleneck"] is None:
             target["bottleneck"] = _bottleneck(found)
+        if target["bottleneck"] is None and capped:
+            # QEMU's own rate limit, not the path, sets the rate
+            target["bottleneck"] = Bottleneck(
+                "migration.max_bandwidth",
+                f"{item.name}: QEMU's max-bandwidth of "
+                f"{cap / MIB:,.0f} MiB/s ({bytes_per_s_to_gbps(cap):.3g} "
+                "Gbit/s) caps the migration below what its path carries")
         target["traces"][metric_ids.rounds_trace(item.name)] = \
             _trace(result, r)
         rule = migration.STOP_RULES[item.stop_rule]

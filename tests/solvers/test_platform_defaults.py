@@ -83,3 +83,43 @@ def test_storage_advice_offers_sessions_where_one_core_per_session_binds():
         "workloads.storage[0].backend.iops_max": 500_000.0})
     ids = [r.id for r in advise(doc, "max_iops").recommendations]
     assert ids[0] == "advice.storage.sessions_per_path"
+
+
+def test_qemus_default_max_bandwidth_is_the_limit_it_is():
+    # QEMU's migration parameter max-bandwidth defaults to 128 MiB/s
+    # from 5.2 (MAX_THROTTLE; 32 MiB/s before): a bare QEMU migration
+    # on 10 GbE runs at 1.07 Gbit/s, and the verdict and a finding say
+    # it is that default, not the core or the link
+    from models.scenario import scenario_from_dict
+    from tests.conftest import minimal_document
+    doc = scenario_from_dict(minimal_document(
+        host={"hypervisor": "kvm"},
+        workloads={"migrations": [{"name": "vm", "memory_gib": 16.0,
+                                   "stop_rule": "qemu"}]}))
+    variant = evaluate(doc).variants[0]
+    assert variant.metric("migration.rate_gbps").value == pytest.approx(
+        128 * 2**20 * 8 / 1e9)
+    assert variant.bottleneck.id == "migration.max_bandwidth"
+    finding = next(f for f in variant.findings
+                   if f.id == "migration.defaulted_input_binds")
+    assert finding.evidence["inputs"] == [
+        "workloads.migrations[0].max_bandwidth_mib_s",
+        "workloads.migrations[0].management"]
+    lifted = evaluate(doc.with_values({
+        "workloads.migrations[0].management": "libvirt"})).variants[0]
+    assert lifted.bottleneck.id != "migration.max_bandwidth"
+
+
+def test_a_throttled_vmotion_names_the_stop_rules_defaults():
+    # SDPS and the 500 ms switchover goal are vMotion's defaults (VMware
+    # KB 2141355): where they decide the answer, the finding says so
+    doc = template("migration.toml", **{
+        "workloads.migrations[0].dirty.rate_mib_s": 3000.0})
+    variant = evaluate(doc).variants[0]
+    assert variant.bottleneck.id == "migration.throttled"
+    finding = next(f for f in variant.findings
+                   if f.id == "migration.defaulted_input_binds")
+    assert "KB 2141355" in finding.message
+    assert finding.evidence["inputs"] == [
+        "workloads.migrations[0].downtime_budget_ms",
+        "workloads.migrations[0].throttling"]
