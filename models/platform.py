@@ -231,6 +231,24 @@ def teaming_policies(hypervisor):
     return _names(TEAMING_POLICIES[hypervisor])
 
 
+def migration_streams_settable(hypervisor, transport, *, multifd=False,
+                               auto_streams=False):
+    """Whether a live migration's stream count is a setting of the
+    platform: vMotion's streams are the vmknics an administrator adds
+    (multi-NIC vMotion; from 7.0 U2 vSphere sets them itself: N. Hagoort,
+    'Auto-Tuning vMotion Streams'); QEMU has several only as multifd
+    channels (``multifd-channels``); Hyper-V over SMB sets its
+    Multichannel connections (ConnectionCountPerRssNetworkInterface),
+    over TCP one connection per VM; Xen's save stream is one."""
+    if hypervisor == "vsphere":
+        return not auto_streams
+    if hypervisor == "kvm":
+        return multifd
+    if hypervisor == "hyperv":
+        return transport in ("smb", "smb_direct")
+    return False
+
+
 #: Storage protocols that are a platform's own data path, not sessions a
 #: user opens (vSAN's DOM/RDT traffic, the S2D Software Storage Bus): no
 #: ``sessions_per_path`` to set, and no one-core-per-session bound

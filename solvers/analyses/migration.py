@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from models import compression, migration
+from models import compression, migration, platform
 from models.units import (GIB, MIB, bytes_per_s_to_gbps,
                           gbps_to_bytes_per_s)
 from solvers import goalseek, metric_ids
@@ -447,7 +447,10 @@ def candidates(doc, goal, base):
         converged_id = metric_ids.migration(item.name, "converged")
         converged = metric_value(base, converged_id)
         streams = migration_streams(item) or 1
-        if item.transfer is None and streams < 8:
+        settable = platform.migration_streams_settable(
+            doc.host.hypervisor, item.transport, multifd=item.multifd,
+            auto_streams=doc.host.vmotion_auto_streams)
+        if item.transfer is None and streams < 8 and settable:
             yield Candidate(
                 "advice.migration.streams", "warning" if converged == 0
                 else "info", f"{streams} migration stream(s)",

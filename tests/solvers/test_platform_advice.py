@@ -139,3 +139,27 @@ def test_teaming_advice_proposes_only_the_platforms_policies():
                 if path.endswith(".policy")]
     assert proposed and set(proposed) <= set(
         platform.teaming_policies("vsphere"))
+
+
+def test_more_streams_are_advised_only_where_the_platform_has_them():
+    # QEMU moves one stream unless multifd (multifd-channels); Hyper-V
+    # over TCP one connection per VM; vMotion adds vmknics (multi-NIC
+    # vMotion) up to 7.0 U1
+    def streams_advised(hypervisor, **migration):
+        doc = scenario_from_dict(minimal_document(
+            host={"hypervisor": hypervisor},
+            goal={"kind": "min_migration_time"},
+            nics=[{"id": "n0", "speed_gbps": 25.0},
+                  {"id": "n1", "speed_gbps": 25.0}],
+            workloads={"migrations": [{"name": "vm", "memory_gib": 64.0,
+                                       **migration}]}))
+        result = advise(doc, "min_migration_time")
+        return [r for r in result.recommendations
+                if r.id == "advice.migration.streams"] + [
+            c for c, _ in result.rejected if c == "advice.migration.streams"]
+
+    libvirt = {"stop_rule": "qemu", "management": "libvirt"}
+    assert not streams_advised("kvm", **libvirt)
+    assert not streams_advised("hyperv", stop_rule="hyperv")
+    assert streams_advised("vsphere")
+    assert streams_advised("kvm", multifd=True, **libvirt)
