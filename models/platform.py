@@ -14,6 +14,8 @@ U2", "Windows Server 2012 R2", "QEMU 4.0"); where the document carries
 the release (``qemu_version``), :func:`qemu_release_lacks` checks it.
 """
 
+import re
+
 from models.host import STACK_HYPERVISORS
 
 #: Hypervisors of ``host.hypervisor``.
@@ -385,6 +387,86 @@ STORAGE_ANALOGUES = {"vsan": "s2d", "s2d": "vsan", "smb3": "nfs3",
                      "nfs3": "smb3"}
 
 
+#: Releases a capability needs, per hypervisor, as :func:`parse_release`
+#: gives them (the sources are the tables above): vSphere (major, minor,
+#: update), Windows Server (year, R2).
+RELEASE_NEEDED = {
+    "vsphere": {
+        "teaming:lbt": (4, 1, 0), "teaming:lacp": (5, 1, 0),
+        "storage:vsan": (5, 5, 1), "storage:vsan+rdma": (7, 0, 2),
+        "storage:iscsi+rdma": (6, 7, 0), "storage:nvmeof+rdma": (7, 0, 0),
+        "storage:nvmeof+tcp": (7, 0, 3),
+        "vmotion_auto_streams": (7, 0, 2),
+    },
+    "hyperv": {
+        "migration:compression": (2012, 1), "migration:smb": (2012, 1),
+        "migration:smb_direct": (2012, 1), "teaming:dynamic": (2012, 1),
+        "storage:s2d+tcp": (2016, 0), "storage:s2d+rdma": (2016, 0),
+        "storage:nvmeof+tcp": (2025, 0), "storage:nvmeof+rdma": (2025, 0),
+    },
+}
+
+#: Release texts by hypervisor, for messages.
+RELEASE_FORMS = {"vsphere": "'6.7', '7.0 U2', '8.0 U1'",
+                 "hyperv": "'2012 R2', '2016', '2019', '2022', '2025' "
+                           "(Windows Server)"}
+
+
+def parse_release(hypervisor, text):
+    """A release as a comparable tuple: vSphere '7.0 U2' -> (7, 0, 2),
+    Windows Server '2012 R2' -> (2012, 1).
+
+    Raises
+    ------
+    ValueError
+        A hypervisor without releases here, or a text not of its form.
+    """
+    if hypervisor not in RELEASE_FORMS:
+        raise ValueError(
+            f"releases are read for vSphere and Hyper-V hosts; "
+            f"{PLATFORM_NAMES[hypervisor]} capabilities follow "
+            "workloads.migrations[].qemu_version, got "
+            f"{text!r}")
+    if hypervisor == "vsphere":
+        match = re.fullmatch(r"(\d{1,2})\.(\d)(?:\s*U(\d))?", text.strip())
+        if match:
+            return tuple(int(g or 0) for g in match.groups())
+    else:
+        match = re.fullmatch(r"(20\d\d)(\s*R2)?", text.strip())
+        if match:
+            return int(match.group(1)), int(bool(match.group(2)))
+    raise ValueError(f"not a {PLATFORM_NAMES[hypervisor]} release: give "
+                     f"one like {RELEASE_FORMS[hypervisor]}, got {text!r}")
+
+
+def release_lacks(hypervisor, release, capability):
+    """Problem text when ``release`` (text; None: not stated, the latest
+    assumed) predates ``capability`` (a key of :data:`RELEASE_NEEDED`),
+    else None."""
+    needed = RELEASE_NEEDED.get(hypervisor, {}).get(capability)
+    if release is None or needed is None or \
+            parse_release(hypervisor, release) >= needed:
+        return None
+    if hypervisor == "vsphere":
+        since = f"{needed[0]}.{needed[1]}" + (f" U{needed[2]}"
+                                              if needed[2] else "")
+    else:
+        since = f"{needed[0]}" + (" R2" if needed[1] else "")
+    return (f"{capability.split(':')[-1].replace('+', ' over ')} needs "
+            f"{PLATFORM_NAMES[hypervisor]} {since} or later, got "
+            f"host.release {release!r}")
+
+
+def vmotion_auto_streams(hypervisor, release, setting):
+    """Whether vMotion opens its streams itself: the setting when given;
+    else from the release (7.0 U2 and later), and as up to 7.0 U1 when
+    the release is not stated."""
+    if setting is not None:
+        return setting
+    return hypervisor == "vsphere" and release is not None and \
+        release_lacks(hypervisor, release, "vmotion_auto_streams") is None
+
+
 def follow_hypervisor(document, hypervisor):
     """The changes that carry a document (plain data) to ``hypervisor``:
     every choice the new platform lacks goes to its first one (a team's
@@ -397,6 +479,8 @@ def follow_hypervisor(document, hypervisor):
             changes[f"teams[{i}].policy"] = teaming_policies(hypervisor)[0]
     workloads = document.get("workloads") or {}
     stack = (document.get("host") or {}).get("stack")
+    if (document.get("host") or {}).get("release") is not None:
+        changes["host.release"] = None   # another vendor's release
     if stack is not None and hypervisor not in STACK_HYPERVISORS[stack]:
         changes["host.stack"] = None   # the new hypervisor's default
         stack = None

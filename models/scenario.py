@@ -240,10 +240,19 @@ class Host(_Strict):
     #: CPU cost preset (models.host.STACK_PRESETS), one of the hypervisor's
     #: (models.host.STACK_HYPERVISORS); None: the hypervisor's default
     stack: Literal[tuple(STACK_PRESETS)] | None = None
-    vmotion_auto_streams: bool = Field(
-        default=False, description="vSphere 7.0 U2 and later: vMotion adds "
+    vmotion_auto_streams: bool | None = Field(
+        default=None, description="vSphere 7.0 U2 and later: vMotion adds "
         "streams to match the NIC's bandwidth, so one vmknic saturates "
-        "25-100 GbE. False: one stream per vmknic, as up to 7.0 U1")
+        "25-100 GbE. False: one stream per vmknic, as up to 7.0 U1. "
+        "None: as host.release has it (one stream per vmknic when the "
+        "release is not given)")
+    release: str | None = Field(
+        default=None, max_length=16, description="The hypervisor's "
+        "release: vSphere '6.7', '7.0 U2', '8.0'; Hyper-V (Windows "
+        "Server) '2012 R2', '2016', '2022', '2025'. It decides what the "
+        "platform offers (models.platform.RELEASE_NEEDED) and the "
+        "defaults that follow it. None: not stated (the latest release's "
+        "capabilities; vMotion one stream per vmknic)")
 
 
 class OffloadSet(_Strict):
@@ -1208,15 +1217,30 @@ class Scenario(_Strict):
         offers (models.platform): transports, storage protocols and their
         RDMA variants, and the options of its release."""
         hypervisor, stack = self.host.hypervisor, self.host.stack
+        release = self.host.release
+        if release is not None:
+            try:
+                platform.parse_release(hypervisor, release)
+            except ValueError as err:
+                raise ValueError(f"host.release: {err}") from None
+
+        def lacks(where, capability):
+            problem = platform.release_lacks(hypervisor, release, capability)
+            if problem:
+                raise ValueError(f"{where}: {problem}")
+
         for i, team in enumerate(self.teams):
             offered = platform.teaming_policies(hypervisor)
             if team.policy not in offered:
                 raise ValueError(f"teams[{i}].policy: " + platform.refusal(
                     hypervisor, "teaming", team.policy, offered))
+            lacks(f"teams[{i}].policy", f"teaming:{team.policy}")
         if self.host.vmotion_auto_streams and hypervisor != "vsphere":
             raise ValueError(
                 "host.vmotion_auto_streams true is vSphere's (7.0 U2 and "
                 f"later); host.hypervisor is {hypervisor!r}")
+        if self.host.vmotion_auto_streams:
+            lacks("host.vmotion_auto_streams", "vmotion_auto_streams")
         for i, item in enumerate(self.workloads.transfers):
             offered = platform.transfer_transports(hypervisor, item.purpose,
                                                    stack)
@@ -1226,12 +1250,17 @@ class Scenario(_Strict):
                     + platform.refusal(hypervisor, "migration"
                                        if item.purpose == "live_migration"
                                        else "host", item.transport, offered))
+            if item.purpose == "live_migration":
+                lacks(f"workloads.transfers[{i}].transport",
+                      f"migration:{item.transport}")
         for i, item in enumerate(self.workloads.migrations):
             where = f"workloads.migrations[{i}]"
             offered = platform.migration_transports(hypervisor)
             if item.transfer is None and item.transport not in offered:
                 raise ValueError(f"{where}.transport: " + platform.refusal(
                     hypervisor, "migration", item.transport, offered))
+            if item.transfer is None:
+                lacks(f"{where}.transport", f"migration:{item.transport}")
             if hypervisor == "kvm" and item.stop_rule == "qemu":
                 used = [("multifd", item.multifd),
                         ("switchover:postcopy", item.switchover != "precopy"),
@@ -1259,6 +1288,10 @@ class Scenario(_Strict):
             if item.protocol not in offered and (own or not guest):
                 raise ValueError(f"{where}.protocol: " + platform.refusal(
                     hypervisor, "storage", item.protocol, offered))
+            lacks(f"{where}.protocol", f"storage:{item.protocol}")
+            if item.protocol != "local":
+                lacks(f"{where}.transport",
+                      f"storage:{item.protocol}+{item.transport or 'tcp'}")
             over = platform.storage_transports(hypervisor, item.protocol)
             if item.transport is not None and over is not None \
                     and over and item.transport not in over:

@@ -17,8 +17,8 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from models import (compression, evacuation, host, migration, pcie, storage,
-                    teaming, transport, wire)
+from models import (compression, evacuation, host, migration, pcie,
+                    platform, storage, teaming, transport, wire)
 from models.scenario import Migration, Transfer
 from models.units import GIB, KIB, MIB, gbps_to_bytes_per_s
 from solvers.results import Finding
@@ -184,8 +184,7 @@ def transfer_path(doc, item):
     else:
         streams = item.streams or 1
         if item.purpose == "live_migration" and \
-                doc.host.hypervisor == "vsphere" and \
-                doc.host.vmotion_auto_streams:
+                doc.host.hypervisor == "vsphere" and auto_streams(doc):
             streams = max(streams, int(transport.vmotion_auto_streams(
                 min(n.speed_gbps for n in nics))))
         flows = item.sessions * streams
@@ -289,7 +288,7 @@ def stream_cap(doc, item, path):
     if item.purpose != "live_migration":
         return np.inf
     if doc.host.hypervisor == "vsphere":
-        if doc.host.vmotion_auto_streams:
+        if auto_streams(doc):
             return np.inf
         return float(transport.vmotion_stream_cap(path.flows
                                                   / len(path.nics)))
@@ -1310,3 +1309,11 @@ def application_streams(item, path):
     if path.transport in ("smb", "smb_direct"):
         return max(item.sessions, path.flows)
     return item.sessions
+
+
+def auto_streams(doc):
+    """Whether vMotion opens its own streams on this host (its setting,
+    else its release: models.platform.vmotion_auto_streams)."""
+    host = doc.host
+    return platform.vmotion_auto_streams(host.hypervisor, host.release,
+                                         host.vmotion_auto_streams)

@@ -15,7 +15,7 @@ from solvers import metric_ids
 from solvers.analysis import (EMPTY, AnalysisResult, Candidate,
                               ColumnResult, defaulted_binding, metric_value)
 from solvers.inputs import (RDMA_TRANSPORTS, application_streams,
-                            compression_note, stack_preset)
+                            auto_streams, compression_note, stack_preset)
 from solvers.results import Bottleneck, Finding
 
 NAME = "host"
@@ -405,6 +405,9 @@ def _deciding_inputs(doc, index, item, path, limit, prefix=None):
                     "one vMotion stream per vmknic, as up to vSphere 7.0 "
                     "U1; 7.0 U2 and later open streams to fill the NIC "
                     "(N. Hagoort, 'Auto-Tuning vMotion Streams', 2021)")
+                inputs["host.release"] = (
+                    "the vSphere release decides the streams; not stated, "
+                    "it is taken as up to 7.0 U1")
             elif doc.host.hypervisor in transport.MIGRATION_STREAM_CAPS:
                 inputs.update(clock)
         return inputs
@@ -525,12 +528,12 @@ def _assumptions(doc, item, path):
     if item.purpose == "live_migration" and doc.host.hypervisor == "vsphere":
         notes.append(
             "vMotion streams: automatic (vSphere 7.0 U2 and later), no "
-            "per-stream ceiling" if doc.host.vmotion_auto_streams else
+            "per-stream ceiling" if auto_streams(doc) else
             f"vMotion streams: one per vmknic (vSphere up to 7.0 U1), "
             f"{transport.VMOTION_STREAM_GBPS:g} Gbit/s alone on a NIC and "
             f"n^{transport.VMOTION_STREAMS_EXPONENT:g} times that for n on "
-            "one NIC (V7, KB 323379); set host.vmotion_auto_streams for "
-            "7.0 U2 and later")
+            "one NIC (V7, KB 323379); set host.release (or "
+            "host.vmotion_auto_streams) for 7.0 U2 and later")
     if item.transport == "compression" and item.compressor is None:
         notes.append(f"Compression ratio {item.compression_ratio:g} and "
                      f"{item.compressor_gbps:g} Gbit/s per thread are "

@@ -13,8 +13,8 @@ from models.units import (GIB, MIB, bytes_per_s_to_gbps,
 from solvers import goalseek, metric_ids
 from solvers.analysis import (EMPTY, AnalysisResult, Candidate,
                               ColumnResult, defaulted_binding, metric_value)
-from solvers.inputs import (compression_note, migration_carrier,
-                            migration_streams)
+from solvers.inputs import (auto_streams, compression_note,
+                            migration_carrier, migration_streams)
 from solvers.results import Bottleneck, Finding
 from solvers.schedule import precopy
 
@@ -449,7 +449,7 @@ def candidates(doc, goal, base):
         streams = migration_streams(item) or 1
         settable = platform.migration_streams_settable(
             doc.host.hypervisor, item.transport, multifd=item.multifd,
-            auto_streams=doc.host.vmotion_auto_streams)
+            auto_streams=auto_streams(doc))
         if item.transfer is None and streams < 8 and settable:
             yield Candidate(
                 "advice.migration.streams", "warning" if converged == 0

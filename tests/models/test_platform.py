@@ -175,3 +175,50 @@ def test_changing_the_hypervisor_carries_every_choice_with_it():
     for path, value in {**changes, "host.hypervisor": "vsphere"}.items():
         set_path(document, path, value)
     scenario_from_dict(document)
+
+
+@pytest.mark.parametrize("host, sections, expected", [
+    # vMotion's automatic streams came with vSphere 7.0 U2 (Hagoort 2021)
+    ({"release": "6.7", "vmotion_auto_streams": True}, {},
+     "host.vmotion_auto_streams: vmotion_auto_streams needs vSphere (ESXi) "
+     "7.0 U2 or later, got host.release '6.7'"),
+    # the SMB and Compression options came with Windows Server 2012 R2
+    ({"hypervisor": "hyperv", "release": "2012"},
+     {"workloads": {"transfers": [{"name": "lm", "purpose": "live_migration",
+                                   "transport": "smb"}]}},
+     "workloads.transfers[0].transport: smb needs Hyper-V 2012 R2"),
+    # Storage Spaces Direct is Windows Server 2016's
+    ({"hypervisor": "hyperv", "release": "2012 R2"},
+     {"workloads": {"storage": [{"name": "pool", "protocol": "s2d",
+                                 "backend": {"iops_max": 1e5}}]}},
+     "s2d over tcp needs Hyper-V 2016"),
+    # NVMe over TCP on ESXi from 7.0 U3 (VMware, "About VMware NVMe
+    # Storage")
+    ({"release": "7.0 U2"},
+     {"workloads": {"storage": [{"name": "ns", "protocol": "nvmeof",
+                                 "backend": {"iops_max": 1e5}}]}},
+     "nvmeof over tcp needs vSphere (ESXi) 7.0 U3"),
+    ({"release": "seven"}, {}, "host.release: not a vSphere (ESXi) release"),
+])
+def test_the_release_decides_what_the_platform_offers(host, sections,
+                                                      expected):
+    message = problems_of(minimal_document(host=host, **sections))
+    assert expected in message
+
+
+def test_vmotion_streams_follow_the_release_by_default():
+    from solvers.evaluate import evaluate
+
+    def rate(**host):
+        doc = scenario_from_dict(minimal_document(
+            host=host, nics=[{"id": "vmnic0", "speed_gbps": 25.0}],
+            workloads={"migrations": [{"name": "vm", "memory_gib": 16.0}]}))
+        return evaluate(doc).variants[0].metric("migration.rate_gbps").value
+
+    # one stream (16.36 Gbit/s) up to 7.0 U1 and when the release is not
+    # stated; 7.0 U2 and later fill the 25 GbE link (Hagoort 2021)
+    assert rate() == pytest.approx(16.36)
+    assert rate(release="7.0 U1") == pytest.approx(16.36)
+    assert rate(release="8.0") > 20
+    assert rate(release="8.0", vmotion_auto_streams=False) == \
+        pytest.approx(16.36)
