@@ -111,3 +111,18 @@ def test_with_a_migration_goal_the_migrations_network_is_the_limit():
     base = evaluate(doc).variants[0]
     assert base.bottleneck.message.startswith("vm: ")
     assert base.bottleneck.id == "host.stream_cap"
+
+
+def test_the_verdict_is_the_limit_of_the_goals_quantity():
+    # a host with a bulk transfer and a storage benchmark, asked for IOPS:
+    # the verdict names the storage limit, not the transfer's
+    doc = scenario_from_dict(minimal_document(
+        goal={"kind": "max_iops"},
+        workloads={"transfers": [{"name": "backup"}],
+                   "storage": [{"name": "bench", "threads_per_disk": 64,
+                                "backend": {"iops_max": 20_000.0}}]}))
+    base = evaluate(doc).variants[0]
+    assert base.bottleneck.id.startswith("storage.")
+    assert "bench" in base.bottleneck.message
+    summary = executive_summary(doc, evaluate(doc))
+    assert summary.binding_limit == base.bottleneck.message
