@@ -228,6 +228,18 @@ EVACUATION_PLATFORMS = {
 }
 
 
+#: The hypervisor each live-migration stop rule is (models.migration.
+#: STOP_RULES); ``fraction_left`` is generic.
+STOP_RULE_PLATFORMS = {"vmotion": "vsphere", "hyperv": "hyperv",
+                       "qemu": "kvm", "xen_legacy": "xen", "xen_v2": "xen"}
+
+
+def stop_rules(hypervisor):
+    """The stop rules a migration on ``hypervisor`` follows."""
+    return tuple(rule for rule, owner in STOP_RULE_PLATFORMS.items()
+                 if owner == hypervisor) + ("fraction_left",)
+
+
 def teaming_policies(hypervisor):
     """Teaming policies ``hypervisor`` offers, in order."""
     return _names(TEAMING_POLICIES[hypervisor])
@@ -378,6 +390,9 @@ def allowed_values(document, path):
     if path.startswith("workloads.evacuations[") and \
             path.endswith(".platform"):
         return EVACUATION_PLATFORMS[hypervisor]
+    if path.endswith(".stop_rule") and path.startswith(
+            ("workloads.migrations[", "workloads.evacuations[")):
+        return stop_rules(hypervisor)
     return None
 
 
@@ -490,10 +505,13 @@ def follow_hypervisor(document, hypervisor):
         if offered is not None and item.get("transport", "tcp") \
                 not in offered:
             changes[f"workloads.transfers[{i}].transport"] = "tcp"
+    rules = stop_rules(hypervisor)
     for i, item in enumerate(workloads.get("migrations") or []):
         if item.get("transport", "tcp") not in \
                 MIGRATION_TRANSPORTS[hypervisor]:
             changes[f"workloads.migrations[{i}].transport"] = "tcp"
+        if item.get("stop_rule", "vmotion") not in rules:
+            changes[f"workloads.migrations[{i}].stop_rule"] = rules[0]
     for i, item in enumerate(workloads.get("storage") or []):
         protocol = item.get("protocol", "iscsi")
         if protocol not in STORAGE_PROTOCOLS[hypervisor]:

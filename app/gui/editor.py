@@ -625,6 +625,11 @@ class ScenarioEditor(QtWidgets.QWidget):
         self.preset.blockSignals(True)
         self.preset.clear()
         presets = PRESETS.get(model.__name__, ()) if in_list else ()
+        rules = platform.allowed_values(
+            self._data, "workloads.migrations[0].stop_rule")
+        # migration presets of the host's own hypervisor only
+        presets = [p for p in presets if p[1].get("stop_rule") in
+                   (None,) + rules]
         self.preset.addItem("Add from preset…" if is_list
                             else "Apply preset…" if presets
                             else "No presets", None)

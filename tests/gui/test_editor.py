@@ -85,7 +85,15 @@ def test_a_preset_adds_or_fills_an_entry(window):
     assert (nic.speed_gbps, nic.rdma) == (100.0, "iwarp")
     editor.select("workloads.transfers[0]")
     assert not editor.preset.isEnabled()   # no presets for transfers
+    # the migration presets are the host's hypervisor's (models.platform)
     window.open_path(resource_path("examples", "seed003_vmotion.toml"))
+    editor.select("workloads.migrations[0]")
+    offered = [editor.preset.itemText(i)
+               for i in range(editor.preset.count())]
+    assert any(label.startswith("vSphere vMotion") for label in offered)
+    assert not any(label.startswith(("QEMU", "Hyper-V", "Xen"))
+                   for label in offered)
+    window.open_path(resource_path("examples", "kvm_multifd_postcopy.toml"))
     editor.select("workloads.migrations[0]")
     editor.apply_preset("QEMU via libvirt with auto-converge")
     migration = window.scenario.workloads.migrations[0]
