@@ -68,7 +68,8 @@ COLUMNS = {
                               "Version")},
 }
 #: Columns a tab may lack (older exports, or not always present).
-OPTIONAL = {("vHost", "esx_version"), ("dvSwitch", "lacp_mode"), ("dvSwitch", "lacp_alg"),
+OPTIONAL = {("vHost", "esx_version"),
+            ("dvSwitch", "lacp_mode"), ("dvSwitch", "lacp_alg"),
             ("dvSwitch", "mtu"), ("dvPort", "active"), ("dvPort", "standby"),
             ("dvPort", "uplink"), ("vSC_VMK", "services"),
             ("vSC_VMK", "mtu"), ("vInfo", "template"), ("vInfo", "power"),
