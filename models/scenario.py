@@ -1261,6 +1261,14 @@ class Scenario(_Strict):
                     hypervisor, "migration", item.transport, offered))
             if item.transfer is None:
                 lacks(f"{where}.transport", f"migration:{item.transport}")
+            rules = platform.stop_rules(hypervisor)
+            if item.stop_rule not in rules:
+                owner = platform.STOP_RULE_PLATFORMS[item.stop_rule]
+                raise ValueError(
+                    f"{where}.stop_rule {item.stop_rule!r} is "
+                    f"{platform.PLATFORM_NAMES[owner]}'s; host.hypervisor "
+                    f"{hypervisor!r} migrates by "
+                    + " or ".join(map(repr, rules)))
             if hypervisor == "kvm" and item.stop_rule == "qemu":
                 used = [("multifd", item.multifd),
                         ("switchover:postcopy", item.switchover != "precopy"),

@@ -355,6 +355,9 @@ def _new_entry(model, siblings, data):
         # Linux active-backup): the schema's default is vSphere's
         hypervisor = (data.get("host") or {}).get("hypervisor", "vsphere")
         entry["policy"] = platform.teaming_policies(hypervisor)[0]
+    elif name == "Migration":   # the host's own stop rule
+        hypervisor = (data.get("host") or {}).get("hypervisor", "vsphere")
+        entry["stop_rule"] = platform.stop_rules(hypervisor)[0]
     elif name == "Flow":
         entry.update(_flow_keys(siblings, entry["id"]))
     elif name == "Evacuation":

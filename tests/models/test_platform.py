@@ -222,3 +222,14 @@ def test_vmotion_streams_follow_the_release_by_default():
     assert rate(release="8.0") > 20
     assert rate(release="8.0", vmotion_auto_streams=False) == \
         pytest.approx(16.36)
+
+
+def test_a_stop_rule_of_another_hypervisor_is_refused():
+    # vMotion's switchover rule (VMware KB 2141355) is not Hyper-V's
+    message = problems_of(minimal_document(
+        host={"hypervisor": "hyperv"},
+        workloads={"migrations": [{"name": "vm", "memory_gib": 8.0,
+                                   "stop_rule": "vmotion"}]}))
+    assert "workloads.migrations[0].stop_rule 'vmotion' is vSphere " \
+        "(ESXi)'s; host.hypervisor 'hyperv' migrates by 'hyperv' or " \
+        "'fraction_left'" in message
