@@ -52,6 +52,11 @@ MIGRATION_PRESETS = (
     ("Hyper-V with compression",
      {"stop_rule": "hyperv", "transport": "compression"},
      "Set-VMHost -VirtualMachineMigrationPerformanceOption Compression"),
+    ("Hyper-V over SMB (Multichannel)",
+     {"stop_rule": "hyperv", "transport": "smb"},
+     "Set-VMHost -VirtualMachineMigrationPerformanceOption SMB: SMB "
+     "Multichannel's connections over every allowed NIC (Microsoft, 'SMB "
+     "Multichannel': 4 per RSS-capable NIC)"),
     ("Hyper-V over SMB Direct",
      {"stop_rule": "hyperv", "transport": "smb_direct"},
      "Set-VMHost -VirtualMachineMigrationPerformanceOption SMB"),

@@ -28,6 +28,7 @@ from pydantic import (BaseModel, ConfigDict, Field, ValidationError,
                       field_validator, model_validator)
 
 from models import cluster as cluster_model
+from models import platform
 from models.compression import ALGORITHMS as COMPRESSORS
 from models.compression import DATA_CLASSES as COMPRESSION_DATA
 from models.cpu import CPU_GENERATIONS, DEFAULT_CPU
@@ -317,10 +318,19 @@ class Host(_Strict):
         "(models.cpu.CPU_GENERATIONS): its per-clock network-stack speed "
         "scales every per-core ceiling and CPU cost; 'legacy' is the clock "
         "alone, as the stack presets were fitted")
-    vmotion_auto_streams: bool = Field(
-        default=False, description="vSphere 7.0 U2 and later: vMotion adds "
+    vmotion_auto_streams: bool | None = Field(
+        default=None, description="vSphere 7.0 U2 and later: vMotion adds "
         "streams to match the NIC's bandwidth, so one vmknic saturates "
-        "25-100 GbE. False: one stream per vmknic, as up to 7.0 U1")
+        "25-100 GbE. False: one stream per vmknic, as up to 7.0 U1. "
+        "None: as host.release has it (one stream per vmknic when the "
+        "release is not given)")
+    release: str | None = Field(
+        default=None, max_length=16, description="The hypervisor's "
+        "release: vSphere '6.7', '7.0 U2', '8.0'; Hyper-V (Windows "
+        "Server) '2012 R2', '2016', '2022', '2025'. It decides what the "
+        "platform offers (models.platform.RELEASE_NEEDED) and the "
+        "defaults that follow it. None: not stated (the latest release's "
+        "capabilities; vMotion one stream per vmknic)")
 
 
 class OffloadSet(_Strict):
@@ -659,7 +669,11 @@ class Migration(_Strict):
     first_round_rate_cap_mib_s: float | None = Field(default=None, gt=0)
     transfer: str | None = None
     transport: Literal[TRANSPORTS] = "tcp"
-    streams: int = Field(default=1, ge=1, le=64)
+    streams: int | None = Field(
+        default=None, ge=1, le=64, description="Migration streams; with "
+        "multifd the channels. None: the platform's default: one; QEMU "
+        "multifd 2 (multifd-channels); over SMB one per Multichannel "
+        "connection (as workloads.transfers[].streams)")
     compression_ratio: float = Field(default=1.0, ge=1, le=1000)
     compressor_gbps: float = Field(default=1.0, gt=0)
     compression_threads: int = Field(default=1, ge=1, le=256)
@@ -843,9 +857,14 @@ class Transfer(_Strict):
     multipath: bool = False
     #: independent senders at once (VMs migrating, netperf pairs)
     sessions: int = Field(default=1, ge=1, le=1024)
-    #: application streams per session, each one TCP connection for tcp
-    #: and compression (SMB opens its own Multichannel connections)
-    streams: int = Field(default=1, ge=1, le=256)
+    streams: int | None = Field(
+        default=None, ge=1, le=256, description="Application streams "
+        "(sending threads) per session, each one TCP connection for tcp "
+        "and compression. None: the platform's default: one per session; "
+        "over SMB one per Multichannel connection, which SMB opens by "
+        "itself (4 per RSS-capable NIC, 2 per RDMA NIC, 1 otherwise: "
+        "Microsoft, 'SMB Multichannel', ConnectionCountPerRssNetwork"
+        "Interface; models.transport.SMB_CONNECTIONS)")
     #: ceiling of one stream; None: the hypervisor's live-migration
     #: preset for purpose "live_migration", else none
     stream_cap_gbps: float | None = Field(default=None, gt=0)
@@ -910,7 +929,7 @@ class Transfer(_Strict):
                 f"stream_cap_pps ({self.stream_cap_pps:g}) is the packet "
                 "rate of a datagram sender and needs transport 'udp', got "
                 f"transport {self.transport!r}")
-        if self.sessions * self.streams > MAX_CONNECTIONS:
+        if self.sessions * (self.streams or 1) > MAX_CONNECTIONS:
             raise ValueError(f"sessions x streams = "
                              f"{self.sessions * self.streams:,} "
                              f"connections, more than {MAX_CONNECTIONS:,}")
@@ -1293,12 +1312,14 @@ class Sweep(_Strict):
 #: What a scenario optimises; advice is ranked by it.
 GOALS = {
     "max_throughput": ("host.throughput_gbps", "max"),
-    "min_cpu": ("host.cpu_pct", "min"),
+    # at equal work: CPU per Gbit/s moved, so moving less is no saving
+    "min_cpu": ("host.cpu_pct_per_gbps", "min"),
     "min_migration_time": ("migration.total_s", "min"),
     "min_evacuation_time": ("evacuation.total_s", "min"),
     "max_iops": ("storage.iops", "max"),
     "latency_target": ("storage.latency_ms", "min"),
-    "min_peak_util": ("teaming.optimal.peak_util_pct", "min"),
+    # each variant's configured policy (its optimum shown beside it)
+    "min_peak_util": ("teaming.configured.peak_util_pct", "min"),
     "min_cluster_util": ("cluster.worst_peak_util_pct", "min"),
 }
 
@@ -1468,6 +1489,7 @@ class Scenario(_Strict):
                     raise ValueError(f"workloads.storage[{i}].nics names "
                                      f"NIC {nic!r}, which is not in nics")
             self._check_storage_transport(i, item)
+        self._check_platform()
         self._check_flows({t.name: t for t in self.teams})
         self._check_pcie_slots()
         for i, team in enumerate(self.teams):
@@ -1530,12 +1552,12 @@ class Scenario(_Strict):
             raise ValueError(f"cluster.storage_layout {layout!r} needs a "
                              "class of kind 'storage' in cluster.classes "
                              "(its replication and rebuild traffic ride it)")
-        platform = {"vsan": "vsphere", "s2d": "hyperv"}.get(
+        owner = {"vsan": "vsphere", "s2d": "hyperv"}.get(
             layout.partition("_")[0])
-        if platform is not None and self.host.hypervisor != platform:
+        if owner is not None and self.host.hypervisor != owner:
             raise ValueError(
                 f"cluster.storage_layout {layout!r} runs on "
-                f"host.hypervisor {platform!r}, not "
+                f"host.hypervisor {owner!r}, not "
                 f"{self.host.hypervisor!r}")
         ftt = cluster.failures_to_tolerate
         fixed = {"vsan_osa_raid5": 1, "vsan_esa_raid5": 1,
@@ -1552,6 +1574,109 @@ class Scenario(_Strict):
                 f"cluster.failures_to_tolerate {ftt} with "
                 f"cluster.storage_layout {layout!r} needs at least "
                 f"{needed} hosts, the cluster has {cluster.hosts()}")
+
+    def _check_platform(self):
+        """What the document asks of the host must be what its hypervisor
+        offers (models.platform): transports, storage protocols and their
+        RDMA variants, and the options of its release."""
+        hypervisor, stack = self.host.hypervisor, self.host.stack
+        release = self.host.release
+        if release is not None:
+            try:
+                platform.parse_release(hypervisor, release)
+            except ValueError as err:
+                raise ValueError(f"host.release: {err}") from None
+
+        def lacks(where, capability):
+            problem = platform.release_lacks(hypervisor, release, capability)
+            if problem:
+                raise ValueError(f"{where}: {problem}")
+
+        for i, team in enumerate(self.teams):
+            offered = platform.teaming_policies(hypervisor)
+            if team.policy not in offered:
+                raise ValueError(f"teams[{i}].policy: " + platform.refusal(
+                    hypervisor, "teaming", team.policy, offered))
+            lacks(f"teams[{i}].policy", f"teaming:{team.policy}")
+        if self.host.vmotion_auto_streams and hypervisor != "vsphere":
+            raise ValueError(
+                "host.vmotion_auto_streams true is vSphere's (7.0 U2 and "
+                f"later); host.hypervisor is {hypervisor!r}")
+        if self.host.vmotion_auto_streams:
+            lacks("host.vmotion_auto_streams", "vmotion_auto_streams")
+        for i, item in enumerate(self.workloads.transfers):
+            offered = platform.transfer_transports(hypervisor, item.purpose,
+                                                   stack)
+            if offered is not None and item.transport not in offered:
+                raise ValueError(
+                    f"workloads.transfers[{i}].transport ({item.purpose}): "
+                    + platform.refusal(hypervisor, "migration"
+                                       if item.purpose == "live_migration"
+                                       else "host", item.transport, offered))
+            if item.purpose == "live_migration":
+                lacks(f"workloads.transfers[{i}].transport",
+                      f"migration:{item.transport}")
+        for i, item in enumerate(self.workloads.migrations):
+            where = f"workloads.migrations[{i}]"
+            offered = platform.migration_transports(hypervisor)
+            if item.transfer is None and item.transport not in offered:
+                raise ValueError(f"{where}.transport: " + platform.refusal(
+                    hypervisor, "migration", item.transport, offered))
+            if item.transfer is None:
+                lacks(f"{where}.transport", f"migration:{item.transport}")
+            rules = platform.stop_rules(hypervisor)
+            if item.stop_rule not in rules:
+                owner = platform.STOP_RULE_PLATFORMS[item.stop_rule]
+                raise ValueError(
+                    f"{where}.stop_rule {item.stop_rule!r} is "
+                    f"{platform.PLATFORM_NAMES[owner]}'s; host.hypervisor "
+                    f"{hypervisor!r} migrates by "
+                    + " or ".join(map(repr, rules)))
+            if hypervisor == "kvm" and item.stop_rule == "qemu":
+                used = [("multifd", item.multifd),
+                        ("switchover:postcopy", item.switchover != "precopy"),
+                        ("throttling:auto_converge",
+                         item.throttling == "auto_converge"),
+                        ("rdma", item.transport == "rdma")]
+                for option, asked in used:
+                    problem = asked and platform.qemu_release_lacks(
+                        option, item.qemu_version)
+                    if problem:
+                        raise ValueError(f"{where}: {problem}")
+        for i, item in enumerate(self.workloads.evacuations):
+            offered = platform.EVACUATION_PLATFORMS[hypervisor]
+            if item.platform not in offered:
+                raise ValueError(
+                    f"workloads.evacuations[{i}].platform {item.platform!r}"
+                    f" does not run on host.hypervisor {hypervisor!r} "
+                    f"({platform.PLATFORM_NAMES[hypervisor]}: "
+                    f"{', '.join(map(repr, offered))})")
+        guest = stack in platform.GUEST_STACKS
+        for i, item in enumerate(self.workloads.storage):
+            where = f"workloads.storage[{i}]"
+            own = item.protocol in platform.OWN_DATA_PATHS
+            offered = platform.storage_protocols(hypervisor)
+            if item.protocol not in offered and (own or not guest):
+                raise ValueError(f"{where}.protocol: " + platform.refusal(
+                    hypervisor, "storage", item.protocol, offered))
+            lacks(f"{where}.protocol", f"storage:{item.protocol}")
+            if item.protocol != "local":
+                lacks(f"{where}.transport",
+                      f"storage:{item.protocol}+{item.transport or 'tcp'}")
+            over = platform.storage_transports(hypervisor, item.protocol)
+            if item.transport is not None and over is not None \
+                    and over and item.transport not in over:
+                raise ValueError(
+                    f"{where}.transport {item.transport!r}: "
+                    f"{item.protocol} on {platform.PLATFORM_NAMES[hypervisor]}"
+                    f" runs over {' or '.join(over)} only")
+            if own and item.sessions_per_path is not None:
+                raise ValueError(
+                    f"{where}.sessions_per_path "
+                    f"{item.sessions_per_path}: {item.protocol} is the "
+                    "platform's own data path, with no sessions to set "
+                    f"({platform.OWN_DATA_PATHS[item.protocol]}); leave it "
+                    "unset")
 
     def _check_migration_modes(self, index, item):
         """Post-copy, multifd and QEMU's RDMA transport exist on QEMU/KVM
@@ -2362,7 +2487,9 @@ _DESCRIPTIONS = {
         "transfer": "The workloads.transfers entry that carries it; none: "
                     "one built from the fields below over all NICs",
         "transport": "Transport of the migration traffic",
-        "streams": "Parallel streams (vMotion streams, multifd channels)",
+        "streams": "Parallel streams (vMotion streams, multifd channels); "
+                   "none: the platform's (1; multifd 2; SMB one per "
+                   "Multichannel connection)",
         "compression_ratio": "Memory compression ratio (1: none)",
         "compressor_gbps": "Compression speed of one thread [Gbit/s]",
         "compression_threads": "Compression threads",
@@ -2426,7 +2553,9 @@ _DESCRIPTIONS = {
                      "(multi-NIC vMotion, iSCSI port binding)",
         "sessions": "Independent senders at once (VMs migrating, netperf "
                     "pairs)",
-        "streams": "Streams per session, each one TCP connection for TCP",
+        "streams": "Streams per session, each one TCP connection for TCP; "
+                   "none: the platform's (1; SMB one per Multichannel "
+                   "connection, 4 per RSS NIC: Microsoft)",
         "stream_cap_gbps": "Ceiling of one stream; none: the hypervisor's "
                            "live-migration preset, else none [Gbit/s]",
         "compression_ratio": "Compression ratio with transport "

@@ -80,10 +80,15 @@ PROTOCOL_CPU_FACTOR = {"nfs3": 2.0, "iscsi": 1.0, "smb3": 1.0, "vsan": 1.0,
 #: Protocols served by every core of the host by default: blk-mq gives
 #: each core its own submission queue, the Linux NVMe-oF host driver
 #: opens one IO queue per online CPU (nvme-cli ``connect``,
-#: ``--nr-io-queues`` defaults to the CPU count), and the S2D stack runs
+#: ``--nr-io-queues`` defaults to the CPU count), the S2D stack runs
 #: on the core that issues the IO, its storage bus over SMB Multichannel
-#: on every RSS/RDMA queue.
-EVERY_CORE_PROTOCOLS = ("local", "nvmeof", "s2d")
+#: on every RSS/RDMA queue, and vSAN is not an initiator with sessions:
+#: its distributed object manager (DOM) client runs in the VMkernel for
+#: every VM's IO and sends it to the component owners over the vSAN
+#: vmknic with vSAN's own RDT protocol (VMware, "vSAN Network Design
+#: Guide", "vSAN Architecture"), so no one-core-per-session iSCSI rule
+#: binds it (models.platform.OWN_DATA_PATHS).
+EVERY_CORE_PROTOCOLS = ("local", "nvmeof", "s2d", "vsan")
 
 #: Network round trip added to the device service time in the unloaded
 #: latency R0 over TCP [s]: a switched LAN round trip with interrupt

@@ -32,7 +32,8 @@ SEARCH_CHUNK_POINTS = 16_384
 #: Secondary metrics reported with each goal.
 GOAL_CONTEXT = {
     "max_throughput": ("host.throughput_gbps", "host.cpu_pct"),
-    "min_cpu": ("host.cpu_pct", "host.throughput_gbps"),
+    "min_cpu": ("host.cpu_pct_per_gbps", "host.cpu_pct",
+                "host.throughput_gbps"),
     "min_migration_time": ("migration.total_s", "migration.downtime_s"),
     "min_evacuation_time": ("evacuation.total_s", "evacuation.not_converged",
                             "evacuation.throttled",

@@ -51,7 +51,8 @@ finds it, nothing else is registered by hand.
 
 from dataclasses import dataclass, field
 
-from solvers.results import Bottleneck
+from models.scenario import parse_path
+from solvers.results import Bottleneck, Finding
 
 #: status values of an :class:`AnalysisResult`.
 EVALUATED, NOT_APPLICABLE = 0, 1
@@ -149,3 +150,58 @@ def metric_value(result, metric_id):
         return result.metric(metric_id).value
     except KeyError:
         return None
+
+
+def defaulted_binding(doc, limit, inputs, *, finding_id):
+    """A finding when the binding limit rests on inputs left at their
+    defaults: a default that decides the answer is named with its source,
+    so the user checks it against the real host. None when every input
+    that decides ``limit`` was given.
+
+    Parameters
+    ----------
+    doc : Scenario
+    limit : str
+        The binding limit in words ("one core per flow").
+    inputs : dict
+        Parameter path -> where its default comes from, for the inputs
+        that decide the limit.
+    finding_id : str
+    """
+    left = []
+    for path, source in inputs.items():
+        keys = parse_path(path)
+        parent = doc
+        for key in keys[:-1]:
+            parent = parent[key] if isinstance(key, int) \
+                else getattr(parent, key)
+        field_info = type(parent).model_fields[keys[-1]]
+        value = getattr(parent, keys[-1])
+        if value == field_info.default:
+            shown = "not set" if value is None else f"{value!r} (default)"
+            left.append((path, f"{_words(doc, keys)} {shown}: {source}"))
+    if not left:
+        return None
+    return Finding(
+        id=finding_id, severity="info",
+        message=(f"The binding limit ({limit}) rests on input(s) left at "
+                 f"their defaults: {'; '.join(t for _, t in left)}. Set "
+                 "them to what your hosts use."),
+        evidence={"metric": finding_id, "value": len(left),
+                  "threshold": 0, "inputs": [p for p, _ in left]})
+
+
+def _words(doc, keys):
+    """A parameter path in words, entries by their names: "transfer
+    'lm' streams", "host ghz" (the report shows no raw paths)."""
+    parts, node = [], doc
+    for key in keys:
+        if isinstance(key, int):
+            node = node[key]
+            name = getattr(node, "name", None) or getattr(node, "id", "")
+            parts[-1] = f"{parts[-1].rstrip('s')} {name!r}"
+        else:
+            node = getattr(node, key)
+            if key != "workloads":
+                parts.append(key.replace("_", " "))
+    return " ".join(parts)

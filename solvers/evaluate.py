@@ -12,7 +12,7 @@ import functools
 
 import numpy as np
 
-from models.scenario import Scenario, ScenarioError
+from models.scenario import GOALS, Scenario, ScenarioError
 from solvers import __version__
 from solvers.analyses import registry
 from solvers.analysis import ColumnResult
@@ -413,6 +413,16 @@ def evaluate_documents(documents, *, scenario, scenario_sha256,
                     scenario=scenario, scenario_sha256=scenario_sha256)
 
 
+def _goal_first(by_priority, document):
+    """The analyses in the order their binding limits are taken: the one
+    that measures the document's goal first (the verdict names the limit
+    of the goal's quantity, in every face), then by priority."""
+    if document.goal is None:
+        return by_priority
+    family = GOALS[document.goal.kind][0].split(".")[0]
+    return sorted(by_priority, key=lambda pair: pair[0].NAME != family)
+
+
 def _results(documents, analysed, rows, *, scenario, scenario_sha256,
              details=True):
     """The :class:`Results` of documents ``rows`` of an
@@ -432,7 +442,8 @@ def _results(documents, analysed, rows, *, scenario, scenario_sha256,
         variants.append(VariantResult(
             name=documents[i][0], metrics=metrics,
             bottleneck=next(results[i].bottleneck
-                            for _, results in by_priority
+                            for _, results in _goal_first(
+                                by_priority, documents[i][1])
                             if results[i].bottleneck is not None),
             findings=tuple(f for part in parts for f in part.findings),
             # several workloads of one kind state the same assumption once

@@ -43,14 +43,16 @@ METRICS = {
                                  "for line rate at network.frame_size_bytes"),
     "host.throughput_gbps": ("Gbit/s", "Host: transfer throughput"),
     "host.cpu_pct": ("%", "Host: CPU"),
+    "host.cpu_pct_per_gbps": ("%/(Gbit/s)", "Host: CPU per Gbit/s moved"),
     "host.busiest_core_pct": ("%", "Host: busiest core"),
     "host.jumbo_gain_pct": ("%", "Host: gain from MTU 9000"),
-    "storage.iops": ("1/s", "Storage: IOPS"),
-    "storage.latency_ms": ("ms", "Storage: latency"),
-    "storage.throughput_mbps": ("MB/s", "Storage: throughput"),
+    "storage.iops": ("1/s", "Storage: IOPS, all workloads"),
+    "storage.latency_ms": ("ms", "Storage: latency, worst workload"),
+    "storage.throughput_mbps": ("MB/s", "Storage: throughput, all "
+                                "workloads"),
     "storage.oio": ("1", "Storage: outstanding IO"),
     "storage.knee_oio": ("1", "Storage: outstanding IO at the knee"),
-    "storage.cpu_pct": ("%", "Storage: host CPU"),
+    "storage.cpu_pct": ("%", "Storage: host CPU, all workloads"),
     "storage.iops_per_cpu_pct": ("1/s", "Storage: IOPS per % host CPU"),
     "storage.jumbo_gain_pct": ("%", "Storage: IOPS gain from MTU 9000"),
     "cluster.hosts": ("1", "Cluster: hosts"),
@@ -71,6 +73,7 @@ METRICS = {
 METRIC_SUFFIXES = {
     "throughput_gbps": ("Gbit/s", "throughput"),
     "cpu_pct": ("%", "CPU"),
+    "cpu_pct_per_gbps": ("%/(Gbit/s)", "CPU per Gbit/s moved"),
     "iops_per_cpu_pct": ("1/s", "IOPS per % host CPU"),
     "busiest_core_pct": ("%", "busiest core"),
     "jumbo_gain_pct": ("%", "gain from MTU 9000"),
@@ -101,6 +104,8 @@ METRIC_SUFFIXES = {
                        "(pin-all)"),
     "all_vms_s": ("s", "all VMs, in batches"),
     "dirty_limit_gbps": ("Gbit/s", "dirtying at which it stops converging"),
+    "throttle_from_gbps": ("Gbit/s", "dirtying above which it converges "
+                           "only by throttling the guest"),
     "rate_needed_gbps": ("Gbit/s", "rate needed for the time budget"),
     "nics_needed": ("1", "NICs needed for the time budget"),
     "largest_vm_gib": ("GiB", "largest VM within the time budget"),
@@ -150,7 +155,8 @@ METRIC_SUFFIXES = {
 }
 
 #: Families whose headline ``<family>.<key>`` repeats the first item's
-#: ``<item family>.<name>.<key>``.
+#: ``<item family>.<name>.<key>`` (storage: with one workload; with
+#: several it sums them, the latency their worst).
 HEADLINE_OF = {"transfer": "host", "migration": "migration",
                "storage": "storage", "evacuation": "evacuation"}
 
@@ -164,10 +170,10 @@ POLICY_SHORT_NAMES = {
     "balance_alb": "balance-alb", "ovs_balance_slb": "OVS balance-slb",
     "ovs_balance_tcp": "OVS balance-tcp", "hyperv_port": "Hyper-V Port",
     "address_hash": "Address Hash", "dynamic": "Dynamic",
-    "optimal": "Optimal placement"}
+    "optimal": "Optimal placement", "configured": "Configured policy"}
 
 #: Teaming entries that sit where a policy does in an id.
-_TEAMING_ENTRIES = frozenset(TEAMING_POLICIES) | {"optimal"}
+_TEAMING_ENTRIES = frozenset(TEAMING_POLICIES) | {"optimal", "configured"}
 
 
 def headline(family, key):

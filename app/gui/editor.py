@@ -29,6 +29,7 @@ from app.schema_fields import (NAMING_FIELDS, entry_name, field_label,
                                fields_of, next_name, parse_text,
                                show_value, without_none)
 from app.vm_ports import port_keys
+from models import platform
 from models.scenario import (Scenario, TEAMING_POLICIES, get_path,
                              parse_path, set_path)
 
@@ -330,6 +331,20 @@ class FieldEditor(QtWidgets.QWidget):
             return
         self.committed.emit(self.path, value)
 
+    def offer(self, values):
+        """Grey out the choices the platform does not offer (``values``;
+        None: every choice); the value held stays shown."""
+        if not isinstance(self.input, QtWidgets.QComboBox):
+            return
+        model = self.input.model()
+        for i in range(self.input.count()):
+            data = self.input.itemData(i)
+            allowed = values is None or data is None or data in values
+            model.item(i).setEnabled(allowed)
+            model.item(i).setToolTip(
+                "" if allowed else "Not offered by this host's hypervisor "
+                "(models.platform)")
+
     def show_error(self, message):
         """Refuse: the message beneath the field, the field tinted."""
         self.error.setText(f"Not applied: {message}")
@@ -474,6 +489,8 @@ class FormPage(QtWidgets.QWidget):
                 for button, paths in self.folded.items():
                     if path in paths:
                         button.setChecked(True)
+            if editor.spec.kind == "enum":
+                editor.offer(platform.allowed_values(data, path))
             font = editor.label.font()
             if font.bold() != mark:
                 font.setBold(mark)
@@ -500,12 +517,21 @@ def _new_entry(model, siblings, data):
                   for m in t["members"] + t["standby"]}
         free = [n["id"] for n in data["nics"] if n["id"] not in teamed]
         entry["members"] = free[:2] or [data["nics"][0]["id"]]
+        # the host's own first policy (vSphere port ID, Hyper-V Port,
+        # Linux active-backup): the schema's default is vSphere's
+        hypervisor = (data.get("host") or {}).get("hypervisor", "vsphere")
+        entry["policy"] = platform.teaming_policies(hypervisor)[0]
+    elif name == "Migration":   # the host's own stop rule
+        hypervisor = (data.get("host") or {}).get("hypervisor", "vsphere")
+        entry["stop_rule"] = platform.stop_rules(hypervisor)[0]
     elif name == "Flow":
         entry.update(_flow_keys(siblings, entry["id"]))
     elif name == "Evacuation":
         transfers = data["workloads"]["transfers"]
         entry["transfer"] = transfers[0]["name"] if transfers else ""
         entry["vms"] = [{"name": "vm1", "memory_gib": 16.0}]
+        hypervisor = (data.get("host") or {}).get("hypervisor", "vsphere")
+        entry["platform"] = platform.EVACUATION_PLATFORMS[hypervisor][0]
     return entry
 
 
@@ -762,6 +788,11 @@ class ScenarioEditor(QtWidgets.QWidget):
         self.preset.blockSignals(True)
         self.preset.clear()
         presets = PRESETS.get(model.__name__, ()) if in_list else ()
+        rules = platform.allowed_values(
+            self._data, "workloads.migrations[0].stop_rule")
+        # migration presets of the host's own hypervisor only
+        presets = [p for p in presets if p[1].get("stop_rule") in
+                   (None,) + rules]
         self.preset.addItem("Add from preset…" if is_list
                             else "Apply preset…" if presets
                             else "No presets", None)

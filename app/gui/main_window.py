@@ -32,6 +32,7 @@ from app.import_job import unreadable_reason
 from app.schema_fields import free_name, without_none
 from app.scenario_io import load_scenario, save_scenario
 from app.session import Session
+from models import platform
 from models.scenario import (GOALS, TEAMING_POLICIES, ScenarioError,
                              get_path, new_scenario, parse_path, set_path)
 from solvers import __version__
@@ -542,6 +543,11 @@ class MainWindow(QtWidgets.QMainWindow):
     def edit_shown(self, changes, label):
         """An edit in the editor: to the base, or to the variant it shows
         (a value equal to the base's drops the variant's change)."""
+        if "host.hypervisor" in changes:
+            # the choices the new platform lacks follow it in one edit
+            changes = {**platform.follow_hypervisor(
+                self.editor.shown_data(), changes["host.hypervisor"]),
+                **changes}
         index = self.editor.variant
         if index is None:
             self.edit_many(changes, label)
@@ -565,7 +571,15 @@ class MainWindow(QtWidgets.QMainWindow):
                              if not k.startswith(entry + ".")}
                 overrides[entry] = without_none(get_path(shown, entry))
             else:
-                overrides[path] = value
+                whole = next((k for k, v in overrides.items()
+                              if path.startswith(k + ".")
+                              and isinstance(v, dict)), None)
+                if whole is None:
+                    overrides[path] = value
+                else:   # inside an entry the variant sets whole
+                    overrides[whole] = _with_field(overrides[whole],
+                                                   path[len(whole) + 1:],
+                                                   value)
         variants = list(self.scenario.variants)
         variants[index] = variant.model_copy(update={"set": overrides})
         self._edit_variants(variants, f"{label} in {variant.name}", index,
@@ -1226,9 +1240,25 @@ def goal_metrics(scenario):
     """The metric ids of the scenario's goal (none when it has nothing
     to optimise): the table shows them even when every variant agrees."""
     try:
-        return (GOALS[resolve_goal(scenario)][0],)
+        goal = resolve_goal(scenario)
     except ValueError:
         return ()
+    if goal == "min_peak_util":   # the optimum beside the configured peak
+        return (GOALS[goal][0], "teaming.optimal.peak_util_pct")
+    return (GOALS[goal][0],)
+
+
+def _with_field(entry, path, value):
+    """A copy of a variant's whole entry with ``path`` (relative to it)
+    set, the field added when the entry left it out (a None default has
+    no TOML form)."""
+    entry = copy.deepcopy(entry)
+    node, keys = entry, parse_path(path)
+    for key in keys[:-1]:
+        node = node.setdefault(key, {}) if isinstance(key, str) \
+            else node[key]
+    node[keys[-1]] = value
+    return entry
 
 
 def _repair_variants(base, changes, err):

@@ -31,7 +31,8 @@ COLUMNS = {
                                                     "Sockets"),
               "cores": ("Cores per CPU", "Cores per socket"),
               "mhz": ("Speed", "CPU Speed", "Speed MHz"),
-              "cluster": ("Cluster",)},
+              "cluster": ("Cluster",),
+              "esx_version": ("ESX Version", "ESXi Version", "Version")},
     "vNIC": {"host": ("Host",), "device": ("Network Device", "Device",
                                             "vmnic"),
              "speed": ("Speed", "Speed Mbps", "Speed (Mbps)", "Link Speed"),
@@ -69,7 +70,8 @@ COLUMNS = {
                               "Version")},
 }
 #: Columns a tab may lack (older exports, or not always present).
-OPTIONAL = {("dvSwitch", "lacp_mode"), ("dvSwitch", "lacp_alg"),
+OPTIONAL = {("vHost", "esx_version"),
+            ("dvSwitch", "lacp_mode"), ("dvSwitch", "lacp_alg"),
             ("dvSwitch", "mtu"), ("dvPort", "active"), ("dvPort", "standby"),
             ("dvPort", "uplink"), ("vSC_VMK", "services"),
             ("vSC_VMK", "mtu"), ("vInfo", "template"), ("vInfo", "power"),
@@ -160,6 +162,17 @@ def _refuse_repeated_names(path, tab, header):
         seen[key] = index
 
 
+def _esxi_release(text):
+    """'VMware ESXi 7.0.3 build-20328353' -> '7.0 U3' (ESXi numbers its
+    updates as the third part); None when the cell says no release."""
+    match = re.search(r"(\d{1,2})\.(\d)(?:\.(\d))?", str(text or ""))
+    if match is None:
+        return None
+    major, minor, update = match.groups()
+    return f"{major}.{minor}" + (f" U{update}" if update and update != "0"
+                                 else "")
+
+
 def import_files(paths):
     """Import RVTools exports; one scenario per host found."""
     return import_each(paths, _import_one)
@@ -243,6 +256,12 @@ class _Context:
             value = int(value) if scale == 1 else value * scale
             doc["host"][field] = draft.measured(f"host.{field}", value,
                                                 path, vhost.column(logical))
+        release = _esxi_release(vhost.get(row, "esx_version"))
+        if release is not None:
+            # the release decides what the host offers and its defaults
+            # (models.platform: vMotion's automatic streams from 7.0 U2)
+            doc["host"]["release"] = draft.measured(
+                "host.release", release, path, vhost.column("esx_version"))
         uplinks = self._nics(draft, host)
         self._teams(draft, host, uplinks)
         self._vmkernel(draft, host)

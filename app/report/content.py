@@ -240,8 +240,8 @@ def _repeats_headline(metric_id, by_variant, single_storage):
     """An item's metric equal to its headline in every variant (both
     missing counts as equal, as in a variant where the migration has no
     post-copy phase): its row would repeat the headline's. A storage
-    workload's only with a single workload (the headline is the first
-    workload's, not a total)."""
+    workload's only with a single workload (with several the headline
+    is their total)."""
     try:
         parsed = ids.parse(metric_id)
     except ValueError:

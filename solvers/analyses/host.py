@@ -9,12 +9,13 @@ rates are provided to the migration analysis.
 
 import numpy as np
 
-from models import cpu, host, qemu_ram, transport, wire
+from models import cpu, host, platform, qemu_ram, transport, wire
 from models.units import bytes_per_s_to_gbps, gbps_to_bytes_per_s
 from solvers import metric_ids
 from solvers.analysis import (EMPTY, AnalysisResult, Candidate,
-                              ColumnResult, metric_value)
-from solvers.inputs import (RDMA_TRANSPORTS, compression_note, stack_ghz,
+                              ColumnResult, defaulted_binding, metric_value)
+from solvers.inputs import (RDMA_TRANSPORTS, application_streams,
+                            auto_streams, compression_note, stack_ghz,
                             stack_preset)
 from solvers.results import Bottleneck, Finding
 
@@ -48,12 +49,14 @@ def analyse(inputs, upstream, *, details=True):
     if not rows.owners:
         return [EMPTY] * len(inputs.documents)
     out = [{"metrics": {}, "bottleneck": None, "findings": [],
-            "assumptions": [], "rates": {}} for _ in inputs.documents]
+            "assumptions": [], "rates": {}, "limits": {}}
+           for _ in inputs.documents]
     _evaluate(inputs, rows, out, details)
     return [AnalysisResult(
         metrics=o["metrics"], findings=tuple(o["findings"]),
         assumptions=tuple(dict.fromkeys(o["assumptions"])),
-        bottleneck=o["bottleneck"], provides={"rates": o["rates"]})
+        bottleneck=o["bottleneck"],
+        provides={"rates": o["rates"], "limits": o["limits"]})
         for o in out]
 
 
@@ -92,7 +95,14 @@ def analyse_columns(inputs, upstream):
 
 #: Metrics of a document's first transfer that are also its headline.
 HEADLINE = ("throughput_gbps", "cpu_pct", "busiest_core_pct",
-            "jumbo_gain_pct")
+            "jumbo_gain_pct", "cpu_pct_per_gbps")
+
+
+def _per_gbps(value, throughput):
+    """``value`` per Gbit/s moved; NaN where nothing moves."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(throughput > 0, value / throughput, np.nan)
+    return ratio if np.ndim(ratio) else float(ratio)
 
 
 def _chain_rows(rows):
@@ -113,9 +123,14 @@ def _chain_rows(rows):
 def _transfer_values(rows, now, jumbo, r, path):
     """Metrics of a transfer's row ``r`` (an index, or a slice of rows
     that share one path) by key."""
+    cpu_pct = 100.0 * now["cores"][r] / rows.columns["cores"][r]
+    moved = now["throughput"][r]
     values = {
         "throughput_gbps": now["throughput"][r],
-        "cpu_pct": 100.0 * now["cores"][r] / rows.columns["cores"][r],
+        "cpu_pct": cpu_pct,
+        # CPU at equal work: what the min_cpu goal compares, so a change
+        # that moves less data is not a saving
+        "cpu_pct_per_gbps": _per_gbps(cpu_pct, moved),
         "busiest_core_pct": 100.0 * now["busiest_core"][r],
         "flows": float(path.flows),
         "jumbo_gain_pct":
@@ -143,6 +158,16 @@ def _evaluate(inputs, rows, out, details):
         if carried is not None:
             result["rates"][carried] = (
                 now["throughput"][r], now["spread_members"][r])
+            doc = inputs.documents[index]
+            if details:
+                limit = int(now["limit"][r])
+                result["limits"][carried] = Bottleneck(
+                    f"host.{transport.LIMITS[limit]}",
+                    _limit_message(limit, path, item, now, r))
+            if result["bottleneck"] is None and not doc.workloads.transfers:
+                # a migration on its own carrier: its network's limit is
+                # the document's (not the wire's line rate)
+                _carrier_limit(doc, item, path, now, r, result, details)
             continue
         result["rates"][("transfer", item.name)] = (
             now["throughput"][r], now["spread_members"][r])
@@ -163,6 +188,17 @@ def _evaluate(inputs, rows, out, details):
         if not details:
             continue
         result["findings"].extend(path.notes)
+        limit = int(now["limit"][r])
+        result["limits"][("transfer", item.name)] = Bottleneck(
+            f"host.{transport.LIMITS[limit]}",
+            f"{item.name}: {_limit_message(limit, path, item, now, r)}")
+        defaulted = defaulted_binding(
+            doc, _limit_message(limit, path, item, now, r),
+            _deciding_inputs(doc, _index_of(doc, item), item, path,
+                             transport.LIMITS[limit]),
+            finding_id="host.defaulted_input_binds")
+        if defaulted is not None:
+            result["findings"].append(defaulted)
         if rows.vrss_fallback[r]:
             result["findings"].append(_vrss_fallback_finding(item, path))
         result["assumptions"].extend(_assumptions(doc, item, path))
@@ -322,23 +358,107 @@ def _limit_message(limit, path, item, now, r):
                 f"{_QUEUE_NAMES[item.receive_queues]} queues × "
                 f"{now['core_ceiling'][r]:.2f} Gbit/s per core")
     if name == "stream_cap":
-        cap = now["throughput"][r] / (item.sessions * item.streams)
+        streams = application_streams(item, path)
+        cap = now["throughput"][r] / streams
         if item.stream_cap_pps is not None:
-            return (f"{item.sessions * item.streams} sending thread(s) × "
+            return (f"{streams} sending thread(s) × "
                     f"{item.stream_cap_pps:,.0f} packets/s each "
                     f"({cap:.2f} Gbit/s of payload)")
         if item.sender_threads is not None:
-            return (f"{item.sessions * item.streams} stream(s) sent by "
+            return (f"{streams} stream(s) sent by "
                     f"{item.sender_threads} thread(s), one core each "
                     f"({cap:.2f} Gbit/s per stream)")
         if item.data_path == "qemu_multifd":
-            return (f"{item.sessions * item.streams} multifd channel "
+            return (f"{streams} multifd channel "
                     f"thread(s) × {cap:.2f} Gbit/s, each copying pages "
                     "into guest memory on its own core")
-        return (f"{item.sessions * item.streams} application stream(s) × "
+        return (f"{streams} application stream(s) × "
                 f"{cap:.2f} Gbit/s each (one core per stream)")
     return (f"{item.compression_threads} compression thread(s) × "
             f"{item.compressor_gbps:g} Gbit/s")
+
+
+def _carrier_limit(doc, item, path, now, r, result, details):
+    """The binding limit of the network a migration builds for itself
+    (a document without transfers of its own), with the defaulted inputs
+    it rests on."""
+    limit = int(now["limit"][r])
+    words = _limit_message(limit, path, item, now, r)
+    name = item.name.removesuffix("-network")
+    result["bottleneck"] = Bottleneck(
+        f"host.{transport.LIMITS[limit]}",
+        f"{name}: {words}" if details else "")
+    if not details:
+        return
+    index = next(i for i, m in enumerate(doc.workloads.migrations)
+                 if f"{m.name}-network" == item.name)
+    inputs = _deciding_inputs(doc, index, item, path,
+                              transport.LIMITS[limit],
+                              prefix=f"workloads.migrations[{index}]")
+    defaulted = defaulted_binding(doc, words, inputs,
+                                  finding_id="host.defaulted_input_binds")
+    if defaulted is not None:
+        result["findings"].append(defaulted)
+
+
+def _index_of(doc, item):
+    """Index of a transfer in its document (a migration's own carrier:
+    None)."""
+    return next((i for i, t in enumerate(doc.workloads.transfers)
+                 if t is item), None)
+
+
+def _deciding_inputs(doc, index, item, path, limit, prefix=None):
+    """Parameter paths that decide a transfer's binding ``limit`` (a name
+    of models.transport.LIMITS), each with the source of its default;
+    ``prefix`` the entry that holds the fields (a migration building its
+    own carrier: no stream cap of its own)."""
+    if index is None:
+        return {}
+    own = prefix is None
+    prefix = prefix or f"workloads.transfers[{index}]"
+    streams = {f"{prefix}.streams": "one stream per session by default "
+               "(over SMB one per Multichannel connection)"}
+    clock = {"host.ghz": "2.6 GHz, the schema's default clock; per-core "
+             "rates scale with it"}
+    if limit == "stream_cap":
+        inputs = dict(streams)
+        if item.purpose == "live_migration" and \
+                item.stream_cap_pps is None:
+            if own:
+                inputs[f"{prefix}.stream_cap_gbps"] = _stream_cap_source(
+                    doc, path)
+            if doc.host.hypervisor == "vsphere":
+                inputs["host.vmotion_auto_streams"] = (
+                    "one vMotion stream per vmknic, as up to vSphere 7.0 "
+                    "U1; 7.0 U2 and later open streams to fill the NIC "
+                    "(N. Hagoort, 'Auto-Tuning vMotion Streams', 2021)")
+                inputs["host.release"] = (
+                    "the vSphere release decides the streams; not stated, "
+                    "it is taken as up to 7.0 U1")
+            elif doc.host.hypervisor in transport.MIGRATION_STREAM_CAPS:
+                inputs.update(clock)
+        return inputs
+    if limit == "cpu_core":
+        return {**streams, **clock}
+    if limit == "compressor":
+        return {f"{prefix}.compression_threads": "the default thread "
+                "count",
+                f"{prefix}.compressor_gbps": "1 Gbit/s per thread by "
+                "default"}
+    return {}
+
+
+def _stream_cap_source(doc, path):
+    if doc.host.hypervisor == "vsphere":
+        return (f"one vMotion stream moves about "
+                f"{transport.VMOTION_STREAM_GBPS:g} Gbit/s alone (VMware "
+                "'Faster vMotion', Broadcom KB 323379)")
+    preset = transport.MIGRATION_STREAM_CAPS.get(doc.host.hypervisor)
+    if preset is not None and path.transport in preset[2]:
+        return (f"the {doc.host.hypervisor} preset, {preset[0]:g} Gbit/s "
+                f"per stream at {preset[1]:g} GHz (seed 001, case S-HV-e)")
+    return "no cap by default"
 
 
 def _uplinks(path, now, r, speed=lambda nic: nic.speed_gbps):
@@ -442,12 +562,12 @@ def _assumptions(doc, item, path):
     if item.purpose == "live_migration" and doc.host.hypervisor == "vsphere":
         notes.append(
             "vMotion streams: automatic (vSphere 7.0 U2 and later), no "
-            "per-stream ceiling" if doc.host.vmotion_auto_streams else
+            "per-stream ceiling" if auto_streams(doc) else
             f"vMotion streams: one per vmknic (vSphere up to 7.0 U1), "
             f"{transport.VMOTION_STREAM_GBPS:g} Gbit/s alone on a NIC and "
             f"n^{transport.VMOTION_STREAMS_EXPONENT:g} times that for n on "
-            "one NIC (V7, KB 323379); set host.vmotion_auto_streams for "
-            "7.0 U2 and later")
+            "one NIC (V7, KB 323379); set host.release (or "
+            "host.vmotion_auto_streams) for 7.0 U2 and later")
     if item.transport == "compression" and item.compressor is None:
         notes.append(f"Compression ratio {item.compression_ratio:g} and "
                      f"{item.compressor_gbps:g} Gbit/s per thread are "
@@ -500,11 +620,17 @@ def candidates(doc, goal, base):
     rdma = all(n.rdma != "none" for n in doc.nics)
     for i, item in enumerate(doc.workloads.transfers):
         prefix = f"workloads.transfers[{i}]"
+        offered = platform.transfer_transports(
+            doc.host.hypervisor, item.purpose, doc.host.stack)
+
+        def offers(kind, offered=offered):
+            # only what the hypervisor can take (models.platform)
+            return offered is None or kind in offered
         throughput = metric_ids.transfer(item.name, "throughput_gbps")
         evidence = {"metric": throughput,
                     "value": metric_value(base, throughput),
                     "threshold": metric_value(base, "wire.goodput_gbps")}
-        if item.transport == "tcp":
+        if item.transport == "tcp" and offers("smb"):
             yield Candidate("advice.transport.smb", "info",
                             "TCP: one connection per VM, one core each",
                             evidence, {f"{prefix}.transport": "smb"})
@@ -530,7 +656,7 @@ def candidates(doc, goal, base):
                 {"metric": busy, "value": metric_value(base, busy),
                  "threshold": 1.0},
                 {f"{prefix}.receive_queues": spread})
-        if item.transport in ("tcp", "smb") and rdma:
+        if item.transport in ("tcp", "smb") and rdma and offers("smb_direct"):
             yield Candidate("advice.transport.smb_direct", "info",
                             "RDMA NICs carry the transfer over TCP",
                             evidence, {f"{prefix}.transport": "smb_direct",

@@ -7,13 +7,14 @@ import math
 
 import numpy as np
 
-from models import compression, migration, qemu_ram
+from models import compression, migration, platform, qemu_ram
 from models.units import (GIB, MIB, bytes_per_s_to_gbps,
                           gbps_to_bytes_per_s)
 from solvers import goalseek, metric_ids
 from solvers.analysis import (EMPTY, AnalysisResult, Candidate,
-                              ColumnResult, metric_value)
-from solvers.inputs import compression_note, migration_carrier
+                              ColumnResult, defaulted_binding, metric_value)
+from solvers.inputs import (auto_streams, compression_note,
+                            migration_carrier, migration_streams)
 from solvers.results import Bottleneck, Finding
 from solvers.schedule import precopy
 
@@ -26,7 +27,7 @@ BOTTLENECK_PRIORITY = -1
 REQUIRES = ("host",)
 #: Document fields it reads (the key of its kept results, see
 #: :mod:`solvers.analysis_cache`).
-READS = ("calibration", "host", "workloads.transfers",
+READS = ("calibration", "goal", "host", "workloads.transfers",
          "workloads.migrations")
 #: Inputs families it reads with ``details=False`` (it reads no
 #: document field a column sweep varies): see :mod:`solvers.analysis`.
@@ -42,6 +43,10 @@ def analyse(inputs, upstream, *, details=True):
             "bottleneck": None} for _ in inputs.documents]
     _evaluate(rows, [r.provides["rates"] for r in upstream["host"]], out,
               details, inputs)
+    if details:
+        _goal_limit(inputs.documents, rows,
+                    [r.provides.get("limits", {}) for r in upstream["host"]],
+                    out)
     return [AnalysisResult(metrics=o["metrics"],
                            findings=tuple(o["findings"]),
                            assumptions=tuple(o["assumptions"]),
@@ -95,6 +100,61 @@ def analyse_columns(inputs, upstream):
     return ColumnResult(metrics)
 
 
+def _defaulted(doc, item, found, capped):
+    """The defaults a migration's answer rests on, named with their
+    sources: the stop rule's downtime budget and throttling where it
+    does not converge or converges only throttled, QEMU's max-bandwidth
+    where it caps the rate."""
+    index = next(i for i, m in enumerate(doc.workloads.migrations)
+                 if m is item)
+    prefix = f"workloads.migrations[{index}]"
+    rule = migration.STOP_RULES[item.stop_rule]
+    inputs, limit = {}, None
+    verdict = [f for f in found if f.id in ("migration.no_convergence",
+                                            "migration.throttled")]
+    if verdict:
+        limit = verdict[0].message
+        inputs[f"{prefix}.downtime_budget_ms"] = (
+            f"the {item.stop_rule} stop rule's "
+            f"{1e3 * rule.downtime_limit:g} ms ({rule.source})")
+        inputs[f"{prefix}.throttling"] = (
+            f"the {item.stop_rule} stop rule's {rule.throttle!r}")
+    if capped and rule.sync == "qemu":
+        limit = limit or (f"QEMU's max-bandwidth caps migration "
+                          f"{item.name!r}")
+        inputs[f"{prefix}.max_bandwidth_mib_s"] = (
+            f"QEMU {item.qemu_version}'s default max-bandwidth (32 MiB/s "
+            "before 5.2, 128 MiB/s from 5.2: QEMU migration parameters)")
+        inputs[f"{prefix}.management"] = (
+            "'qemu': QEMU's own default, which libvirt would lift")
+    if not inputs:
+        return None
+    return defaulted_binding(doc, limit, inputs,
+                             finding_id="migration.defaulted_input_binds")
+
+
+def _goal_limit(documents, rows, limits, out):
+    """With the goal ``min_migration_time``, a document whose migrations
+    all converge unthrottled is bound by its first migration's network:
+    that carrier's limit is the verdict (not another transfer's, nor the
+    wire's line rate), so the GUI, the PDF and the CLI name the limit of
+    the goal's quantity."""
+    first = {}
+    for index, item in rows.owners:
+        first.setdefault(index, item)
+    for index, item in first.items():
+        doc = documents[index]
+        if out[index]["bottleneck"] is not None or doc.goal is None or \
+                doc.goal.kind != "min_migration_time":
+            continue
+        carrier = limits[index].get(_carrier(item))
+        if carrier is not None:
+            words = carrier.message.split(": ", 1)[-1] \
+                if item.transfer is not None else carrier.message
+            out[index]["bottleneck"] = Bottleneck(
+                carrier.id, f"{item.name}: {words}")
+
+
 def _carrier(item):
     """Key of the rate a migration rides in the host's ``rates``."""
     return ("transfer", item.transfer) if item.transfer is not None \
@@ -116,7 +176,8 @@ def _solve(rows, throughput, spread, details, reuse):
         np.maximum(p["downtime_limit"], 1e-3),
         p["memory"] * (1 - p["zero_fraction"]), cold_rate=p["cold_rate"],
         hot_set=p["hot_set"], hot_rate=p["hot_rate"]).x
-    return result, rate, window_rate, _goal_seek(p, rate, spread, reuse)
+    return result, rate, window_rate, _goal_seek(
+        p, rate, spread, reuse, result["converged"].astype(bool))
 
 
 def _evaluate(rows, rates, out, details, inputs):
@@ -158,9 +219,21 @@ def _evaluate(rows, rates, out, details, inputs):
         if not details:
             continue
         found = _findings(item, result, r, rate[r], window_rate[r])
+        cap = rows.columns["max_bandwidth"][r]
+        capped = rate[r] >= (1 - 1e-9) * cap
+        defaulted = _defaulted(documents[index], item, found, capped)
+        if defaulted is not None:   # the verdict's own finding stays last
+            target["findings"].append(defaulted)
         target["findings"].extend(found)
         if target["bottleneck"] is None:
             target["bottleneck"] = _bottleneck(found)
+        if target["bottleneck"] is None and capped:
+            # QEMU's own rate limit, not the path, sets the rate
+            target["bottleneck"] = Bottleneck(
+                "migration.max_bandwidth",
+                f"{item.name}: QEMU's max-bandwidth of "
+                f"{cap / MIB:,.0f} MiB/s ({bytes_per_s_to_gbps(cap):.3g} "
+                "Gbit/s) caps the migration below what its path carries")
         target["traces"][metric_ids.rounds_trace(item.name)] = \
             _trace(result, r)
         rule = migration.STOP_RULES[item.stop_rule]
@@ -225,7 +298,8 @@ def _mode_assumptions(doc, item):
     if item.transfer is None and item.compressor is not None:
         carrier = migration_carrier(item, doc.host.ghz)
         notes.append(prefix + compression_note(doc, carrier) + (
-            f"; QEMU multifd: {item.streams} channel(s), one compression "
+            f"; QEMU multifd: {migration_streams(item)} channel(s), one "
+            "compression "
             "thread each" if item.multifd else
             "; QEMU's legacy compress threads at "
             f"{compression.QEMU_LEGACY_COMPRESS_EFFICIENCY:g} of the "
@@ -253,19 +327,32 @@ def _mode_assumptions(doc, item):
     return notes
 
 
-def _goal_seek(p, rate, spread, reuse):
+def _goal_seek(p, rate, spread, reuse, converged):
     """What would change each migration (all solved at once):
-    ``dirty_limit_gbps``, the dirtying at which it stops converging
-    without throttling; with a time budget, ``rate_needed_gbps`` and
-    ``nics_needed`` to finish within it and ``largest_vm_gib`` that fits."""
+    ``dirty_limit_gbps``, the dirtying at which it stops converging;
+    with a time budget, ``rate_needed_gbps`` and ``nics_needed`` to
+    finish within it and ``largest_vm_gib`` that fits.
+
+    The dirtying limit is pre-copy's without throttling. A migration
+    that throttles the guest (vMotion SDPS, QEMU auto-converge) and
+    converges does not stop converging there: it starts slowing the
+    guest, so the limit is reported as ``throttle_from_gbps`` and
+    ``dirty_limit_gbps`` is NaN, and "converged: yes" never sits beside
+    a lower "stops converging" rate (VMware KB 2141355: SDPS slows the
+    vCPUs until pre-copy converges)."""
     slope = p["hot_rate"] + p["cold_rate"]
     limit = goalseek.dirty_limit(
         rate, p["memory"] * (1 - p["zero_fraction"]),
         cold_rate=np.where(slope > 0, p["cold_rate"], 1.0),
         hot_set=p["hot_set"], hot_rate=p["hot_rate"],
         downtime_limit=np.maximum(p["downtime_limit"], 1e-3))
-    answers = {"dirty_limit_gbps": bytes_per_s_to_gbps(
-        limit.x * np.where(slope > 0, slope, 1.0))}
+    unthrottled = bytes_per_s_to_gbps(
+        limit.x * np.where(slope > 0, slope, 1.0))
+    throttles = p["throttle"] != migration.THROTTLES.index("none")
+    answers = {"dirty_limit_gbps": np.where(throttles & converged, np.nan,
+                                            unthrottled),
+               "throttle_from_gbps": np.where(throttles, unthrottled,
+                                              np.nan)}
     budget = p["time_budget"]
     timed = np.isfinite(budget)
     answers["rate_needed_gbps"] = np.full(rate.shape, np.nan)
@@ -381,9 +468,13 @@ def candidates(doc, goal, base):
     for i, item in enumerate(doc.workloads.migrations):
         converged_id = metric_ids.migration(item.name, "converged")
         converged = metric_value(base, converged_id)
-        if item.transfer is None and item.streams < 8:
+        streams = migration_streams(item) or 1
+        settable = platform.migration_streams_settable(
+            doc.host.hypervisor, item.transport, multifd=item.multifd,
+            auto_streams=auto_streams(doc))
+        if item.transfer is None and streams < 8 and settable:
             yield Candidate(
                 "advice.migration.streams", "warning" if converged == 0
-                else "info", f"{item.streams} migration stream(s)",
+                else "info", f"{streams} migration stream(s)",
                 {"metric": converged_id, "value": converged, "threshold": 1},
-                {f"workloads.migrations[{i}].streams": item.streams * 2})
+                {f"workloads.migrations[{i}].streams": streams * 2})

@@ -11,7 +11,7 @@ import numpy as np
 from models import storage, wire
 from solvers import metric_ids
 from solvers.analysis import (EMPTY, AnalysisResult, Candidate,
-                              ColumnResult, metric_value)
+                              ColumnResult, defaulted_binding, metric_value)
 from solvers.results import Bottleneck, Finding
 
 NAME = "storage"
@@ -44,13 +44,18 @@ def analyse(inputs, upstream, *, details=True):
             "bottleneck": None, "limits": []} for _ in inputs.documents]
     result = evaluate_rows(rows.columns)
     names = {}   # metric ids of each workload name, built once
+    owned = [[] for _ in inputs.documents]
     for i, (d, item) in enumerate(rows.owners):
         if item.name not in names:
             names[item.name] = _ids(item.name)
+        owned[d].append(i)
         _collect(inputs.documents[d], item, result, i, out[d], details,
                  names[item.name])
-    for o in out:
+    headline = tuple(metric_ids.headline("storage", k) for k in KEYS)
+    for o, own in zip(out, owned):
         if o["limits"]:
+            o["metrics"] = {**dict(zip(headline, _headline(result, own))),
+                            **o["metrics"]}
             o["bottleneck"] = _verdict(o["limits"], details)
     return [AnalysisResult(metrics=o["metrics"],
                            findings=tuple(o["findings"]),
@@ -78,14 +83,35 @@ def analyse_columns(inputs, upstream):
         return ColumnResult()
     count = inputs.count
     result = evaluate_rows(rows.columns)
-    metrics = {}
-    for j, (_, item) in enumerate(inputs.template.storage.owners):
+    owners = inputs.template.storage.owners
+    metrics = dict(zip(_ids(owners[0][1].name)[0], _headline(
+        result, [slice(j * count, (j + 1) * count)
+                 for j in range(len(owners))])))
+    for j, (_, item) in enumerate(owners):
         values = _values(result, slice(j * count, (j + 1) * count))
-        headline, own = _ids(item.name)
-        if j == 0:   # the first workload is the headline
-            metrics.update(zip(headline, values))
-        metrics.update(zip(own, values))
+        metrics.update(zip(_ids(item.name)[1], values))
     return ColumnResult(metrics)
+
+
+def _headline(result, rows):
+    """The storage headline over every workload of a document (``rows``:
+    one row index or slice per workload), in :data:`KEYS` order: IOPS,
+    MB/s, outstanding IO, knees and CPU add up (each workload evaluated
+    alone, as its benchmark runs); the latency is the worst; IOPS per
+    CPU and the jumbo gain are those of the sums. One workload: its own
+    values."""
+    if len(rows) == 1:
+        return _values(result, rows[0])
+
+    def total(key, column=0):
+        return sum(result[key][r, column] for r in rows)
+
+    iops, cpu = total("iops"), total("cpu_pct")
+    return (iops, 1e3 * np.maximum.reduce([result["latency_s"][r, 0]
+                                          for r in rows]),
+            total("mbps"), sum(result["oio"][r] for r in rows),
+            total("knee"), cpu, iops / cpu,
+            100 * (total("iops", 1) / iops - 1))
 
 
 def _values(result, i):
@@ -99,10 +125,8 @@ def _values(result, i):
 
 def _collect(doc, item, result, i, out, details, ids):
     values = _values(result, i)
-    headline, own = ids
+    own = ids[1]
     goal = doc.goal.kind if doc.goal else None
-    if not out["limits"]:   # the first workload is the headline
-        out["metrics"].update(zip(headline, values))
     limit = storage.LIMITS[result["limit"][i, 0]]
     if goal != "latency_target" and \
             result["oio"][i] < OIO_LOW_SHARE * result["knee"][i, 0]:
@@ -114,7 +138,35 @@ def _collect(doc, item, result, i, out, details, ids):
     out["metrics"].update(zip(own, values))
     if details:
         out["findings"].extend(_findings(item, result, i, goal))
+        defaulted = defaulted_binding(
+            doc, out["limits"][-1][2], _deciding_inputs(doc, item, limit),
+            finding_id="storage.defaulted_input_binds")
+        if defaulted is not None:
+            out["findings"].append(defaulted)
         out["assumptions"].extend(_assumptions(item))
+
+
+def _deciding_inputs(doc, item, limit):
+    """Parameter paths that decide a workload's binding ``limit``, each
+    with the source of its default."""
+    index = next(i for i, w in enumerate(doc.workloads.storage)
+                 if w is item)
+    prefix = f"workloads.storage[{index}]"
+    if limit == "oio":
+        return {f"{prefix}.{name}": "1 by default; outstanding IO is VMs "
+                "x disks x threads (HCIBench and Vdbench set threads per "
+                "disk, fio iodepth)"
+                for name in ("vms", "disks_per_vm", "threads_per_disk")}
+    if limit == "cpu":
+        inputs = {"host.ghz": "2.6 GHz, the schema's default clock; the "
+                  "per-IO CPU time scales with it"}
+        if item.protocol not in storage.EVERY_CORE_PROTOCOLS:
+            inputs[f"{prefix}.sessions_per_path"] = (
+                "one iSCSI session or NFS connection per path by default, "
+                "one core each (SMB 3: 4 per RSS NIC, Microsoft 'SMB "
+                "Multichannel')")
+        return inputs
+    return {}
 
 
 def evaluate_rows(col):
@@ -151,16 +203,16 @@ def evaluate_rows(col):
 
 
 def _verdict(limits, details):
-    """One binding limit for all workloads of a document: the first
-    workload's, with how many of the others the same limit binds."""
+    """The binding limit of a document's storage, named per workload: the
+    first workload's kind of limit, the words of every workload's."""
     limit, _, message = limits[0]
     if details and len(limits) > 1:
-        others = [name for kind, name, _ in limits[1:] if kind != limit]
-        message += (f"; the same limit binds all {len(limits)} workloads"
-                    if not others else
-                    f"; {len(limits) - 1 - len(others)} of the other "
-                    f"{len(limits) - 1} workloads share it, "
-                    f"{', '.join(others)} differ")
+        kinds = {kind for kind, _, _ in limits}
+        head = (f"the same kind of limit ({limit}) binds all "
+                f"{len(limits)} workloads" if len(kinds) == 1 else
+                f"{len(limits)} workloads, bound by "
+                + ", ".join(sorted(kinds)))
+        message = head + ": " + "; ".join(text for _, _, text in limits)
     return Bottleneck(f"storage.{limit}", message)
 
 
@@ -217,7 +269,7 @@ def _assumptions(item):
         "Little's law",
         "Each IO message starts a new TCP segment (low outstanding IO, "
         "conservative); each connection (iSCSI session, NFS or SMB "
-        "connection) is served by one core; local IO, NVMe-oF and S2D "
+        "connection) is served by one core; local IO, NVMe-oF, S2D and vSAN "
         "by every core",
         "The transport's per-IO work is on the IO's path at both ends: "
         f"TCP adds a {1e6 * storage.NETWORK_ROUND_TRIP_S:g} us round trip "
@@ -253,11 +305,29 @@ def _assumptions(item):
     return notes
 
 
+#: Connections per path proposed where one core per session may bind:
+#: iSCSI multiple sessions per target portal, NFS ``nconnect`` (Linux
+#: 5.3+, up to 16; vSphere 8.0 U1 NFS 3 up to 4), SMB's 4 per RSS NIC.
+PROPOSED_SESSIONS = 4
+
+
 def candidates(doc, goal, base):
     """Outstanding IO: more threads up to the knee for an IOPS goal, fewer
-    back to it for a latency target."""
+    back to it for a latency target; more sessions per path where each
+    session is one core's work."""
     for i, item in enumerate(doc.workloads.storage):
         prefix = f"workloads.storage[{i}]"
+        if goal == "max_iops" and item.protocol not in \
+                storage.EVERY_CORE_PROTOCOLS and item.protocol != "local" \
+                and (item.sessions_per_path or 1) < PROPOSED_SESSIONS:
+            cpu_id = metric_ids.storage(item.name, "cpu_pct")
+            yield Candidate(
+                "advice.storage.sessions_per_path", "info",
+                f"{item.name}: {item.sessions_per_path or 1} session(s) "
+                "per path, one core each",
+                {"metric": cpu_id, "value": metric_value(base, cpu_id),
+                 "threshold": None},
+                {f"{prefix}.sessions_per_path": PROPOSED_SESSIONS})
         oio_id = metric_ids.storage(item.name, "oio")
         oio = metric_value(base, oio_id)
         knee = metric_value(base, metric_ids.storage(item.name, "knee_oio"))

@@ -13,7 +13,7 @@ from itertools import combinations
 
 import numpy as np
 
-from models import teaming
+from models import platform, teaming
 from models.scenario import TEAMING_POLICIES
 from solvers import metric_ids, teaming_dynamic
 from solvers.analysis import EMPTY, AnalysisResult, Candidate, metric_value
@@ -139,6 +139,10 @@ def _analyse_document(doc):
     teams = metric_ids.teams_in_ids(doc)
     for team, flows in team_flows(doc):
         _analyse_team(doc, team, flows, teams[team.name], out)
+    if len(teams) > 1:   # the goal's headline: the busiest team's
+        out["metrics"][metric_ids.teaming("configured", "peak_util_pct")] \
+            = max(out["metrics"][metric_ids.teaming(
+                "configured", "peak_util_pct", team)] for team in teams)
     return AnalysisResult(metrics=out["metrics"],
                           findings=tuple(out["findings"]),
                           assumptions=tuple(out["assumptions"]),
@@ -231,6 +235,10 @@ def _analyse_team(doc, team, flows, team_id, out):
             f"{uplinks[busiest]} at {100 * own['peak']:.1f} % of "
             f"{speed[busiest]:g} Gbit/s under "
             f"{TEAMING_POLICIES[team.policy][0]}")
+    # the answer of this variant: the peak of the policy it configures,
+    # with the optimal placement (which no policy changes) beside it
+    metrics[metric_ids.teaming("configured", "peak_util_pct", team_id)] = \
+        100 * own["peak"]
     if configured:
         metrics[metric_ids.teaming("optimal", "peak_util_pct", team_id)] = \
             100 * configured["peak"]
@@ -849,7 +857,8 @@ def candidates(doc, goal, base):
             parsed = metric_ids.parse(metric.id)
             if parsed.family == "teaming" and parsed.team == team_id \
                     and parsed.key == "peak_util_pct" \
-                    and parsed.policy in TEAMING_POLICIES \
+                    and parsed.policy in platform.teaming_policies(
+                        doc.host.hypervisor) \
                     and parsed.policy != team.policy and metric.value < peak:
                 yield Candidate(
                     f"advice.teaming.{parsed.policy}", severity,

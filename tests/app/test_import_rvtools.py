@@ -226,3 +226,20 @@ def test_vsan_clusters_and_one_host_clusters(tmp_path):
     values = {m.id: m.value for m in evaluate(cluster).variants[0].metrics}
     # 3 survivors still hold RAID-1 FTT 1: the lost copies are rebuilt
     assert values["cluster.host_down.Prod.rebuild_s"] > 0
+
+
+def test_the_esxi_release_is_imported_and_decides_vmotion_streams():
+    # vHost "ESX Version" "VMware ESXi 8.0.2": ESXi numbers its updates as
+    # the third part, so 8.0 U2; from 7.0 U2 vMotion opens streams to fill
+    # the NIC (N. Hagoort, "Auto-Tuning vMotion Streams", 2021), so the
+    # imported vMotion is not held to one 16.36 Gbit/s stream
+    outcome = run_import("rvtools", [SAMPLES / "rvtools_4_1.xlsx"])
+    esx01 = outcome.scenarios[0]
+    assert esx01.host.release == "8.0 U2"
+    assert "Measured: host.release = 8.0 U2" in esx01.meta.notes
+    assert rvtools._esxi_release("VMware ESXi 7.0.3 build-20328353") == \
+        "7.0 U3"
+    assert rvtools._esxi_release("VMware ESXi 6.7.0 build-8169922") == "6.7"
+    assert rvtools._esxi_release(None) is None
+    base = evaluate(esx01).variants[0]
+    assert "one per vmknic" not in " ".join(base.assumptions)

@@ -86,7 +86,15 @@ def test_a_preset_adds_or_fills_an_entry(window):
     assert (nic.speed_gbps, nic.rdma) == (100.0, "iwarp")
     editor.select("workloads.transfers[0]")
     assert not editor.preset.isEnabled()   # no presets for transfers
+    # the migration presets are the host's hypervisor's (models.platform)
     window.open_path(resource_path("examples", "seed003_vmotion.toml"))
+    editor.select("workloads.migrations[0]")
+    offered = [editor.preset.itemText(i)
+               for i in range(editor.preset.count())]
+    assert any(label.startswith("vSphere vMotion") for label in offered)
+    assert not any(label.startswith(("QEMU", "Hyper-V", "Xen"))
+                   for label in offered)
+    window.open_path(resource_path("examples", "kvm_multifd_postcopy.toml"))
     editor.select("workloads.migrations[0]")
     editor.apply_preset("QEMU via libvirt with auto-converge")
     migration = window.scenario.workloads.migrations[0]
@@ -199,3 +207,38 @@ def test_templates_open_untitled_and_evaluate(window):
         assert window.session.error is None, name
         assert load_scenario(resource_path("templates", name)) == \
             window.scenario
+
+
+def test_transport_choices_follow_the_hypervisor(window):
+    """vMotion runs over TCP only (VMware, "vSphere vMotion Networking
+    Requirements"); Hyper-V offers TCP, Compression and SMB (Set-VMHost
+    -VirtualMachineMigrationPerformanceOption): the editor greys out the
+    rest (models.platform)."""
+    window.new_from_template("migration.toml")
+    box = window.editor.field("workloads.transfers[0].transport").input
+    enabled = {box.itemData(i): box.model().item(i).isEnabled()
+               for i in range(box.count())}
+    assert enabled["tcp"] and not enabled["smb"] \
+        and not enabled["smb_direct"]
+    window.new_from_template("transport.toml")   # a Hyper-V host
+    box = window.editor.field("workloads.transfers[0].transport").input
+    enabled = {box.itemData(i): box.model().item(i).isEnabled()
+               for i in range(box.count())}
+    assert enabled["smb"] and enabled["smb_direct"] \
+        and not enabled["rdma"]
+
+
+def test_changing_the_hypervisor_is_one_valid_edit(window):
+    # SMB is Hyper-V's (Set-VMHost -VirtualMachineMigrationPerformance
+    # Option SMB); on vSphere the migration goes back to TCP with it
+    window.new_from_template("transport.toml")
+    window.editor.field("workloads.transfers[0].transport").enter(
+        "SMB Multichannel (TCP)")
+    field = window.editor.field("host.hypervisor")
+    field.enter("VMware vSphere (ESXi)")
+    assert not field.property("refused"), field.error.text()
+    assert window.scenario.host.hypervisor == "vsphere"
+    assert window.scenario.workloads.transfers[0].transport == "tcp"
+    window.undo()
+    assert window.scenario.host.hypervisor == "hyperv"
+    assert window.scenario.workloads.transfers[0].transport == "smb"

@@ -31,16 +31,16 @@ def set_mtu(qtbot, window, value):
 def test_opens_the_example_with_every_variant(window):
     assert window.table_model.columnCount() == 5
     # 7 wire metrics, then the iperf transfer's host, transfer and uplink
-    # ones, less the 4 transfer rows that repeat their host headline
+    # ones, less the 5 transfer rows that repeat their host headline
     # (the 3 equal in every variant, the link rate among them, are
-    # hidden until Show all rows)
+    # hidden until Show all rows); CPU per Gbit/s is the min_cpu goal's
     model = window.table_model
     assert model.rowCount() + model.hidden_rows == \
-        len(window.results.metric_ids(unique_rows=True)) == 16
+        len(window.results.metric_ids(unique_rows=True)) == 17
     assert "wire.link_gbps" not in model._metric_ids
     window.all_rows.setChecked(True)
-    assert model.rowCount() == 16
-    assert len(window.results.metric_ids()) == 20
+    assert model.rowCount() == 17
+    assert len(window.results.metric_ids()) == 22
     assert window.variants.count() == 5
     assert goodput_cell(window) == "9.415"
     assert "line rate" in window.findings.plain_text()

@@ -319,7 +319,9 @@ def test_how_long_will_a_kubevirt_node_drain_take(blank, tmp_path):
     w = blank
     start(w, "evacuation.toml")
     evacuation = "workloads.evacuations[0]"
-    enter(w, f"{evacuation}.platform", "kubevirt")
+    # KubeVirt runs on KVM hosts (models.platform): the host first
+    enter(w, "host.hypervisor", "KVM / QEMU")
+    enter(w, f"{evacuation}.platform", "KubeVirt")
     enter(w, f"{evacuation}.platform_limit", "8")
     click(w, f"{evacuation}.vms[5]", "duplicate")
     for _ in range(5):

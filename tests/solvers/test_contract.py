@@ -222,7 +222,9 @@ def storage_scenario(protocol, cores=16, rdma="none", **workload):
             "backend": {"iops_max": 2_000_000, "service_time_ms": 0.1},
             **workload}
     return scenario_from_dict(minimal_document(
-        host={"sockets": 1, "cores_per_socket": cores, "ghz": 2.6},
+        # SMB 3 datastores are Hyper-V's (models.platform)
+        host={"sockets": 1, "cores_per_socket": cores, "ghz": 2.6,
+              "hypervisor": "hyperv" if protocol == "smb3" else "vsphere"},
         nics=[{"id": "nic0", "speed_gbps": 25.0, "rss_queues": 8,
                "rdma": rdma}],
         workloads={"storage": [item]}))

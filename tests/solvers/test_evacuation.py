@@ -24,8 +24,12 @@ def document(vms, *, speed=10.0, transfer=None, migrations=(), host=None,
                               "evacuations": [{"name": "maint",
                                                "transfer": "lm", "vms": vms,
                                                **evacuation}]}}
-    if host is not None:
-        sections["host"] = host
+    if host is None:   # the host runs the platform (models.platform)
+        platform = evacuation.get("platform", "vsphere")
+        host = {"hypervisor": "hyperv" if platform.startswith("hyperv")
+                else "vsphere" if platform in ("vsphere", "none")
+                else "kvm"}
+    sections["host"] = host
     return minimal_document(**sections)
 
 

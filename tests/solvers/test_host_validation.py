@@ -233,7 +233,10 @@ def test_vrss_below_its_requirements_stays_on_one_core(speed, vcpus):
     vrss = transfer(VSWITCH_HOST, nics, streams=8, receive_queues="vrss",
                     vm_vcpus=vcpus)
     vmq = transfer(VSWITCH_HOST, nics, streams=8, receive_queues="vmq")
-    assert [f.id for f in vrss.findings] == ["host.vrss_unavailable"]
+    # (and the note that the binding core rate rests on the default clock)
+    assert [f.id for f in vrss.findings
+            if f.id != "host.defaulted_input_binds"] == \
+        ["host.vrss_unavailable"]
     assert value(vrss, "host.throughput_gbps") == \
         value(vmq, "host.throughput_gbps")
 

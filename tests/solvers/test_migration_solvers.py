@@ -42,6 +42,11 @@ def test_s_v6_through_evaluate():
 
 
 def document_with(migration, **sections):
+    # the stop rule's own hypervisor (models.platform.STOP_RULE_PLATFORMS)
+    rule = migration.get("stop_rule", "vmotion")
+    sections.setdefault("host", {"hypervisor": {
+        "qemu": "kvm", "hyperv": "hyperv", "xen_legacy": "xen",
+        "xen_v2": "xen"}.get(rule, "vsphere")})
     return minimal_document(workloads={"migrations": [migration]}, **sections)
 
 
