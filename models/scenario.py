@@ -931,7 +931,7 @@ class Transfer(_Strict):
                 f"transport {self.transport!r}")
         if self.sessions * (self.streams or 1) > MAX_CONNECTIONS:
             raise ValueError(f"sessions x streams = "
-                             f"{self.sessions * self.streams:,} "
+                             f"{self.sessions * (self.streams or 1):,} "
                              f"connections, more than {MAX_CONNECTIONS:,}")
         return self
 

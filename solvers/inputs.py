@@ -820,7 +820,7 @@ def qemu_page_path(item, ghz, c_byte_tx=0.0):
     page_s, zero_s = _qemu_page_times(
         ghz, qemu_ram.zero_page_detection(
             item.zero_page_detection, item.qemu_version, item.multifd),
-        item.streams if item.multifd else 1,
+        migration_streams(item) if item.multifd else 1,
         0.0 if item.multifd else c_byte_tx * migration.PAGE_BYTES)
     return {"page_s": page_s, "zero_page_s": zero_s,
             "pending_in_pages": True}

@@ -561,7 +561,7 @@ def _transfer_levers(base, i, of):
                        MAX_CONNECTIONS // transfer.sessions)),
             _Lever("sessions", LEVERS["sessions"] + of, f"{at}.sessions", 1,
                    min(_most(Transfer, "sessions"),
-                       MAX_CONNECTIONS // transfer.streams)),
+                       MAX_CONNECTIONS // (transfer.streams or 1))),
             _categorical(base, "transport", of, f"{at}.transport",
                          TRANSPORTS)]
 

@@ -420,7 +420,10 @@ def _deciding_inputs(doc, index, item, path, limit, prefix=None):
     streams = {f"{prefix}.streams": "one stream per session by default "
                "(over SMB one per Multichannel connection)"}
     clock = {"host.ghz": "2.6 GHz, the schema's default clock; per-core "
-             "rates scale with it"}
+             "rates scale with it",
+             "host.cpu": "Intel Sapphire Rapids, the schema's default CPU "
+             "generation; per-core rates scale with its per-clock speed "
+             "(models.cpu)"}
     if limit == "stream_cap":
         inputs = dict(streams)
         if item.purpose == "live_migration" and \

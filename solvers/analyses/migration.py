@@ -265,7 +265,8 @@ def _qemu_page_note(item, columns, r):
     where = qemu_ram.zero_page_detection(
         item.zero_page_detection, item.qemu_version, item.multifd)
     tested = {"legacy": "on the migration thread",
-              "multifd": f"in the {item.streams} multifd channels",
+              "multifd": f"in the {migration_streams(item)} multifd "
+                         "channels",
               "none": "nowhere: zero pages cross whole"}[where]
     return (f"Migration {item.name!r}: QEMU's migration thread takes "
             f"{1e9 * columns['page_s'][r]:.0f} ns per page, a zero page "

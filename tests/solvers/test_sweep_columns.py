@@ -159,6 +159,7 @@ UNSET_VALUES = {
     "service_time_ms": [0.2, 2.0], "channels": [8, 64],
     "bandwidth_per_migration_mib_s": [200.0, 2000.0],
     "total_bandwidth_mib_s": [1000.0, 8000.0], "concurrency": [1, 3],
+    "streams": [1, 4],
 }
 
 
