@@ -704,11 +704,11 @@ def _emit(args, text):
 
 
 def _advise(args):
+    from app.target_cli import advise_target, result_part
     from models.scenario import GOALS
     from solvers.advise import advise
 
     if args.target is not None:
-        from app.target_cli import advise_target
         return advise_target(args, _batch, _emit)
     if args.lever:
         print("linkplan advise: --lever needs --target", file=sys.stderr)
@@ -726,14 +726,7 @@ def _advise(args):
             print(f"linkplan: {path}: {err}", file=sys.stderr)
             bad_goal.append(path)
             return
-        if args.format == "json":
-            parts.append(json.dumps(
-                {"file": path, **result.to_dict(scenario)},
-                ensure_ascii=False, separators=(",", ":")) + "\n")
-        else:
-            from app.plain_text import scenario_as_shown
-            parts.append(f"File: {path}\n" +
-                         result.to_table(scenario_as_shown(scenario)))
+        parts.append(result_part(args.format, path, scenario, result))
 
     code = _batch(args, advise_one)
     if bad_goal and code == EXIT_OK:

@@ -7,6 +7,16 @@ import sys
 EXIT_OK, EXIT_USAGE = 0, 2
 
 
+def result_part(fmt, path, scenario, result):
+    """One file's advice or target result as the CLI writes it: a JSON
+    line, or a table whose names are shown safely on one line."""
+    if fmt == "json":
+        return json.dumps({"file": path, **result.to_dict(scenario)},
+                          ensure_ascii=False, separators=(",", ":")) + "\n"
+    from app.plain_text import scenario_as_shown
+    return f"File: {path}\n" + result.to_table(scenario_as_shown(scenario))
+
+
 def advise_target(args, batch, emit):
     """Seek ``args.target`` on every input of ``args.files`` with
     ``batch(args, handle)`` and write the text with ``emit(args, text)``.
@@ -32,12 +42,7 @@ def advise_target(args, batch, emit):
             print(f"linkplan: {path}: {err}", file=sys.stderr)
             refused.append(path)
             return
-        if args.format == "json":
-            parts.append(json.dumps(
-                {"file": path, **result.to_dict(scenario)},
-                ensure_ascii=False, separators=(",", ":")) + "\n")
-        else:
-            parts.append(f"File: {path}\n" + result.to_table(scenario))
+        parts.append(result_part(args.format, path, scenario, result))
 
     code = batch(args, seek_one)
     if refused and code == EXIT_OK:
