@@ -36,6 +36,14 @@ _WORDS = {
 }
 
 #: Names shown for enumerated values: the vendors' words, not internal ids.
+#: A calibration's base preset is one of the host stacks.
+_STACK_LABELS = {"windows_host": "Windows Server host stack",
+                 "vmkernel": "ESXi VMkernel (vMotion, vSAN)",
+                 "linux_host": "Linux host stack",
+                 "vm_guest": "Inside a VM",
+                 "esxi_vnic": "ESXi VM through its vNIC"}
+
+
 def _cpu_label(key, generation):
     """A CPU generation by its product name: 'Intel Skylake-SP (2017)',
     'AMD Zen 4 (EPYC 9004) (2022)', 'AWS Graviton3 (Neoverse V1)'."""
@@ -88,7 +96,10 @@ VALUE_LABELS = {
              "min_cluster_util": "Minimise the busiest cluster link",
              "uniform": "Uniform rate", "hot_cold": "Hot set + cold rate",
              "array": "Storage array", "nvme": "NVMe drives",
-             "cloud_volume": "Cloud volume"},
+             "cloud_volume": "Cloud volume",
+             "vm": "VM traffic", "storage": "Storage and its replication",
+             "vmotion": "vMotion / live migration", "backup": "Backup",
+             "management": "Management", "other": "Other"},
     "receive_queues": {"rss": "RSS (host NIC queues)",
                        "vmq": "VMQ (one core per vNIC)",
                        "vrss": "vRSS (VMQ + virtual RSS)",
@@ -117,10 +128,7 @@ VALUE_LABELS = {
     "purpose": {"bulk": "Bulk transfer (file copy, iperf)",
                 "live_migration": "Live migration"},
     "direction": {"receive": "Host receives", "send": "Host sends"},
-    "stack": {"windows_host": "Windows Server host stack",
-              "vmkernel": "ESXi VMkernel (vMotion, vSAN)",
-              "linux_host": "Linux host stack", "vm_guest": "Inside a VM",
-              "esxi_vnic": "ESXi VM through its vNIC"},
+    "stack": _STACK_LABELS, "base": _STACK_LABELS,
     "switchover": {"precopy": "Pre-copy only",
                    "postcopy_after_first_pass":
                        "Post-copy after the first pass (libvirt)",
@@ -141,6 +149,7 @@ VALUE_LABELS = {
     "raid": {"none": "None", "raid0": "RAID 0", "raid1": "RAID 1",
              "raid10": "RAID 10", "raid5": "RAID 5", "raid6": "RAID 6"},
     "mode": {"product": "Every combination", "zip": "Values side by side"},
+    "role": {"fitted": "Fitted on", "held_out": "Held out (predicted)"},
 }
 
 

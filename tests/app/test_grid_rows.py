@@ -87,7 +87,7 @@ def test_a_bad_cell_is_refused_naming_row_and_column():
         pasted([], "id,speed_gbps\nnic1,10\nnic2,fast", columns(Nic),
                new_nic)
     with pytest.raises(ValueError, match="expected one of None, RoCE v2"):
-        parse_cell(column(Nic, "rdma"), "infiniband")
+        parse_cell(column(Nic, "rdma"), "roce_v3")
 
 
 def test_fill_down_copies_values_and_numbers_names_on():

@@ -6,7 +6,8 @@ import pytest
 @pytest.fixture
 def migration(window):
     window.show_scenario(window.scenario.with_values({
-        "workloads.migrations": [{"name": "vm", "memory_gib": 64.0}]}))
+        "workloads.migrations": [{"name": "vm", "memory_gib": 64.0,
+                                  "stop_rule": "qemu"}]}))
     return "workloads.migrations[0]"
 
 

@@ -8,6 +8,7 @@ import ipaddress
 
 def test_forty_duplicated_vm_ports_spread_over_the_ip_hash_team(window):
     window.show_scenario(window.scenario.with_values({
+        "host.hypervisor": "vsphere",   # IP hash is a vSwitch policy
         "nics": [{"id": f"vmnic{i}", "speed_gbps": 10.0} for i in range(4)],
         "teams": [{"name": "team0", "members": [f"vmnic{i}"
                                                 for i in range(4)],
