@@ -34,13 +34,29 @@ EXAMPLE = str(EXAMPLES / "jumbo_10gbe.toml")
 REFUSED_WITHIN_S = SCHEDULER_TIMEOUT_S + 15
 
 
+#: A ``sitecustomize`` for a process that stands for a machine without
+#: Linkplan: `make` installs this checkout in editable mode, which puts
+#: Linkplan on every interpreter of the virtualenv; site runs this after
+#: the editable install's finder, and it takes the finder back out.
+WITHOUT_LINKPLAN = """import sys
+sys.meta_path[:] = [finder for finder in sys.meta_path
+                    if not getattr(finder, "__module__", "")
+                    .startswith("__editable__")]
+"""
+
+
 def _start(args, folder, pythonpath):
     """A `dask` CLI process in ``folder`` (its working directory, which
-    Python does not put on the path of an entry point), logging there."""
+    Python does not put on the path of an entry point), logging there;
+    without ``pythonpath`` it cannot import Linkplan."""
     env = {key: value for key, value in os.environ.items()
            if key != "PYTHONPATH"}
-    if pythonpath is not None:
-        env["PYTHONPATH"] = str(pythonpath)
+    if pythonpath is None:
+        bare = folder / "without-linkplan"
+        bare.mkdir(exist_ok=True)
+        (bare / "sitecustomize.py").write_text(WITHOUT_LINKPLAN)
+        pythonpath = bare
+    env["PYTHONPATH"] = str(pythonpath)
     log = open(folder / f"{args[0]}.log", "wb")
     process = subprocess.Popen([str(DASK), *args], cwd=folder, env=env,
                                stdout=log, stderr=subprocess.STDOUT)
