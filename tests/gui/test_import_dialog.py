@@ -165,10 +165,12 @@ def test_a_slow_import_never_blocks_the_event_loop_and_close_stops_it(
     # expression quadratic: minutes in C, the interpreter held throughout
     export = tmp_path / "inventory.csv"
     export.write_text(',"' * 32768 + "\n")
-    # the windows earlier tests left are torn down first (their workers
-    # joined), so that the ticks time this dialog alone
+    # the ticks time this dialog alone: the windows earlier tests left are
+    # deleted first (a window closing waits for its session's workers)
     import gc
     gc.collect()
+    QtCore.QCoreApplication.sendPostedEvents(
+        None, QtCore.QEvent.Type.DeferredDelete)
     QtCore.QCoreApplication.processEvents()
     dialog = ImportDialog()
     qtbot.addWidget(dialog)
