@@ -24,11 +24,10 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from app.gui.appearance import colour
 from app.gui.grid import CheckList, GridPage, enum_list
 from app.grid_rows import REFERENCES, names_in
+from app.new_entries import duplicate, new_entry, policy_changes
 from app.presets import PRESETS
-from app.schema_fields import (NAMING_FIELDS, entry_name, field_label,
-                               fields_of, next_name, parse_text,
-                               show_value, without_none)
-from app.vm_ports import port_keys
+from app.schema_fields import (entry_name, field_label, fields_of,
+                               parse_text, show_value, without_none)
 from models import platform
 from models.scenario import (Scenario, TEAMING_POLICIES, get_path,
                              parse_path, set_path)
@@ -58,24 +57,6 @@ _SECTION_TITLES = {
 #: Order of the workload lists: the traffic first, the studies after.
 _WORKLOAD_ORDER = ("time_step_s", "flows", "profiles", "transfers",
                    "migrations", "evacuations", "storage")
-
-#: Stem of a new entry's name, by model.
-_NAME_STEMS = {"Nic": "nic", "Team": "team", "Flow": "vm",
-               "Transfer": "transfer", "Migration": "migration",
-               "StorageWorkload": "workload", "Evacuation": "evacuation",
-               "EvacuationVm": "vm", "Destination": "host",
-               "TimeProfile": "profile", "NiocClass": "class"}
-
-#: Values of the required fields of a new entry that are not names.
-_NEW_VALUES = {
-    "Nic": {"speed_gbps": 10.0},
-    "Migration": {"memory_gib": 16.0},
-    "EvacuationVm": {"memory_gib": 16.0},
-    "Destination": {"free_memory_gib": 512.0},
-    "TimeProfile": {"t_s": [0.0], "scale": [1.0]},
-    "StorageWorkload": {"backend": {"iops_max": 10000.0}},
-}
-
 
 #: Fields most studies leave at their defaults, per model: folded under
 #: "More…" at the end of the form so the common ones fit 1280x800 (a
@@ -501,65 +482,6 @@ class FormPage(QtWidgets.QWidget):
                 editor.label.setText(text)
 
 
-def _new_entry(model, siblings, data):
-    """A valid-looking new entry of a list of ``model``: a free name and
-    the required fields filled."""
-    name = model.__name__
-    taken = {entry_name(e) for e in siblings}
-    entry = copy.deepcopy(_NEW_VALUES.get(name, {}))
-    stem = _NAME_STEMS.get(name, name.lower())
-    for spec in fields_of(model):
-        if spec.name in NAMING_FIELDS and spec.required:
-            entry[spec.name] = next_name(stem, taken)
-            break
-    if name == "Team":
-        teamed = {m for t in data.get("teams", [])
-                  for m in t["members"] + t["standby"]}
-        free = [n["id"] for n in data["nics"] if n["id"] not in teamed]
-        entry["members"] = free[:2] or [data["nics"][0]["id"]]
-        # the host's own first policy (vSphere port ID, Hyper-V Port,
-        # Linux active-backup): the schema's default is vSphere's
-        hypervisor = (data.get("host") or {}).get("hypervisor", "vsphere")
-        entry["policy"] = platform.teaming_policies(hypervisor)[0]
-    elif name == "Migration":   # the host's own stop rule
-        hypervisor = (data.get("host") or {}).get("hypervisor", "vsphere")
-        entry["stop_rule"] = platform.stop_rules(hypervisor)[0]
-    elif name == "Flow":
-        entry.update(_flow_keys(siblings, entry["id"]))
-    elif name == "Evacuation":
-        transfers = data["workloads"]["transfers"]
-        entry["transfer"] = transfers[0]["name"] if transfers else ""
-        entry["vms"] = [{"name": "vm1", "memory_gib": 16.0}]
-        hypervisor = (data.get("host") or {}).get("hypervisor", "vsphere")
-        entry["platform"] = platform.EVACUATION_PLATFORMS[hypervisor][0]
-    return entry
-
-
-def _flow_keys(siblings, flow_id):
-    """The hash inputs of a new VM port, distinct from its siblings', so
-    it is valid under every teaming policy: port ID, MAC, addresses,
-    TCP ports."""
-    number = 1 + max((f.get("port_id") or 0 for f in siblings), default=9)
-    taken = {f["mac"].lower() for f in siblings if f.get("mac")}
-    return {"vm": flow_id, "port_id": number, **port_keys(number, taken),
-            "src_port": 40000 + number % 20000, "dst_port": 443}
-
-
-def _duplicate(model, entry, siblings):
-    """A copy of a list entry under a free name (a VM port with its own
-    hash inputs)."""
-    twin = copy.deepcopy(entry)
-    taken = {entry_name(e) for e in siblings}
-    for key in NAMING_FIELDS:
-        if key in twin:
-            stem = re.sub(r"\d+$", "", str(twin[key])) or "copy"
-            twin[key] = next_name(stem, taken)
-            break
-    if model.__name__ == "Flow":
-        twin.update(_flow_keys(siblings, twin["id"]))
-    return twin
-
-
 class ScenarioEditor(QtWidgets.QWidget):
     """Every field of a scenario, as a tree of sections and list entries
     and a form for the selected one."""
@@ -809,7 +731,7 @@ class ScenarioEditor(QtWidgets.QWidget):
         """The grid of a list node, editing through this editor."""
         title = self._node_text(list_path).split(" (")[0]
         page = GridPage(model, list_path, title,
-                        lambda siblings, data: _new_entry(model, siblings,
+                        lambda siblings, data: new_entry(model, siblings,
                                                           data))
         page.edited.connect(self._grid_edited)
         page.refused.connect(self.show_refusal)
@@ -924,7 +846,7 @@ class ScenarioEditor(QtWidgets.QWidget):
 
     def _add(self):
         list_path, entries, index, model = self._list_of()
-        entry = _new_entry(model, entries, self._data)
+        entry = new_entry(model, entries, self._data)
         entries.append(entry)
         self._set_list(list_path, entries,
                        f"Add {entry_name(entry)} to "
@@ -933,7 +855,7 @@ class ScenarioEditor(QtWidgets.QWidget):
 
     def _duplicate(self):
         list_path, entries, index, model = self._list_of()
-        twin = _duplicate(model, entries[index], entries)
+        twin = duplicate(model, entries[index], entries)
         entries.insert(index + 1, twin)
         self._set_list(list_path, entries,
                        f"Duplicate {entry_name(entries[index])}", index + 1)
@@ -968,7 +890,7 @@ class ScenarioEditor(QtWidgets.QWidget):
             return
         list_path, entries, entry_index, model = self._list_of()
         if entry_index is None:   # on the list: a new entry from it
-            entry = _new_entry(model, entries, self._data)
+            entry = new_entry(model, entries, self._data)
             entry.update(copy.deepcopy(values))
             entries.append(entry)
             self._set_list(list_path, entries, f"Add {name}",
@@ -1042,13 +964,3 @@ def _parent_node(path):
     if path.endswith("]"):
         return path[:path.rindex("[")]
     return path.rsplit(".", 1)[0] if "." in path else None
-
-
-def policy_changes(team_path, team, policy):
-    """The changes that set a team's policy, with the switch mode it
-    needs when the current one does not fit."""
-    changes = {f"{team_path}.policy": policy}
-    modes = TEAMING_POLICIES[policy][1]
-    if team["switch_mode"] not in modes:
-        changes[f"{team_path}.switch_mode"] = modes[0]
-    return changes
