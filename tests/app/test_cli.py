@@ -223,11 +223,11 @@ def test_long_commands_say_they_are_still_working(monkeypatch, capsys):
     # shortened so the test does not depend on how fast this machine is
     import time
 
-    from app import cli
-    monkeypatch.setattr(cli, "PROGRESS_AFTER_S", 0.05)
-    monkeypatch.setattr(cli, "PROGRESS_EVERY_S", 0.05)
+    from app import cli_common
+    monkeypatch.setattr(cli_common, "PROGRESS_AFTER_S", 0.05)
+    monkeypatch.setattr(cli_common, "PROGRESS_EVERY_S", 0.05)
     said = ""
-    with cli._Working("report many.toml"):
+    with cli_common._Working("report many.toml"):
         deadline = time.monotonic() + 20
         while said.count("still working") < 2 \
                 and time.monotonic() < deadline:

@@ -14,7 +14,8 @@ from tests.conftest import QT_PACKAGES, ROOT
 CORE = sorted((ROOT / "models").rglob("*.py")) + \
     sorted((ROOT / "solvers").rglob("*.py"))
 QT_FREE_APP = [ROOT / "app" / name for name in
-               ("__main__.py", "cli.py", "scenario_io.py", "paths.py",
+               ("__main__.py", "cli.py", "cli_common.py", "sweep_cli.py",
+                "scenario_io.py", "paths.py",
                 "validation_io.py", "session.py", "grid_rows.py",
                 "new_entries.py")] + \
     sorted((ROOT / "app" / "importers").glob("*.py"))
