@@ -289,30 +289,57 @@ def _quantity(text, name, unit, whole):
     return value
 
 
-Identifier = Field(pattern=r"^[A-Za-z0-9_.:-]+$", min_length=1,
-                   max_length=64)
+def identifier(description=None):
+    """A field holding a name other entries refer to: letters, digits and
+    ``_.:-``, 1 to 64 characters."""
+    return Field(pattern=r"^[A-Za-z0-9_.:-]+$", min_length=1, max_length=64,
+                 description=description)
 
 
 class Meta(_Strict):
     """What the scenario is for: shown in reports and kept with the file."""
 
-    name: str = Field(min_length=1, max_length=200)
-    description: str = ""
-    objectives: list[str] = []
-    assumptions: list[str] = []
-    notes: str = ""
+    name: str = Field(
+        min_length=1, max_length=200,
+        description="Title of the scenario, shown in the window and reports")
+    description: str = Field(
+        default="",
+        description="What the scenario describes: hosts, network, test")
+    objectives: list[str] = Field(
+        default=[],
+        description="The questions the scenario answers")
+    assumptions: list[str] = Field(
+        default=[],
+        description="Inputs not taken from a measurement, stated so a reader "
+                    "can judge the answer")
+    notes: str = Field(
+        default="",
+        description="Free text kept with the file")
 
 
 class Host(_Strict):
     """The hypervisor host whose network is planned."""
 
-    hypervisor: Literal["vsphere", "hyperv", "kvm", "xen"] = "vsphere"
-    sockets: int = Field(default=2, ge=1, le=16)
-    cores_per_socket: int = Field(default=16, ge=1, le=512)
-    ghz: float = Field(default=2.6, gt=0, le=10)
+    hypervisor: Literal["vsphere", "hyperv", "kvm", "xen"] = Field(
+        default="vsphere",
+        description="Hypervisor of the host; picks the default CPU cost "
+                    "preset and live-migration stop rule")
+    sockets: int = Field(
+        default=2, ge=1, le=16,
+        description="CPU sockets of the host; default 2, the usual "
+                    "two-socket virtualization server")
+    cores_per_socket: int = Field(
+        default=16, ge=1, le=512,
+        description="Physical cores per socket; default 16")
+    ghz: float = Field(
+        default=2.6, gt=0, le=10,
+        description="Core clock [GHz]; default 2.6, a typical server part")
     #: CPU cost preset (models.host.STACK_PRESETS), one of the hypervisor's
     #: (models.host.STACK_HYPERVISORS); None: the hypervisor's default
-    stack: Literal[tuple(STACK_PRESETS)] | None = None
+    stack: Literal[tuple(STACK_PRESETS)] | None = Field(
+        default=None,
+        description="CPU cost per packet and byte "
+                    "(models.host.STACK_PRESETS); none: the hypervisor's own")
     cpu: Literal[tuple(CPU_GENERATIONS)] = Field(
         default=DEFAULT_CPU, description="Server CPU generation "
         "(models.cpu.CPU_GENERATIONS): its per-clock network-stack speed "
@@ -336,10 +363,16 @@ class Host(_Strict):
 class OffloadSet(_Strict):
     """Stateless offloads a NIC performs for one IP version."""
 
-    checksum: bool = True
+    checksum: bool = Field(
+        default=True,
+        description="The NIC computes TCP/UDP checksums")
     #: segmentation (send) and receive coalescing (LRO/RSC) in the NIC
-    tso: bool = True
-    lro: bool = True
+    tso: bool = Field(
+        default=True,
+        description="TCP segmentation offload on send")
+    lro: bool = Field(
+        default=True,
+        description="Large receive offload (LRO/GRO in hardware)")
     gso: bool = Field(
         default=True, description="Software segmentation when tso is off "
         "(Linux GSO, the VMkernel's software TSO); no effect on a stack "
@@ -348,8 +381,10 @@ class OffloadSet(_Strict):
         default=True, description="Software receive coalescing when lro is "
         "off (Linux GRO, the VMkernel's software LRO); no effect on a stack "
         "without it (Windows)")
-    #: the same offloads also for VXLAN/Geneve-encapsulated traffic
-    tunnel: bool = False
+    tunnel: bool = Field(
+        default=False,
+        description="The same offloads also for VXLAN/Geneve-encapsulated "
+                    "traffic")
     aggregate_kib: float = Field(
         default=64.0, ge=1, le=512, description="Largest TSO/GSO send and "
         "LRO/GRO receive aggregate [KiB]: 64 (the IP datagram limit); "
@@ -360,25 +395,39 @@ class OffloadSet(_Strict):
 class Offloads(_Strict):
     """Offloads per IP version: they are often not symmetric."""
 
-    ipv4: OffloadSet = OffloadSet()
-    ipv6: OffloadSet = OffloadSet()
+    ipv4: OffloadSet = Field(
+        default=OffloadSet(),
+        description="Offloads for IPv4 traffic")
+    ipv6: OffloadSet = Field(
+        default=OffloadSet(),
+        description="Offloads for IPv6 traffic (often fewer than for IPv4)")
 
 
 class Nic(_Strict):
     """A physical NIC port (uplink)."""
 
-    id: str = Identifier
-    speed_gbps: float = Field(gt=0, le=1600)
-    rss_queues: int = Field(default=8, ge=1, le=512)
-    #: RSS queues pinned to distinct physical cores of the NIC's own NUMA
-    #: node (False: the OS defaults)
-    rss_tuned: bool = False
+    id: str = identifier(
+        description="Name of the port (vmnic0, eth0, NIC1); teams and "
+                    "workloads refer to it")
+    speed_gbps: float = Field(
+        gt=0, le=1600,
+        description="Link speed [Gbit/s]")
+    rss_queues: int = Field(
+        default=8, ge=1, le=512,
+        description="Receive-side scaling queues; default 8, the common "
+                    "driver default")
+    rss_tuned: bool = Field(
+        default=False,
+        description="RSS queues pinned to distinct physical cores of the "
+                    "NIC's own NUMA node (off: the OS defaults)")
     rdma: Literal["none", "roce_v2", "iwarp", "infiniband"] = Field(
         default="none", description="RDMA the NIC offers: 'roce_v2', "
         "'iwarp', or 'infiniband' (a native IB port: RDMA transports use IB "
         "framing, models.wire.IB_HEADER_BYTES, and speed_gbps is the IB "
         "data rate: EDR 100, HDR 200, NDR 400, FDR 54.5, QDR 32)")
-    offloads: Offloads = Offloads()
+    offloads: Offloads = Field(
+        default=Offloads(),
+        description="Stateless offloads per IP version")
     pcie_gen: Literal[PCIE_GENERATIONS] | None = Field(
         default=None, description="PCIe generation of the adapter's slot "
         "(None: the slot is not modelled)")
@@ -447,44 +496,98 @@ class NiocClass(_Strict):
     """Network I/O Control allocation of one traffic class on every
     adapter of a team (shares, reservation, limit)."""
 
-    traffic_class: str = Identifier
-    shares: float = Field(default=50.0, gt=0, le=100)
-    reservation_gbps: float = Field(default=0.0, ge=0)
-    limit_gbps: float | None = Field(default=None, gt=0)
+    traffic_class: str = identifier(
+        description="Traffic type (vm, vmotion, nfs, iscsi, vsan...)")
+    shares: float = Field(
+        default=50.0, gt=0, le=100,
+        description="NIOC shares of the class; default 50 (Normal)")
+    reservation_gbps: float = Field(
+        default=0.0, ge=0,
+        description="Bandwidth reserved for the class on each uplink "
+                    "[Gbit/s]")
+    limit_gbps: float | None = Field(
+        default=None, gt=0,
+        description="Bandwidth cap of the class; none: no limit [Gbit/s]")
 
 
 class Team(_Strict):
     """A NIC team (bond, LAG) and its load-balancing policy."""
 
-    name: str = Identifier
-    members: list[str] = Field(min_length=1)
-    standby: list[str] = []
-    switch_mode: Literal["independent", "static", "lacp"] = "independent"
-    policy: Literal[tuple(TEAMING_POLICIES)] = "port_id"
-    hash: Literal[HASH_POLICIES] | None = None
+    name: str = identifier("Name of the team (vSwitch, bond, LBFO/SET team)")
+    members: list[str] = Field(
+        min_length=1,
+        description="Active uplinks (NIC ids), comma-separated")
+    standby: list[str] = Field(
+        default=[],
+        description="Standby uplinks that take over on a failure")
+    switch_mode: Literal["independent", "static", "lacp"] = Field(
+        default="independent",
+        description="How the physical switch sees the team; the policy "
+                    "decides which modes work")
+    policy: Literal[tuple(TEAMING_POLICIES)] = Field(
+        default="port_id",
+        description="Load-balancing policy, in the vendor's words")
+    hash: Literal[HASH_POLICIES] | None = Field(
+        default=None,
+        description="Hash inputs of a hash-based policy (Linux "
+                    "xmit_hash_policy, vDS LACP algorithm, LBFO address "
+                    "hash); none: the policy's default")
     switch_hash: Literal[tuple(SWITCH_HASH_FIELDS)] | None = Field(
         default=None, description="The peer switch's port-channel hash "
         "for traffic it sends to this host (Cisco/Arista 'port-channel "
         "load-balance', Juniper 'hash-key'): it, not the host's policy, "
         "decides the receive member of a static or LACP team. None: the "
         "switch assumed to hash like the host")
-    kernel_hash: Literal[tuple(KERNEL_HASH_VARIANTS)] = "current"
+    kernel_hash: Literal[tuple(KERNEL_HASH_VARIANTS)] = Field(
+        default="current",
+        description="Linux kernel release range whose bonding hash is "
+                    "modelled; default the current one")
     #: vSphere IP hash: XOR of the last octets (VMware's KB wording) or of
     #: the whole 32-bit addresses; they differ only for 3, 5, 6, 7 uplinks
-    ip_hash_variant: Literal[IP_HASH_VARIANTS] = "last_octet"
-    lbt_threshold_pct: float = Field(default=75.0, gt=0, le=100)
-    lbt_period_s: float = Field(default=30.0, gt=0, le=3600)
-    lbt_target_rule: Literal[LBT_TARGET_RULES] = "stay_below"
-    lbt_max_moves_per_uplink: int = Field(default=1, ge=1, le=64)
-    ovs_rebalance_interval_ms: int = Field(default=10_000, ge=0,
-                                           le=86_400_000)
-    ovs_hash_basis: int = Field(default=0, ge=0, le=2**32 - 1)
-    tlb_order: Literal["descending", "random"] = "descending"
-    dynamic_epoch_s: float = Field(default=10.0, gt=0, le=3600)
-    compare: list[Literal[tuple(TEAMING_POLICIES)]] | None = None
-    failures: int = Field(default=1, ge=1, le=7)
-    nioc: list[NiocClass] = []
-    nioc_reservation: Literal["floor", "additive"] = "floor"
+    ip_hash_variant: Literal[IP_HASH_VARIANTS] = Field(
+        default="last_octet",
+        description="vSphere IP hash: XOR of the last octets (VMware KB) or "
+                    "of the whole addresses")
+    lbt_threshold_pct: float = Field(
+        default=75.0, gt=0, le=100,
+        description="LBT moves ports off an uplink above this load; default "
+                    "75 % (VMware) [%]")
+    lbt_period_s: float = Field(
+        default=30.0, gt=0, le=3600,
+        description="LBT's wake-up period; default 30 s (VMware) [s]")
+    lbt_target_rule: Literal[LBT_TARGET_RULES] = Field(
+        default="stay_below",
+        description="Which uplink LBT moves a port to")
+    lbt_max_moves_per_uplink: int = Field(
+        default=1, ge=1, le=64,
+        description="Ports LBT moves off one uplink per period")
+    ovs_rebalance_interval_ms: int = Field(
+        default=10_000, ge=0, le=86_400_000,
+        description="Open vSwitch bond rebalance interval; default 10 s "
+                    "(ovs-vswitchd) [ms]")
+    ovs_hash_basis: int = Field(
+        default=0, ge=0, le=2**32 - 1,
+        description="Open vSwitch bond hash basis")
+    tlb_order: Literal["descending", "random"] = Field(
+        default="descending",
+        description="Order in which balance-tlb assigns flows")
+    dynamic_epoch_s: float = Field(
+        default=10.0, gt=0, le=3600,
+        description="Rebalancing epoch of LBFO/SET Dynamic [s]")
+    compare: list[Literal[tuple(TEAMING_POLICIES)]] | None = Field(
+        default=None,
+        description="Policies to compare this team against; none: every "
+                    "policy the switch mode allows")
+    failures: int = Field(
+        default=1, ge=1, le=7,
+        description="Uplinks failing at once in the N-k view; default 1")
+    nioc: list[NiocClass] = Field(
+        default=[],
+        description="Network I/O Control classes of the team")
+    nioc_reservation: Literal["floor", "additive"] = Field(
+        default="floor",
+        description="Reservations as a floor within the shares (vSphere) or "
+                    "on top of them")
 
     @model_validator(mode="after")
     def _policy_fits_switch_mode(self):
@@ -524,22 +627,44 @@ class Team(_Strict):
 class Network(_Strict):
     """Settings of the IP network that carries the analysed traffic."""
 
-    ip_version: Literal[4, 6] = 4
+    ip_version: Literal[4, 6] = Field(
+        default=4,
+        description="IP version of the analysed traffic")
     #: accepted MTU range [B]: 576 is the IPv4 datagram every host must
     #: accept (RFC 791); raise ``mtu_max`` for gear that takes more than
     #: 9216 (declared before ``mtu``, which is checked against them)
-    mtu_min: int = Field(default=MTU_LIMITS[0], ge=MTU_LIMITS[0],
-                         le=MTU_CEILING)
-    mtu_max: int = Field(default=MTU_LIMITS[1], ge=MTU_LIMITS[0],
-                         le=MTU_CEILING)
-    mtu: int = Field(default=1500, ge=MTU_LIMITS[0], le=MTU_CEILING)
-    vlan_tags: int = Field(default=0, ge=0, le=2)
-    tcp_timestamps: bool = True
-    encapsulation: Literal["none", "vxlan", "geneve"] = "none"
-    underlay_ip_version: Literal[4, 6] = 4
-    geneve_option_bytes: int = Field(default=0, ge=0, le=252,
-                                     multiple_of=4)
-    packet_loss_pct: float = Field(default=0.0, ge=0, lt=100)
+    mtu_min: int = Field(
+        default=MTU_LIMITS[0], ge=MTU_LIMITS[0], le=MTU_CEILING,
+        description="Smallest MTU the gear accepts; default 576 (RFC 791) "
+                    "[B]")
+    mtu_max: int = Field(
+        default=MTU_LIMITS[1], ge=MTU_LIMITS[0], le=MTU_CEILING,
+        description="Largest MTU the gear accepts; default 9216, common "
+                    "switch maximum [B]")
+    mtu: int = Field(
+        default=1500, ge=MTU_LIMITS[0], le=MTU_CEILING,
+        description="IP MTU: the largest IP packet, header included; default "
+                    "1500 (Ethernet) [B]")
+    vlan_tags: int = Field(
+        default=0, ge=0, le=2,
+        description="802.1Q tags per frame (2: QinQ)")
+    tcp_timestamps: bool = Field(
+        default=True,
+        description="TCP timestamps option (12 B per segment); on by default "
+                    "in Linux, ESXi and Windows")
+    encapsulation: Literal["none", "vxlan", "geneve"] = Field(
+        default="none",
+        description="Overlay encapsulation of the traffic")
+    underlay_ip_version: Literal[4, 6] = Field(
+        default=4,
+        description="IP version of the overlay's underlay")
+    geneve_option_bytes: int = Field(
+        default=0, ge=0, le=252, multiple_of=4,
+        description="Geneve option bytes per packet [B]")
+    packet_loss_pct: float = Field(
+        default=0.0, ge=0, lt=100,
+        description="Packet loss on the path (TCP throughput falls with it, "
+                    "Mathis et al.) [%]")
     frame_size_bytes: int | None = Field(
         default=None, ge=MIN_FRAME_BYTES, description="Frame size for the "
         "packet-rate question, MAC header to FCS as RFC 2544 counts it "
@@ -586,9 +711,13 @@ class Network(_Strict):
 class TimeProfile(_Strict):
     """A demand multiplier over time, linear between points."""
 
-    name: str = Identifier
-    t_s: list[float] = Field(min_length=1)
-    scale: list[float] = Field(min_length=1)
+    name: str = identifier("Name flows refer to")
+    t_s: list[float] = Field(
+        min_length=1,
+        description="Times of the points, increasing [s]")
+    scale: list[float] = Field(
+        min_length=1,
+        description="Demand multiplier at each time (1: the flow's rate)")
 
     @model_validator(mode="after")
     def _aligned_and_increasing(self):
@@ -602,34 +731,72 @@ class TimeProfile(_Strict):
         return self
 
 
-MacAddress = Field(default=None,
-                   pattern=r"^([0-9A-Fa-f]{2}[:-]){5}[0-9A-Fa-f]{2}$")
+def mac_address(description=None):
+    """An optional field holding a MAC address, six hex pairs separated
+    by ``:`` or ``-``."""
+    return Field(default=None,
+                 pattern=r"^([0-9A-Fa-f]{2}[:-]){5}[0-9A-Fa-f]{2}$",
+                 description=description)
 
 
 class Flow(_Strict):
     """One VM port or flow with its demand in each direction."""
 
-    id: str = Identifier
-    vm: str = ""
-    port_id: int | None = Field(default=None, ge=0)
-    mac: str | None = MacAddress
-    dst_mac: str | None = MacAddress
-    src_ip: str | None = None
-    dst_ip: str | None = None
-    protocol: Literal["tcp", "udp"] = "tcp"
-    src_port: int | None = Field(default=None, ge=0, le=65535)
-    dst_port: int | None = Field(default=None, ge=0, le=65535)
-    vlan: int | None = Field(default=None, ge=0, le=4094)
+    id: str = identifier("Name of the port or flow")
+    vm: str = Field(
+        default="",
+        description="VM the port belongs to (flows of one VM may share its "
+                    "port and MAC)")
+    port_id: int | None = Field(
+        default=None, ge=0,
+        description="Virtual switch port ID (hashed by 'originating port')")
+    mac: str | None = mac_address(
+        description="Source MAC address (hashed by MAC-based policies)")
+    dst_mac: str | None = mac_address("Destination MAC address")
+    src_ip: str | None = Field(
+        default=None,
+        description="Source IP address (hashed by IP-based policies)")
+    dst_ip: str | None = Field(
+        default=None,
+        description="Destination IP address")
+    protocol: Literal["tcp", "udp"] = Field(
+        default="tcp",
+        description="Transport protocol of the flow")
+    src_port: int | None = Field(
+        default=None, ge=0, le=65535,
+        description="Source TCP/UDP port (hashed by layer 4 policies)")
+    dst_port: int | None = Field(
+        default=None, ge=0, le=65535,
+        description="Destination TCP/UDP port")
+    vlan: int | None = Field(
+        default=None, ge=0, le=4094,
+        description="VLAN ID of the flow")
     #: 802.1p priority in the VLAN tag (Linux vlan+srcmac hashes the whole
     #: tag control field, priority included)
-    vlan_pcp: int = Field(default=0, ge=0, le=7)
-    traffic_class: str = "vm"
-    tx_gbps: float = Field(default=0.0, ge=0)
-    rx_gbps: float = Field(default=0.0, ge=0)
-    profile: str | None = None
-    team: str | None = None
-    pin: list[str] = []
-    anti_affinity: str | None = None
+    vlan_pcp: int = Field(
+        default=0, ge=0, le=7,
+        description="802.1p priority in the VLAN tag")
+    traffic_class: str = Field(
+        default="vm",
+        description="NIOC traffic class of the flow")
+    tx_gbps: float = Field(
+        default=0.0, ge=0,
+        description="Demand sent by the VM [Gbit/s]")
+    rx_gbps: float = Field(
+        default=0.0, ge=0,
+        description="Demand received by the VM [Gbit/s]")
+    profile: str | None = Field(
+        default=None,
+        description="Load profile scaling the demand over time; none: steady")
+    team: str | None = Field(
+        default=None,
+        description="Team carrying the flow; needed with several teams")
+    pin: list[str] = Field(
+        default=[],
+        description="Uplinks the flow is pinned to (explicit failover order)")
+    anti_affinity: str | None = Field(
+        default=None,
+        description="Group whose flows should use different uplinks")
 
     @field_validator("src_ip", "dst_ip")
     @classmethod
@@ -647,11 +814,20 @@ class DirtyModel(_Strict):
     hot working set that saturates plus a linear cold rate
     (models.migration.dirty_bytes)."""
 
-    kind: Literal["uniform", "hot_cold"] = "uniform"
-    #: uniform: the dirtying rate; hot_cold: the hot set's initial rate
-    rate_mib_s: float = Field(default=0.0, ge=0, le=1e7)
-    hot_set_gib: float = Field(default=0.0, ge=0)
-    cold_rate_mib_s: float = Field(default=0.0, ge=0, le=1e7)
+    kind: Literal["uniform", "hot_cold"] = Field(
+        default="uniform",
+        description="How the guest dirties memory: uniformly, or a hot set "
+                    "plus a cold rate")
+    rate_mib_s: float = Field(
+        default=0.0, ge=0, le=1e7,
+        description="Dirtying rate (hot set's initial rate for hot_cold) "
+                    "[MiB/s]")
+    hot_set_gib: float = Field(
+        default=0.0, ge=0,
+        description="Size of the hot working set [GiB]")
+    cold_rate_mib_s: float = Field(
+        default=0.0, ge=0, le=1e7,
+        description="Dirtying rate outside the hot set [MiB/s]")
 
 
 class Migration(_Strict):
@@ -660,23 +836,47 @@ class Migration(_Strict):
     ``transfer``, or one built from ``transport``, ``streams`` and the
     compression fields over all NICs."""
 
-    name: str = Identifier
-    memory_gib: float = Field(gt=0, le=24576)
-    count: int = Field(default=1, ge=1, le=1024)
-    concurrency: int = Field(default=1, ge=1, le=64)
-    zero_page_pct: float = Field(default=0.0, ge=0, le=100)
-    dirty: DirtyModel = DirtyModel()
-    first_round_rate_cap_mib_s: float | None = Field(default=None, gt=0)
-    transfer: str | None = None
-    transport: Literal[TRANSPORTS] = "tcp"
+    name: str = identifier("Name of the migration or batch")
+    memory_gib: float = Field(
+        gt=0, le=24576,
+        description="Guest memory of each VM [GiB]")
+    count: int = Field(
+        default=1, ge=1, le=1024,
+        description="VMs migrated (identical)")
+    concurrency: int = Field(
+        default=1, ge=1, le=64,
+        description="Migrations at once")
+    zero_page_pct: float = Field(
+        default=0.0, ge=0, le=100,
+        description="Share of zero pages, sent as a header only [%]")
+    dirty: DirtyModel = Field(
+        default=DirtyModel(),
+        description="How the guest dirties memory during pre-copy")
+    first_round_rate_cap_mib_s: float | None = Field(
+        default=None, gt=0,
+        description="Ceiling of the first pass (e.g. destination page "
+                    "allocation); none: the path's rate [MiB/s]")
+    transfer: str | None = Field(
+        default=None,
+        description="The workloads.transfers entry that carries it; none: "
+                    "one built from the fields below over all NICs")
+    transport: Literal[TRANSPORTS] = Field(
+        default="tcp",
+        description="Transport of the migration traffic")
     streams: int | None = Field(
         default=None, ge=1, le=64, description="Migration streams; with "
         "multifd the channels. None: the platform's default: one; QEMU "
         "multifd 2 (multifd-channels); over SMB one per Multichannel "
         "connection (as workloads.transfers[].streams)")
-    compression_ratio: float = Field(default=1.0, ge=1, le=1000)
-    compressor_gbps: float = Field(default=1.0, gt=0)
-    compression_threads: int = Field(default=1, ge=1, le=256)
+    compression_ratio: float = Field(
+        default=1.0, ge=1, le=1000,
+        description="Memory compression ratio (1: none)")
+    compressor_gbps: float = Field(
+        default=1.0, gt=0,
+        description="Compression speed of one thread [Gbit/s]")
+    compression_threads: int = Field(
+        default=1, ge=1, le=256,
+        description="Compression threads")
     compressor: Literal[COMPRESSORS] | None = Field(
         default=None, description="Compression algorithm and level "
         "(models.compression.ALGORITHMS: zlib-1..9, zstd-1..22, lz4, "
@@ -705,27 +905,50 @@ class Migration(_Strict):
         default=False, description="transport 'rdma' (QEMU RDMA "
         "migration): register all guest memory up front (rdma-pin-all) "
         "instead of chunk by chunk")
-    stop_rule: Literal[tuple(STOP_RULES)] = "vmotion"
-    #: None: the stop rule's own default (QEMU 300 ms, vMotion 500 ms goal)
-    downtime_budget_ms: float | None = Field(default=None, gt=0)
-    max_switchover_s: float | None = Field(default=None, gt=0)
-    #: stop when this share of memory is left (stop_rule fraction_left)
-    fraction_left_pct: float = Field(default=1.0, gt=0, lt=100)
-    #: None: the stop rule's default (SDPS for vMotion, none otherwise)
-    throttling: Literal["none", "sdps", "auto_converge"] | None = None
-    time_budget_s: float | None = Field(default=None, gt=0)
+    stop_rule: Literal[tuple(STOP_RULES)] = Field(
+        default="vmotion",
+        description="When pre-copy stops and the VM switches over, as the "
+                    "hypervisor decides it (models.migration.STOP_RULES)")
+    downtime_budget_ms: float | None = Field(
+        default=None, gt=0,
+        description="Switchover budget; none: the stop rule's (QEMU 300 ms, "
+                    "vMotion 500 ms goal) [ms]")
+    max_switchover_s: float | None = Field(
+        default=None, gt=0,
+        description="Longest switchover before the migration fails; none: "
+                    "the stop rule's [s]")
+    fraction_left_pct: float = Field(
+        default=1.0, gt=0, lt=100,
+        description="Stop when this share of memory is left (stop rule "
+                    "fraction_left) [%]")
+    throttling: Literal["none", "sdps", "auto_converge"] | None = Field(
+        default=None,
+        description="Guest throttling to converge; none: the stop rule's "
+                    "(SDPS for vMotion)")
+    time_budget_s: float | None = Field(
+        default=None, gt=0,
+        description="Abort when pre-copy runs longer [s]")
     #: stop_rule qemu: the QEMU release, "major.minor"; it decides the
     #: default max-bandwidth (32 MiB/s before 5.2, 128 MiB/s from 5.2)
     #: and the 5 s bitmap-sync timer of auto-converge (from 9.2)
-    qemu_version: str = Field(default="9.2", pattern=r"^[0-9]{1,2}\.[0-9]{1,2}$")
+    qemu_version: str = Field(
+        default="9.2", pattern=r"^[0-9]{1,2}\.[0-9]{1,2}$",
+        description="QEMU release (major.minor): sets the default "
+                    "max-bandwidth and auto-converge timing")
     #: stop_rule qemu: who sets max-bandwidth. "qemu": QEMU's own default
     #: for qemu_version; "libvirt": libvirt lifts it (QEMU_DOMAIN_MIG_
     #: BANDWIDTH_MAX, no cap); "unlimited": raised above what the path
     #: carries by other means (by hand, a tool). max_bandwidth_mib_s
     #: overrides all (KubeVirt bandwidthPerMigration, Proxmox bwlimit,
     #: virsh --bandwidth).
-    management: Literal["qemu", "libvirt", "unlimited"] = "qemu"
-    max_bandwidth_mib_s: float | None = Field(default=None, gt=0)
+    management: Literal["qemu", "libvirt", "unlimited"] = Field(
+        default="qemu",
+        description="Who sets QEMU's max-bandwidth: QEMU's default, libvirt "
+                    "(no cap) or unlimited")
+    max_bandwidth_mib_s: float | None = Field(
+        default=None, gt=0,
+        description="Bandwidth cap of one migration (virsh --bandwidth, "
+                    "Proxmox bwlimit) [MiB/s]")
     zero_page_detection: Literal[ZERO_PAGE_DETECTIONS] = Field(
         default="auto", description="stop_rule qemu: where QEMU tests each "
         "page for zeros (migrate-set-parameters zero-page-detection): "
@@ -754,13 +977,28 @@ MAX_DEVICE_CHANNELS = 4096
 class Backend(_Strict):
     """The storage system's own limits."""
 
-    iops_max: float | None = Field(default=None, gt=0)
-    mbps_max: float | None = Field(default=None, gt=0)
-    devices: int | None = Field(default=None, ge=1)
-    device_iops: float = Field(default=SPINDLE_15K_IOPS, gt=0)
-    device_mbps: float = Field(default=SPINDLE_15K_MBPS, gt=0)
-    raid: Literal[tuple(WRITE_PENALTY)] = "none"
-    service_time_ms: float | None = Field(default=None, gt=0)
+    iops_max: float | None = Field(
+        default=None, gt=0,
+        description="IOPS the back end delivers at most [IO/s]")
+    mbps_max: float | None = Field(
+        default=None, gt=0,
+        description="Throughput the back end delivers at most [MB/s]")
+    devices: int | None = Field(
+        default=None, ge=1,
+        description="Disks behind the workload")
+    device_iops: float = Field(
+        default=SPINDLE_15K_IOPS, gt=0,
+        description="IOPS of one disk; default a 15K RPM spindle [IO/s]")
+    device_mbps: float = Field(
+        default=SPINDLE_15K_MBPS, gt=0,
+        description="Throughput of one disk; default a 15K RPM spindle "
+                    "[MB/s]")
+    raid: Literal[tuple(WRITE_PENALTY)] = Field(
+        default="none",
+        description="RAID level (its write penalty applies)")
+    service_time_ms: float | None = Field(
+        default=None, gt=0,
+        description="Unloaded latency of one IO at the back end [ms]")
     kind: Literal[BACKEND_KINDS] = Field(
         default="array", description="array: known by its ceiling (one "
         "server at that rate); nvme: a multi-queue device serving "
@@ -806,29 +1044,51 @@ class Backend(_Strict):
 class StorageWorkload(_Strict):
     """A storage IO workload (benchmark or application)."""
 
-    name: str = Identifier
-    protocol: Literal[STORAGE_PROTOCOLS] = "iscsi"
+    name: str = identifier("Name of the workload")
+    protocol: Literal[STORAGE_PROTOCOLS] = Field(
+        default="iscsi",
+        description="Storage protocol")
     transport: Literal[STORAGE_TRANSPORTS] | None = Field(
         default=None, description="tcp or rdma (SMB Direct, iSER, "
         "NVMe-oF/RDMA, NFS over RDMA, vSAN over RDMA); None: the "
         "protocol's default (SMB3 and S2D use RDMA when every NIC of the "
         "workload is RDMA-capable, the others TCP)")
-    block_kib: float = Field(default=4.0, gt=0, le=16384)
-    read_pct: float = Field(default=70.0, ge=0, le=100)
-    random_pct: float = Field(default=100.0, ge=0, le=100)
-    vms: int = Field(default=1, ge=1)
-    disks_per_vm: int = Field(default=1, ge=1)
-    threads_per_disk: int = Field(default=1, ge=1)
-    working_set_pct: float = Field(default=100.0, gt=0, le=100)
-    nics: list[str] = []
-    smb_encryption: bool = False
+    block_kib: float = Field(
+        default=4.0, gt=0, le=16384,
+        description="IO size [KiB]")
+    read_pct: float = Field(
+        default=70.0, ge=0, le=100,
+        description="Share of reads [%]")
+    random_pct: float = Field(
+        default=100.0, ge=0, le=100,
+        description="Share of random IO [%]")
+    vms: int = Field(
+        default=1, ge=1,
+        description="Benchmark VMs (HCIBench VMs)")
+    disks_per_vm: int = Field(
+        default=1, ge=1,
+        description="Data disks per VM")
+    threads_per_disk: int = Field(
+        default=1, ge=1,
+        description="Outstanding IO per disk (HCIBench threads, fio iodepth, "
+                    "diskspd -t x -o)")
+    working_set_pct: float = Field(
+        default=100.0, gt=0, le=100,
+        description="Share of each disk the test touches [%]")
+    nics: list[str] = Field(
+        default=[],
+        description="NICs carrying the IO; none: all")
+    smb_encryption: bool = Field(
+        default=False,
+        description="SMB 3 encryption on")
     sessions_per_path: int | None = Field(
         default=None, ge=1, le=64, description="Connections per path, each "
         "served by one core (iSCSI sessions, NFS nconnect, SMB "
         "Multichannel connections); None: the protocol's default (1; SMB3 "
         "and S2D 4 per RSS NIC and 2 per RDMA NIC; local IO and NVMe-oF "
         "every core)")
-    backend: Backend
+    backend: Backend = Field(
+        description="The storage system's own limits")
 
     @model_validator(mode="after")
     def _oio_in_range(self):
@@ -844,19 +1104,36 @@ class Transfer(_Strict):
     """A bulk transfer received by this host from an identical peer (live
     migration traffic, file copy, netperf): as fast as the path allows."""
 
-    name: str = Identifier
-    transport: Literal[TRANSPORTS] = "tcp"
-    purpose: Literal["bulk", "live_migration"] = "bulk"
-    #: team carrying it; None: the NICs listed in ``nics`` (all if empty)
-    via: str | None = None
-    nics: list[str] = []
-    #: this host receives the data (the usual binding side) or sends it
-    direction: Literal["receive", "send"] = "receive"
+    name: str = identifier("Name of the transfer; migrations refer to it")
+    transport: Literal[TRANSPORTS] = Field(
+        default="tcp",
+        description="TCP, TCP with compression, SMB Multichannel or SMB "
+                    "Direct (RDMA)")
+    purpose: Literal["bulk", "live_migration"] = Field(
+        default="bulk",
+        description="Bulk copy, or live-migration traffic (uses the "
+                    "hypervisor's migration preset)")
+    via: str | None = Field(
+        default=None,
+        description="Team carrying it; none: the NICs listed below (all if "
+                    "empty)")
+    nics: list[str] = Field(
+        default=[],
+        description="NICs carrying it without a team")
+    direction: Literal["receive", "send"] = Field(
+        default="receive",
+        description="This host receives the data (the usual binding side) or "
+                    "sends it")
     #: without a team, spread sessions over all NICs (multi-NIC vMotion,
     #: iSCSI port binding, one vNIC per uplink) instead of one route
-    multipath: bool = False
-    #: independent senders at once (VMs migrating, netperf pairs)
-    sessions: int = Field(default=1, ge=1, le=1024)
+    multipath: bool = Field(
+        default=False,
+        description="Without a team, spread sessions over all NICs "
+                    "(multi-NIC vMotion, iSCSI port binding)")
+    sessions: int = Field(
+        default=1, ge=1, le=1024,
+        description="Independent senders at once (VMs migrating, netperf "
+                    "pairs)")
     streams: int | None = Field(
         default=None, ge=1, le=256, description="Application streams "
         "(sending threads) per session, each one TCP connection for tcp "
@@ -865,17 +1142,24 @@ class Transfer(_Strict):
         "itself (4 per RSS-capable NIC, 2 per RDMA NIC, 1 otherwise: "
         "Microsoft, 'SMB Multichannel', ConnectionCountPerRssNetwork"
         "Interface; models.transport.SMB_CONNECTIONS)")
-    #: ceiling of one stream; None: the hypervisor's live-migration
-    #: preset for purpose "live_migration", else none
-    stream_cap_gbps: float | None = Field(default=None, gt=0)
+    stream_cap_gbps: float | None = Field(
+        default=None, gt=0,
+        description="Ceiling of one stream; none: the hypervisor's "
+                    "live-migration preset, else none [Gbit/s]")
     stream_cap_pps: float | None = Field(
         default=None, gt=0, le=1e9, description="Packets per second one "
         "stream's thread sends: a single-threaded traffic generator's "
         "published rate (Ostinato over libpcap: about 750,000) [1/s]; "
         "transport 'udp' only; None: no such cap")
-    compression_ratio: float = Field(default=2.0, ge=1, le=1000)
-    compressor_gbps: float = Field(default=1.0, gt=0)
-    compression_threads: int = Field(default=4, ge=1, le=1024)
+    compression_ratio: float = Field(
+        default=2.0, ge=1, le=1000,
+        description="Compression ratio with transport compression; default 2")
+    compressor_gbps: float = Field(
+        default=1.0, gt=0,
+        description="Compression speed of one thread [Gbit/s]")
+    compression_threads: int = Field(
+        default=4, ge=1, le=1024,
+        description="Compression threads; default 4")
     #: as Migration.compressor, compression_data and qat_devices
     compressor: Literal[COMPRESSORS] | None = None
     compression_data: Literal[("ratio",) + COMPRESSION_DATA] = "ratio"
@@ -884,11 +1168,16 @@ class Transfer(_Strict):
     #: queues), or behind a virtual switch, one vNIC per session: "vmq"
     #: (one core per vNIC), "vrss" (VMQ + virtual RSS over the VM's vCPUs,
     #: 10 GbE and 2 vCPUs at least) or "vmmq" (hardware queues per vNIC)
-    receive_queues: Literal[QUEUE_MODES] = "rss"
-    #: logical processors of each receiving VM (vrss, vmmq)
-    vm_vcpus: int = Field(default=4, ge=1, le=1024)
-    #: hardware queue pairs per vNIC with vmmq (Hyper-V default 16)
-    vmmq_queue_pairs: int = Field(default=VMMQ_QUEUE_PAIRS, ge=1, le=64)
+    receive_queues: Literal[QUEUE_MODES] = Field(
+        default="rss",
+        description="How the receiver spreads connections over cores")
+    vm_vcpus: int = Field(
+        default=4, ge=1, le=1024,
+        description="Logical processors of each receiving VM (vRSS, VMMQ)")
+    vmmq_queue_pairs: int = Field(
+        default=VMMQ_QUEUE_PAIRS, ge=1, le=64,
+        description="Hardware queue pairs per vNIC with VMMQ; default 16 "
+                    "(Hyper-V)")
     vnic_queues: int = Field(
         default=VNIC_QUEUES, ge=1, le=64, description="Receive queues of "
         "one vNIC with receive_queues 'multiqueue' (vSphere 6.0+ vmxnet3, "
@@ -939,7 +1228,7 @@ class Transfer(_Strict):
 class EvacuationVm(_Strict):
     """One VM leaving the host."""
 
-    name: str = Identifier
+    name: str = identifier("Name of the VM")
     memory_gib: float = Field(gt=0, le=24576,
                               description="Guest memory [GiB]")
     zero_page_pct: float = Field(
@@ -971,7 +1260,7 @@ class EvacuationVm(_Strict):
 class Destination(_Strict):
     """A host receiving evacuated VMs."""
 
-    name: str = Identifier
+    name: str = identifier("Name of the receiving host")
     free_memory_gib: float = Field(
         gt=0, le=1e6, description="Memory free for incoming VMs [GiB]")
 
@@ -981,7 +1270,7 @@ class Evacuation(_Strict):
     a transfer, a platform's number of them at a time, sharing its
     bandwidth."""
 
-    name: str = Identifier
+    name: str = identifier("Name of the evacuation")
     transfer: str = Field(
         description="The workloads.transfers entry the migrations ride "
                     "(its NICs, transport, RSS, teaming, compression)")
@@ -1089,20 +1378,33 @@ class Evacuation(_Strict):
 class Workloads(_Strict):
     """Everything that puts load on the host network."""
 
-    profiles: list[TimeProfile] = Field(default=[], max_length=MAX_ENTRIES)
-    time_step_s: float = Field(default=1.0, gt=0, le=3600)
-    flows: list[Flow] = Field(default=[], max_length=MAX_ENTRIES)
-    transfers: list[Transfer] = Field(default=[], max_length=MAX_TRANSFERS)
-    migrations: list[Migration] = Field(default=[], max_length=MAX_ENTRIES)
+    profiles: list[TimeProfile] = Field(
+        default=[], max_length=MAX_ENTRIES,
+        description="Load profiles: demand over time")
+    time_step_s: float = Field(
+        default=1.0, gt=0, le=3600,
+        description="Time step of the teaming simulation [s]")
+    flows: list[Flow] = Field(
+        default=[], max_length=MAX_ENTRIES,
+        description="VM ports and flows on the teams")
+    transfers: list[Transfer] = Field(
+        default=[], max_length=MAX_TRANSFERS,
+        description="Bulk transfers (live-migration networks, copies)")
+    migrations: list[Migration] = Field(
+        default=[], max_length=MAX_ENTRIES,
+        description="Live migrations")
     storage: list[StorageWorkload] = Field(
-        default=[], max_length=MAX_STORAGE_WORKLOADS)
-    evacuations: list[Evacuation] = Field(default=[], max_length=MAX_ENTRIES)
+        default=[], max_length=MAX_STORAGE_WORKLOADS,
+        description="Storage IO workloads")
+    evacuations: list[Evacuation] = Field(
+        default=[], max_length=MAX_ENTRIES,
+        description="Host evacuations (maintenance mode)")
 
 
 class ClusterSwitch(_Strict):
     """A top-of-rack switch the cluster's hosts link to."""
 
-    name: str = Identifier
+    name: str = identifier()
     rack: str = Field(default="rack1", pattern=r"^[A-Za-z0-9_.:-]+$",
                       min_length=1, description="Rack the switch "
                       "stands in; hosts linked to it are in this rack")
@@ -1116,7 +1418,7 @@ class HostGroup(_Strict):
     """Hosts alike: each has the document's NICs, the i-th NIC linked to
     the i-th switch of ``links`` (round robin)."""
 
-    name: str = Identifier
+    name: str = identifier()
     count: int = Field(default=1, ge=1, le=MAX_CLUSTER_HOSTS,
                        description="Hosts in the group")
     links: list[str] = Field(min_length=1, max_length=MAX_NICS,
@@ -1131,7 +1433,7 @@ CLUSTER_CLASS_KINDS = ("vm", "storage", "vmotion", "backup", "management",
 class TrafficClass(_Strict):
     """A traffic class every host sends, with its NIOC or ETS share."""
 
-    name: str = Identifier
+    name: str = identifier()
     kind: Literal[CLUSTER_CLASS_KINDS] = "vm"
     demand_gbps: float = Field(default=0.0, ge=0, le=102_400,
                                description="Traffic each host sends, "
@@ -1213,9 +1515,15 @@ class Cluster(_Strict):
 class Variant(_Strict):
     """A named alternative: the base scenario with some parameters changed."""
 
-    name: str = Field(min_length=1, max_length=80)
-    description: str = ""
-    set: dict[str, Any] = {}
+    name: str = Field(
+        min_length=1, max_length=80,
+        description="Name of the variant (a column of the comparison)")
+    description: str = Field(
+        default="",
+        description="What the variant changes and why")
+    set: dict[str, Any] = Field(
+        default={},
+        description="The parameters it changes: path = value")
 
     @field_validator("set")
     @classmethod
@@ -1327,8 +1635,14 @@ GOALS = {
 class Goal(_Strict):
     """The scenario's goal, by which recommendations are ranked."""
 
-    kind: Literal[tuple(GOALS)] = "max_throughput"
-    latency_target_ms: float | None = Field(default=None, gt=0)
+    kind: Literal[tuple(GOALS)] = Field(
+        default="max_throughput",
+        description="What recommendations optimise; default maximum "
+                    "throughput")
+    latency_target_ms: float | None = Field(
+        default=None, gt=0,
+        description="Storage latency to stay under for the latency_target "
+                    "goal [ms]")
 
 
 class StackCalibration(_Strict):
@@ -1367,7 +1681,7 @@ class Calibration(_Strict):
     """A named site preset: what ``linkplan calibrate`` fitted to measured
     runs, on which files and when, with the residuals."""
 
-    name: str = Identifier
+    name: str = identifier()
     date: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}", max_length=40,
                       description="When it was fitted (ISO 8601)")
     sources: list[str] = Field(min_length=1, max_length=MAX_ENTRIES,
@@ -2251,7 +2565,6 @@ def _without_empty_tables(data):
 
 def json_schema():
     """The JSON Schema of the scenario document."""
-    _rebuild_with_descriptions()
     return Scenario.model_json_schema()
 
 
@@ -2324,287 +2637,3 @@ def new_scenario():
         "meta": {"name": "Untitled scenario"},
         "nics": [{"id": "nic0", "speed_gbps": 10.0}],
     })
-
-
-# --------------------------------------------------------------------------
-# Field descriptions
-# --------------------------------------------------------------------------
-
-#: What each field means, with its unit and where its default comes from,
-#: for fields declared without one (the editor's tooltips and the JSON
-#: Schema show them). Kept in one table so the declarations above stay
-#: short; a field declared with its own description keeps it.
-_DESCRIPTIONS = {
-    Meta: {
-        "name": "Title of the scenario, shown in the window and reports",
-        "description": "What the scenario describes: hosts, network, test",
-        "objectives": "The questions the scenario answers",
-        "assumptions": "Inputs not taken from a measurement, stated so a "
-                       "reader can judge the answer",
-        "notes": "Free text kept with the file",
-    },
-    Goal: {
-        "kind": "What recommendations optimise; default maximum throughput",
-        "latency_target_ms": "Storage latency to stay under for the "
-                             "latency_target goal [ms]",
-    },
-    Host: {
-        "hypervisor": "Hypervisor of the host; picks the default CPU cost "
-                      "preset and live-migration stop rule",
-        "sockets": "CPU sockets of the host; default 2, the usual "
-                   "two-socket virtualization server",
-        "cores_per_socket": "Physical cores per socket; default 16",
-        "ghz": "Core clock [GHz]; default 2.6, a typical server part",
-        "stack": "CPU cost per packet and byte (models.host.STACK_PRESETS); "
-                 "none: the hypervisor's own",
-    },
-    OffloadSet: {
-        "checksum": "The NIC computes TCP/UDP checksums",
-        "tso": "TCP segmentation offload on send",
-        "lro": "Large receive offload (LRO/GRO in hardware)",
-        "tunnel": "The same offloads also for VXLAN/Geneve-encapsulated "
-                  "traffic",
-    },
-    Offloads: {
-        "ipv4": "Offloads for IPv4 traffic",
-        "ipv6": "Offloads for IPv6 traffic (often fewer than for IPv4)",
-    },
-    Nic: {
-        "id": "Name of the port (vmnic0, eth0, NIC1); teams and workloads "
-              "refer to it",
-        "speed_gbps": "Link speed [Gbit/s]",
-        "rss_queues": "Receive-side scaling queues; default 8, the "
-                      "common driver default",
-        "rss_tuned": "RSS queues pinned to distinct physical cores of the "
-                     "NIC's own NUMA node (off: the OS defaults)",
-        "rdma": "RDMA the NIC offers (RoCE v2, iWARP), used by SMB Direct",
-        "offloads": "Stateless offloads per IP version",
-    },
-    NiocClass: {
-        "traffic_class": "Traffic type (vm, vmotion, nfs, iscsi, vsan...)",
-        "shares": "NIOC shares of the class; default 50 (Normal)",
-        "reservation_gbps": "Bandwidth reserved for the class on each "
-                            "uplink [Gbit/s]",
-        "limit_gbps": "Bandwidth cap of the class; none: no limit "
-                      "[Gbit/s]",
-    },
-    Team: {
-        "name": "Name of the team (vSwitch, bond, LBFO/SET team)",
-        "members": "Active uplinks (NIC ids), comma-separated",
-        "standby": "Standby uplinks that take over on a failure",
-        "switch_mode": "How the physical switch sees the team; the policy "
-                       "decides which modes work",
-        "policy": "Load-balancing policy, in the vendor's words",
-        "hash": "Hash inputs of a hash-based policy (Linux "
-                "xmit_hash_policy, vDS LACP algorithm, LBFO address hash); "
-                "none: the policy's default",
-        "kernel_hash": "Linux kernel release range whose bonding hash is "
-                       "modelled; default the current one",
-        "ip_hash_variant": "vSphere IP hash: XOR of the last octets "
-                           "(VMware KB) or of the whole addresses",
-        "lbt_threshold_pct": "LBT moves ports off an uplink above this "
-                             "load; default 75 % (VMware) [%]",
-        "lbt_period_s": "LBT's wake-up period; default 30 s (VMware) [s]",
-        "lbt_target_rule": "Which uplink LBT moves a port to",
-        "lbt_max_moves_per_uplink": "Ports LBT moves off one uplink per "
-                                    "period",
-        "ovs_rebalance_interval_ms": "Open vSwitch bond rebalance "
-                                     "interval; default 10 s (ovs-vswitchd)"
-                                     " [ms]",
-        "ovs_hash_basis": "Open vSwitch bond hash basis",
-        "tlb_order": "Order in which balance-tlb assigns flows",
-        "dynamic_epoch_s": "Rebalancing epoch of LBFO/SET Dynamic [s]",
-        "compare": "Policies to compare this team against; none: every "
-                   "policy the switch mode allows",
-        "failures": "Uplinks failing at once in the N-k view; default 1",
-        "nioc": "Network I/O Control classes of the team",
-        "nioc_reservation": "Reservations as a floor within the shares "
-                            "(vSphere) or on top of them",
-    },
-    Network: {
-        "ip_version": "IP version of the analysed traffic",
-        "mtu_min": "Smallest MTU the gear accepts; default 576 (RFC 791) "
-                   "[B]",
-        "mtu_max": "Largest MTU the gear accepts; default 9216, common "
-                   "switch maximum [B]",
-        "mtu": "IP MTU: the largest IP packet, header included; default "
-               "1500 (Ethernet) [B]",
-        "vlan_tags": "802.1Q tags per frame (2: QinQ)",
-        "tcp_timestamps": "TCP timestamps option (12 B per segment); on by "
-                          "default in Linux, ESXi and Windows",
-        "encapsulation": "Overlay encapsulation of the traffic",
-        "underlay_ip_version": "IP version of the overlay's underlay",
-        "geneve_option_bytes": "Geneve option bytes per packet [B]",
-        "packet_loss_pct": "Packet loss on the path (TCP throughput "
-                           "falls with it, Mathis et al.) [%]",
-    },
-    TimeProfile: {
-        "name": "Name flows refer to",
-        "t_s": "Times of the points, increasing [s]",
-        "scale": "Demand multiplier at each time (1: the flow's rate)",
-    },
-    Flow: {
-        "id": "Name of the port or flow",
-        "vm": "VM the port belongs to (flows of one VM may share its "
-              "port and MAC)",
-        "port_id": "Virtual switch port ID (hashed by 'originating port')",
-        "mac": "Source MAC address (hashed by MAC-based policies)",
-        "dst_mac": "Destination MAC address",
-        "src_ip": "Source IP address (hashed by IP-based policies)",
-        "dst_ip": "Destination IP address",
-        "protocol": "Transport protocol of the flow",
-        "src_port": "Source TCP/UDP port (hashed by layer 4 policies)",
-        "dst_port": "Destination TCP/UDP port",
-        "vlan": "VLAN ID of the flow",
-        "vlan_pcp": "802.1p priority in the VLAN tag",
-        "traffic_class": "NIOC traffic class of the flow",
-        "tx_gbps": "Demand sent by the VM [Gbit/s]",
-        "rx_gbps": "Demand received by the VM [Gbit/s]",
-        "profile": "Load profile scaling the demand over time; none: "
-                   "steady",
-        "team": "Team carrying the flow; needed with several teams",
-        "pin": "Uplinks the flow is pinned to (explicit failover order)",
-        "anti_affinity": "Group whose flows should use different uplinks",
-    },
-    DirtyModel: {
-        "kind": "How the guest dirties memory: uniformly, or a hot set "
-                "plus a cold rate",
-        "rate_mib_s": "Dirtying rate (hot set's initial rate for "
-                      "hot_cold) [MiB/s]",
-        "hot_set_gib": "Size of the hot working set [GiB]",
-        "cold_rate_mib_s": "Dirtying rate outside the hot set [MiB/s]",
-    },
-    Migration: {
-        "name": "Name of the migration or batch",
-        "memory_gib": "Guest memory of each VM [GiB]",
-        "count": "VMs migrated (identical)",
-        "concurrency": "Migrations at once",
-        "zero_page_pct": "Share of zero pages, sent as a header only [%]",
-        "dirty": "How the guest dirties memory during pre-copy",
-        "first_round_rate_cap_mib_s": "Ceiling of the first pass (e.g. "
-                                      "destination page allocation); "
-                                      "none: the path's rate [MiB/s]",
-        "transfer": "The workloads.transfers entry that carries it; none: "
-                    "one built from the fields below over all NICs",
-        "transport": "Transport of the migration traffic",
-        "streams": "Parallel streams (vMotion streams, multifd channels); "
-                   "none: the platform's (1; multifd 2; SMB one per "
-                   "Multichannel connection)",
-        "compression_ratio": "Memory compression ratio (1: none)",
-        "compressor_gbps": "Compression speed of one thread [Gbit/s]",
-        "compression_threads": "Compression threads",
-        "stop_rule": "When pre-copy stops and the VM switches over, as the "
-                     "hypervisor decides it (models.migration.STOP_RULES)",
-        "downtime_budget_ms": "Switchover budget; none: the stop rule's "
-                              "(QEMU 300 ms, vMotion 500 ms goal) [ms]",
-        "max_switchover_s": "Longest switchover before the migration "
-                            "fails; none: the stop rule's [s]",
-        "fraction_left_pct": "Stop when this share of memory is left "
-                             "(stop rule fraction_left) [%]",
-        "throttling": "Guest throttling to converge; none: the stop rule's "
-                      "(SDPS for vMotion)",
-        "time_budget_s": "Abort when pre-copy runs longer [s]",
-        "qemu_version": "QEMU release (major.minor): sets the default "
-                        "max-bandwidth and auto-converge timing",
-        "management": "Who sets QEMU's max-bandwidth: QEMU's default, "
-                      "libvirt (no cap) or unlimited",
-        "max_bandwidth_mib_s": "Bandwidth cap of one migration (virsh "
-                               "--bandwidth, Proxmox bwlimit) [MiB/s]",
-    },
-    Backend: {
-        "iops_max": "IOPS the back end delivers at most [IO/s]",
-        "mbps_max": "Throughput the back end delivers at most [MB/s]",
-        "devices": "Disks behind the workload",
-        "device_iops": "IOPS of one disk; default a 15K RPM spindle "
-                       "[IO/s]",
-        "device_mbps": "Throughput of one disk; default a 15K RPM spindle "
-                       "[MB/s]",
-        "raid": "RAID level (its write penalty applies)",
-        "service_time_ms": "Unloaded latency of one IO at the back end "
-                           "[ms]",
-    },
-    StorageWorkload: {
-        "name": "Name of the workload",
-        "protocol": "Storage protocol",
-        "block_kib": "IO size [KiB]",
-        "read_pct": "Share of reads [%]",
-        "random_pct": "Share of random IO [%]",
-        "vms": "Benchmark VMs (HCIBench VMs)",
-        "disks_per_vm": "Data disks per VM",
-        "threads_per_disk": "Outstanding IO per disk (HCIBench threads, "
-                            "fio iodepth, diskspd -t x -o)",
-        "working_set_pct": "Share of each disk the test touches [%]",
-        "nics": "NICs carrying the IO; none: all",
-        "smb_encryption": "SMB 3 encryption on",
-        "backend": "The storage system's own limits",
-    },
-    Transfer: {
-        "name": "Name of the transfer; migrations refer to it",
-        "transport": "TCP, TCP with compression, SMB Multichannel or SMB "
-                     "Direct (RDMA)",
-        "purpose": "Bulk copy, or live-migration traffic (uses the "
-                   "hypervisor's migration preset)",
-        "via": "Team carrying it; none: the NICs listed below (all if "
-               "empty)",
-        "nics": "NICs carrying it without a team",
-        "direction": "This host receives the data (the usual binding side)"
-                     " or sends it",
-        "multipath": "Without a team, spread sessions over all NICs "
-                     "(multi-NIC vMotion, iSCSI port binding)",
-        "sessions": "Independent senders at once (VMs migrating, netperf "
-                    "pairs)",
-        "streams": "Streams per session, each one TCP connection for TCP; "
-                   "none: the platform's (1; SMB one per Multichannel "
-                   "connection, 4 per RSS NIC: Microsoft)",
-        "stream_cap_gbps": "Ceiling of one stream; none: the hypervisor's "
-                           "live-migration preset, else none [Gbit/s]",
-        "compression_ratio": "Compression ratio with transport "
-                             "compression; default 2",
-        "compressor_gbps": "Compression speed of one thread [Gbit/s]",
-        "compression_threads": "Compression threads; default 4",
-        "receive_queues": "How the receiver spreads connections over cores",
-        "vm_vcpus": "Logical processors of each receiving VM (vRSS, VMMQ)",
-        "vmmq_queue_pairs": "Hardware queue pairs per vNIC with VMMQ; "
-                            "default 16 (Hyper-V)",
-    },
-    EvacuationVm: {"name": "Name of the VM"},
-    Destination: {"name": "Name of the receiving host"},
-    Evacuation: {"name": "Name of the evacuation"},
-    Workloads: {
-        "profiles": "Load profiles: demand over time",
-        "time_step_s": "Time step of the teaming simulation [s]",
-        "flows": "VM ports and flows on the teams",
-        "transfers": "Bulk transfers (live-migration networks, copies)",
-        "migrations": "Live migrations",
-        "storage": "Storage IO workloads",
-        "evacuations": "Host evacuations (maintenance mode)",
-    },
-    Variant: {
-        "name": "Name of the variant (a column of the comparison)",
-        "description": "What the variant changes and why",
-        "set": "The parameters it changes: path = value",
-    },
-}
-
-
-def _describe_fields():
-    for model, texts in _DESCRIPTIONS.items():
-        for name, text in texts.items():
-            info = model.model_fields[name]
-            if not info.description:
-                info.description = text
-
-
-_describe_fields()
-
-
-@functools.cache
-def _rebuild_with_descriptions():
-    """The JSON Schema carries the descriptions only once the models are
-    rebuilt; done when the schema is first asked for, not at import
-    (rebuilding every model takes ~50 ms of CPU, a tenth of this
-    module's import)."""
-    # contained models before their containers: each schema embeds the
-    # rebuilt ones (the table lists them in that order)
-    for model in (*_DESCRIPTIONS, Scenario):
-        model.model_rebuild(force=True)
