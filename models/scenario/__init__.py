@@ -13,19 +13,17 @@ field names with list indices: ``network.mtu``, ``nics[1].speed_gbps``.
 """
 
 import copy
-import functools
 import hashlib
 import ipaddress
 import json
 import math
-import re
 import tomllib
 import weakref
 from typing import Any, Callable, Literal
 
 import tomli_w
-from pydantic import (BaseModel, ConfigDict, Field, ValidationError,
-                      field_validator, model_validator)
+from pydantic import (Field, ValidationError, field_validator,
+                      model_validator)
 
 from models import cluster as cluster_model
 from models import platform
@@ -51,252 +49,33 @@ from models.teaming import (IP_HASH_VARIANTS, KERNEL_HASH_VARIANTS,
                             required_flow_fields, steady_horizon_s,
                             switch_hash_fields)
 from models.transport import TRANSPORTS
-from models.units import field_unit, parse_quantity
 from models.wire import (IP_HEADER_BYTES, IPV6_MIN_MTU, L2_OVERHEAD_BYTES,
                          MIN_FRAME_BYTES, MTU_CEILING, MTU_LIMITS,
                          UDP_HEADER_BYTES, VLAN_TAG_BYTES,
                          encapsulation_bytes)
 
-#: The schema version this build writes and reads natively.
-SCHEMA_VERSION = 1
+from models.scenario.base import (StrictModel, check_unique, identifier,
+                                  mac_address)
+from models.scenario.errors import ScenarioError, problems
+from models.scenario.limits import (LARGEST_MAGNITUDE, MAX_CLUSTER_CELLS,
+                                    MAX_CLUSTER_HOSTS, MAX_CONNECTIONS,
+                                    MAX_DEVICE_CHANNELS, MAX_ENTRIES,
+                                    MAX_NICS, MAX_OIO, MAX_SOLVED_ENTRIES,
+                                    MAX_STORAGE_WORKLOADS, MAX_TEAMING_CELLS,
+                                    MAX_TRANSFERS, SCHEMA_VERSION,
+                                    SMALLEST_MAGNITUDE, plain_value_problem)
+from models.scenario.paths import get_path, parse_path, set_path
 
 #: Name of the unmodified base scenario among the compared variants.
 BASE_NAME = "Base"
-
-
-class ScenarioError(ValueError):
-    """A scenario document that cannot be used, with every problem found.
-
-    ``problems`` is a list of ``(path, message)`` pairs; ``str()`` gives one
-    line per problem, ``path: message``.
-    """
-
-    def __init__(self, problems, source=None):
-        self.problems = list(problems)
-        self.source = source
-        super().__init__(self._text())
-
-    def _text(self):
-        prefix = f"{self.source}: " if self.source else ""
-        return "\n".join(f"{prefix}{path}: {message}" if path
-                         else f"{prefix}{message}"
-                         for path, message in self.problems)
 
 
 # --------------------------------------------------------------------------
 # Document model
 # --------------------------------------------------------------------------
 
-#: Magnitudes a number in a document may have, besides zero. The models
-#: turn Gbit/s, GiB, MiB/s and ms into bit/s, B and s (factors up to
-#: 2**40), multiply by counts (at most the product limits below) and
-#: divide by rates and times: with every input 0 or within [1e-9, 1e12],
-#: every intermediate stays far inside float64's normal range (about
-#: 1e-308 to 1e308), so nothing overflows, divides by a denormal or
-#: rounds to zero. Both ends are far outside real hardware (1e-9 Gbit/s is
-#: 1 bit/s; 1e12 IOPS or Gbit/s is a million times today's largest).
-SMALLEST_MAGNITUDE = 1e-9
-LARGEST_MAGNITUDE = 1e12
 
-#: Entries in one list of a document (unless limited below). Measured:
-#: evaluation takes about 3 ms per live migration or transfer and advise
-#: re-solves the scenario per candidate, so 10,000 migrations took 31 s
-#: and 1 GB (issue 19); 1,000 stay within seconds.
-MAX_ENTRIES = 1_000
-
-#: Transfers and storage workloads in one document: advise re-validates
-#: and re-solves the document once per candidate change, and there is a
-#: candidate per entry, so its time grows with the square of their number
-#: (measured, 2 cores: 100 transfers 7-9 s, 200 transfers 26 s; 100
-#: storage workloads 2.5 s, 1,000 over 300 s). Real hosts run a few
-#: bulk transfers (each up to 1,024 sessions) and a few storage tests.
-MAX_TRANSFERS = 64
-MAX_STORAGE_WORKLOADS = 100
-
-#: Transfers, migrations, storage workloads and evacuations solved over
-#: the base and all variants together: every variant solves them again
-#: (same measurement). Flows are not counted: a team's flows are bounded
-#: by MAX_TEAMING_CELLS per variant (measured: 400 flows on an LBT team
-#: over 8 variants evaluate in 1.2 s).
-MAX_SOLVED_ENTRIES = 2_000
-
-#: NIC ports on one host: PCIe slots times ports per card stay below this.
-MAX_NICS = 64
-
-#: Largest total outstanding IO (VMs x disks x threads) of a storage
-#: workload: the closed-queue model (models.storage.closed_queue_iops)
-#: steps once per outstanding IO, about 1 s per 100,000 (measured); real
-#: benchmarks stay far below (HCIBench: storage-io.md section 5.1).
-MAX_OIO = 100_000
-
-#: Largest number of TCP connections of one transfer (sessions x
-#: streams): the receive-side model hashes every connection onto queues;
-#: 65,536 is the ephemeral-port space of one peer address (RFC 6335).
-MAX_CONNECTIONS = 65_536
-
-#: Largest team simulation: time steps x flows x (failure sets + 1), the
-#: cells the teaming solver computes per compared policy. 2e6 cells keep
-#: one policy within about a second (measured on the seed examples).
-MAX_TEAMING_CELLS = 2_000_000
-
-
-#: Largest cluster study: cases x hosts x NICs x traffic classes, the
-#: cells of one evaluation of models.cluster (8 bytes each; 20 million
-#: cells solve in about a second and take 160 MB per array). 64 hosts x
-#: 4 NICs x 8 classes with every single failure is about 40,000.
-MAX_CLUSTER_CELLS = 20_000_000
-
-#: Hosts of one cluster: vSphere 8 and Windows Server 2025 allow 96 and
-#: 64 per cluster; Ceph clusters grow larger, but one study of a rack
-#: fabric stays below this.
-MAX_CLUSTER_HOSTS = 1_024
-
-
-def _representable(value, where=""):
-    """Problem text when a plain value is outside what the document
-    accepts (see SMALLEST_MAGNITUDE), else None. Lists are checked by
-    element; tables (variant changes) by value."""
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, (int, float)):
-        if isinstance(value, float) and not math.isfinite(value):
-            return f"{_at(where)}must be a finite number, got {value}"
-        if value and not SMALLEST_MAGNITUDE <= abs(value) \
-                <= LARGEST_MAGNITUDE:
-            limit, side = (SMALLEST_MAGNITUDE, "below the smallest") \
-                if abs(value) < SMALLEST_MAGNITUDE \
-                else (LARGEST_MAGNITUDE, "above the largest")
-            return (f"{_at(where)}is {side} magnitude the models represent "
-                    f"({limit:g}; 0 where allowed), got {value!r}")
-        return None
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return f"{_at(where)}is not valid Unicode text, got {value!r}"
-        return None
-    if isinstance(value, (list, tuple)):
-        for i, item in enumerate(value):
-            problem = _representable(item, f"{where}[{i}]")
-            if problem:
-                return problem
-    return None
-
-
-def _at(where):
-    return f"{where}: " if where else ""
-
-
-def _plain(value, where):
-    """Problem text when a free-form value (variant change, sweep value)
-    has no TOML form or is not representable, else None."""
-    if value is None:
-        return (f"{where}: null has no TOML form and cannot be saved; "
-                "give the value itself")
-    if isinstance(value, dict):
-        for key, item in value.items():
-            problem = _plain(item, f"{where}.{key}")
-            if problem:
-                return problem
-        return None
-    if isinstance(value, list):
-        for i, item in enumerate(value):
-            problem = _plain(item, f"{where}[{i}]")
-            if problem:
-                return problem
-        return None
-    return _representable(value, where)
-
-
-class _Strict(BaseModel):
-    """Common rules: no unknown keys, no type coercion, no NaN or infinity,
-    numbers within what the models represent, valid Unicode text."""
-
-    model_config = ConfigDict(extra="forbid", strict=True,
-                              allow_inf_nan=False, frozen=True)
-
-    @field_validator("*")
-    @classmethod
-    def _within_model_range(cls, value):
-        # runs for every field of every document: numbers and lists of
-        # numbers only (pydantic itself refuses text UTF-8 cannot encode)
-        kind = type(value)
-        if kind is float or kind is int:
-            if value and not SMALLEST_MAGNITUDE <= abs(value) \
-                    <= LARGEST_MAGNITUDE:
-                raise ValueError(_representable(value))
-        elif kind is list and value and type(value[0]) in (float, int):
-            problem = _representable(value)
-            if problem:
-                raise ValueError(problem)
-        return value
-
-    @model_validator(mode="before")
-    @classmethod
-    def _typed_quantities(cls, data):
-        # "1.5 GB/s" for a field in MiB/s: the number in the field's unit
-        # (checked only where a value is text at all: C-speed tests)
-        if type(data) is dict and str in map(type, data.values()):
-            quantities = _quantity_fields(cls)
-            typed = [k for k in quantities.keys() & data.keys()
-                     if type(data[k]) is str]
-            if typed:
-                data = dict(data)
-                for key in typed:
-                    data[key] = _quantity(data[key], key, *quantities[key])
-        return data
-
-
-class _Refused(str):
-    """A quantity refused for its unit: strict validation reports the
-    field as not a number, and the message says why."""
-
-    reason = ""
-
-
-@functools.cache
-def _quantity_fields(model):
-    """``{field: (unit, whole)}`` of a model's numeric fields that have a
-    unit (:func:`models.units.field_unit`)."""
-    fields = {}
-    for name, info in model.model_fields.items():
-        kinds = [a for a in getattr(info.annotation, "__args__",
-                                    (info.annotation,))
-                 if a is not type(None)]
-        if len(kinds) == 1 and kinds[0] in (int, float):
-            unit = field_unit(name, info.description or "")
-            if unit:
-                fields[name] = (unit, kinds[0] is int)
-    return fields
-
-
-def _quantity(text, name, unit, whole):
-    if not re.search(r"[^\d\s.,_eE+-]", text):
-        return text   # a quoted bare number: refused as a string still
-    try:
-        value = parse_quantity(text, unit, field=name)
-    except ValueError as err:
-        refused = _Refused(text)
-        refused.reason = str(err).removeprefix(f"{name}: ")
-        return refused
-    if whole:
-        if abs(value - round(value)) > 1e-9 * max(1.0, abs(value)):
-            refused = _Refused(text)
-            refused.reason = (f"{text!r} is {value:g} {unit}; give a whole "
-                              f"number of {unit}")
-            return refused
-        return int(round(value))
-    return value
-
-
-def identifier(description=None):
-    """A field holding a name other entries refer to: letters, digits and
-    ``_.:-``, 1 to 64 characters."""
-    return Field(pattern=r"^[A-Za-z0-9_.:-]+$", min_length=1, max_length=64,
-                 description=description)
-
-
-class Meta(_Strict):
+class Meta(StrictModel):
     """What the scenario is for: shown in reports and kept with the file."""
 
     name: str = Field(
@@ -317,7 +96,7 @@ class Meta(_Strict):
         description="Free text kept with the file")
 
 
-class Host(_Strict):
+class Host(StrictModel):
     """The hypervisor host whose network is planned."""
 
     hypervisor: Literal["vsphere", "hyperv", "kvm", "xen"] = Field(
@@ -360,7 +139,7 @@ class Host(_Strict):
         "capabilities; vMotion one stream per vmknic)")
 
 
-class OffloadSet(_Strict):
+class OffloadSet(StrictModel):
     """Stateless offloads a NIC performs for one IP version."""
 
     checksum: bool = Field(
@@ -392,7 +171,7 @@ class OffloadSet(_Strict):
         "gro_max_size, IPv6 from 5.19, IPv4 from 6.3; Google runs 185 KB)")
 
 
-class Offloads(_Strict):
+class Offloads(StrictModel):
     """Offloads per IP version: they are often not symmetric."""
 
     ipv4: OffloadSet = Field(
@@ -403,7 +182,7 @@ class Offloads(_Strict):
         description="Offloads for IPv6 traffic (often fewer than for IPv4)")
 
 
-class Nic(_Strict):
+class Nic(StrictModel):
     """A physical NIC port (uplink)."""
 
     id: str = identifier(
@@ -492,7 +271,7 @@ LINUX_HASH_POLICIES = ("balance_xor", "balance_tlb")
 WINDOWS_HASHES = ("transport_ports", "ip_addresses", "mac_addresses")
 
 
-class NiocClass(_Strict):
+class NiocClass(StrictModel):
     """Network I/O Control allocation of one traffic class on every
     adapter of a team (shares, reservation, limit)."""
 
@@ -510,7 +289,7 @@ class NiocClass(_Strict):
         description="Bandwidth cap of the class; none: no limit [Gbit/s]")
 
 
-class Team(_Strict):
+class Team(StrictModel):
     """A NIC team (bond, LAG) and its load-balancing policy."""
 
     name: str = identifier("Name of the team (vSwitch, bond, LBFO/SET team)")
@@ -619,12 +398,12 @@ class Team(_Strict):
             raise ValueError(f"failures must leave at least one uplink: "
                              f"{self.failures} of "
                              f"{len(self.members) + len(self.standby)}")
-        _check_unique("nioc", [c.traffic_class for c in self.nioc],
-                      "traffic_class")
+        check_unique("nioc", [c.traffic_class for c in self.nioc],
+                     "traffic_class")
         return self
 
 
-class Network(_Strict):
+class Network(StrictModel):
     """Settings of the IP network that carries the analysed traffic."""
 
     ip_version: Literal[4, 6] = Field(
@@ -708,7 +487,7 @@ class Network(_Strict):
         return mtu
 
 
-class TimeProfile(_Strict):
+class TimeProfile(StrictModel):
     """A demand multiplier over time, linear between points."""
 
     name: str = identifier("Name flows refer to")
@@ -731,15 +510,7 @@ class TimeProfile(_Strict):
         return self
 
 
-def mac_address(description=None):
-    """An optional field holding a MAC address, six hex pairs separated
-    by ``:`` or ``-``."""
-    return Field(default=None,
-                 pattern=r"^([0-9A-Fa-f]{2}[:-]){5}[0-9A-Fa-f]{2}$",
-                 description=description)
-
-
-class Flow(_Strict):
+class Flow(StrictModel):
     """One VM port or flow with its demand in each direction."""
 
     id: str = identifier("Name of the port or flow")
@@ -809,7 +580,7 @@ class Flow(_Strict):
         return value
 
 
-class DirtyModel(_Strict):
+class DirtyModel(StrictModel):
     """How the guest dirties memory during pre-copy: a uniform rate, or a
     hot working set that saturates plus a linear cold rate
     (models.migration.dirty_bytes)."""
@@ -830,7 +601,7 @@ class DirtyModel(_Strict):
         description="Dirtying rate outside the hot set [MiB/s]")
 
 
-class Migration(_Strict):
+class Migration(StrictModel):
     """A live migration (or a batch of identical VMs, ``concurrency`` at a
     time). Its network rate comes from a transfer: the one named in
     ``transfer``, or one built from ``transport``, ``streams`` and the
@@ -969,12 +740,7 @@ class Migration(_Strict):
         return value
 
 
-#: Most IOs a device serves at once: NVMe allows 65,535 queues, but no
-#: drive has more than a few thousand dies x planes working in parallel.
-MAX_DEVICE_CHANNELS = 4096
-
-
-class Backend(_Strict):
+class Backend(StrictModel):
     """The storage system's own limits."""
 
     iops_max: float | None = Field(
@@ -1041,7 +807,7 @@ class Backend(_Strict):
         return self
 
 
-class StorageWorkload(_Strict):
+class StorageWorkload(StrictModel):
     """A storage IO workload (benchmark or application)."""
 
     name: str = identifier("Name of the workload")
@@ -1100,7 +866,7 @@ class StorageWorkload(_Strict):
         return self
 
 
-class Transfer(_Strict):
+class Transfer(StrictModel):
     """A bulk transfer received by this host from an identical peer (live
     migration traffic, file copy, netperf): as fast as the path allows."""
 
@@ -1225,7 +991,7 @@ class Transfer(_Strict):
         return self
 
 
-class EvacuationVm(_Strict):
+class EvacuationVm(StrictModel):
     """One VM leaving the host."""
 
     name: str = identifier("Name of the VM")
@@ -1257,7 +1023,7 @@ class EvacuationVm(_Strict):
                     "destination [MiB/s]")
 
 
-class Destination(_Strict):
+class Destination(StrictModel):
     """A host receiving evacuated VMs."""
 
     name: str = identifier("Name of the receiving host")
@@ -1265,7 +1031,7 @@ class Destination(_Strict):
         gt=0, le=1e6, description="Memory free for incoming VMs [GiB]")
 
 
-class Evacuation(_Strict):
+class Evacuation(StrictModel):
     """Empty one host (maintenance mode, node drain): its VMs migrate over
     a transfer, a platform's number of them at a time, sharing its
     bandwidth."""
@@ -1354,9 +1120,9 @@ class Evacuation(_Strict):
 
     @model_validator(mode="after")
     def _vms_fit(self):
-        _check_unique("vms", [vm.name for vm in self.vms], "name")
-        _check_unique("destinations", [d.name for d in self.destinations],
-                      "name")
+        check_unique("vms", [vm.name for vm in self.vms], "name")
+        check_unique("destinations", [d.name for d in self.destinations],
+                     "name")
         if not self.destinations:
             return self
         largest = max(self.destinations, key=lambda d: d.free_memory_gib)
@@ -1375,7 +1141,7 @@ class Evacuation(_Strict):
         return self
 
 
-class Workloads(_Strict):
+class Workloads(StrictModel):
     """Everything that puts load on the host network."""
 
     profiles: list[TimeProfile] = Field(
@@ -1401,7 +1167,7 @@ class Workloads(_Strict):
         description="Host evacuations (maintenance mode)")
 
 
-class ClusterSwitch(_Strict):
+class ClusterSwitch(StrictModel):
     """A top-of-rack switch the cluster's hosts link to."""
 
     name: str = identifier()
@@ -1414,7 +1180,7 @@ class ClusterSwitch(_Strict):
                                "[Gbit/s]")
 
 
-class HostGroup(_Strict):
+class HostGroup(StrictModel):
     """Hosts alike: each has the document's NICs, the i-th NIC linked to
     the i-th switch of ``links`` (round robin)."""
 
@@ -1430,7 +1196,7 @@ CLUSTER_CLASS_KINDS = ("vm", "storage", "vmotion", "backup", "management",
                        "other")
 
 
-class TrafficClass(_Strict):
+class TrafficClass(StrictModel):
     """A traffic class every host sends, with its NIOC or ETS share."""
 
     name: str = identifier()
@@ -1470,7 +1236,7 @@ CLUSTER_CASES = ("host_down", "two_hosts_down", "maintenance",
                  "switch_down", "link_down")
 
 
-class Cluster(_Strict):
+class Cluster(StrictModel):
     """Hosts, the switches between them and the traffic classes they
     carry; solved in normal operation and in each failure or
     maintenance case."""
@@ -1512,7 +1278,7 @@ class Cluster(_Strict):
         return sum(group.count for group in self.host_groups)
 
 
-class Variant(_Strict):
+class Variant(StrictModel):
     """A named alternative: the base scenario with some parameters changed."""
 
     name: str = Field(
@@ -1529,7 +1295,7 @@ class Variant(_Strict):
     @classmethod
     def _saveable(cls, changes):
         for path, value in changes.items():
-            problem = _plain(value, f'"{path}"')
+            problem = plain_value_problem(value, f'"{path}"')
             if problem:
                 raise ValueError(problem)
         return changes
@@ -1540,7 +1306,7 @@ class Variant(_Strict):
                          for path, value in self.set.items()) or "no change"
 
 
-class Span(_Strict):
+class Span(StrictModel):
     """Evenly spaced values from start to stop (both included)."""
 
     start: float
@@ -1548,7 +1314,7 @@ class Span(_Strict):
     num: int = Field(ge=1, le=1_000_000)
 
 
-class Range(_Strict):
+class Range(StrictModel):
     """Values from start to stop (included when it falls on a step) in
     steps of ``step``."""
 
@@ -1566,7 +1332,7 @@ class Range(_Strict):
         return self
 
 
-class Axis(_Strict):
+class Axis(StrictModel):
     """One sweep axis: a parameter path and the values it takes."""
 
     path: str = Field(min_length=1)
@@ -1579,7 +1345,7 @@ class Axis(_Strict):
     @classmethod
     def _saveable(cls, values):
         for i, value in enumerate(values or ()):
-            problem = _plain(value, f"values[{i}]")
+            problem = plain_value_problem(value, f"values[{i}]")
             if problem:
                 raise ValueError(problem)
         return values
@@ -1609,7 +1375,7 @@ class Axis(_Strict):
         return self
 
 
-class Sweep(_Strict):
+class Sweep(StrictModel):
     """A batch study: axes over parameter paths."""
 
     name: str = Field(min_length=1)
@@ -1632,7 +1398,7 @@ GOALS = {
 }
 
 
-class Goal(_Strict):
+class Goal(StrictModel):
     """The scenario's goal, by which recommendations are ranked."""
 
     kind: Literal[tuple(GOALS)] = Field(
@@ -1645,7 +1411,7 @@ class Goal(_Strict):
                     "goal [ms]")
 
 
-class StackCalibration(_Strict):
+class StackCalibration(StrictModel):
     """Host CPU costs fitted to the user's own runs: each given coefficient
     replaces the base preset's (models.host.StackCosts), the others stay."""
 
@@ -1661,7 +1427,7 @@ class StackCalibration(_Strict):
         "Cycles per wire frame [cycles]; None: the base preset's"))
 
 
-class CalibrationCheck(_Strict):
+class CalibrationCheck(StrictModel):
     """One measured run next to what the calibrated models predict."""
 
     run: str = Field(min_length=1, max_length=400,
@@ -1677,7 +1443,7 @@ class CalibrationCheck(_Strict):
         "other runs and predicted (leave-one-out)"))
 
 
-class Calibration(_Strict):
+class Calibration(StrictModel):
     """A named site preset: what ``linkplan calibrate`` fitted to measured
     runs, on which files and when, with the residuals."""
 
@@ -1700,7 +1466,7 @@ class Calibration(_Strict):
                                            max_length=MAX_SOLVED_ENTRIES)
 
 
-class Scenario(_Strict):
+class Scenario(StrictModel):
     """The whole scenario document.
 
     Build it with :func:`scenario_from_dict`, :func:`parse_scenario` or
@@ -1732,9 +1498,9 @@ class Scenario(_Strict):
                 f"host.stack {stack!r} is a preset of "
                 f"{' or '.join(STACK_HYPERVISORS[stack])} hosts, not of "
                 f"host.hypervisor {self.host.hypervisor!r}")
-        _check_unique("nics", [n.id for n in self.nics], "id")
-        _check_unique("teams", [t.name for t in self.teams], "name")
-        _check_unique("variants", [v.name for v in self.variants], "name")
+        check_unique("nics", [n.id for n in self.nics], "id")
+        check_unique("teams", [t.name for t in self.teams], "name")
+        check_unique("variants", [v.name for v in self.variants], "name")
         nic_ids = {n.id for n in self.nics}
         in_team = {}
         for i, team in enumerate(self.teams):
@@ -1747,8 +1513,8 @@ class Scenario(_Strict):
                                      f"{in_team[member]!r} and {team.name!r}")
                 in_team[member] = team.name
         teams = {t.name for t in self.teams}
-        _check_unique("workloads.transfers",
-                      [t.name for t in self.workloads.transfers], "name")
+        check_unique("workloads.transfers",
+                     [t.name for t in self.workloads.transfers], "name")
         for i, transfer in enumerate(self.workloads.transfers):
             where = f"workloads.transfers[{i}]"
             allowed = QUEUE_MODE_HYPERVISORS[transfer.receive_queues]
@@ -1769,8 +1535,8 @@ class Scenario(_Strict):
                     raise ValueError(f"{where}.nics names NIC {nic!r}, "
                                      "which is not in nics")
         transfers = {t.name for t in self.workloads.transfers}
-        _check_unique("workloads.migrations",
-                      [m.name for m in self.workloads.migrations], "name")
+        check_unique("workloads.migrations",
+                     [m.name for m in self.workloads.migrations], "name")
         for i, item in enumerate(self.workloads.migrations):
             if item.transfer is not None and item.transfer not in transfers:
                 raise ValueError(f"workloads.migrations[{i}].transfer names "
@@ -1781,8 +1547,8 @@ class Scenario(_Strict):
             self._check_compressor(f"workloads.transfers[{i}]", transfer)
             if transfer.transport == "rdma":
                 self._check_rdma_nic(f"workloads.transfers[{i}]")
-        _check_unique("workloads.evacuations",
-                      [e.name for e in self.workloads.evacuations], "name")
+        check_unique("workloads.evacuations",
+                     [e.name for e in self.workloads.evacuations], "name")
         by_name = {t.name: t for t in self.workloads.transfers}
         for i, item in enumerate(self.workloads.evacuations):
             if item.transfer not in transfers:
@@ -1795,8 +1561,8 @@ class Scenario(_Strict):
                     f"{item.transfer!r}, whose transport is 'udp': "
                     "migrations run over TCP or RDMA")
         self._check_datagrams()
-        _check_unique("workloads.storage",
-                      [w.name for w in self.workloads.storage], "name")
+        check_unique("workloads.storage",
+                     [w.name for w in self.workloads.storage], "name")
         for i, item in enumerate(self.workloads.storage):
             for nic in item.nics:
                 if nic not in nic_ids:
@@ -1822,12 +1588,12 @@ class Scenario(_Strict):
         cluster = self.cluster
         if cluster is None:
             return
-        _check_unique("cluster.host_groups",
-                      [g.name for g in cluster.host_groups], "name")
-        _check_unique("cluster.switches",
-                      [s.name for s in cluster.switches], "name")
-        _check_unique("cluster.classes", [c.name for c in cluster.classes],
-                      "name")
+        check_unique("cluster.host_groups",
+                     [g.name for g in cluster.host_groups], "name")
+        check_unique("cluster.switches",
+                     [s.name for s in cluster.switches], "name")
+        check_unique("cluster.classes", [c.name for c in cluster.classes],
+                     "name")
         names = [s.name for s in cluster.switches]
         for i, group in enumerate(cluster.host_groups):
             for j, link in enumerate(group.links):
@@ -2131,8 +1897,8 @@ class Scenario(_Strict):
 
     def _check_flows(self, teams):
         profiles = {p.name for p in self.workloads.profiles}
-        _check_unique("workloads.flows", [f.id for f in self.workloads.flows],
-                      "id")
+        check_unique("workloads.flows", [f.id for f in self.workloads.flows],
+                     "id")
         owners = {"port_id": {}, "mac": {}}
         for i, flow in enumerate(self.workloads.flows):
             where = f"workloads.flows[{i}]"
@@ -2288,14 +2054,6 @@ class Scenario(_Strict):
         return hashlib.sha256(canonical_json(self).encode()).hexdigest()
 
 
-def _check_unique(where, names, key):
-    seen = set()
-    for i, name in enumerate(names):
-        if name in seen:
-            raise ValueError(f"{where}[{i}].{key} {name!r} is used twice")
-        seen.add(name)
-
-
 #: The resolved variants of each live scenario, by ``id``, with a weak
 #: reference that tells a live one from a later object of the same id:
 #: a scenario is frozen, and resolving validates every variant, which a
@@ -2324,86 +2082,12 @@ def _resolve_variant(base, index, variant):
         return Scenario.model_validate({**kept, **data})
     except ValidationError as err:
         raise ScenarioError([(f"{prefix}: {path}", message)
-                             for path, message in _problems(err)]) from None
+                             for path, message in problems(err)]) from None
 
 
 # --------------------------------------------------------------------------
 # Parameter paths
 # --------------------------------------------------------------------------
-
-_PATH_TOKEN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)((?:\[\d+\])*)")
-
-
-def parse_path(path):
-    """Split ``'nics[1].speed_gbps'`` into ``['nics', 1, 'speed_gbps']``.
-
-    Raises
-    ------
-    KeyError
-        If the path is not of that form.
-    """
-    if not isinstance(path, str) or not path:
-        raise KeyError(f"parameter path must be a non-empty string, "
-                       f"got {path!r}")
-    keys = []
-    for part in path.split("."):
-        match = _PATH_TOKEN.fullmatch(part)
-        if match is None:
-            raise KeyError(f"malformed parameter path {path!r}: expected "
-                           "names and [index] separated by dots, e.g. "
-                           "'nics[1].speed_gbps'")
-        keys.append(match.group(1))
-        keys.extend(int(i) for i in re.findall(r"\[(\d+)\]", match.group(2)))
-    return keys
-
-
-def _walk(data, keys, path):
-    node = data
-    for depth, key in enumerate(keys):
-        where = _format_keys(keys[:depth]) or "the scenario"
-        if isinstance(key, int):
-            if not isinstance(node, list):
-                raise KeyError(f"unknown parameter path {path!r}: {where} "
-                               "is not a list")
-            if key >= len(node):
-                raise KeyError(f"unknown parameter path {path!r}: {where} "
-                               f"has {len(node)} entries, no index {key}")
-        elif not isinstance(node, dict) or key not in node:
-            raise KeyError(f"unknown parameter path {path!r}: {where} has "
-                           f"no field {key!r}")
-        if depth < len(keys) - 1:
-            node = node[key]
-    return node
-
-
-def get_path(data, path):
-    """Read the value at a parameter path in a plain-data document."""
-    keys = parse_path(path)
-    return _walk(data, keys, path)[keys[-1]]
-
-
-def set_path(data, path, value):
-    """Set the value at a parameter path in a plain-data document, in place.
-
-    Raises
-    ------
-    KeyError
-        If the path does not name an existing field.
-    """
-    keys = parse_path(path)
-    _walk(data, keys, path)[keys[-1]] = value
-
-
-def _format_keys(keys):
-    text = ""
-    for key in keys:
-        if isinstance(key, int):
-            text += f"[{key}]"
-        elif isinstance(key, str) and _PATH_TOKEN.fullmatch(key):
-            text += f".{key}" if text else key
-        else:
-            text += f'."{key}"' if text else f'"{key}"'
-    return text
 
 
 # --------------------------------------------------------------------------
@@ -2482,7 +2166,7 @@ def scenario_from_dict(data, *, source=None):
         scenario = Scenario.model_validate(data)
         scenario.variant_documents()  # every variant must validate too
     except ValidationError as err:
-        raise ScenarioError(_problems(err), source) from None
+        raise ScenarioError(problems(err), source) from None
     except ScenarioError as err:
         raise ScenarioError(err.problems, source) from None
     return scenario
@@ -2571,62 +2255,6 @@ def json_schema():
 # --------------------------------------------------------------------------
 # Error messages
 # --------------------------------------------------------------------------
-
-_TYPE_NAMES = {"float_type": "a number", "int_type": "a whole number",
-               "bool_type": "true or false", "string_type": "a string",
-               "list_type": "a list", "dict_type": "a table",
-               "model_type": "a table", "tuple_type": "a list",
-               "int_from_float": "a whole number"}
-
-
-def _problems(err):
-    return [(_format_keys(e["loc"]), _message(e)) for e in err.errors()]
-
-
-def _message(error):
-    kind, ctx, value = error["type"], error.get("ctx", {}), error.get("input")
-    if isinstance(value, _Refused):
-        return value.reason
-    got = f"got {_show(value)}"
-    if kind == "greater_than":
-        return f"must be > {ctx['gt']:g}, {got}"
-    if kind == "greater_than_equal":
-        return f"must be >= {ctx['ge']:g}, {got}"
-    if kind == "less_than":
-        return f"must be < {ctx['lt']:g}, {got}"
-    if kind == "less_than_equal":
-        return f"must be <= {ctx['le']:g}, {got}"
-    if kind == "multiple_of":
-        return f"must be a multiple of {ctx['multiple_of']:g}, {got}"
-    if kind == "finite_number":
-        return f"must be a finite number, {got}"
-    if kind == "extra_forbidden":
-        return f"unknown key (not in schema version {SCHEMA_VERSION})"
-    if kind == "missing":
-        return "required field is missing"
-    if kind == "literal_error":
-        return f"must be {ctx['expected']}, {got}"
-    if kind == "too_long" and "actual_length" in ctx:
-        return (f"has {ctx['actual_length']:,} entries, more than the "
-                f"{ctx['max_length']:,} a document may have")
-    if kind in ("too_short", "too_long"):
-        return f"{error['msg'].lower()}, {got}"
-    if kind == "string_pattern_mismatch":
-        return f"has an invalid format, {got}"
-    if kind in _TYPE_NAMES:
-        return f"must be {_TYPE_NAMES[kind]}, {got}"
-    message = error["msg"].removeprefix("Value error, ")
-    return message if kind == "value_error" else f"{message}, {got}"
-
-
-def _show(value):
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if isinstance(value, (dict, list)):
-        text = json.dumps(value, default=str)
-        return text if len(text) <= 60 else text[:57] + "..."
-    return f"{value!r} ({type(value).__name__})" if isinstance(value, str) \
-        else repr(value)
 
 
 def new_scenario():
