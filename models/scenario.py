@@ -31,7 +31,9 @@ from models import cluster as cluster_model
 from models import platform
 from models.compression import ALGORITHMS as COMPRESSORS
 from models.compression import DATA_CLASSES as COMPRESSION_DATA
-from models.cpu import CPU_GENERATIONS, DEFAULT_CPU
+from models.compression import OFFLOAD_ENGINE
+from models.cpu import (ACCELERATORS, CPU_GENERATIONS, DEFAULT_CPU,
+                        generations_with)
 from models.evacuation import ORDERS as EVACUATION_ORDERS
 from models.evacuation import PLATFORMS as EVACUATION_PLATFORMS
 from models.host import (QUEUE_MODE_HYPERVISORS, QUEUE_MODES,
@@ -1756,6 +1758,14 @@ class Scenario(_Strict):
             raise ValueError(f"{where}.compression_data "
                              f"{item.compression_data!r} needs a compressor "
                              "(an algorithm), got none")
+        engine = OFFLOAD_ENGINE.get(item.compressor)
+        if engine is not None \
+                and engine not in CPU_GENERATIONS[self.host.cpu].accelerators:
+            raise ValueError(
+                f"{where}.compressor {item.compressor!r} runs on the "
+                f"{ACCELERATORS[engine]}, which host.cpu {self.host.cpu!r} "
+                "lacks; host.cpu must be one of "
+                f"{', '.join(generations_with(engine))}")
 
     def _check_rdma_nic(self, where):
         if all(n.rdma == "none" for n in self.nics):
