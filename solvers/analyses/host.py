@@ -470,6 +470,11 @@ def _deciding_inputs(doc, index, item, path, limit, prefix=None):
         return inputs
     if limit == "cpu_core":
         return {**streams, **clock}
+    if limit == "pcie_slot":  # a sending NIC reads in completions
+        return {f"nics[{i}].pcie_max_payload_bytes": "256 B, the maximum "
+                "TLP payload most server root ports negotiate (models.pcie)"
+                for i, nic in enumerate(doc.nics)
+                if nic in path.nics and item.direction == "receive"}
     if limit == "compressor":
         return {f"{prefix}.compression_threads": "the default thread "
                 "count",
