@@ -556,9 +556,8 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
     out = _blank_results(memory.size)
     _rule_out_hopeless(live, uses, out, pending, first_rate, overhead,
                        sdps_min_progress, sdps_target)
-    live, trace_rows = _round_loop(
-        live, uses, out, overhead, auto_converge, trigger_period_s,
-        round_limit, trace, pending)
+    trace_rows = _round_loop(live, uses, out, overhead, auto_converge,
+                             trigger_period_s, round_limit, trace, pending)
     return _precopy_results(out, zero_pages * (zero_cost - page_header),
                             trace_rows, shape)
 
@@ -719,8 +718,8 @@ def _rule_out_hopeless(live, uses, out, pending, first_rate, overhead,
 def _round_loop(live, uses, out, overhead, auto_converge, trigger_period_s,
                 round_limit, trace, pending):
     """Sync after sync until every scenario has stopped or run out of
-    rounds; fills ``out`` and returns the live state left and the trace
-    rows (scenario indices, bytes sent, seconds per interval)."""
+    rounds; fills ``out`` and returns the trace rows (scenario indices,
+    bytes sent, seconds per interval; none without ``trace``)."""
     trace_rows = [(np.arange(pending.size), pending - live.get(
         "leftover", 0.0), live["seconds"])] if trace else []
     steps = max(round_limit, QEMU_SYNC_LIMIT) if uses.qemu else round_limit
@@ -750,7 +749,7 @@ def _round_loop(live, uses, out, overhead, auto_converge, trigger_period_s,
             out["rounds"][where] += 2.0 * (live["sync"][live["alive"]]
                                            == QEMU_SYNC)
         out["fraction"][where] = live["fraction"][live["alive"]]
-    return live, trace_rows
+    return trace_rows
 
 
 def _sync(s, uses, overhead):
