@@ -111,6 +111,10 @@ OFFLOAD = {"qatzip": (QAT_CHANNEL_GBPS, QAT_DEVICE_GBPS,
                       SOFTWARE["zlib-1"][1]),
            "qpl": (IAA_CHANNEL_GBPS, IAA_DEVICE_GBPS, QPL_SILESIA_RATIO)}
 ALGORITHMS = tuple(SOFTWARE) + tuple(OFFLOAD)
+#: The on-die engine (models.cpu.ACCELERATORS) an offload compressor runs
+#: on: QPL drives IAA (QEMU docs/devel/migration/qpl-compression.rst). QAT
+#: also comes as a PCIe card or in the chipset, so qatzip needs none.
+OFFLOAD_ENGINE = {"qpl": "iaa"}
 
 
 def offload_thread_rate(threads, devices, channel_gbps, device_gbps):

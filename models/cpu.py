@@ -42,6 +42,10 @@ class CpuGeneration:
         (:func:`stack_ghz`). [unitless]
     source : str
         Where the per-clock speed comes from.
+    accelerators : tuple of str
+        On-die offload engines every part of the generation carries (names
+        in :data:`ACCELERATORS`); an offload a scenario asks for must be
+        among them.
     """
 
     vendor: str
@@ -49,6 +53,7 @@ class CpuGeneration:
     year: int
     stack_speed: float
     source: str
+    accelerators: tuple[str, ...] = ()
 
 
 _INTEL_IPC = ("Intel's published IPC gains chained from Haswell: Broadwell "
@@ -70,6 +75,21 @@ _ARM_IPC = ("Neoverse N1 taken at Skylake's per-clock speed (Arm's N1 "
             "Graviton2 at 2.6 vs 2.5 GHz (re:Invent 2021), Graviton4 "
             "(Neoverse V2) '30 % better' than Graviton3 at 2.8 vs 2.6 GHz "
             "(re:Invent 2023)")
+
+#: On-die offload engines of server CPUs. Intel put the In-Memory Analytics
+#: Accelerator (IAA: deflate compression, QEMU's multifd-compression qpl)
+#: and the Data Streaming Accelerator (DSA: memory copy, fill and compare)
+#: into the 4th generation Xeon Scalable (Sapphire Rapids) and kept them in
+#: Emerald Rapids and Xeon 6 (Granite Rapids) (Intel IAA User Guide 2022,
+#: Intel DSA Architecture Specification rev 1.2 2022, Xeon 6 product
+#: brief 2024); no earlier Xeon, no AMD EPYC and no Arm server core has
+#: either. QAT is left out: it also comes as a PCIe card or in the
+#: chipset, so any host may have one.
+ACCELERATORS = {
+    "iaa": "Intel In-Memory Analytics Accelerator (IAA)",
+    "dsa": "Intel Data Streaming Accelerator (DSA)",
+}
+_XEON_4TH_GEN_ENGINES = ("iaa", "dsa")
 
 #: Server CPU generations by family. ``legacy`` is the behaviour of every
 #: stack preset as it was fitted (the clock alone decides a core's speed,
@@ -101,15 +121,18 @@ CPU_GENERATIONS = {
     "intel_ice_lake": CpuGeneration(
         "intel", "Ice Lake-SP (Sunny Cove)", 2021, 1.36, _INTEL_IPC),
     "intel_sapphire_rapids": CpuGeneration(
-        "intel", "Sapphire Rapids (Golden Cove)", 2023, 1.62, _INTEL_IPC),
+        "intel", "Sapphire Rapids (Golden Cove)", 2023, 1.62, _INTEL_IPC,
+        _XEON_4TH_GEN_ENGINES),
     "intel_emerald_rapids": CpuGeneration(
         "intel", "Emerald Rapids (Raptor Cove)", 2023, 1.62,
         _INTEL_IPC + "; Raptor Cove keeps Golden Cove's per-clock speed "
-        "(Intel 5th Gen Xeon launch: the gains are cores and cache)"),
+        "(Intel 5th Gen Xeon launch: the gains are cores and cache)",
+        _XEON_4TH_GEN_ENGINES),
     "intel_granite_rapids": CpuGeneration(
         "intel", "Granite Rapids (Redwood Cove)", 2024, 1.62,
         _INTEL_IPC + "; Intel published no per-clock gain of Redwood Cove "
-        "over Golden Cove for Xeon 6, so none is taken"),
+        "over Golden Cove for Xeon 6, so none is taken",
+        _XEON_4TH_GEN_ENGINES),
     "amd_naples": CpuGeneration(
         "amd", "Zen (EPYC 7001)", 2017, 1.05, _AMD_IPC),
     "amd_rome": CpuGeneration(
@@ -132,6 +155,26 @@ CPU_GENERATIONS = {
 
 #: Generation of a host that names none: a current server generation.
 DEFAULT_CPU = "intel_sapphire_rapids"
+
+
+def generations_with(accelerator):
+    """CPU generations whose parts carry an on-die offload engine.
+
+    Parameters
+    ----------
+    accelerator : str
+        A name in :data:`ACCELERATORS`.
+
+    Returns
+    -------
+    tuple of str
+        Names in :data:`CPU_GENERATIONS`, in their order.
+    """
+    if accelerator not in ACCELERATORS:
+        raise ValueError(f"accelerator must be one of "
+                         f"{', '.join(ACCELERATORS)}, got {accelerator!r}")
+    return tuple(name for name, gen in CPU_GENERATIONS.items()
+                 if accelerator in gen.accelerators)
 
 
 def stack_speed(cpu):

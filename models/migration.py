@@ -501,16 +501,12 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
     # the defaults (round sync, no Xen pass rules) skip all their work
     sync = ROUND_SYNC if isinstance(sync, str) and sync == "round" \
         else as_codes("sync", sync, SYNC_RULES)
-    any_qemu = bool(np.any(sync == QEMU_SYNC))
-    if any_qemu:
+    if np.any(sync == QEMU_SYNC):
         iteration_s = require_positive("iteration_s", iteration_s, "s")
         sync_timer_s = np.asarray(sync_timer_s, dtype=float)
         if np.any(~(sync_timer_s > 0)):  # inf (no timer) is allowed
             raise ValueError("sync_timer_s must be > 0 [s] (inf: no "
                              f"timer), got {sync_timer_s!r}")
-    any_run_to_budget = bool(np.any(run_to_budget))
-    any_sent_test = bool(np.any(test_sent_pass))
-    any_final = bool(np.any(final_live_pass))
     shape = np.broadcast_shapes(*(np.shape(v) for v in (
         memory, rate, cold_rate, hot_set, hot_rate, first_rate,
         zero_fraction, downtime_limit, min_pages, fraction_left, max_rounds,
@@ -518,7 +514,72 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         sync_timer_s, test_sent_pass, final_live_pass, run_to_budget,
         zero_page_s, pending_in_pages, wire_share,
         rate if stop_rate is None else stop_rate)))
+    full = _flattener(shape)
+    memory, rate, first_rate = full(memory), full(rate), full(first_rate)
+    stop_rate = rate if stop_rate is None else full(require_positive(
+        "stop_rate", stop_rate, "B/s"))
+    nonzero = memory * (1 - full(zero_fraction))
+    overhead = 1 + page_header / PAGE_BYTES
+    live = _scenario_state(
+        full, shape, memory=memory, nonzero=nonzero, rate=rate,
+        stop_rate=stop_rate, cold_rate=cold_rate, hot_set=hot_set,
+        hot_rate=hot_rate, downtime_limit=downtime_limit,
+        min_pages=min_pages, fraction_left=fraction_left,
+        max_rounds=max_rounds, max_factor=max_factor,
+        max_switchover=max_switchover, time_budget=time_budget,
+        fixed_downtime=fixed_downtime, throttle=throttle)
+    uses = _RulesInUse(
+        qemu=bool(np.any(sync == QEMU_SYNC)),
+        sent_test=bool(np.any(test_sent_pass)),
+        final_pass=bool(np.any(final_live_pass)),
+        run_to_budget=bool(np.any(run_to_budget)),
+        auto_converge=bool((live["throttle"] == AUTO_CONVERGE).any()),
+        budget=bool(np.isfinite(live["time_budget"]).any()),
+        factor=bool(np.isfinite(live["max_factor"]).any()),
+        round_cap=bool(np.isfinite(live["max_rounds"]).any()),
+        switchover_cap=bool(np.isfinite(live["max_switchover"]).any()))
+    zero_pages, zero_cost, pending = _page_path_cost(
+        live, memory, nonzero, first_rate, overhead, page_header,
+        full(zero_page_s), full(pending_in_pages, bool), full(wire_share))
+    if uses.qemu:
+        live.update(iteration=full(iteration_s), timer=full(sync_timer_s),
+                    sync=full(sync, np.int8))
+    for key, flag, value in (("test_sent_pass", uses.sent_test,
+                              test_sent_pass),
+                             ("final_live_pass", uses.final_pass,
+                              final_live_pass),
+                             ("run_to_budget", uses.run_to_budget,
+                              run_to_budget)):
+        if flag:
+            live[key] = full(value, bool)
+    _first_pass(live, uses, pending, first_rate)
+    out = _blank_results(memory.size)
+    _rule_out_hopeless(live, uses, out, pending, first_rate, overhead,
+                       sdps_min_progress, sdps_target)
+    trace_rows = _round_loop(live, uses, out, overhead, auto_converge,
+                             trigger_period_s, round_limit, trace, pending)
+    return _precopy_results(out, zero_pages * (zero_cost - page_header),
+                            trace_rows, shape)
 
+
+@dataclass(frozen=True)
+class _RulesInUse:
+    """Which of :func:`precopy`'s optional rules any scenario of a call
+    uses: a rule no scenario uses costs the round loop nothing."""
+
+    qemu: bool
+    sent_test: bool
+    final_pass: bool
+    run_to_budget: bool
+    auto_converge: bool
+    budget: bool
+    factor: bool
+    round_cap: bool
+    switchover_cap: bool
+
+
+def _flattener(shape):
+    """A function that broadcasts an input to ``shape`` and flattens it."""
     size = int(np.prod(shape))
 
     def full(value, dtype=float):
@@ -526,17 +587,19 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         if value.ndim == 0:  # the common scalar: no broadcasting machinery
             return np.full(size, value.item(), dtype=dtype)
         return np.broadcast_to(value, shape).ravel()
+    return full
 
-    memory, rate, first_rate = full(memory), full(rate), full(first_rate)
-    stop_rate = rate if stop_rate is None else full(require_positive(
-        "stop_rate", stop_rate, "B/s"))
-    count = memory.size
-    nonzero = memory * (1 - full(zero_fraction))
-    overhead = 1 + page_header / PAGE_BYTES
-    # what each running scenario needs, compacted as scenarios finish so
-    # that a long tail of slow ones costs only their own share
-    live = {
-        "index": np.arange(count),
+
+def _scenario_state(full, shape, *, memory, nonzero, rate, stop_rate,
+                    cold_rate, hot_set, hot_rate, downtime_limit, min_pages,
+                    fraction_left, max_rounds, max_factor, max_switchover,
+                    time_budget, fixed_downtime, throttle):
+    """What each running scenario needs, compacted as scenarios finish so
+    that a long tail of slow ones costs only their own share; the stop
+    threshold is the largest of bandwidth x limit, the page count and the
+    share of memory (:func:`precopy`'s Notes)."""
+    return {
+        "index": np.arange(memory.size),
         "rate": rate,
         "stop_rate": stop_rate,
         "nonzero": nonzero,
@@ -555,74 +618,85 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
         "throttle": np.broadcast_to(throttle, shape).ravel(),
         "slope": full(hot_rate) + full(cold_rate),  # unthrottled dirtying
     }
-    initial, increment, maximum, trigger = auto_converge
-    any_auto_converge = bool((live["throttle"] == AUTO_CONVERGE).any())
-    any_budget = bool(np.isfinite(live["time_budget"]).any())
-    any_factor = bool(np.isfinite(live["max_factor"]).any())
-    any_round_cap = bool(np.isfinite(live["max_rounds"]).any())
-    any_switchover_cap = bool(np.isfinite(live["max_switchover"]).any())
+
+
+def _page_path_cost(live, memory, nonzero, first_rate, overhead,
+                    page_header, zero_page_s, in_pages, wire_share):
+    """Round 0's pass through the page path: each non-zero page with its
+    header, each zero page the larger of its header and the time its
+    thread takes to test it (``zero_page_s``); with ``in_pages`` QEMU's
+    threshold shrinks to the written share of the page bytes. Returns the
+    zero page count, a zero page's cost [B] and round 0's pending [B]."""
     zero_pages = (memory - nonzero) / PAGE_BYTES
-    zero_cost = np.maximum(page_header, first_rate * full(zero_page_s))
+    zero_cost = np.maximum(page_header, first_rate * zero_page_s)
     pending = nonzero * overhead + zero_pages * zero_cost
-    in_pages = full(pending_in_pages, bool)
     if in_pages.any():
         # QEMU compares page bytes with written bytes per second x limit:
         # in round 0's pass time the threshold is the written share
         written = (nonzero * overhead + zero_pages * page_header) \
             / (memory * overhead)
-        share = np.where(in_pages, full(wire_share), 1.0)
+        share = np.where(in_pages, wire_share, 1.0)
         live["threshold_after"] = live["threshold"] * share
         live["threshold"] = np.where(in_pages,
                                      live["threshold"] * share * written,
                                      live["threshold"])
-    if any_qemu:
-        sync = full(sync, np.int8)
-        live.update(iteration=full(iteration_s), timer=full(sync_timer_s),
-                    sync=sync)
+    return zero_pages, zero_cost, pending
+
+
+def _first_pass(live, uses, pending, first_rate):
+    """Round 0: how long it runs until its first sync and what it leaves
+    unsent then (QEMU rule), and the loop's starting state."""
+    count = pending.size
+    if uses.qemu:
         seconds = _next_sync(live, pending, first_rate, np.zeros(count),
                              first_pass=True)
-        leftover = _unsent(sync, pending, first_rate, seconds)
+        leftover = _unsent(live["sync"], pending, first_rate, seconds)
         live["leftover"] = leftover
     else:
         seconds, leftover = pending / first_rate, 0.0
-    if any_sent_test:
-        live["test_sent_pass"] = full(test_sent_pass, bool)
-    if any_final:
-        live["final_live_pass"] = full(final_live_pass, bool)
-    if any_run_to_budget:
-        live["run_to_budget"] = full(run_to_budget, bool)
-    if any_auto_converge:
+    if uses.auto_converge:
         live.update(high=np.zeros(count), since=np.zeros(count),
                     excess=np.zeros(count))
     live.update(pending=pending, seconds=seconds, elapsed=seconds.copy(),
                 sent=pending - leftover, rounds=np.ones(count),
                 fraction=np.ones(count), alive=np.ones(count, dtype=bool))
 
-    outcome = np.full(count, NO_CONVERGENCE, dtype=np.int8)
+
+def _blank_results(count):
+    """Per-scenario outputs before any scenario stops."""
     total = np.full(count, np.nan)
-    downtime, bytes_sent = total.copy(), total.copy()
-    stopped_at, left_bytes = total.copy(), total.copy()
-    sent_by_end = total.copy()
-    rounds_out, fraction_out = np.ones(count), np.ones(count)
-    # Without throttling or caps the theorem of section 3.2 decides up
-    # front for the round rule: switchover iff h D(d)/d < B, with d the
-    # threshold in time.
+    return {"outcome": np.full(count, NO_CONVERGENCE, dtype=np.int8),
+            "total": total, "downtime": total.copy(),
+            "bytes_sent": total.copy(), "stopped_at": total.copy(),
+            "left_bytes": total.copy(), "sent_by_end": total.copy(),
+            "rounds": np.ones(count), "fraction": np.ones(count)}
+
+
+def _rule_out_hopeless(live, uses, out, pending, first_rate, overhead,
+                       sdps_min_progress, sdps_target):
+    """Scenarios that cannot converge, decided before the loop, and the
+    loop's per-scenario constants.
+
+    Without throttling or caps the theorem of section 3.2 decides up front
+    for the round rule: switchover iff h D(d)/d < B, with d the threshold
+    in time, once round 0 lasts the window: D(t0) >= D(d) >= B d after it.
+    """
+    rate, nonzero = live["rate"], live["nonzero"]
     window = live["threshold"] / rate
     free = (live["throttle"] == NONE) & ~np.isfinite(live["max_rounds"]) \
         & ~np.isfinite(live["max_factor"]) & (window > 0)
-    if any_qemu:
-        free &= sync == ROUND_SYNC
+    if uses.qemu:
+        free &= live["sync"] == ROUND_SYNC
     hopeless = free & ~(overhead * dirty_bytes(
         window, nonzero, live["cold_rate"], hot_set=live["hot_set"],
         hot_rate=live["hot_rate"]) < rate * window)
-    # ... once round 0 lasts the window: D(t0) >= D(d) >= B d after it
     hopeless &= pending / first_rate >= window
-    if any_run_to_budget:
+    if uses.run_to_budget:
         hopeless &= ~live["run_to_budget"]
-    outcome[hopeless] = np.where(np.isfinite(live["time_budget"][hopeless]),
-                                 TIME_BUDGET, NO_CONVERGENCE)
+    out["outcome"][hopeless] = np.where(
+        np.isfinite(live["time_budget"][hopeless]), TIME_BUDGET,
+        NO_CONVERGENCE)
     live["alive"] = ~hopeless
-    # per-scenario constants of the loop, computed once
     slope = live["slope"]
     live.update(
         auto=live["throttle"] == AUTO_CONVERGE,
@@ -639,176 +713,246 @@ def precopy(memory, rate, cold_rate=0.0, *, hot_set=0.0, hot_rate=0.0,
     if "threshold_after" in live:
         live["threshold_after"] = np.maximum(live["threshold_after"],
                                              np.finfo(float).tiny)
-    trace_rows = [(np.arange(count), pending - leftover, seconds)] \
-        if trace else []
-    steps = max(round_limit, QEMU_SYNC_LIMIT) if any_qemu else round_limit
+
+
+def _round_loop(live, uses, out, overhead, auto_converge, trigger_period_s,
+                round_limit, trace, pending):
+    """Sync after sync until every scenario has stopped or run out of
+    rounds; fills ``out`` and returns the trace rows (scenario indices,
+    bytes sent, seconds per interval; none without ``trace``)."""
+    trace_rows = [(np.arange(pending.size), pending - live.get(
+        "leftover", 0.0), live["seconds"])] if trace else []
+    steps = max(round_limit, QEMU_SYNC_LIMIT) if uses.qemu else round_limit
     for round_index in range(steps):
         s = live
-        dirty = dirty_bytes(s["seconds"], s["nonzero"], s["cold_rate"],
-                            hot_set=s["hot_set"], hot_rate=s["hot_rate"],
-                            run_fraction=s["fraction"]) * overhead
-        # what the sync finds left: the unsent part of the pass and the
-        # pages dirtied since the previous sync
-        found = s["leftover"] + dirty if any_qemu else dirty
-        sent_now = s["pending"] - s["leftover"] if any_qemu else s["pending"]
-        tested = found
-        if any_sent_test:
-            # xc_domain_save tests the pass just sent and what was sent
-            tested = np.where(s["test_sent_pass"], s["pending"], found)
-        stop_volume, live_time, resent = found, 0.0, 0.0
-        if any_final:
-            # Xen v2 sends a small dirty set live once more, then copies
-            # what that pass left dirty
-            small = s["final_live_pass"] & (tested < s["threshold"])
-            live_time = np.where(small, found / s["rate"], 0.0)
-            stop_volume = np.where(small, dirty_bytes(
-                live_time, s["nonzero"], s["cold_rate"], hot_set=s["hot_set"],
-                hot_rate=s["hot_rate"], run_fraction=s["fraction"])
-                * overhead, found)
-            resent = np.where(small, found, 0.0)
-        # first matching rule wins, in this order (nested where: cheaper
-        # than np.select); rules no scenario uses are left out
-        reason = -1
-        if any_budget:
-            reason = np.where(s["elapsed"] > s["time_budget"], TIME_BUDGET,
-                              reason)
-        if any_factor:
-            total_after = s["sent"] + found
-            if any_sent_test:
-                total_after = np.where(s["test_sent_pass"], s["sent"],
-                                       total_after)
-            reason = np.where(total_after > s["max_factor"] * s["memory"],
-                              DATA_CAP, reason)
-        if any_round_cap:
-            reason = np.where(s["rounds"] >= s["max_rounds"], ROUND_CAP,
-                              reason)
-        reason = np.where(tested < s["threshold"], SWITCHOVER, reason)
-        if any_switchover_cap:
-            stop_time = stop_volume / s["stop_rate"] + s["fixed_downtime"]
-            reason = np.where((reason >= 0) & (reason != TIME_BUDGET) &
-                              (stop_time > s["max_switchover"]),
-                              SWITCHOVER_TOO_LONG, reason)
-        fraction = s["fraction"]
-        if any_auto_converge:
-            # tested at a sync more than trigger_period_s after its last
-            # test, on the pages dirtied and bytes sent since then
-            since = s["since"] + s["seconds"]
-            # dirtied minus trigger x sent since the last test
-            excess = s["excess"] + (dirty - trigger * sent_now)
-            tests = since > trigger_period_s
-            too_fast = tests & (excess > 0)
-            high = s["high"] + too_fast
-            step = too_fast & (high >= 2) & s["auto"]
-            if step.any():
-                high = np.where(step, 0, high)
-                fraction = np.where(step, np.where(
-                    fraction == 1, 1 - initial,
-                    np.maximum(fraction - increment, 1 - maximum)), fraction)
-        engage = s["sdps"] & (s["rate"] < s["sdps_progress"] * fraction)
-        fraction = np.where(engage, np.minimum(fraction, s["sdps_fraction"]),
-                            fraction)
-        # no progress and no throttle step left: the rounds have reached
-        # their fixed point and will never switch over (section 3.2)
-        stalled = (reason < 0) & (found >= s["pending"])
-        if stalled.any():
-            can_throttle = (s["auto"] & (fraction > 1 - maximum)) | engage
-            if any_auto_converge:  # a step just taken gets its round
-                can_throttle |= step
-            # a round or data cap will still end the others
-            stalled &= s["uncapped"] & ~can_throttle
-            if any_run_to_budget:
-                stalled &= ~s["run_to_budget"]
-            reason = np.where(stalled, np.where(s["budgeted"], TIME_BUDGET,
-                                                NO_CONVERGENCE), reason)
-
+        found, sent_now, tested, stop_volume, live_time, resent, dirty = \
+            _sync(s, uses, overhead)
+        reason = _stop_reason(s, uses, found, tested, stop_volume)
+        fraction, engage, throttle_state = _throttle(
+            s, uses, dirty, sent_now, auto_converge, trigger_period_s)
+        reason = _no_progress(s, uses, reason, found, fraction, engage,
+                              throttle_state, auto_converge[2])
         done = s["alive"] & (reason >= 0)
-        finished = done & (reason <= DATA_CAP)
-        where = s["index"][done]
-        outcome[where] = reason[done]
-        rounds_out[where] = s["rounds"][done]
-        if any_final:
-            rounds_out[where] += resent[done] > 0
-        if any_qemu:  # QEMU counts the setup and last-stage syncs too
-            rounds_out[where] += 2.0 * (s["sync"][done] == QEMU_SYNC)
-        fraction_out[where] = s["fraction"][done]
-        stopped_at[where] = (s["elapsed"] + live_time)[done]
-        left_bytes[where] = stop_volume[done]
-        sent_by_end[where] = (s["sent"] + resent + stop_volume)[done]
-        ok = s["index"][finished]
-        if ok.size:
-            stop_time = stop_volume[finished] / s["stop_rate"][finished] \
-                + s["fixed_downtime"][finished]
-            if any_final:
-                total[ok] = (s["elapsed"] + live_time)[finished] + stop_time
-                bytes_sent[ok] = (s["sent"] + resent + stop_volume)[finished]
-            else:
-                total[ok] = s["elapsed"][finished] + stop_time
-                bytes_sent[ok] = s["sent"][finished] + found[finished]
-            downtime[ok] = stop_time
-
+        _record_stops(s, uses, out, done, reason, found, stop_volume,
+                      live_time, resent)
         alive = s["alive"] & ~done
         remaining = np.count_nonzero(alive)
         if not remaining:
             break
-        s["fraction"], s["pending"] = fraction, found
-        if round_index == 0 and "threshold_after" in s:
-            s["threshold"] = s.pop("threshold_after")
-        if any_auto_converge:
-            s["high"] = high
-            s["since"] = np.where(tests, 0.0, since)
-            s["excess"] = np.where(tests, 0.0, excess)
-        s["alive"] = alive
-        if remaining < 0.7 * alive.size:
-            # drop finished scenarios once enough have piled up: copying
-            # every array each round would cost more than it saves
-            live = s = {k: v[alive] for k, v in s.items()}
-        if any_qemu:
-            s["seconds"] = _next_sync(s, s["pending"], s["rate"],
-                                      s["elapsed"])
-            s["leftover"] = _unsent(s["sync"], s["pending"], s["rate"],
-                                    s["seconds"])
-            sent_now = s["pending"] - s["leftover"]
-        else:
-            s["seconds"] = s["pending"] / s["rate"]
-            sent_now = s["pending"]
-        s["elapsed"] = s["elapsed"] + s["seconds"]
-        s["sent"] = s["sent"] + sent_now
-        s["rounds"] = s["rounds"] + s["alive"]
-        if trace:
-            trace_rows.append((s["index"][s["alive"]],
-                               sent_now[s["alive"]],
-                               s["seconds"][s["alive"]]))
-        if round_index == round_limit - 1 < steps - 1:
-            # the round rule's rows stop at round_limit as they would in a
-            # call without QEMU rows: a row's result never depends on the
-            # others in the call
-            expired = s["alive"] & (s["sync"] != QEMU_SYNC)
-            where = s["index"][expired]
-            rounds_out[where] = s["rounds"][expired]
-            fraction_out[where] = s["fraction"][expired]
-            s["alive"] = s["alive"] & ~expired
+        live = _next_round(s, uses, out, alive, remaining, fraction, found,
+                           throttle_state, round_index, round_limit, steps,
+                           trace_rows)
     else:  # still running after round_limit rounds
         where = live["index"][live["alive"]]
-        rounds_out[where] = live["rounds"][live["alive"]]
-        if any_qemu:
-            rounds_out[where] += 2.0 * (live["sync"][live["alive"]]
-                                        == QEMU_SYNC)
-        fraction_out[where] = live["fraction"][live["alive"]]
+        out["rounds"][where] = live["rounds"][live["alive"]]
+        if uses.qemu:
+            out["rounds"][where] += 2.0 * (live["sync"][live["alive"]]
+                                           == QEMU_SYNC)
+        out["fraction"][where] = live["fraction"][live["alive"]]
+    return trace_rows
 
-    # a zero page's time in round 0 is not bytes on the wire
-    unsent_time = zero_pages * (zero_cost - page_header)
-    bytes_sent = bytes_sent - unsent_time
-    sent_by_end = sent_by_end - unsent_time
+
+def _sync(s, uses, overhead):
+    """What a sync finds: the pages dirtied since the previous one (and,
+    QEMU rule, the unsent part of the pass), what the stop rule tests, and
+    what stop-and-copy would send (Xen v2 sends a small dirty set live
+    once more, then copies what that pass left dirty)."""
+    dirty = dirty_bytes(s["seconds"], s["nonzero"], s["cold_rate"],
+                        hot_set=s["hot_set"], hot_rate=s["hot_rate"],
+                        run_fraction=s["fraction"]) * overhead
+    found = s["leftover"] + dirty if uses.qemu else dirty
+    sent_now = s["pending"] - s["leftover"] if uses.qemu else s["pending"]
+    tested = found
+    if uses.sent_test:
+        # xc_domain_save tests the pass just sent and what was sent
+        tested = np.where(s["test_sent_pass"], s["pending"], found)
+    stop_volume, live_time, resent = found, 0.0, 0.0
+    if uses.final_pass:
+        small = s["final_live_pass"] & (tested < s["threshold"])
+        live_time = np.where(small, found / s["rate"], 0.0)
+        stop_volume = np.where(small, dirty_bytes(
+            live_time, s["nonzero"], s["cold_rate"], hot_set=s["hot_set"],
+            hot_rate=s["hot_rate"], run_fraction=s["fraction"])
+            * overhead, found)
+        resent = np.where(small, found, 0.0)
+    return found, sent_now, tested, stop_volume, live_time, resent, dirty
+
+
+def _stop_reason(s, uses, found, tested, stop_volume):
+    """Why each scenario stops at this sync (-1: it goes on). The first
+    matching rule wins, in this order (nested where: cheaper than
+    np.select); rules no scenario uses are left out."""
+    reason = -1
+    if uses.budget:
+        reason = np.where(s["elapsed"] > s["time_budget"], TIME_BUDGET,
+                          reason)
+    if uses.factor:
+        total_after = s["sent"] + found
+        if uses.sent_test:
+            total_after = np.where(s["test_sent_pass"], s["sent"],
+                                   total_after)
+        reason = np.where(total_after > s["max_factor"] * s["memory"],
+                          DATA_CAP, reason)
+    if uses.round_cap:
+        reason = np.where(s["rounds"] >= s["max_rounds"], ROUND_CAP, reason)
+    reason = np.where(tested < s["threshold"], SWITCHOVER, reason)
+    if uses.switchover_cap:
+        stop_time = _stop_phase(stop_volume, s["stop_rate"],
+                                s["fixed_downtime"])
+        reason = np.where((reason >= 0) & (reason != TIME_BUDGET) &
+                          (stop_time > s["max_switchover"]),
+                          SWITCHOVER_TOO_LONG, reason)
+    return reason
+
+
+def _stop_phase(volume, stop_rate, fixed_downtime):
+    """Downtime: what is left sent at the stop-and-copy rate, plus the
+    device state and resume. [s]"""
+    return volume / stop_rate + fixed_downtime
+
+
+def _throttle(s, uses, dirty, sent_now, auto_converge, trigger_period_s):
+    """The vCPUs' run fraction after this sync: auto-converge steps at
+    every second high period, tested at a sync more than
+    ``trigger_period_s`` after its last test on the pages dirtied and
+    bytes sent since then; SDPS engages below its minimum progress.
+    Returns the fraction, where SDPS engaged and auto-converge's state
+    (high periods, time and excess since the last test, whether it was
+    tested and whether it stepped; None without auto-converge)."""
+    initial, increment, maximum, trigger = auto_converge
+    fraction = s["fraction"]
+    state = None
+    if uses.auto_converge:
+        since = s["since"] + s["seconds"]
+        # dirtied minus trigger x sent since the last test
+        excess = s["excess"] + (dirty - trigger * sent_now)
+        tests = since > trigger_period_s
+        too_fast = tests & (excess > 0)
+        high = s["high"] + too_fast
+        step = too_fast & (high >= 2) & s["auto"]
+        if step.any():
+            high = np.where(step, 0, high)
+            fraction = np.where(step, np.where(
+                fraction == 1, 1 - initial,
+                np.maximum(fraction - increment, 1 - maximum)), fraction)
+        state = (high, since, excess, tests, step)
+    engage = s["sdps"] & (s["rate"] < s["sdps_progress"] * fraction)
+    fraction = np.where(engage, np.minimum(fraction, s["sdps_fraction"]),
+                        fraction)
+    return fraction, engage, state
+
+
+def _no_progress(s, uses, reason, found, fraction, engage, throttle_state,
+                 maximum):
+    """No progress and no throttle step left: the rounds have reached
+    their fixed point and will never switch over (section 3.2); a round
+    or data cap will still end the others."""
+    stalled = (reason < 0) & (found >= s["pending"])
+    if not stalled.any():
+        return reason
+    can_throttle = (s["auto"] & (fraction > 1 - maximum)) | engage
+    if uses.auto_converge:  # a step just taken gets its round
+        can_throttle |= throttle_state[4]
+    stalled &= s["uncapped"] & ~can_throttle
+    if uses.run_to_budget:
+        stalled &= ~s["run_to_budget"]
+    return np.where(stalled, np.where(s["budgeted"], TIME_BUDGET,
+                                      NO_CONVERGENCE), reason)
+
+
+def _record_stops(s, uses, out, done, reason, found, stop_volume, live_time,
+                  resent):
+    """Write the outcome of the scenarios that stopped at this sync; those
+    that finished (switchover or a cap) get their stop phase."""
+    finished = done & (reason <= DATA_CAP)
+    where = s["index"][done]
+    out["outcome"][where] = reason[done]
+    out["rounds"][where] = s["rounds"][done]
+    if uses.final_pass:
+        out["rounds"][where] += resent[done] > 0
+    if uses.qemu:  # QEMU counts the setup and last-stage syncs too
+        out["rounds"][where] += 2.0 * (s["sync"][done] == QEMU_SYNC)
+    out["fraction"][where] = s["fraction"][done]
+    out["stopped_at"][where] = (s["elapsed"] + live_time)[done]
+    out["left_bytes"][where] = stop_volume[done]
+    out["sent_by_end"][where] = (s["sent"] + resent + stop_volume)[done]
+    ok = s["index"][finished]
+    if not ok.size:
+        return
+    stop_time = _stop_phase(stop_volume[finished], s["stop_rate"][finished],
+                            s["fixed_downtime"][finished])
+    if uses.final_pass:
+        out["total"][ok] = (s["elapsed"] + live_time)[finished] + stop_time
+        out["bytes_sent"][ok] = (s["sent"] + resent + stop_volume)[finished]
+    else:
+        out["total"][ok] = s["elapsed"][finished] + stop_time
+        out["bytes_sent"][ok] = s["sent"][finished] + found[finished]
+    out["downtime"][ok] = stop_time
+
+
+def _next_round(s, uses, out, alive, remaining, fraction, found,
+                throttle_state, round_index, round_limit, steps,
+                trace_rows):
+    """Advance the scenarios still running to their next sync; returns the
+    live state (compacted once enough scenarios have finished)."""
+    s["fraction"], s["pending"] = fraction, found
+    if round_index == 0 and "threshold_after" in s:
+        s["threshold"] = s.pop("threshold_after")
+    if uses.auto_converge:
+        high, since, excess, tests, _ = throttle_state
+        s["high"] = high
+        s["since"] = np.where(tests, 0.0, since)
+        s["excess"] = np.where(tests, 0.0, excess)
+    s["alive"] = alive
+    if remaining < 0.7 * alive.size:
+        # drop finished scenarios once enough have piled up: copying
+        # every array each round would cost more than it saves
+        s = {k: v[alive] for k, v in s.items()}
+    if uses.qemu:
+        s["seconds"] = _next_sync(s, s["pending"], s["rate"], s["elapsed"])
+        s["leftover"] = _unsent(s["sync"], s["pending"], s["rate"],
+                                s["seconds"])
+        sent_now = s["pending"] - s["leftover"]
+    else:
+        s["seconds"] = s["pending"] / s["rate"]
+        sent_now = s["pending"]
+    s["elapsed"] = s["elapsed"] + s["seconds"]
+    s["sent"] = s["sent"] + sent_now
+    s["rounds"] = s["rounds"] + s["alive"]
+    if trace_rows:
+        trace_rows.append((s["index"][s["alive"]], sent_now[s["alive"]],
+                           s["seconds"][s["alive"]]))
+    if round_index == round_limit - 1 < steps - 1:
+        # the round rule's rows stop at round_limit as they would in a
+        # call without QEMU rows: a row's result never depends on the
+        # others in the call
+        expired = s["alive"] & (s["sync"] != QEMU_SYNC)
+        where = s["index"][expired]
+        out["rounds"][where] = s["rounds"][expired]
+        out["fraction"][where] = s["fraction"][expired]
+        s["alive"] = s["alive"] & ~expired
+    return s
+
+
+def _precopy_results(out, unsent_time, trace_rows, shape):
+    """:func:`precopy`'s result dict, reshaped to the inputs' shape; a zero
+    page's time in round 0 (``unsent_time`` [B] at round 0's rate) is not
+    bytes on the wire."""
+    bytes_sent = out["bytes_sent"] - unsent_time
+    sent_by_end = out["sent_by_end"] - unsent_time
+    fraction = out["fraction"]
+    outcome = out["outcome"]
     result = {"converged": outcome <= DATA_CAP, "outcome": outcome,
-              "rounds": rounds_out, "total_time": total,
-              "downtime": downtime, "bytes_sent": bytes_sent,
-              "throttle": 1 - fraction_out, "slowdown": 1 / fraction_out,
-              "stopped_at": stopped_at, "left_bytes": left_bytes,
-              "sent_by_end": sent_by_end}
+              "rounds": out["rounds"], "total_time": out["total"],
+              "downtime": out["downtime"], "bytes_sent": bytes_sent,
+              "throttle": 1 - fraction, "slowdown": 1 / fraction,
+              "stopped_at": out["stopped_at"],
+              "left_bytes": out["left_bytes"], "sent_by_end": sent_by_end}
     stuck = outcome == NO_CONVERGENCE
     for key in ("stopped_at", "left_bytes", "sent_by_end"):
         result[key][stuck] = np.nan
-    if trace:
+    if trace_rows:
+        count = outcome.size
         volumes = np.full((count, len(trace_rows)), np.nan)
         durations = volumes.copy()
         for column, (index, volume, duration) in enumerate(trace_rows):

@@ -126,7 +126,7 @@ TCP_STRIPE_EFFICIENCY = 0.604
 
 #: Binding limits, in the order of the codes :func:`bulk_transfer` returns.
 LIMITS = ("link", "member_spread", "flow_per_member", "cpu_core",
-          "stream_cap", "compressor")
+          "stream_cap", "compressor", "pcie_slot")
 
 #: SMB client defaults: connections per interface by kind and the
 #: per-session maximum (Windows ``ConnectionCountPerNetworkInterface`` 1,
@@ -322,7 +322,8 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
                   compression_offload=False, flows_per_queue=1.0,
                   c_io=20_000.0, message_bytes=SMB_DIRECT_MESSAGE_BYTES,
                   own_thread=False, pinned_sessions=0,
-                  stripe_efficiency=TCP_STRIPE_EFFICIENCY):
+                  stripe_efficiency=TCP_STRIPE_EFFICIENCY,
+                  slot_goodput=np.inf):
     """Receive-side throughput, CPU and binding limit of a bulk transfer.
 
     Parameters
@@ -387,6 +388,10 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
     stripe_efficiency : numeric, default :data:`TCP_STRIPE_EFFICIENCY`
         Share of the members' goodput one striped TCP flow reaches
         (``spread='stripe'``; UDP is not penalised). [unitless]
+    slot_goodput : numeric, default inf
+        Payload rate the members' PCIe slots let through in the data
+        direction (:func:`models.pcie.nic_slot_goodput`); inf when the
+        slots are not given. [Gbit/s]
 
     Returns
     -------
@@ -405,7 +410,8 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
     .. math::
 
         T = \\min\\big(r (E_{members} S_m \\eta,\\; F S_m \\eta,\\;
-            E_{queues} T_{core}),\\; n_{thr} C,\\; n_{str} S_{str}\\big)
+            E_{queues} T_{core}),\\; n_{thr} C,\\; n_{str} S_{str},\\;
+            r G_{slot}\\big)
 
     where :math:`E` is :func:`models.host.expected_distinct`, one flow never
     exceeds one member nor one core, and RDMA has no per-core ceiling.
@@ -483,7 +489,8 @@ def bulk_transfer(transport, member_speed, members, spread, flows,
         core_bound,
         stream_bound,
         compression_threads * compressor_speed
-        + np.where(compressed, 0.0, np.inf))
+        + np.where(compressed, 0.0, np.inf),
+        slot_goodput * ratio)
     # running minimum: the first of equal bounds names the limit
     throughput = bounds[0] + np.zeros(np.broadcast_shapes(
         *(np.shape(b) for b in bounds)))

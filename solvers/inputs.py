@@ -483,7 +483,8 @@ def transfer_columns(rows):
         "threads", "offload", "queue_mode", "vnics", "vcpus",
         "vmmq_queue_pairs", "vnic_queues", "mtu_min", "mtu_max", "soft_agg",
         "c_soft_agg", "frame", "stream_pps", "own_thread",
-        "pinned_sessions", "thread_c_byte", "sender_threads", "aggregate")}
+        "pinned_sessions", "thread_c_byte", "sender_threads", "aggregate",
+        "slots", "slot_gen", "slot_lanes", "slot_mps", "slot_transmit")}
     for doc, item, path in rows:
         network = doc.network
         costs = stack_costs(doc)
@@ -578,6 +579,7 @@ def transfer_columns(rows):
             "sender_threads": item.sender_threads or np.inf,
             # BIG TCP: larger aggregates, fewer traversals (all NICs')
             "aggregate": min(o.aggregate_kib for o in offloads) * KIB,
+            **_slot_columns(item, path),
         }
         for key, value in add.items():
             columns[key].append(value)
@@ -591,6 +593,22 @@ def transfer_columns(rows):
             vnic_queues=inputs.pop("vnic_queues"))
     _encapsulation_column(inputs)
     return inputs
+
+
+def _slot_columns(item, path):
+    """The path's PCIe slots for :func:`models.pcie.nic_slot_goodput`:
+    distinct slots (0: a NIC's slot is not given, or RDMA, which
+    :func:`rdma_slot_cap` bounds), the slowest one's generation, width and
+    MPS, and whether the host sends."""
+    nics = path.nics
+    known = all(n.pcie_gen is not None for n in nics) \
+        and path.transport not in RDMA_TRANSPORTS
+    return {"slots": len({n.pcie_slot or n.id for n in nics}) if known
+            else 0,
+            "slot_gen": min(n.pcie_gen or 1 for n in nics),
+            "slot_lanes": min(n.pcie_lanes or 1 for n in nics),
+            "slot_mps": min(n.pcie_max_payload_bytes for n in nics),
+            "slot_transmit": item.direction == "send"}
 
 
 def _encapsulation_column(columns):

@@ -9,7 +9,7 @@ rates are provided to the migration analysis.
 
 import numpy as np
 
-from models import cpu, host, platform, qemu_ram, transport, wire
+from models import cpu, host, pcie, platform, qemu_ram, transport, wire
 from models.units import bytes_per_s_to_gbps, gbps_to_bytes_per_s
 from solvers import metric_ids
 from solvers.analysis import (EMPTY, AnalysisResult, Candidate,
@@ -286,7 +286,8 @@ def _chain_chunk(inputs, mtu_limits):
         compression_offload=inputs["offload"],
         flows_per_queue=inputs["flows_per_queue"], c_io=inputs["c_io"],
         own_thread=own_thread,
-        pinned_sessions=inputs.get("pinned_sessions", 0))
+        pinned_sessions=inputs.get("pinned_sessions", 0),
+        slot_goodput=_slot_goodput(inputs, payload, frame))
     if channel.any():  # the channel threads' copies cost cores too
         result["cores"] = result["cores"] + host.cores_busy(
             result["wire_payload"], thread_c_byte, inputs["ghz"])
@@ -313,6 +314,22 @@ def _datagram_frames(inputs, payload, frame):
     return (np.where(asked, inner, payload),
             np.where(asked, np.maximum(size, wire.MIN_FRAME_BYTES)
                      + wire.L1_OVERHEAD_BYTES, frame))
+
+
+def _slot_goodput(inputs, payload, frame):
+    """Payload the path's PCIe slots let through in the data direction
+    [Gbit/s]: each distinct slot once (inf where a NIC's slot is not
+    given, and for RDMA, whose connection the slot caps as its stream)."""
+    slots = inputs.get("slots")
+    if slots is None or not np.any(slots):
+        return np.inf
+    known = slots > 0
+    rate = pcie.nic_slot_goodput(
+        np.where(known, inputs["slot_gen"], 1),
+        np.where(known, inputs["slot_lanes"], 1), frame, payload,
+        inputs["slot_transmit"],
+        max_payload_bytes=np.where(known, inputs["slot_mps"], 256))
+    return np.where(known, slots * rate, np.inf)
 
 
 _QUEUE_NAMES = {"rss": "RSS", "vmq": "VMQ", "vrss": "vRSS",
@@ -374,6 +391,15 @@ def _limit_message(limit, path, item, now, r):
                     "into guest memory on its own core")
         return (f"{streams} application stream(s) × "
                 f"{cap:.2f} Gbit/s each (one core per stream)")
+    if name == "pcie_slot":
+        nic = path.nics[0]
+        dma = (f"reads each frame it sends in "
+               f"{pcie.READ_COMPLETION_BYTES} B read completions"
+               if item.direction == "send"
+               else "writes each frame it receives in TLPs")
+        return (f"the NIC's PCIe {nic.pcie_gen}.0 x{nic.pcie_lanes} slot: "
+                f"the NIC {dma} plus a descriptor, "
+                f"{now['throughput'][r]:.2f} Gbit/s of payload")
     return (f"{item.compression_threads} compression thread(s) × "
             f"{item.compressor_gbps:g} Gbit/s")
 
@@ -444,6 +470,11 @@ def _deciding_inputs(doc, index, item, path, limit, prefix=None):
         return inputs
     if limit == "cpu_core":
         return {**streams, **clock}
+    if limit == "pcie_slot":  # a sending NIC reads in completions
+        return {f"nics[{i}].pcie_max_payload_bytes": "256 B, the maximum "
+                "TLP payload most server root ports negotiate (models.pcie)"
+                for i, nic in enumerate(doc.nics)
+                if nic in path.nics and item.direction == "receive"}
     if limit == "compressor":
         return {f"{prefix}.compression_threads": "the default thread "
                 "count",

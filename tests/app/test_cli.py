@@ -311,3 +311,18 @@ def test_accuracy_may_replace_an_earlier_output(tmp_path):
     assert process.returncode in (0, 1), process.stderr
     assert "internal error" not in process.stderr
     assert earlier.read_text().startswith("case,area,verdict")
+
+
+def test_offload_the_cpu_lacks_exits_2(tmp_path):
+    # Sapphire Rapids' IAA asked for on an AMD host: no silent fallback to
+    # the host's cores
+    text = (ROOT / "resources/examples/kvm_multifd_postcopy.toml").read_text()
+    path = tmp_path / "genoa.toml"
+    path.write_text(text.replace("ghz = 3.0", 'ghz = 3.0\ncpu = "amd_genoa"',
+                                 1))
+    for command in ("validate", "solve"):
+        assert_clean_failure(
+            run(command, str(path)),
+            "workloads.migrations[0].compressor 'qpl'",
+            "host.cpu 'amd_genoa' lacks",
+            "intel_sapphire_rapids, intel_emerald_rapids")
