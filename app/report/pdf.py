@@ -1,7 +1,7 @@
 """The PDF comparison report, drawn with QPainter into QPdfWriter.
 
 Text and tables are painted directly; the charts are the sections of the
-GUI's analysis views (:mod:`app.gui.views`), each rendered from its
+analysis views (:mod:`app.figures.views`), each rendered from its
 pyqtgraph scene, so they stay vector graphics.
 The scenario (as TOML) and the results (as JSON) are attached to the PDF so
 the report can be regenerated from itself.
@@ -19,19 +19,19 @@ from dataclasses import dataclass
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.calibrate_cli import error_summary
-from app.gui.advice import GOAL_LABELS
-from app.gui.bootstrap import FONT_FAMILY, application
-from app.gui.charts import new_plot_widget, variant_colour
-from app.gui.comparison import row_label, shown_value
-from app.gui.findings import effect_text, evidence_text
-from app.gui.views import REPORT_CHART_WIDTH, VIEWS, ReportChart
+from app.figures.bootstrap import FONT_FAMILY, application
+from app.figures.charts import new_plot_widget, variant_colour
+from app.figures.views import REPORT_CHART_WIDTH, VIEWS, ReportChart
 from app.plain_text import results_as_shown, scenario_as_shown
-from app.report.content import (NOISE_GAIN_PCT, SAME, accuracy,
-                                biggest_changes, changes_text,
-                                grouped_findings,
-                                grouped_limits, is_gain, names_text,
-                                table_rows, teaming_pivot, what_differs)
-from app.report.summary import change_words, executive_summary, reason
+from app.presentation.content import (NOISE_GAIN_PCT, SAME, accuracy,
+                                      biggest_changes, changes_text,
+                                      grouped_findings, grouped_limits,
+                                      is_gain, names_text, table_rows,
+                                      teaming_pivot, what_differs)
+from app.presentation.findings import effect_text, evidence_text
+from app.presentation.goals import GOAL_LABELS
+from app.presentation.summary import change_words, executive_summary, reason
+from app.presentation.values import row_label, shown_value
 from app.report.sweep import scenario_sweep_chart
 from app.scenario_io import atomic_write
 from models.scenario import dump_scenario
