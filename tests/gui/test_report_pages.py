@@ -14,7 +14,8 @@ from pypdf import PdfReader
 
 from app.presentation.values import row_label
 from app.presentation.content import table_rows
-from app.report.pdf import NEAR_EMPTY, write_report
+from app.report.layout import NEAR_EMPTY
+from app.report.pdf import write_report
 from app.presentation.summary import executive_summary
 from app.scenario_io import load_scenario
 from solvers.evaluate import evaluate
