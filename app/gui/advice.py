@@ -3,20 +3,9 @@ a button that applies the chosen one as an undoable edit."""
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from app.presentation.goals import GOAL_LABELS
 from models.scenario import GOALS
 from solvers.results import format_number
-
-#: What each goal of ``models.scenario.GOALS`` means, for the goal selector.
-GOAL_LABELS = {
-    "max_throughput": "Highest host throughput",
-    "min_cpu": "Lowest host CPU per Gbit/s moved",
-    "min_migration_time": "Shortest live migration",
-    "min_evacuation_time": "Shortest host evacuation",
-    "max_iops": "Most storage IOPS, all workloads",
-    "latency_target": "Storage latency within the target",
-    "min_peak_util": "Lowest peak uplink utilization, configured policy",
-    "min_cluster_util": "Lowest busiest cluster link in any case",
-}
 
 
 class AdviceDialog(QtWidgets.QDialog):

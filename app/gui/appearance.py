@@ -11,7 +11,7 @@ back.
 
 from PySide6 import QtCore, QtGui, QtWidgets
 
-from app.gui.charts import DARK, LIGHT
+from app.figures.charts import DARK, LIGHT
 
 _Role = QtGui.QPalette.ColorRole
 _Group = QtGui.QPalette.ColorGroup

@@ -1,5 +1,5 @@
 """Starting the GUI: the main window, error dialogs, self-test (the
-QApplication itself comes from :mod:`app.gui.bootstrap`)."""
+QApplication itself comes from :mod:`app.figures.bootstrap`)."""
 
 import os
 import sys
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from PySide6 import QtWidgets
 
-from app.gui.bootstrap import application
+from app.figures.bootstrap import application
 
 
 def _show_unexpected_error(kind, value, tb):

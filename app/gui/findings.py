@@ -4,108 +4,21 @@ with their evidence, the recommendations with their re-evaluated effect
 and an Apply button (to the base or as a new variant), and the
 assumptions."""
 
-import math
 import re
 from html import escape
 
 from PySide6 import QtCore, QtWidgets
 
 from app.gui.appearance import colour
-from solvers import metric_ids
-from solvers.results import format_number
-
-#: Severities in the order they are listed (each its colour's name in
-#: :func:`app.gui.appearance.colour`).
-SEVERITIES = ("critical", "warning", "info")
+from app.presentation.findings import (SEVERITIES, calculation, change_text,
+                                       effect_text, evidence_text,
+                                       number_text)
 
 #: A dot inside a parameter path or metric id (not a decimal point).
 _PATH_DOT = re.compile(r"\.(?=[A-Za-z_\[])")
 
 #: The link that shows all assumptions or only those that differ.
 ASSUMPTIONS_LINK = "assumptions:toggle"
-
-#: Most intermediate values listed under the binding limit: the headline
-#: numbers of its analysis, not every per-item repeat.
-CALCULATION_ROWS = 12
-
-
-def calculation(variant):
-    """The numbers behind a variant's binding limit: ``(label, value,
-    unit)`` of the headline metrics of the analysis that named it (for a
-    teaming limit, the team's configured and optimal figures)."""
-    family = variant.bottleneck.id.partition(".")[0]
-    rows = []
-    for metric in variant.metrics:
-        try:
-            parsed = metric_ids.parse(metric.id)
-        except ValueError:
-            continue
-        if parsed.family != family:
-            continue
-        if family != "teaming" and parsed.name is not None:
-            continue
-        rows.append((metric.label.replace(" (1 yes, 0 no)", ""),
-                     shown_value(metric), metric.unit))
-    return rows[:CALCULATION_ROWS]
-
-
-def shown_value(metric):
-    """A metric's value as the panel shows it: yes/no for a flag."""
-    if metric.label.endswith("(1 yes, 0 no)"):
-        return "yes" if metric.value else "no"
-    return format_number(metric.value)
-
-
-def evidence_text(evidence):
-    """A finding's evidence in words: its metric's value against the
-    threshold, with the unit."""
-    metric_id = evidence.get("metric")
-    value, threshold = evidence.get("value"), evidence.get("threshold")
-    if metric_id is None or value is None:
-        return ""
-    try:
-        unit, label = metric_ids.info(metric_id)
-    except (KeyError, ValueError):
-        unit, label = "", metric_id
-    unit = "" if unit in ("1", "") else f" {unit}"
-    text = f"{label}: {_shown(value, unit)}"
-    if threshold is not None:
-        text += f" against {_shown(threshold, unit)}"
-    return text
-
-
-def _shown(value, unit):
-    """A number with its unit; a setting (``'vrss'``, a flag) as it is."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return f"{format_number(float(value))}{unit}"
-    return str(value)
-
-
-def effect_text(recommendation):
-    """A recommendation's re-evaluated effect, one metric per line."""
-    lines = []
-    for metric_id, effect in recommendation.effect.items():
-        try:
-            label = metric_ids.info(metric_id)[1]
-        except (KeyError, ValueError):
-            label = metric_id
-        unit = "" if effect["unit"] in ("1", "") else f" {effect['unit']}"
-        change = effect.get("change_pct")
-        change = "" if change is None else f" ({change:+.1f} %)"
-        lines.append(f"{label}: {_number(effect['before'])} → "
-                     f"{_number(effect['after'])}{unit}{change}")
-    return lines
-
-
-def _number(value):
-    """A number as the panel shows it; "none" for NaN (a goal the
-    variant has no value for: a migration that does not converge)."""
-    return format_number(value) if math.isfinite(value) else "none"
-
-
-def change_text(recommendation):
-    return "; ".join(f"{path}: {c['old']!r} → {c['new']!r}"
-                     for path, c in recommendation.change.items())
 
 
 class FindingsPanel(QtWidgets.QWidget):
@@ -262,7 +175,7 @@ class FindingsPanel(QtWidgets.QWidget):
                     f"{escape(self.advice_note or 'none')}</p>")
         html = (f"<p><b>Recommendations (base)</b> — goal "
                 f"{escape(advice.goal)}: {escape(advice.metric)} = "
-                f"{_number(advice.base_value)} now; each effect is the "
+                f"{number_text(advice.base_value)} now; each effect is the "
                 "model re-solved with the change</p>")
         if not advice.recommendations:
             return html + "<p style='margin-left:8px'>No change improves " \

@@ -16,8 +16,9 @@ from pathlib import Path
 import pyqtgraph as pg
 from PySide6 import QtCore, QtGui, QtWidgets
 
+from app.figures.charts import apply_theme, theme_of
+from app.figures.views import VIEWS
 from app.gui.appearance import chart_theme, system_scheme
-from app.gui.charts import apply_theme, theme_of
 from app.gui import persistence
 from app.gui.advice import AdviceDialog
 from app.gui.comparison import ComparisonModel, ComparisonView
@@ -25,9 +26,9 @@ from app.gui.editor import ScenarioEditor
 from app.gui.findings import FindingsPanel
 from app.gui.sweep_panel import SweepPanel
 from app.gui.variants import VariantsPanel
-from app.gui.views import VIEWS, DeferredTab
+from app.gui.views import DeferredTab, tab_of
 from app.paths import DEFAULT_EXAMPLE, TEMPLATES, resource_path
-from app.report.content import NOISE_GAIN_PCT
+from app.presentation.content import NOISE_GAIN_PCT
 from app.import_job import unreadable_reason
 from app.schema_fields import free_name, without_none
 from app.scenario_io import load_scenario, save_scenario
@@ -183,7 +184,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self._stale_views = set()   # tabs whose results are not drawn yet
         self.view_tabs = {}
         for view in VIEWS:
-            tab = self.view_tabs[view.key] = DeferredTab(view.tab)
+            tab = self.view_tabs[view.key] = DeferredTab(
+                functools.partial(tab_of, view))
             self.tabs.addTab(tab.widget, view.title.replace("&", "&&"))
         self.sweep_panel = SweepPanel()
         self.sweep_panel.saved.connect(

@@ -6,8 +6,9 @@ import threading
 
 import numpy as np
 
-from app.gui.sweep_panel import SweepRequest, draw_sweep, run_sweep
-from app.report.content import path_words, value_text
+from app.figures.sweep import draw_sweep
+from app.presentation.content import path_words, value_text
+from app.sweep_run import SweepRequest, run_sweep
 from models.scenario import GOALS
 from solvers import metric_ids, sweep
 from solvers.advise import resolve_goal

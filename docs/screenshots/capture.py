@@ -15,7 +15,7 @@ sys.path.insert(0, str(ROOT))
 
 from PySide6 import QtCore, QtGui, QtWidgets  # noqa: E402
 
-from app.gui.bootstrap import application  # noqa: E402
+from app.figures.bootstrap import application  # noqa: E402
 from app.paths import resource_path  # noqa: E402
 
 OUT = Path(__file__).resolve().parent

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from app.paths import resource_path
-from app.report.summary import executive_summary
+from app.presentation.summary import executive_summary
 from app.scenario_io import load_scenario
 from models.scenario import scenario_from_dict
 from models.units import MIB

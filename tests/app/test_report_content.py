@@ -1,10 +1,10 @@
-"""What the PDF report says, decided without Qt (app/report/content.py):
+"""What the PDF report says, decided without Qt (app/presentation/content.py):
 variants' changes in words, which comparison rows are printed, the
 teaming policies table and variant lists."""
 
-from app.report.content import (changes_text, names_text, table_rows,
+from app.presentation.content import (changes_text, names_text, table_rows,
                                 teaming_pivot, what_differs)
-from app.report.summary import executive_summary
+from app.presentation.summary import executive_summary
 from app.scenario_io import load_scenario
 from solvers.advise import advise
 from solvers.evaluate import evaluate

@@ -23,7 +23,7 @@ _CASES = {
 def _window(example):
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6 import QtWidgets
-    from app.gui.bootstrap import application
+    from app.figures.bootstrap import application
     from app.gui.main_window import MainWindow
     from app.paths import resource_path
     app = application()

@@ -8,7 +8,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest  # noqa: E402
 from PySide6 import QtWidgets  # noqa: E402
 
-from app.gui.bootstrap import application  # noqa: E402
+from app.figures.bootstrap import application  # noqa: E402
 
 
 @pytest.fixture(scope="session")

@@ -8,9 +8,10 @@ import pyqtgraph as pg
 from pypdf import PdfReader
 from PySide6 import QtWidgets
 
-from app.gui.charts import (LIGHT, draw_cluster_topology, new_plot_widget,
+from app.figures.charts import (LIGHT, draw_cluster_topology, new_plot_widget,
                             utilisation_colour)
-from app.gui.views import WORST_MARK, worst_cluster_case
+from app.figures.views import worst_cluster_case
+from app.gui.views import WORST_MARK
 from app.report.pdf import write_report
 from app.scenario_io import load_scenario
 from solvers.evaluate import evaluate

@@ -125,7 +125,7 @@ _START = """
 import sys
 from PySide6 import QtCore, QtWidgets
 from app.gui import application
-from app.gui.bootstrap import application as qt_application
+from app.figures.bootstrap import application as qt_application
 qt_application()   # the quit below needs the application's event loop
 QtWidgets.QMessageBox.warning = lambda parent, title, text, *a: print(
     "WARNING", title, "|", text.splitlines()[0], flush=True)

@@ -14,7 +14,7 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtGui
 
 from app.gui.appearance import is_dark
-from app.gui.charts import DARK, DARK_PALETTE, LIGHT, PALETTE
+from app.figures.charts import DARK, DARK_PALETTE, LIGHT, PALETTE
 from app.paths import resource_path
 from app.scenario_io import load_scenario
 from solvers.advise import resolve_goal
@@ -83,7 +83,7 @@ def test_system_dark_scheme_recolours_charts_table_and_panels(qapp,
 
 def test_the_report_stays_light_under_a_dark_scheme(qapp, window):
     # the PDF is printed on white whatever the screen's scheme
-    from app.gui.charts import new_plot_widget, theme_of
+    from app.figures.charts import new_plot_widget, theme_of
     hints = qapp.styleHints()
     try:
         hints.colorSchemeChanged.emit(QtCore.Qt.ColorScheme.Dark)
@@ -146,7 +146,7 @@ def test_high_dpi_renders_at_twice_the_pixels(tmp_path):
         QtCore.QSettings.setPath(QtCore.QSettings.Format.IniFormat,
                                  QtCore.QSettings.Scope.UserScope,
                                  {str(tmp_path / 'settings')!r})
-        from app.gui.bootstrap import application
+        from app.figures.bootstrap import application
         app = application()
         from app.gui.main_window import MainWindow
         from app.paths import resource_path

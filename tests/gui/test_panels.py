@@ -9,7 +9,7 @@ import time
 import pytest
 from pypdf import PdfReader
 
-from app.gui.sweep_panel import SweepRequest, axis_points, run_sweep
+from app.sweep_run import SweepRequest, axis_points, run_sweep
 from app.paths import resource_path
 from tests.gui.helpers import open_example, set_sweep_axis
 
@@ -221,7 +221,7 @@ def test_two_axis_sweep_points_equal_one_by_one_evaluate():
 def test_evidence_of_a_setting_is_shown_as_it_is():
     # a receive-queue finding's evidence is the setting ('vrss'), not a
     # number (explain_vmq_one_core, found by the report fuzzer)
-    from app.gui.findings import evidence_text
+    from app.presentation.findings import evidence_text
     text = evidence_text({"metric": "host.throughput_gbps", "value": "vrss",
                           "threshold": 9.5})
     assert text.endswith(": vrss against 9.500 Gbit/s")

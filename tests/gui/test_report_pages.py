@@ -12,10 +12,11 @@ import pytest
 import tomli_w
 from pypdf import PdfReader
 
-from app.gui.comparison import row_label
-from app.report.content import table_rows
-from app.report.pdf import NEAR_EMPTY, write_report
-from app.report.summary import executive_summary
+from app.presentation.values import row_label
+from app.presentation.content import table_rows
+from app.report.layout import NEAR_EMPTY
+from app.report.pdf import write_report
+from app.presentation.summary import executive_summary
 from app.scenario_io import load_scenario
 from solvers.evaluate import evaluate
 from tests.conftest import EXAMPLES

@@ -200,7 +200,7 @@ def test_the_window_takes_the_interpreter_back_from_workers_quickly(window):
 
 def test_a_redraw_with_the_same_values_sets_no_bar_again(window, monkeypatch):
     import pyqtgraph as pg
-    from app.gui.charts import draw_metric_bars, new_plot_widget
+    from app.figures.charts import draw_metric_bars, new_plot_widget
     open_example(window, "seed003_vmotion.toml")
     results = window.results
     metric_id = results.variants[0].metrics[0].id

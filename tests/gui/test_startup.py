@@ -11,9 +11,9 @@ import sys
 from tests.conftest import ROOT
 
 #: Packages and modules the first painted window must not have imported.
-#: (``app.report.content``, the rows worth showing, serves the table too)
+#: (``app.presentation.content``, the rows worth showing, serves the table too)
 DEFERRED = ("scipy", "pyarrow", "dask", "app.report.pdf",
-            "app.report.summary", "app.report.sweep", "app.importers",
+            "app.presentation.summary", "app.report.sweep", "app.importers",
             "app.gui.import_dialog", "app.gui.accuracy_dialog",
             "app.validation_io", "solvers.accuracy")
 

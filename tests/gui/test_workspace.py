@@ -7,7 +7,7 @@ from pathlib import Path
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from app.gui import persistence
-from app.gui.advice import GOAL_LABELS
+from app.presentation.goals import GOAL_LABELS
 from app.gui.main_window import MainWindow
 from app.recovery import read_recovery, write_recovery
 from app.scenario_io import load_scenario

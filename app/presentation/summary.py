@@ -5,8 +5,8 @@ limit that binds it."""
 import math
 from dataclasses import dataclass
 
-from app.gui.advice import GOAL_LABELS
-from app.report.content import path_words, value_text
+from app.presentation.goals import GOAL_LABELS
+from app.presentation.content import path_words, value_text
 from models.scenario import GOALS
 from solvers import metric_ids
 from solvers.advise import goal_value, resolve_goal
