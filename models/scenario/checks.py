@@ -8,6 +8,8 @@ import math
 
 from models import cluster as cluster_model
 from models import platform
+from models.compression import OFFLOAD_ENGINE
+from models.cpu import ACCELERATORS, CPU_GENERATIONS, generations_with
 from models.host import QUEUE_MODE_HYPERVISORS, STACK_HYPERVISORS
 from models.scenario.base import check_unique
 from models.scenario.limits import (MAX_CLUSTER_CELLS, MAX_CLUSTER_HOSTS,
@@ -378,6 +380,14 @@ def _check_compressor(scenario, where, item):
         raise ValueError(f"{where}.compression_data "
                          f"{item.compression_data!r} needs a compressor "
                          "(an algorithm), got none")
+    engine = OFFLOAD_ENGINE.get(item.compressor)
+    if engine is not None \
+            and engine not in CPU_GENERATIONS[scenario.host.cpu].accelerators:
+        raise ValueError(
+            f"{where}.compressor {item.compressor!r} runs on the "
+            f"{ACCELERATORS[engine]}, which host.cpu {scenario.host.cpu!r} "
+            "lacks; host.cpu must be one of "
+            f"{', '.join(generations_with(engine))}")
 
 
 def _check_rdma_nic(scenario, where):
