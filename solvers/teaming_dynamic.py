@@ -154,11 +154,11 @@ def lbt(tx, rx, speed, initial, *, period_steps=30, threshold=0.75,
                 target = int(np.argmin(after))
                 if target_rule == "stay_below":
                     compared.append(float(after[target]))
-                    allowed = after[target] <= threshold
+                    accepted = after[target] <= threshold
                 else:
                     before = np.maximum(load_tx, load_rx) / speed
-                    allowed = before[target] < util
-                if not allowed:
+                    accepted = before[target] < util
+                if not accepted:
                     break
                 current[port] = target
                 for load, rate in ((load_tx, port_tx), (load_rx, port_rx)):
