@@ -198,6 +198,21 @@ def test_server_side_and_udp_files_import_but_do_not_calibrate(tmp_path,
     assert "nothing written" in err
 
 
+def test_a_udp_run_alone_is_refused_saying_what_it_measures(tmp_path,
+                                                            capsys):
+    udp = SAMPLES / "iperf3_udp.json"
+    code, out = _calibrate(tmp_path, [udp])
+    err = capsys.readouterr().err
+    assert code == 2 and not out.exists() and "nothing written" in err
+    # what the run measures (recorded: -b 1G, 8000 B datagrams, 3943 of
+    # 15614 lost; the server received and was busy 8.24 % of a core)
+    assert f"{udp}: UDP run (25.3 % of 15,614 datagrams of 8,000 B lost " \
+        "at -b 1 Gbit/s offered" in err
+    assert "= 7.07 us of CPU each" in err
+    # and why it determines nothing
+    assert "1,830 cycles" in err and "no loss onset" in err
+
+
 def test_a_udp_run_beside_tcp_runs_is_skipped_and_said(tmp_path, capsys):
     code, out = _calibrate(tmp_path, [IPERF3[0], SAMPLES / "iperf3_udp.json"])
     report = capsys.readouterr().out
