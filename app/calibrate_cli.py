@@ -213,6 +213,8 @@ def calibrate(paths, *, base=None, ghz=None, name=None, today=None):
                 f"values of its preset {stack_preset(doc)!r}")
         preset_name = stack_preset(doc)
         preset = STACK_PRESETS[preset_name]
+        all_runs = len(stack_runs)
+        stack_runs, scatter = fits.setting_medians(stack_runs)
         fit = fits.fit_stack(stack_runs, preset, clock)
         site["stack"] = {"base": preset_name, **{
             key: fit.costs[key] for key in fit.fitted + fit.scaled}}
@@ -220,8 +222,8 @@ def calibrate(paths, *, base=None, ghz=None, name=None, today=None):
             site["fitted"].append(
                 f"host stack {key} = {fit.costs[key]:.4g} "
                 f"{fits.STACK_UNITS[key]} (preset {preset_name!r}: "
-                f"{getattr(preset, key):g}; {len(stack_runs)} iperf3 "
-                "run end(s))")
+                f"{getattr(preset, key):g}; {all_runs} iperf3 "
+                "run end(s), the median of each setting's)")
         for key in fit.scaled:
             site["fitted"].append(
                 f"host stack {key} = {fit.costs[key]:.4g} "
@@ -230,6 +232,8 @@ def calibrate(paths, *, base=None, ghz=None, name=None, today=None):
                 "(not determined by the runs: see below)")
         site["fitted"] += fit.notes
         site["undetermined"] += fit.undetermined
+        site["undetermined"] += filter(None, [
+            fits.accuracy_statement(scatter)])
         checks += fits.stack_checks(stack_runs, preset, clock, fit)
     if storage_runs:
         checks += _storage(document, storage_runs, site)

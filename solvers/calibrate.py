@@ -300,6 +300,82 @@ def fit_stack(runs, preset, ghz):
                     tuple(tied))
 
 
+#: What a calibration claims on the runs it was fitted on and on held-out
+#: runs (issue 34's targets), when the runs are repeatable enough. [%]
+FITTED_TARGET_PCT = 5.0
+HELD_OUT_TARGET_PCT = 15.0
+
+
+def setting_medians(runs):
+    """Each setting's median run and how far repeated runs scatter.
+
+    A setting's runs (the same iperf3 arguments, repeated) are represented
+    by the one of median cycles per byte (CPU over payload rate; of an
+    even count the lower middle): a run a busy machine disturbed moves the
+    mean, not the median.
+
+    Parameters
+    ----------
+    runs : sequence of StackRun
+
+    Returns
+    -------
+    medians : list of StackRun
+        One per setting, in first-seen order, labelled with the count.
+    scatter : float or None
+        The largest :math:`|y_i / \\tilde y - 1|` of a run's cycles per
+        byte around its setting's median, over the settings of two or
+        more runs; None when no setting was repeated.
+    """
+    groups = {}
+    for run in runs:
+        groups.setdefault(run.setting or run.label, []).append(run)
+    medians, scatter = [], None
+    for setting, members in groups.items():
+        per_byte = np.array([r.cores_busy / r.bytes_s for r in members])
+        middle = int(np.argsort(per_byte, kind="stable")[
+            (len(members) - 1) // 2])
+        run = members[middle]
+        if len(members) > 1:
+            run = replace(run, label=f"{setting} [median of "
+                          f"{len(members)} runs: {run.source}]")
+            spread = float(np.max(np.abs(per_byte / per_byte[middle] - 1)))
+            scatter = spread if scatter is None else max(scatter, spread)
+        medians.append(run)
+    return medians, scatter
+
+
+def accuracy_statement(scatter):
+    """What the runs' repeatability leaves undetermined, or None.
+
+    The calibration claims its fitted runs within
+    :data:`FITTED_TARGET_PCT` and held-out ones within
+    :data:`HELD_OUT_TARGET_PCT` only where repeated runs of one setting
+    agree within the fitted target: a finer claim than the runs' own
+    scatter would be a claim about noise.
+
+    Parameters
+    ----------
+    scatter : float or None
+        :func:`setting_medians`' scatter (a fraction).
+    """
+    if scatter is None:
+        return ("accuracy of the host costs: each setting was run once, so "
+                "how far a run strays from a repeat of it is not measured "
+                f"and no error bound is claimed; run each setting 3 or "
+                "more times (iperf3 -A to pin both ends, -t 10) so that "
+                "the fit's errors can be told from the runs' own scatter")
+    if 100 * scatter <= FITTED_TARGET_PCT:
+        return None
+    return (f"accuracy of the host costs finer than {100 * scatter:.1f} %: "
+            "repeated runs of one setting scatter by up to that much "
+            "around their median (a busy or throttled host), so within "
+            f"{FITTED_TARGET_PCT:g} % (fitted) and "
+            f"{HELD_OUT_TARGET_PCT:g} % (held out) is not claimed; repeat "
+            "the runs on a quiet host (iperf3 -A to pin both ends, -t 10, "
+            "3 or more runs each)")
+
+
 def stack_checks(runs, preset, ghz, fit):
     """Each setting's cycles per payload byte, measured (the mean of its
     repeated runs) and predicted by the fit on all runs (fitted) and by

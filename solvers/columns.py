@@ -33,6 +33,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
+from solvers import teaming_dynamic
 from solvers.grid import grid_documents, replaced
 from solvers.inputs import (EvacuationRows, Inputs, MigrationRows,
                             StorageRows, TransferRows, WireColumns,
@@ -98,6 +99,16 @@ FIELDS = {
        for name in _EVACUATION_VM},
 }
 
+#: Column fields the analyses that read documents read only by comparing
+#: data with them: path -> (a context manager collecting the values
+#: compared, the field's value per unit of what they are compared with).
+#: Values between the same two compared ones decide alike, so such an
+#: analysis runs once per class of values (:func:`solvers.evaluate.
+#: evaluate_columns`), not once per value. The LBT threshold [%] reaches
+#: only teaming_dynamic.lbt, as a fraction.
+COMPARED = {"teams[].lbt_threshold_pct":
+            (teaming_dynamic.threshold_comparisons, 100.0)}
+
 _INDEX = re.compile(r"\[(\d+)\]")
 
 
@@ -110,6 +121,11 @@ def column_targets(path):
     is no column field (:data:`FIELDS`); an empty tuple for a field only
     analyses that read documents read."""
     return FIELDS.get(_generic(path))
+
+
+def compared_field(path):
+    """:data:`COMPARED`'s entry of ``path``, or None."""
+    return COMPARED.get(_generic(path))
 
 
 class StructureChanged(Exception):

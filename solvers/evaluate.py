@@ -18,7 +18,8 @@ from solvers.analyses import registry
 from solvers.analysis import ColumnResult
 from solvers.analysis_cache import InputKeys
 from solvers.columns import (StructureChanged, TiledInputs, column_targets,
-                             combination_documents, distinct_combinations)
+                             combination_documents, compared_field,
+                             distinct_combinations)
 from solvers.grid import convert_all, grid_documents
 from solvers.inputs import Inputs
 from solvers.metric_ids import info as metric_info
@@ -322,21 +323,29 @@ def evaluate_columns(template, columns, count):
                 details=False)
         return once[name]
 
-    def value_results(name, paths):
+    def combination_results(name, paths):
         # results of an analysis that reads documents, once per distinct
-        # combination of the column fields ``paths`` it reads
+        # combination of the column fields ``paths`` it reads (once per
+        # class of them, see _combination_results): the combination's
+        # index into the distinct results, and those
         if paths not in per_value:
-            combo, values = distinct_combinations(columns, list(paths))
-            per_value[paths] = combo, Inputs(
-                [("", document) for document in
-                 combination_documents(template, values)]), {}
-        combo, inputs, results = per_value[paths]
+            per_value[paths] = (*distinct_combinations(columns, list(paths)),
+                                {})
+        _, values, results = per_value[paths]
         if name not in results:
             analysis = analyses[name]
-            results[name] = analysis.analyse(
-                inputs, {n: value_results(n, paths)[1]
-                         for n in analysis.REQUIRES}, details=False)
-        return combo, results[name]
+            required = {}
+            for n in analysis.REQUIRES:
+                index, distinct = combination_results(n, paths)
+                required[n] = [distinct[k] for k in index]
+            results[name] = _combination_results(analysis, template, values,
+                                                  required)
+        return results[name]
+
+    def value_results(name, paths):
+        # each point's result index, and the distinct results
+        index, distinct = combination_results(name, paths)
+        return index[per_value[paths][0]], distinct
 
     for analysis in analyses.values():
         name = analysis.NAME
@@ -378,6 +387,52 @@ def evaluate_columns(template, columns, count):
         numbers.update({k: np.asarray(v, dtype=float)
                         for k, v in result.metrics.items()})
     return numbers
+
+
+def _combination_results(analysis, template, values, required):
+    """``analysis.analyse`` (details off) of ``template`` with each
+    combination of ``values`` (path -> numpy.ndarray over the
+    combinations) set: the index of each combination's result and the
+    distinct results.
+
+    Over one field the analyses only compare data with
+    (:data:`solvers.columns.COMPARED`, LBT's threshold), an analysis that
+    requires none runs once per class of values: it runs at the lowest
+    value not yet placed, and every value that gives each comparison it
+    made the same outcome (strictly between the compared values around
+    it, a relative 1e-9 inside them) takes its result, being the very same
+    computation.
+    """
+    paths = list(values)
+    compared = compared_field(paths[0]) if len(paths) == 1 else None
+    if compared is None or analysis.REQUIRES:
+        inputs = Inputs([("", document) for document in
+                         combination_documents(template, values)])
+        results = analysis.analyse(inputs, required, details=False)
+        return np.arange(len(results)), results
+    collect, per_unit = compared
+    value = values[paths[0]]
+    placed = np.full(value.size, -1)
+    results = []
+    for i in np.argsort(value, kind="stable"):
+        if placed[i] >= 0:
+            continue
+        document = combination_documents(template,
+                                         {paths[0]: value[i:i + 1]})[0]
+        with collect() as seen:
+            results.extend(analysis.analyse(Inputs([("", document)]), {},
+                                            details=False))
+        # in the compared unit, divided as the analysis divides
+        seen, level = np.asarray(seen, dtype=float), value / per_unit
+        below, above = seen[seen <= level[i]], seen[seen > level[i]]
+        alike = placed < 0
+        if below.size:
+            alike &= level > below.max() * (1 + 1e-9)
+        if above.size:
+            alike &= level < above.min() * (1 - 1e-9)
+        alike[i] = True
+        placed[alike] = len(results) - 1
+    return placed, results
 
 
 def _reads(analysis, path):

@@ -10,6 +10,9 @@ Rules that the vendors do not publish are parameters with the defaults of
 docs/reference/teaming.md and are labelled [Model] there.
 """
 
+import contextlib
+import contextvars
+
 import numpy as np
 
 from models.teaming import LBT_TARGET_RULES, TLB_REBALANCE_S, member_loads
@@ -23,6 +26,30 @@ OVS_MIN_OVERLOAD_BYTES = 100_000
 
 #: Linux balance-tlb/alb constants (include/net/bond_alb.h; T1).
 TLB_BUCKETS = 256
+
+
+#: While set (:func:`threshold_comparisons`), the list each :func:`lbt`
+#: run appends the utilizations it compares with its threshold to.
+_COMPARED = contextvars.ContextVar("lbt_compared", default=None)
+
+
+@contextlib.contextmanager
+def threshold_comparisons():
+    """Collect the utilizations every :func:`lbt` run in the block compares
+    with its threshold (``u <= threshold``), as a list of floats.
+
+    A run decides only through those comparisons, so a threshold that
+    gives each of them the same outcome makes the same moves: thresholds
+    :math:`\\theta` with :math:`a \\le \\theta < b`, :math:`a` the
+    largest compared value at most the run's threshold and :math:`b` the
+    smallest above it, all simulate alike (a column sweep over the
+    threshold runs once per such class, see :mod:`solvers.evaluate`)."""
+    values = []
+    token = _COMPARED.set(values)
+    try:
+        yield values
+    finally:
+        _COMPARED.reset(token)
 
 
 def _epochs(steps, period_steps):
@@ -94,6 +121,9 @@ def lbt(tx, rx, speed, initial, *, period_steps=30, threshold=0.75,
     current = np.array(initial, dtype=np.int64)
     member = np.empty(tx.shape, dtype=np.int64)
     moves = []
+    compared = _COMPARED.get()
+    if compared is None:
+        compared = []   # (not kept)
     for epoch, (start, end) in enumerate(zip(starts, ends)):
         member[start:end] = current
         if end - start < period_steps or members < 2:
@@ -105,11 +135,13 @@ def lbt(tx, rx, speed, initial, *, period_steps=30, threshold=0.75,
         # only uplinks over the threshold when the period ends shed ports,
         # so a port is not moved back within the same cycle
         for source in np.argsort(-start_util, kind="stable"):
+            compared.append(float(start_util[source]))
             if start_util[source] <= threshold:
                 break
             for _ in range(max_moves_per_uplink):
                 util = max(load_tx[source], load_rx[source]) / speed[source]
                 on_source = np.flatnonzero(current == source)
+                compared.append(float(util))
                 if util <= threshold or on_source.size == 0:
                     break
                 port = on_source[np.argmax(np.maximum(
@@ -121,11 +153,12 @@ def lbt(tx, rx, speed, initial, *, period_steps=30, threshold=0.75,
                     after[~np.asarray(allowed)] = np.inf
                 target = int(np.argmin(after))
                 if target_rule == "stay_below":
-                    allowed = after[target] <= threshold
+                    compared.append(float(after[target]))
+                    accepted = after[target] <= threshold
                 else:
                     before = np.maximum(load_tx, load_rx) / speed
-                    allowed = before[target] < util
-                if not allowed:
+                    accepted = before[target] < util
+                if not accepted:
                     break
                 current[port] = target
                 for load, rate in ((load_tx, port_tx), (load_rx, port_rx)):

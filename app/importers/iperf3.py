@@ -21,6 +21,7 @@ import re
 
 from app.importers.common import (Draft, ETHERNET_GBPS, ImportProblem,
                                   import_each, read_text)
+from models import transport
 from models.units import BITS_PER_BYTE
 from solvers.calibrate import StackRun
 
@@ -191,10 +192,8 @@ def _import_run(path, data, result):
     result.taken.append(f"{path}: {setting}: {rate / 1e9:.4g} Gbit/s, CPU "
                         f"{host_pct:.1f} % here, {remote_pct:.1f} % remote")
     if protocol != "tcp":
-        result.skipped.append(
-            f"{path}: UDP run: not a calibration run (the stack preset's "
-            "per-byte and per-traversal costs are TCP's; UDP's "
-            "per-datagram cost is a model constant)")
+        result.skipped.append(_udp_refusal(path, test, end, server, reverse,
+                                           host_pct, remote_pct, blksize))
         return
     if server:
         result.skipped.append(
@@ -221,6 +220,39 @@ def _import_run(path, data, result):
         result.runs.append(StackRun(f"{label}, {end_name} end", path, False,
                                     blksize, mss, tx, rx, pct / 100,
                                     f"{setting}, {end_name} end"))
+
+
+def _udp_refusal(path, test, end, server, reverse, host_pct, remote_pct,
+                 datagram):
+    """Why a UDP run calibrates nothing, with what it does measure: the
+    receiving end's CPU time per datagram it received, and the loss at
+    the offered rate."""
+    total = end.get("sum_received") or end.get("sum") or {}
+    packets = float(total.get("packets") or 0)
+    lost = float(total.get("lost_packets") or 0)
+    seconds = float(total.get("seconds") or 0)
+    # the client sends unless -R; a server's own output is the other end
+    receiver_pct = host_pct if reverse != server else remote_pct
+    received = (packets - lost) / seconds if seconds > 0 else 0.0
+    offered = float(test.get("target_bitrate") or 0)
+    measured = (
+        f"{100 * lost / packets:.1f} % of {packets:,.0f} datagrams of "
+        f"{datagram:,.0f} B lost at "
+        + (f"-b {offered / 1e9:.4g} Gbit/s offered" if offered
+           else "an unpaced rate")
+        + (f", the receiving end busy {receiver_pct / 100:.3g} cores for "
+           f"{received:,.0f} datagrams/s received = "
+           f"{1e6 * receiver_pct / 100 / received:.3g} us of CPU each"
+           if received > 0 and receiver_pct > 0 else ""))
+    return (f"{path}: UDP run ({measured}): not fitted. Linkplan costs a "
+            f"datagram {transport.UDP_DATAGRAM_CYCLES:,.0f} cycles "
+            "(models.transport.UDP_DATAGRAM_CYCLES) plus its frames and "
+            "bytes at the TCP-fitted rates, a model constant no site "
+            "preset holds, so the CPU per datagram measured here has no "
+            "parameter to go to; and it models no loss onset (a sender "
+            "above what the path carries loses the excess), so the loss, "
+            "at this or any -b rate, fits nothing either; calibrate the "
+            "host's costs from TCP runs (two -l sizes below 64K, two MSS)")
 
 
 def _loopback(host):

@@ -6,6 +6,7 @@ tests/data/import/ (runs-*).
 """
 
 import contextlib
+import os
 import shutil
 import socket
 import subprocess
@@ -26,6 +27,10 @@ IPERF3_SETTINGS = {
     "iperf3_r_l32k": ["-R", "-l", "32K"],
     "iperf3_mss1448_l32k": ["-M", "1448", "-l", "32K"],
 }
+
+#: iperf3 -A: the client on core 0, the server on core 1 (where there
+#: are two), so that neither end migrates between cores mid-run.
+PIN = ["-A", "0,1"] if (os.cpu_count() or 1) >= 2 else []
 
 #: fio queue depths of the series (4 KiB random reads, direct IO).
 FIO_DEPTHS = (1, 2, 4, 8, 16)
@@ -88,17 +93,19 @@ def iperf3_client(port, arguments, target, seconds=2, attempts=5):
     return target
 
 
-def record_iperf3(folder, settings=IPERF3_SETTINGS, seconds=2, repeats=1):
+def record_iperf3(folder, settings=IPERF3_SETTINGS, seconds=2, repeats=1,
+                  pin=()):
     """Every setting's client output in ``folder`` (``STEM.json``, or
     ``STEM_rN.json`` for ``repeats`` rounds: each round runs every
     setting once, so a drift of the machine's load reaches all settings
-    alike); the paths."""
+    alike); ``pin``: iperf3 arguments added to each (:data:`PIN`); the
+    paths."""
     paths = []
     with iperf3_server() as port:
         for round_ in range(1, repeats + 1):
             for stem, arguments in settings.items():
                 name = stem if repeats == 1 else f"{stem}_r{round_}"
-                paths.append(iperf3_client(port, arguments,
+                paths.append(iperf3_client(port, [*arguments, *pin],
                                            Path(folder) / f"{name}.json",
                                            seconds))
     return paths
@@ -125,7 +132,10 @@ def record_fio(folder, depths=FIO_DEPTHS, seconds=1):
 
 
 if __name__ == "__main__":
-    record_iperf3(SAMPLES, repeats=3)
+    record_iperf3(SAMPLES)
+    # five pinned repeats of each setting, 3 s each (the median of each)
+    (SAMPLES / "iperf3_repeats").mkdir(exist_ok=True)
+    record_iperf3(SAMPLES / "iperf3_repeats", seconds=3, repeats=5, pin=PIN)
     for path in record_fio(SAMPLES):
         print(path)
     with iperf3_server(SAMPLES / "iperf3_server_side.json") as port:

@@ -44,7 +44,9 @@ def test_live_iperf3_and_fio_runs_calibrate_and_the_solver_reproduces_the_fit(
     settings = {k: benchmark_runs.IPERF3_SETTINGS[k] for k in (
         "iperf3_l8k", "iperf3_l32k", "iperf3_l128k", "iperf3_p4_l16k",
         "iperf3_r_l32k", "iperf3_mss1448_l32k")}
-    runs = benchmark_runs.record_iperf3(tmp_path, settings, seconds=1)
+    # three rounds, both ends pinned: each setting's median run is fitted
+    runs = benchmark_runs.record_iperf3(tmp_path, settings, seconds=2,
+                                        repeats=3, pin=benchmark_runs.PIN)
     runs += benchmark_runs.record_fio(tmp_path, depths=(1, 4, 16))
     (tmp_path / "fio.dat").unlink()
     code, out = _calibrate(tmp_path, runs, "--ghz", "2.6")
@@ -73,23 +75,62 @@ def test_live_iperf3_and_fio_runs_calibrate_and_the_solver_reproduces_the_fit(
                                rtol=1e-9)
     assert "Predicted vs measured" in text
     assert "held out" in text
+    _assert_claims_hold(site, len(settings))
 
 
-def test_recorded_runs_fit_and_predict(tmp_path, capsys):
-    """The recorded loopback runs (two-core shared machine, 2 s each): the
-    per-byte, per-traversal and per-segment fit reproduces the runs it
-    was fitted on and predicts the held-out message sizes. The single
-    runs scatter by about 10 % from one run to the next on this
-    machine, so the median error is what is held (see the report)."""
+def _assert_claims_hold(site, settings):
+    """Issue 34's targets, per setting (its median run): fitted within
+    5 %, held out within 15 %, wherever the calibration claims them (its
+    runs repeat within 5 %); where they scatter more it says so, with the
+    scatter, and claims no bound."""
+    stack = [c for c in site.checks if c.quantity == "cycles/B"]
+    assert len([c for c in stack if c.role == "fitted"]) == settings
+    statement = [u for u in site.undetermined
+                 if u.startswith("accuracy of the host costs")]
+    if statement:
+        assert "finer than" in statement[0] and "not claimed" in \
+            statement[0], statement
+        return
+    for check in stack:
+        if "not determined" in check.run:
+            continue   # held out, a coefficient went back to the preset
+        target = 5.0 if check.role == "fitted" else 15.0
+        assert abs(check.error_pct) <= target, check
+
+
+def test_recorded_repeats_fit_their_medians_and_state_their_scatter(
+        tmp_path, capsys):
+    """Five pinned rounds of the seven settings (3 s each), recorded on
+    the shared two-core machine at a load average of 7: repeats of one
+    setting scatter by up to 30.4 % around their median, so the
+    calibration claims no 5 %/15 % bound and says why; the medians are
+    what is fitted and checked."""
+    files = sorted((SAMPLES / "iperf3_repeats").glob("*.json"))
+    assert len(files) == 35
+    code, out = _calibrate(tmp_path, files, "--ghz", "2.6")
+    report = capsys.readouterr().out
+    assert code == 0, report
+    site = _load(out).calibration
+    assert len(site.sources) == 35
+    assert any("finer than 30.4 %" in u for u in site.undetermined)
+    _assert_claims_hold(site, 7)
+    fitted = [c for c in site.checks if c.role == "fitted"]
+    assert all("[median of 5 runs" in c.run for c in fitted)
+    # every setting's median met within the runs' own scatter
+    assert max(abs(c.error_pct) for c in fitted) < 30.4
+
+
+def test_single_runs_claim_no_bound(tmp_path, capsys):
+    """The recorded single runs (2 s each): one run per setting measures
+    no repeatability, so the fit is made and checked but no error bound
+    is claimed."""
     code, out = _calibrate(tmp_path, IPERF3, "--ghz", "2.6")
     assert code == 0, capsys.readouterr().err
-    checks = _load(out).calibration.checks
-    fitted = [abs(c.error_pct) for c in checks if c.role == "fitted"]
-    held = [abs(c.error_pct) for c in checks if c.role == "held_out"
-            and "mss1448" not in c.run]
-    assert len(fitted) == len(IPERF3)
-    assert np.median(fitted) <= 5.0, fitted
-    assert np.median(held) <= 15.0, held
+    site = _load(out).calibration
+    assert any("run once" in u and "no error bound is claimed" in u
+               for u in site.undetermined)
+    assert len([c for c in site.checks if c.role == "fitted"]) == \
+        len(IPERF3)
 
 
 def test_one_message_size_leaves_the_split_undetermined(tmp_path, capsys):
@@ -155,6 +196,21 @@ def test_server_side_and_udp_files_import_but_do_not_calibrate(tmp_path,
     assert code == 2 and not out.exists()
     assert str(server) in err and "server's output" in err
     assert "nothing written" in err
+
+
+def test_a_udp_run_alone_is_refused_saying_what_it_measures(tmp_path,
+                                                            capsys):
+    udp = SAMPLES / "iperf3_udp.json"
+    code, out = _calibrate(tmp_path, [udp])
+    err = capsys.readouterr().err
+    assert code == 2 and not out.exists() and "nothing written" in err
+    # what the run measures (recorded: -b 1G, 8000 B datagrams, 3943 of
+    # 15614 lost; the server received and was busy 8.24 % of a core)
+    assert f"{udp}: UDP run (25.3 % of 15,614 datagrams of 8,000 B lost " \
+        "at -b 1 Gbit/s offered" in err
+    assert "= 7.07 us of CPU each" in err
+    # and why it determines nothing
+    assert "1,830 cycles" in err and "no loss onset" in err
 
 
 def test_a_udp_run_beside_tcp_runs_is_skipped_and_said(tmp_path, capsys):

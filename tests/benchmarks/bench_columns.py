@@ -98,6 +98,11 @@ FAMILIES = {
          cycle(list(range(1, 9))))]),
     "pcie": ("explain_pcie_slot.toml", 8 * POINTS, [
         ("nics[0].speed_gbps", span(1.0, 200.0))]),
+    # every point its own threshold: the teaming analysis simulates LBT
+    # (and its N-1 states) once per class of thresholds that take the
+    # same decisions, not once per value
+    "teaming": ("seed000_lbt.toml", POINTS, [
+        ("teams[0].lbt_threshold_pct", span(50.0, 95.0))]),
 }
 
 
@@ -194,5 +199,11 @@ def pcie_columns():
     return _worst("pcie")
 
 
+def teaming_columns():
+    """column sweep, LBT threshold / MTU sweep [x]"""
+    return _worst("teaming")
+
+
 BENCHMARKS = [host_columns, transfer_columns, migration_columns,
-              storage_columns, evacuation_columns, pcie_columns]
+              storage_columns, evacuation_columns, pcie_columns,
+              teaming_columns]

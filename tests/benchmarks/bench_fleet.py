@@ -9,6 +9,8 @@ keeps one core busy (issue 36: the targets hold on a busy machine)."""
 import contextlib
 import csv
 import json
+import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -32,15 +34,29 @@ def one_core_busy():
         spinner.wait()
 
 
+def _cpu_of_children():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _timed_run(command, fleet, output_format, out):
     """Seconds one ``linkplan COMMAND FLEET`` process takes, start-up
-    included, with one core kept busy by another process."""
+    included, with one core kept busy by another process. Also printed:
+    the CPU time that process used, and the load average, which tell a
+    slow run from a machine busier than one competing process."""
     with one_core_busy():
+        cpu = _cpu_of_children()
         start = time.perf_counter()
         subprocess.run([sys.executable, "-m", "app", command, str(fleet),
                         "--format", output_format, "-o", str(out)],
                        cwd=ROOT, check=True, capture_output=True)
-        return time.perf_counter() - start
+        seconds = time.perf_counter() - start
+        # (the spinner is reaped after this: its CPU is not counted)
+        cpu = _cpu_of_children() - cpu
+    print(f"    {command}: CPU of the linkplan process {cpu:.1f} s (user + "
+          f"system); load average {os.getloadavg()[0]:.1f} on "
+          f"{os.cpu_count()} cores")
+    return seconds
 
 
 def fleet_solve_time():

@@ -682,3 +682,19 @@ def test_every_policy_traces_its_worst_n1_and_n2_loss():
     for series in port_id[1]["series"]:
         if series["id"] in lost:
             assert max(series["values"]) == 0.0
+
+
+def test_lbt_never_moves_a_port_to_an_uplink_it_may_not_use():
+    # three uplinks, the third failed: uplink 0 sheds a port in each of
+    # three periods; every move goes to uplink 1, never to the failed one
+    # (the mask once stopped applying after the first move)
+    steps, ports = 90, 6
+    tx = np.full((steps, ports), 2.0)
+    rx = np.zeros((steps, ports))
+    member, moves = teaming_dynamic.lbt(
+        tx, rx, np.array([10.0, 100.0, 100.0]), np.zeros(ports, dtype=int),
+        period_steps=30, threshold=0.75,
+        allowed=np.array([True, True, False]))
+    assert len(moves) == 3
+    assert {target for _, _, _, target in moves} == {1}
+    assert not (member == 2).any()
