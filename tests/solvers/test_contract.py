@@ -4,6 +4,7 @@ The metric-id grammar is tested in test_metric_ids.py, the slot model in
 tests/models/test_pcie.py."""
 
 import copy
+import importlib
 
 import numpy as np
 import pytest
@@ -116,7 +117,7 @@ def load_scenario_text(text):
 
 
 def test_callbacks_stop_search_advise_and_sweep(monkeypatch):
-    from solvers import advise as advise_module
+    advise_module = importlib.import_module("solvers.advise")
     from solvers import sweep
 
     scenario = example("seed002_hcibench")
