@@ -13,7 +13,6 @@ import pytest
 
 from app.scenario_io import load_scenario
 from models.scenario import dump_scenario
-from solvers import sweep
 from solvers.evaluate import evaluate
 from tests.app.test_cli import run
 from tests.app.test_files import ctrl_c_as_at_a_terminal, unpublished_bytes
@@ -116,17 +115,6 @@ def test_unknown_sweep_name_and_no_sweep(tmp_path):
     assert process.returncode == 2 and "defines no sweep" in process.stderr
 
 
-def test_zip_mode_pairs_values():
-    scenario = load_scenario(ROOT / EXAMPLE)
-    data = scenario.model_dump(mode="json")
-    data["sweeps"] = [{"name": "z", "mode": "zip", "axes": [
-        {"path": "network.mtu", "values": [1500, 9000]},
-        {"path": "nics[0].speed_gbps", "values": [1.0, 100.0]}]}]
-    from models.scenario import scenario_from_dict
-    plan = sweep.plan(scenario_from_dict(data))
-    assert plan.total == 2 and plan.point(1) == (9000, 100.0)
-
-
 def test_ctrl_c_leaves_a_valid_partial_file(tmp_path):
     path = write_sweep(tmp_path, [
         {"path": "nics[0].speed_gbps", "linspace": {"start": 1, "stop": 100,
@@ -208,12 +196,6 @@ def test_worker_parts_make_the_same_bytes_as_one_process(tmp_path):
 def test_dump_keeps_sweeps():
     scenario = load_scenario(ROOT / EXAMPLE)
     assert "mtu_by_link_speed" in dump_scenario(scenario, "toml")
-
-
-def test_processes_only_above_the_measured_threshold():
-    assert sweep.default_processes(sweep.PARALLEL_FROM_POINTS - 1, 8) == 1
-    assert sweep.default_processes(sweep.PARALLEL_FROM_POINTS, 4) == 4
-    assert sweep.default_processes(10 ** 6, None) == 1
 
 
 def test_range_axis_steps_to_an_included_stop():

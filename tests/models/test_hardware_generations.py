@@ -1,71 +1,17 @@
-"""Issue 33: CPU generations (models.cpu), QEMU's RAM path per page
-(models.qemu_ram and models.migration.precopy's zero-page time and
-switch-over on page bytes) and sending threads shared by streams
-(models.transport.sender_thread_cap)."""
+"""Issue 33: QEMU's zero pages in models.migration.precopy (their page
+walk and the switch-over on page bytes), sending threads shared by streams
+(models.transport.sender_thread_cap), BIG TCP and InfiniBand framing. The
+CPU generations are tested in test_cpu.py, QEMU's per-page costs in
+test_qemu_ram.py."""
 
 import numpy as np
 import pytest
 
-from models import cpu, host, qemu_ram, transport
+from models import host, qemu_ram, transport
 from models import migration as mig
 
 GIB = 2 ** 30
 PAGES_100G = 100 * GIB / mig.PAGE_BYTES
-
-
-def test_generations_chain_the_vendors_ipc_gains():
-    # Intel: Broadwell +5 %, Skylake +10 %, Sunny Cove +18 %, Golden Cove
-    # +19 % over Haswell; AMD: Zen at Broadwell, then +15/+19/+13/+16 %
-    speed = {name: g.stack_speed for name, g in cpu.CPU_GENERATIONS.items()}
-    assert speed["intel_haswell"] == speed["legacy"] == 1.0
-    assert speed["intel_sapphire_rapids"] == pytest.approx(
-        1.05 * 1.10 * 1.18 * 1.19, rel=0.01)
-    assert speed["amd_turin"] == pytest.approx(
-        1.05 * 1.15 * 1.19 * 1.13 * 1.16, rel=0.01)
-    assert speed["arm_graviton3"] == pytest.approx(
-        speed["arm_graviton2"] * 1.25 * 2.5 / 2.6, rel=0.01)
-    # every later generation of a vendor is at least as fast per clock
-    for vendor in ("intel", "amd"):
-        rows = sorted((g.year, g.stack_speed)
-                      for name, g in cpu.CPU_GENERATIONS.items()
-                      if g.vendor == vendor and name != "legacy")
-        assert all(a[1] <= b[1] for a, b in zip(rows, rows[1:]))
-
-
-def test_stack_ghz_scales_a_cores_ceiling_by_its_generation():
-    cycles = 2.4
-    old = host.core_ceiling(cpu.stack_ghz(2.6, 1.0), cycles)
-    new = host.core_ceiling(cpu.stack_ghz(
-        2.6, cpu.stack_speed("intel_sapphire_rapids")), cycles)
-    assert new / old == pytest.approx(1.62)
-
-
-def test_unknown_generation_lists_the_choices():
-    with pytest.raises(ValueError, match="intel_haswell.*got 'pentium'"):
-        cpu.stack_speed(["intel_haswell", "pentium"])
-
-
-@pytest.mark.parametrize("setting, version, multifd, where", [
-    ("auto", "9.2", True, "multifd"), ("auto", "8.2", True, "legacy"),
-    ("auto", "9.2", False, "legacy"), ("multifd", "9.0", False, "legacy"),
-    ("none", "9.2", True, "none"), ("legacy", "9.2", True, "legacy")])
-def test_zero_page_detection_runs_where_qemu_runs_it(setting, version,
-                                                     multifd, where):
-    # ram.c: ram_save_target_page_legacy always calls save_zero_page;
-    # multifd tests in its channels from 9.0 by default (commit 70c25c92)
-    assert qemu_ram.zero_page_detection(setting, version, multifd) == where
-
-
-def test_zero_pages_cost_the_thread_that_tests_them():
-    page_s, legacy = qemu_ram.page_times(4.0, "legacy", 8)
-    _, channels = qemu_ram.page_times(4.0, "multifd", 8)
-    _, none = qemu_ram.page_times(4.0, "none", 8)
-    assert page_s == pytest.approx(qemu_ram.MAIN_THREAD_PAGE_CYCLES / 4e9)
-    assert legacy == pytest.approx(page_s + qemu_ram.ZERO_CHECK_CYCLES
-                                   / 4e9)
-    # eight channels share the tests: the migration thread's walk binds
-    assert channels == pytest.approx(page_s)
-    assert none == 0.0
 
 
 def test_an_all_zero_guest_takes_its_page_walk_not_its_headers():
@@ -114,12 +60,6 @@ def test_streams_of_one_thread_share_its_core():
     assert np.isinf(caps[3])
     with pytest.raises(ValueError, match="threads must be >= 1"):
         transport.sender_thread_cap(0, 4, 20.0)
-
-
-def test_a_multifd_channel_is_bound_by_its_copy_alone():
-    # the channel thread copies (c_byte); the frames are the queue core's
-    assert qemu_ram.multifd_channel_cap(4.0, 0.558) == pytest.approx(
-        8 * 4.0 / 0.558)
 
 
 def test_big_tcp_saves_traversals_not_frames():

@@ -1,16 +1,17 @@
-"""The analysis contract (solvers/analysis.py, solvers/analyses/), the
-metric-id grammar (solvers/metric_ids.py) and the PCIe slot analysis that
-proves a new analysis needs no hand registration."""
+"""The analysis contract (solvers/analysis.py, solvers/analyses/) and the
+PCIe slot analysis that proves a new analysis needs no hand registration.
+The metric-id grammar is tested in test_metric_ids.py, the slot model in
+tests/models/test_pcie.py."""
 
 import copy
+import importlib
 
 import numpy as np
 import pytest
 
 from app.scenario_io import load_scenario
-from models import pcie, storage
+from models import storage
 from models.scenario import ScenarioError, dump_scenario, scenario_from_dict
-from solvers import metric_ids
 from solvers.advise import advise
 from solvers.analyses import registry
 from solvers.evaluate import evaluate
@@ -35,50 +36,6 @@ def test_registry_runs_every_analysis_in_order_after_what_it_requires():
     for analysis in registry():
         assert set(analysis.REQUIRES) <= set(
             names[:names.index(analysis.NAME)])
-
-
-@pytest.mark.parametrize("metric_id, parts", [
-    ("wire.goodput_gbps", ("wire", "goodput_gbps", None, None, None)),
-    ("transfer.lm.net.throughput_gbps",
-     ("transfer", "throughput_gbps", "lm.net", None, None)),
-    ("teaming.lbt.peak_util_pct",
-     ("teaming", "peak_util_pct", None, None, "lbt")),
-    ("teaming.t2.optimal.lower_bound_pct",
-     ("teaming", "lower_bound_pct", None, "t2", "optimal")),
-    ("teaming.nioc.vmotion.allocated_gbps",
-     ("teaming", "allocated_gbps", None, None, "nioc")),
-    ("teaming.a.b.nioc.nfs.demand_gbps",
-     ("teaming", "demand_gbps", None, "a.b", "nioc")),
-])
-def test_metric_ids_parse_what_the_builders_make(metric_id, parts):
-    parsed = metric_ids.parse(metric_id)
-    assert (parsed.family, parsed.key, parsed.name, parsed.team,
-            parsed.policy) == parts
-
-
-def test_builders_and_parser_agree_on_every_example_metric():
-    for path in sorted((ROOT / "resources" / "examples").glob("*.toml")):
-        for variant in evaluate(load_scenario(path)).variants:
-            for metric in variant.metrics:
-                parsed = metric_ids.parse(metric.id)
-                if parsed.family == "teaming" and parsed.policy == "nioc":
-                    rebuilt = metric_ids.nioc(parsed.traffic_class,
-                                              parsed.key, parsed.team)
-                elif parsed.family == "teaming":
-                    rebuilt = metric_ids.teaming(parsed.policy, parsed.key,
-                                                 parsed.team)
-                elif parsed.name is None:
-                    rebuilt = metric_ids.headline(parsed.family, parsed.key)
-                else:
-                    rebuilt = metric_ids.item(parsed.family, parsed.name,
-                                              parsed.key)
-                assert rebuilt == metric.id
-                assert metric.unit == metric_ids.info(metric.id)[0]
-
-
-def test_unparseable_teaming_id_is_refused():
-    with pytest.raises(ValueError, match="no teaming policy"):
-        metric_ids.parse("teaming.nothing.peak_util_pct")
 
 
 def two_team_layer2_bonds():
@@ -115,24 +72,6 @@ def test_two_teams_are_advised_like_one():
     assert top.change == {"teams[0].hash": {"old": "layer2",
                                             "new": "layer3+4"}}
     assert top.gain_pct > 0
-
-
-def test_pcie_slot_bandwidth_follows_the_link_arithmetic():
-    # Intel AN 456 section 1.1.2: 256 B payload and 5 dwords of overhead
-    # move at 256 / 276 = 92 %; Gen3 8 GT/s with 128b/130b coding (AN 708).
-    gen3_x16 = 8.0 * 128 / 130 * 16
-    assert pcie.slot_bandwidth(3, 16) == pytest.approx(gen3_x16 * 256 / 276,
-                                                       rel=1e-12)
-    # Gen1/Gen2 lose 20 % to 8b/10b: Gen2 x8 = 32 Gbit/s before TLPs
-    assert pcie.slot_bandwidth(2, 8, max_payload_bytes=1e12) == \
-        pytest.approx(32.0, rel=1e-9)
-    # each generation doubles the rate per lane from Gen3 on
-    four = pcie.slot_bandwidth(np.array([3, 4, 5]), 4)
-    assert four[1] / four[0] == pytest.approx(2) == four[2] / four[1]
-    with pytest.raises(ValueError, match="generation"):
-        pcie.slot_bandwidth(6, 16)
-    with pytest.raises(ValueError, match="lanes"):
-        pcie.slot_bandwidth(3, 12)
 
 
 def test_pcie_analysis_names_the_slot_that_binds():
@@ -177,18 +116,8 @@ def load_scenario_text(text):
     return parse_scenario(text, "toml")
 
 
-def test_place_warns_on_an_unknown_option_like_scipy():
-    from scipy.optimize import OptimizeWarning
-
-    from solvers.placement import place
-    with pytest.warns(OptimizeWarning, match="time_limt"):
-        result = place([1.0, 2.0], [10.0, 10.0],
-                       options={"time_limt": 1.0})
-    assert result.success
-
-
 def test_callbacks_stop_search_advise_and_sweep(monkeypatch):
-    from solvers import advise as advise_module
+    advise_module = importlib.import_module("solvers.advise")
     from solvers import sweep
 
     scenario = example("seed002_hcibench")

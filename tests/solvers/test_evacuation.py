@@ -545,26 +545,3 @@ def test_zero_link_speed_is_refused_with_its_path():
     assert "nics[0].speed_gbps: must be > 0, got 0.0" in str(error.value)
 
 
-def test_slot_order_places_the_slots_optimally_on_a_small_instance():
-    # P||Cmax, times 3, 3, 2, 2, 2 on 2 slots: the optimum is 6 (3+3 |
-    # 2+2+2) where LPT alone gives 7 (3+2+2 | 3+2). The placement's bound
-    # is 6, and its queue order, run on two slots that each take the next
-    # VM when free, ends at 6.
-    from solvers.schedule import slot_order
-    times = np.array([3.0, 3.0, 2.0, 2.0, 2.0])
-    order, bound, _ = slot_order(times, 2, method="auto")
-    assert bound == pytest.approx(6.0)
-    free = [0.0, 0.0]
-    for i in order:
-        slot = int(np.argmin(free))
-        free[slot] += times[i]
-    assert max(free) == pytest.approx(6.0)
-
-
-def test_neighbours_swap_adjacent_and_next_wave_positions():
-    from solvers.schedule import neighbours
-    out = neighbours(np.array([10, 11, 12, 13]), 2)
-    # adjacent swaps, then each position with the one two later
-    assert out.tolist() == [[11, 10, 12, 13], [10, 12, 11, 13],
-                            [10, 11, 13, 12], [12, 11, 10, 13],
-                            [10, 13, 12, 11]]

@@ -1,0 +1,58 @@
+"""solvers/metric_ids.py: the metric-id grammar, its builders and parser,
+and the unit of every id the examples produce."""
+
+import pytest
+
+from models.scenario import parse_scenario
+from solvers import metric_ids
+from solvers.evaluate import evaluate
+from tests.conftest import EXAMPLES
+
+
+def load_scenario(path):
+    return parse_scenario(path.read_text(encoding="utf-8"), "toml")
+
+
+@pytest.mark.parametrize("metric_id, parts", [
+    ("wire.goodput_gbps", ("wire", "goodput_gbps", None, None, None)),
+    ("transfer.lm.net.throughput_gbps",
+     ("transfer", "throughput_gbps", "lm.net", None, None)),
+    ("teaming.lbt.peak_util_pct",
+     ("teaming", "peak_util_pct", None, None, "lbt")),
+    ("teaming.t2.optimal.lower_bound_pct",
+     ("teaming", "lower_bound_pct", None, "t2", "optimal")),
+    ("teaming.nioc.vmotion.allocated_gbps",
+     ("teaming", "allocated_gbps", None, None, "nioc")),
+    ("teaming.a.b.nioc.nfs.demand_gbps",
+     ("teaming", "demand_gbps", None, "a.b", "nioc")),
+])
+def test_metric_ids_parse_what_the_builders_make(metric_id, parts):
+    parsed = metric_ids.parse(metric_id)
+    assert (parsed.family, parsed.key, parsed.name, parsed.team,
+            parsed.policy) == parts
+
+
+def test_builders_and_parser_agree_on_every_example_metric():
+    for path in sorted(EXAMPLES.glob("*.toml")):
+        for variant in evaluate(load_scenario(path)).variants:
+            for metric in variant.metrics:
+                parsed = metric_ids.parse(metric.id)
+                if parsed.family == "teaming" and parsed.policy == "nioc":
+                    rebuilt = metric_ids.nioc(parsed.traffic_class,
+                                              parsed.key, parsed.team)
+                elif parsed.family == "teaming":
+                    rebuilt = metric_ids.teaming(parsed.policy, parsed.key,
+                                                 parsed.team)
+                elif parsed.name is None:
+                    rebuilt = metric_ids.headline(parsed.family, parsed.key)
+                else:
+                    rebuilt = metric_ids.item(parsed.family, parsed.name,
+                                              parsed.key)
+                assert rebuilt == metric.id
+                assert metric.unit == metric_ids.info(metric.id)[0]
+
+
+def test_unparseable_teaming_id_is_refused():
+    with pytest.raises(ValueError, match="no teaming policy"):
+        metric_ids.parse("teaming.nothing.peak_util_pct")
+
