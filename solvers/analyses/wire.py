@@ -44,8 +44,11 @@ def _metric_columns(w):
                                  mtu_limits=w.limits)
     frame = wire.wire_bytes(w.mtu, w.ip_version, vlan_tags=w.vlan_tags,
                             encapsulation_bytes=w.encap, mtu_limits=w.limits)
-    efficiency = payload / frame
-    goodput = w.link_gbps * efficiency
+    framing = {"ip_version": w.ip_version, "timestamps": w.timestamps,
+               "vlan_tags": w.vlan_tags, "encapsulation_bytes": w.encap,
+               "mtu_limits": w.limits}
+    efficiency = wire.efficiency(w.mtu, **framing)
+    goodput = wire.goodput(w.link_gbps, w.mtu, **framing)
     packets = wire.packet_rate(goodput, payload)
     metrics = {
         "wire.link_gbps": w.link_gbps,
