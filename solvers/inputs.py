@@ -15,8 +15,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from models import (compression, cpu, evacuation, host, migration, pcie,
-                    platform, qemu_ram, storage, teaming, transport, wire)
+from models import (compression, cpu, evacuation, host, migration,
+                    migration_costs, pcie, platform, qemu_ram, storage,
+                    teaming, transport, wire)
 from models.scenario import Migration, Transfer
 from models.units import GIB, KIB, MIB, gbps_to_bytes_per_s
 from solvers.results import Finding
@@ -842,15 +843,9 @@ def rdma_registration(item):
     for registering each 1 MiB chunk the first time it is sent."""
     if item.transport != "rdma":
         return {"setup_s": 0.0, "register_s_per_byte": 0.0}
-    pages = item.memory_gib * GIB / migration.PAGE_BYTES
-    if item.rdma_pin_all:
-        return {"setup_s": pages * migration.RDMA_PIN_S_PER_PAGE,
-                "register_s_per_byte": 0.0}
-    chunk_pages = migration.RDMA_CHUNK_BYTES / migration.PAGE_BYTES
-    return {"setup_s": 0.0, "register_s_per_byte": (
-        migration.RDMA_REGISTRATION_S
-        + chunk_pages * migration.RDMA_PIN_S_PER_PAGE)
-        / migration.RDMA_CHUNK_BYTES}
+    setup_s, per_byte = migration_costs.rdma_registration(
+        item.memory_gib * GIB, item.rdma_pin_all)
+    return {"setup_s": setup_s, "register_s_per_byte": per_byte}
 
 
 def _wire_ratio(transfer):
