@@ -323,8 +323,8 @@ def stream_cap(doc, item, path):
     if preset is None or path.transport not in preset[2]:
         return np.inf
     cap, reference_ghz, _ = preset
-    return cap if reference_ghz is None else cap * stack_ghz(doc) / \
-        reference_ghz
+    return cap if reference_ghz is None else cpu.clock_scaled(
+        cap, stack_ghz(doc), reference_ghz)
 
 
 def rdma_slot_cap(nic):
@@ -604,11 +604,6 @@ def _encapsulation_column(columns):
 
 # -- storage ------------------------------------------------------------------
 
-#: Unloaded service time of an array without devices or a published
-#: service time [s] [Model default: a cached all-flash write].
-DEFAULT_SERVICE_S = 0.5e-3
-
-
 @dataclass(frozen=True)
 class StorageRows:
     """Every storage workload, as columns (see :func:`storage_columns`).
@@ -640,7 +635,7 @@ def storage_row(doc, item):
     service = backend.service_time_ms / 1e3 \
         if backend.service_time_ms is not None \
         else (1.0 / backend.device_iops if backend.devices is not None
-              else DEFAULT_SERVICE_S)
+              else storage.DEFAULT_SERVICE_S)
     preset = stack_costs(doc)
     rdma = storage_rdma(item, used)
     net = doc.network
@@ -702,7 +697,7 @@ def device_servers(backend, service_s):
         return np.inf
     if backend.channels is not None:
         return float(backend.channels)
-    return np.maximum(1.0, np.ceil(backend.iops_max * service_s))
+    return storage.device_servers(backend.iops_max, service_s)
 
 
 def sessions_per_path(item, nics, rdma, cores):

@@ -302,6 +302,11 @@ def _assumptions(item):
     if item.backend.devices and not item.backend.service_time_ms:
         notes.append("Device service time: one random IO on a device, "
                      f"{1e3 / item.backend.device_iops:.1f} ms")
+    elif item.backend.kind == "array" and not item.backend.service_time_ms:
+        notes.append("Array service time assumed: "
+                     f"{1e3 * storage.DEFAULT_SERVICE_S:g} ms per IO (a "
+                     "write acknowledged from an all-flash cache; no "
+                     "published figure), give backend.service_time_ms")
     return notes
 
 
