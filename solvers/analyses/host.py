@@ -109,8 +109,7 @@ def _chain_rows(rows):
     both = {k: np.concatenate([v, v[:own]]) for k, v in columns.items()}
     both["mtu"] = np.concatenate([columns["mtu"],
                                   np.full(own, wire.JUMBO_MTU)])
-    result = chain.transfer_chain(both, mtu_limits=wire.limits_covering(
-        columns["mtu_min"], columns["mtu_max"]))
+    result = chain.transfer_chain(both, mtu_limits=rows.mtu_limits)
     now = {k: v[:count] for k, v in result.items()}
     now["flows_per_queue"] = columns["flows_per_queue"]
     return now, result["throughput"][count:]

@@ -22,8 +22,9 @@ import functools
 from solvers.inputs.carriers import (QEMU_MULTIFD_CHANNELS, compression_note,
                                      migration_carrier, migration_streams,
                                      resolve_compression)
-from solvers.inputs.common import (encapsulation_bytes, given, stack_costs,
-                                   stack_ghz, stack_preset, total_cores)
+from solvers.inputs.common import (encapsulation_bytes, given, mtu_limits,
+                                   stack_costs, stack_ghz, stack_preset,
+                                   total_cores)
 from solvers.inputs.evacuations import (UNLIMITED_SWEEP, EvacuationRows,
                                         evacuation_rows,
                                         evacuation_transfers,
@@ -47,8 +48,8 @@ from solvers.inputs.wire import WireColumns, wire_columns
 __all__ = [
     "Inputs",
     # common
-    "encapsulation_bytes", "given", "stack_costs", "stack_ghz",
-    "stack_preset", "total_cores",
+    "encapsulation_bytes", "given", "mtu_limits", "stack_costs",
+    "stack_ghz", "stack_preset", "total_cores",
     # wire
     "WireColumns", "wire_columns",
     # paths

@@ -56,10 +56,48 @@ def total_cores(doc):
 
 
 def encapsulation_bytes(network):
-    """Overlay bytes per packet of one network section [B]."""
-    return int(wire.encapsulation_bytes(
-        network.encapsulation, network.underlay_ip_version,
-        geneve_option_bytes=network.geneve_option_bytes))
+    """Overlay bytes per packet of one network section [B] (as the
+    columns' ``encap``, :func:`_encapsulation_column`)."""
+    row = network_row(network)
+    _encapsulation_column(row)
+    return int(row["encap"])
+
+
+def network_row(network):
+    """The framing fields of one network section, by the column names the
+    wire, transfer and storage inputs share: IP MTU and the accepted range
+    [B], IP version, TCP timestamps, VLAN tags and the overlay fields
+    (turned into bytes by :func:`_encapsulation_column`)."""
+    return {"mtu": network.mtu, "mtu_min": network.mtu_min,
+            "mtu_max": network.mtu_max, "ip_version": network.ip_version,
+            "timestamps": network.tcp_timestamps,
+            "vlan_tags": network.vlan_tags,
+            "encapsulation": network.encapsulation,
+            "underlay_ip_version": network.underlay_ip_version,
+            "geneve_option_bytes": network.geneve_option_bytes}
+
+
+def mtu_limits(columns):
+    """The MTU range covering every row's accepted range (and jumbo
+    frames), from the ``mtu_min`` and ``mtu_max`` columns
+    (:func:`models.wire.limits_covering`) [B]."""
+    return wire.limits_covering(columns["mtu_min"], columns["mtu_max"])
+
+
+def total_speed(nics):
+    """Sum of the NICs' nominal rates [Gbit/s]."""
+    return sum(n.speed_gbps for n in nics)
+
+
+def slowest_speed(nics):
+    """Nominal rate of the slowest NIC [Gbit/s] (``np.minimum``: a column
+    sweep passes speeds as arrays)."""
+    return functools.reduce(np.minimum, (n.speed_gbps for n in nics))
+
+
+def fastest_speed(nics):
+    """Nominal rate of the fastest NIC [Gbit/s]."""
+    return functools.reduce(np.maximum, (n.speed_gbps for n in nics))
 
 
 def _encapsulation_column(columns):

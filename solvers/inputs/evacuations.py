@@ -10,7 +10,8 @@ import numpy as np
 from models import evacuation
 from models.scenario import Migration
 from models.units import GIB, MIB, gbps_to_bytes_per_s
-from solvers.inputs.common import stack_costs, stack_ghz
+from solvers.inputs.common import (fastest_speed, stack_costs, stack_ghz,
+                                   total_speed)
 from solvers.inputs.migrations import migration_row
 from solvers.inputs.paths import transfer_path
 
@@ -26,7 +27,7 @@ def evacuation_transfers(doc):
     transfers = {t.name: t for t in doc.workloads.transfers}
     for item in doc.workloads.evacuations:
         transfer = transfers[item.transfer]
-        link = max(n.speed_gbps for n in transfer_path(doc, transfer).nics)
+        link = fastest_speed(transfer_path(doc, transfer).nics)
         yield item, transfer, float(evacuation.concurrency_limit(
             item.platform, link, host_limit=item.platform_limit,
             cluster_limit=item.cluster_limit,
@@ -129,4 +130,4 @@ def _smb_reserve_cap(doc, item):
     path = transfer_path(doc, transfer)
     if share >= 1 or path.transport not in ("smb", "smb_direct"):
         return math.inf
-    return gbps_to_bytes_per_s(share * sum(n.speed_gbps for n in path.nics))
+    return gbps_to_bytes_per_s(share * total_speed(path.nics))

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from models import cpu, pcie, platform, teaming, transport
-from solvers.inputs.common import given, stack_ghz
+from solvers.inputs.common import (fastest_speed, given, slowest_speed,
+                                   stack_ghz)
 from solvers.results import Finding
 
 
@@ -41,7 +42,7 @@ def _smb_interfaces(nics, rdma):
     else:
         rss = [n for n in nics if n.rss_queues > 1]
         candidates, kind = (rss, "rss") if rss else (list(nics), "plain")
-    fastest = max(n.speed_gbps for n in candidates)
+    fastest = fastest_speed(candidates)
     return [n for n in candidates if n.speed_gbps == fastest], kind
 
 
@@ -90,7 +91,7 @@ def transfer_path(doc, item):
         if item.purpose == "live_migration" and \
                 doc.host.hypervisor == "vsphere" and auto_streams(doc):
             streams = max(streams, int(transport.vmotion_auto_streams(
-                min(n.speed_gbps for n in nics))))
+                slowest_speed(nics))))
         flows = item.sessions * streams
         spread = {"none": "one", "independent": "one"}.get(mode, "hash")
         if mode == "independent" and _sends_by_hash(doc, item):

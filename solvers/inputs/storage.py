@@ -8,8 +8,9 @@ import numpy as np
 
 from models import storage, transport
 from models.units import KIB, gbps_to_bytes_per_s
-from solvers.inputs.common import (_encapsulation_column, given, stack_costs,
-                                   stack_ghz, total_cores)
+from solvers.inputs.common import (_encapsulation_column, given,
+                                   network_row, stack_costs, stack_ghz,
+                                   total_cores, total_speed)
 
 
 @dataclass(frozen=True)
@@ -24,7 +25,6 @@ class StorageRows:
 
     owners: list
     columns: dict
-
 
 def storage_rows(documents):
     owners = [(d, item) for d, doc in enumerate(documents)
@@ -46,14 +46,13 @@ def storage_row(doc, item):
               else storage.DEFAULT_SERVICE_S)
     preset = stack_costs(doc)
     rdma = storage_rdma(item, used)
-    net = doc.network
     cores = total_cores(doc)
     return {
         "protocol": item.protocol, "block": item.block_kib * KIB,
         "read": item.read_pct / 100, "random": item.random_pct / 100,
         "vms": item.vms, "disks_per_vm": item.disks_per_vm,
         "threads_per_disk": item.threads_per_disk,
-        "link_bytes": gbps_to_bytes_per_s(sum(n.speed_gbps for n in used)),
+        "link_bytes": gbps_to_bytes_per_s(total_speed(used)),
         "serving_cores": cores if item.protocol == "local" else min(
             len(used) * sessions_per_path(item, used, rdma, cores), cores),
         "device_servers": device_servers(backend, service - (
@@ -62,12 +61,7 @@ def storage_row(doc, item):
         # random reads wait for the die that holds their page
         "placed": (item.read_pct / 100) * (item.random_pct / 100)
         if backend.kind == "nvme" else 0.0,
-        "mtu": net.mtu, "mtu_min": net.mtu_min, "mtu_max": net.mtu_max,
-        "ip_version": net.ip_version,
-        "timestamps": net.tcp_timestamps, "vlan_tags": net.vlan_tags,
-        "encapsulation": net.encapsulation,
-        "underlay_ip_version": net.underlay_ip_version,
-        "geneve_option_bytes": net.geneve_option_bytes,
+        **network_row(doc.network),
         "iops_max": given(backend.iops_max, np.inf),
         "mbps_max": given(backend.mbps_max, np.inf),
         "devices": given(backend.devices, 0),

@@ -2,7 +2,6 @@
 copy as the transport chain's columns (:class:`TransferRows`).
 """
 
-import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -10,7 +9,8 @@ import numpy as np
 from models import compression, host, transport, wire
 from models.units import KIB
 from solvers.inputs.carriers import migration_carrier, resolve_compression
-from solvers.inputs.common import (_encapsulation_column, given, stack_costs,
+from solvers.inputs.common import (_encapsulation_column, given, mtu_limits,
+                                   network_row, slowest_speed, stack_costs,
                                    stack_ghz, total_cores)
 from solvers.inputs.evacuations import evacuation_transfers, sessions_to_rate
 from solvers.inputs.paths import (RDMA_TRANSPORTS, application_streams,
@@ -43,6 +43,11 @@ class TransferRows:
     paths: list
     columns: dict
     vrss_fallback: np.ndarray
+
+    @property
+    def mtu_limits(self):
+        """MTU range covering every row's accepted range [B]."""
+        return mtu_limits(self.columns)
 
     @property
     def transfers(self):
@@ -110,24 +115,14 @@ def transfer_columns(rows):
         stream_pps = given(item.stream_cap_pps, np.inf)
         add = {
             "transport": transport.TRANSPORTS.index(path.transport),
-            # np.minimum: a column sweep passes speeds as arrays
-            "member_speed": functools.reduce(
-                np.minimum, (n.speed_gbps for n in path.nics)),
+            "member_speed": slowest_speed(path.nics),
             "members": len(path.nics),
             "spread": transport.SPREADS.index(path.spread),
             "flows": path.flows,
             "rss_queues": min(n.rss_queues for n in path.nics),
             "cores": total_cores(doc),
             "ghz": stack_ghz(doc),
-            "mtu": network.mtu,
-            "mtu_min": network.mtu_min,
-            "mtu_max": network.mtu_max,
-            "ip_version": network.ip_version,
-            "timestamps": network.tcp_timestamps,
-            "vlan_tags": network.vlan_tags,
-            "encapsulation": network.encapsulation,
-            "underlay_ip_version": network.underlay_ip_version,
-            "geneve_option_bytes": network.geneve_option_bytes,
+            **network_row(network),
             "protocol": wire.PROTOCOLS.index(
                 sorted(rdma_kinds)[0] if path.transport in RDMA_TRANSPORTS
                 else "udp" if udp else "tcp"),

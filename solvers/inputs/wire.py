@@ -6,8 +6,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from models import wire
-from solvers.inputs.common import stack_costs, stack_ghz
+from solvers.inputs.common import (_encapsulation_column, mtu_limits,
+                                   network_row, stack_costs, stack_ghz,
+                                   total_speed)
 
 
 @dataclass(frozen=True)
@@ -47,22 +48,17 @@ class WireColumns:
 def wire_columns(documents):
     networks = [doc.network for doc in documents]
     costs = [stack_costs(doc) for doc in documents]
+    rows = [network_row(n) for n in networks]
+    net = {key: np.array([r[key] for r in rows]) for key in rows[0]}
+    _encapsulation_column(net)
     return WireColumns(
         ghz=np.array([stack_ghz(doc) for doc in documents]),
         c_wire=np.array([c.c_wire for c in costs]),
         c_byte_rx=np.array([c.c_byte_rx for c in costs]),
-        mtu=np.array([n.mtu for n in networks]),
-        ip_version=np.array([n.ip_version for n in networks]),
-        vlan_tags=np.array([n.vlan_tags for n in networks]),
-        timestamps=np.array([n.tcp_timestamps for n in networks]),
-        encap=wire.encapsulation_bytes(
-            np.array([n.encapsulation for n in networks]),
-            np.array([n.underlay_ip_version for n in networks]),
-            geneve_option_bytes=np.array([n.geneve_option_bytes
-                                          for n in networks])),
-        link_gbps=np.array([sum(nic.speed_gbps for nic in doc.nics)
-                            for doc in documents]),
+        mtu=net["mtu"], ip_version=net["ip_version"],
+        vlan_tags=net["vlan_tags"], timestamps=net["timestamps"],
+        encap=net["encap"],
+        link_gbps=np.array([total_speed(doc.nics) for doc in documents]),
         frame_size=np.array([np.nan if n.frame_size_bytes is None
                              else n.frame_size_bytes for n in networks]),
-        limits=wire.limits_covering([n.mtu_min for n in networks],
-                                    [n.mtu_max for n in networks]))
+        limits=mtu_limits(net))
