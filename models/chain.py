@@ -265,3 +265,37 @@ def link_utilisation(rate, link_speed, share=1.0):
     .. math:: U = 100 \\cdot s \\cdot R / R_{link}
     """
     return 100.0 * share * rate / link_speed
+
+
+def datagram_frames_per_core(datagram_bytes, ghz, c_wire, c_byte, *,
+                             c_datagram=transport.UDP_DATAGRAM_CYCLES):
+    """Datagrams one core of a kernel receiver takes per second.
+
+    Parameters
+    ----------
+    datagram_bytes : numeric
+        UDP payload per frame. [B]
+    ghz : numeric
+        Core clock the cycle costs refer to. [GHz]
+    c_wire : numeric
+        The host preset's driver cost per frame. [cycles]
+    c_byte : numeric
+        The host preset's receive copy per byte. [cycles/B]
+    c_datagram : numeric, default 1830
+        One pass of the UDP stack and one system call per datagram
+        (:data:`models.transport.UDP_DATAGRAM_CYCLES`, fitted on cases
+        ESNET-UDP-40G and UDP-IPERF3-10G-1500). [cycles]
+
+    Returns
+    -------
+    numeric
+        Frames per second one core handles. [1/s]
+
+    Notes
+    -----
+    No GRO for datagrams: every frame is one stack pass.
+
+    .. math:: r = \\frac{f}{c_{dgram} + c_{wire} + c_{byte}\\, p}
+    """
+    cycles = c_datagram + c_wire + c_byte * datagram_bytes
+    return ghz * 1e9 / cycles

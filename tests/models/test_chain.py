@@ -63,3 +63,16 @@ def test_link_utilisation_shares_and_broadcasts():
                                   np.array([1.0, 0.5]))
     assert util.tolist() == [40.0, 20.0]
     assert chain.link_utilisation(0.0, 10.0) == 0.0
+
+
+def test_datagram_frames_per_core_on_the_fitted_cost():
+    # models.transport.UDP_DATAGRAM_CYCLES (1830 cycles, fitted on
+    # ESNET-UDP-40G and UDP-IPERF3-10G-1500): a core at 2.6 GHz with no
+    # driver or copy cost takes 2.6e9 / 1830 = 1.42 M datagrams/s
+    rate = chain.datagram_frames_per_core(1472, 2.6, 0.0, 0.0)
+    assert rate == pytest.approx(1.4208e6, rel=1e-4)
+    # the driver's per-frame cycles and the copy add to each datagram
+    rates = chain.datagram_frames_per_core(
+        np.array([64.0, 1472.0]), 2.6, 170.0, 0.5)
+    assert rates.tolist() == pytest.approx(
+        [2.6e9 / (1830 + 170 + 32), 2.6e9 / (1830 + 170 + 736)])
