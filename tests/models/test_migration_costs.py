@@ -1,10 +1,13 @@
 """models/migration_costs.py: QEMU's page headers, page rate and RDMA
 registration against the constants' sources and their fits."""
 
+import inspect
+
 import numpy as np
 import pytest
 
 from models import migration, migration_costs
+from solvers import goalseek
 from models.units import GIB
 
 
@@ -50,7 +53,14 @@ def test_registered_rate():
 
 
 def test_named_downtime_defaults():
-    # QEMU's default downtime-limit, 300 ms
+    # QEMU's default downtime-limit, 300 ms, the one default of the model
+    # and the goal seeks
     assert migration_costs.DEFAULT_DOWNTIME_LIMIT_S == 0.3
+    assert inspect.signature(migration.precopy).parameters[
+        "downtime_limit"].default == migration_costs.DEFAULT_DOWNTIME_LIMIT_S
+    for seek in (goalseek.rate_for_time, goalseek.largest_memory,
+                 goalseek.dirty_limit):
+        assert inspect.signature(seek).parameters["downtime_limit"].default \
+            == migration_costs.DEFAULT_DOWNTIME_LIMIT_S
     # the floor stays below every measured switch-over (LM-8: 9-29 ms)
     assert migration_costs.DOWNTIME_FLOOR_S < 9e-3

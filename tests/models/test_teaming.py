@@ -386,3 +386,22 @@ def test_lbt_defaults_are_vmwares():
     # over 30 s
     assert teaming.LBT_THRESHOLD_PCT == 75.0
     assert teaming.LBT_PERIOD_S == 30.0
+
+
+def test_lbt_defaults_defined_once():
+    # the schema's team defaults and the LBT procedure's are the named
+    # constants of models.teaming
+    import inspect
+
+    from models.scenario import Team
+    from solvers import teaming_dynamic
+    fields = Team.model_fields
+    assert fields["lbt_threshold_pct"].default == teaming.LBT_THRESHOLD_PCT
+    assert fields["lbt_period_s"].default == teaming.LBT_PERIOD_S
+    assert fields["lbt_max_moves_per_uplink"].default \
+        == teaming.LBT_MAX_MOVES_PER_UPLINK
+    defaults = inspect.signature(teaming_dynamic.lbt).parameters
+    assert defaults["threshold"].default == teaming.LBT_THRESHOLD_PCT / 100
+    assert defaults["period_steps"].default == teaming.LBT_PERIOD_S
+    assert defaults["max_moves_per_uplink"].default \
+        == teaming.LBT_MAX_MOVES_PER_UPLINK
