@@ -7,6 +7,6 @@ paths, formats).
 
 #: The package's modules, each imported by its own name (``from models
 #: import wire``); ``from models import *`` imports them all.
-__all__ = ["cluster", "compression", "cpu", "evacuation", "host",
-           "migration", "pcie", "platform", "qemu_ram", "scenario",
-           "storage", "teaming", "transport", "units", "wire"]
+__all__ = ["chain", "cluster", "compression", "cpu", "evacuation", "host",
+           "migration", "migration_costs", "pcie", "platform", "qemu_ram",
+           "scenario", "storage", "teaming", "transport", "units", "wire"]

@@ -231,3 +231,31 @@ def stack_ghz(ghz, speed):
     """
     return require_positive("ghz", ghz, "GHz") \
         * require_positive("speed", speed)
+
+
+def clock_scaled(rate, ghz, reference_ghz):
+    """A per-core rate measured at one clock, at another.
+
+    Parameters
+    ----------
+    rate : numeric
+        Rate measured at ``reference_ghz`` (e.g. one migration stream's
+        ceiling). [Gbit/s]
+    ghz : numeric
+        Clock of the host (:func:`stack_ghz`). [GHz]
+    reference_ghz : numeric
+        Clock of the measurement. [GHz]
+
+    Returns
+    -------
+    numeric
+        The rate at ``ghz``. [Gbit/s]
+
+    Notes
+    -----
+    A single thread bound by its core's cycles moves in proportion to the
+    clock:
+
+    .. math:: R = R_{ref} \\cdot f / f_{ref}
+    """
+    return rate * ghz / reference_ghz

@@ -738,3 +738,41 @@ def storage_chain(protocol, block_bytes, read_fraction, oio, backend,
             "mbps": iops * block_bytes / MB, "knee": unloaded * ceiling,
             "limit": limit, "ceiling": ceiling, "cpu_pct": cpu_pct,
             "iops_per_cpu_pct": iops / cpu_pct}
+
+
+#: Unloaded service time of an array known only by its ceiling (no
+#: devices, no published service time) [s]: a write acknowledged from an
+#: all-flash array's write cache. No published figure stands behind it:
+#: a [Model] assumption, stated with the results wherever it is used
+#: (the storage analysis's assumptions); give ``service_time_ms`` to
+#: replace it.
+DEFAULT_SERVICE_S = 0.5e-3
+
+
+def device_servers(iops_max, service_s):
+    """IOs a multi-queue device must serve at once to reach its rating.
+
+    Parameters
+    ----------
+    iops_max : numeric
+        The device's rated IOPS. [1/s]
+    service_s : numeric
+        Service time of one IO. [s]
+
+    Returns
+    -------
+    numeric
+        IOs in service at once, at least one. [unitless]
+
+    Notes
+    -----
+    Little's law, :math:`L = \\lambda W`, rounded up to whole servers:
+
+    .. math:: n = \\max(1, \\lceil \\lambda_{max} \\, t_s \\rceil)
+
+    References
+    ----------
+    J. D. C. Little, "A proof for the queuing formula L = lambda W",
+    Operations Research 9(3), 1961, doi:10.1287/opre.9.3.383.
+    """
+    return np.maximum(1.0, np.ceil(iops_max * service_s))

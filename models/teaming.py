@@ -757,3 +757,84 @@ def receive_member(policy, tx_member, dst_ip, usable, speed, *,
         return fastest[order % fastest.size]
     return np.full(dst_ip.shape, usable[0])
 
+
+
+# -- 802.3ad aggregator selection, balance-alb's byte hash, LBT defaults -----
+
+#: vSphere LBT's documented defaults: an uplink whose mean load over the
+#: check period exceeds 75 % of its capacity sheds a port, checked every
+#: 30 s (VMware vSphere 7.0 Networking, "Route Based on Physical NIC
+#: Load"; teaming.md section 2.6) [%], [s]. Ports moved off one uplink per
+#: check: one [Model] (not documented; teaming.md section 2.6).
+LBT_THRESHOLD_PCT = 75.0
+LBT_PERIOD_S = 30.0
+LBT_MAX_MOVES_PER_UPLINK = 1
+
+#: A policy other than the configured one is suggested when its busiest
+#: uplink peaks at least 5 % (relative) below the configured policy's: a
+#: smaller gain is within the spread the traffic's time profile and hash
+#: inputs leave, and not worth a re-cabling or policy change. [Model]
+BETTER_POLICY_MARGIN = 0.95
+
+
+def active_aggregator(usable, speed):
+    """Ports of a Linux 802.3ad bond that carry traffic.
+
+    Parameters
+    ----------
+    usable : array-like of int
+        Indices of the bond's usable ports.
+    speed : array-like of float
+        Speed of every port, indexed by port. [Gbit/s]
+
+    Returns
+    -------
+    numpy.ndarray of int
+        The usable ports of the active aggregator.
+
+    Notes
+    -----
+    Ports of one speed form an aggregator; with ``ad_select=stable`` (the
+    default) the one with the largest aggregate bandwidth carries all
+    traffic (validation case T4: of 2 x 10 G + 2 x 25 G, only the 25 G
+    pair).
+
+    References
+    ----------
+    Linux kernel, Documentation/networking/bonding.rst, ``ad_select``;
+    teaming.md section 3.4.
+    """
+    usable = np.asarray(usable)
+    speeds = np.asarray(speed)[usable]
+    classes = np.unique(speeds)
+    totals = np.array([speeds[speeds == s].sum() for s in classes])
+    return usable[speeds == classes[np.argmax(totals)]]
+
+
+def byte_xor(ip):
+    """balance-alb's transmit bucket: the XOR of the destination
+    address's bytes.
+
+    Parameters
+    ----------
+    ip : array-like of int
+        IPv4 addresses in host order, or IPv6 addresses reduced by XOR of
+        their four 32-bit words (the XOR of all 16 bytes is then the
+        same).
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        Hash bucket, 0 to 255.
+
+    Notes
+    -----
+    The XOR of the four bytes is the low byte of the bonding driver's
+    :func:`fold`.
+
+    References
+    ----------
+    Linux kernel, drivers/net/bonding/bond_alb.c,
+    ``bond_xmit_alb_slave_get``; teaming.md section 3.5.
+    """
+    return (fold(ip) & U32(0xFF)).astype(np.int64)

@@ -10,8 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from models import migration
+from models import migration, migration_costs
 from models._checks import as_codes
+from models.migration_costs import DEFAULT_DOWNTIME_LIMIT_S
 
 #: find_root's status codes, in words (scipy.optimize.elementwise).
 STATUS_MESSAGES = {
@@ -95,7 +96,7 @@ def _total_time(rate, memory, cold_rate, hot_set, hot_rate, downtime_limit,
 
 
 def rate_for_time(target_time, memory, *, cold_rate=0.0, hot_set=0.0,
-                  hot_rate=0.0, downtime_limit=0.3,
+                  hot_rate=0.0, downtime_limit=DEFAULT_DOWNTIME_LIMIT_S,
                   fixed_downtime=migration.FIXED_DOWNTIME, throttle=0,
                   first_rate_cap=np.inf, rate_range=(1e6, 1e12)):
     """Smallest migration rate that finishes within ``target_time``.
@@ -138,7 +139,7 @@ def rate_for_time(target_time, memory, *, cold_rate=0.0, hot_set=0.0,
 
 
 def largest_memory(window, rate, *, cold_rate=0.0, hot_set=0.0,
-                   hot_rate=0.0, downtime_limit=0.3,
+                   hot_rate=0.0, downtime_limit=DEFAULT_DOWNTIME_LIMIT_S,
                    fixed_downtime=migration.FIXED_DOWNTIME, throttle=0,
                    first_rate_cap=np.inf, memory_range=(2 ** 20, 2 ** 45)):
     """Largest VM that migrates within a maintenance window.
@@ -171,7 +172,8 @@ def _throttle_codes(throttle):
 
 
 def dirty_limit(rate, memory, *, cold_rate=0.0, hot_set=0.0, hot_rate=0.0,
-                downtime_limit=0.3, scale_range=(1e-6, 1e6)):
+                downtime_limit=DEFAULT_DOWNTIME_LIMIT_S,
+                scale_range=(1e-6, 1e6)):
     """How far the guest's dirtying can scale before pre-copy stops
     converging (without throttling).
 
@@ -216,7 +218,7 @@ def rate_for_downtime(downtime, memory, *, cold_rate=0.0, hot_set=0.0,
     .. math:: B_{min} = h \\, D(d) / d,\\quad h = 1 + \\text{header}/P
     """
     downtime = np.asarray(downtime, dtype=float)
-    header = 1 + page_header / migration.PAGE_BYTES
+    header = migration_costs.page_header_factor(page_header)
     rate = header * migration.dirty_bytes(
         downtime, memory, cold_rate, hot_set=hot_set,
         hot_rate=hot_rate) / downtime

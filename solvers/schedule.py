@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from models import evacuation, migration
+from models import evacuation, migration, migration_costs
 from solvers.placement import EVALUATE_OPTIONS, place
 
 #: Relative change of every rate below which the fixed point stops
@@ -154,7 +154,7 @@ def precopy(columns, rate, *, trace=False, first_rate=None):
 def _precopy(columns, rate, trace, first_rate):
     p = columns
     # QEMU's migration thread handles one page at a time
-    page_rate = _page_rate_cap(p)
+    page_rate = migration_costs.page_rate_cap(p["page_s"])
     capped = rate > p["max_bandwidth"]
     # QEMU lifts max-bandwidth for the stop-and-copy phase
     stop_rate = np.minimum(rate, page_rate)
@@ -164,8 +164,8 @@ def _precopy(columns, rate, trace, first_rate):
     first_rate = np.minimum(p["first_cap"], first)
     registering = p["register_s_per_byte"] > 0
     if registering.any():
-        first_rate = np.where(registering, 1.0 / (
-            1.0 / first_rate + p["register_s_per_byte"]), first_rate)
+        first_rate = np.where(registering, migration_costs.registered_rate(
+            first_rate, p["register_s_per_byte"]), first_rate)
     mode = p["switchover"]
     result = migration.precopy(
         p["memory"], rate, p["cold_rate"], hot_set=p["hot_set"],
@@ -186,23 +186,13 @@ def _precopy(columns, rate, trace, first_rate):
         zero_page_s=p["zero_page_s"], pending_in_pages=p["pending_in_pages"],
         wire_share=p["wire_share"], stop_rate=stop_rate,
         trace=trace)
-    nonzero = p["memory"] * (1 - p["zero_fraction"]) * (
-        1 + migration.PAGE_HEADER_BYTES / migration.PAGE_BYTES)
+    nonzero = p["memory"] * (1 - p["zero_fraction"]) \
+        * migration_costs.page_header_factor()
     result = migration.postcopy(result, rate, mode, p["fixed_downtime"],
                                 ceiling=nonzero)
     result["total_time"] = result["total_time"] + p["setup_s"]
     result["rate"] = rate
     return result
-
-
-def _page_rate_cap(columns):
-    """Bytes per second QEMU's migration thread can hand on at its time
-    per page (``page_s`` column; inf where 0): a page and its header per
-    ``page_s`` [B/s]."""
-    page_s = columns["page_s"]
-    return np.where(page_s > 0, (migration.PAGE_BYTES
-                                 + migration.PAGE_HEADER_BYTES)
-                    / np.where(page_s > 0, page_s, 1.0), np.inf)
 
 
 #: Fields of the pre-copy model the fixed point reads; it also reads

@@ -15,7 +15,9 @@ import contextvars
 
 import numpy as np
 
-from models.teaming import LBT_TARGET_RULES, TLB_REBALANCE_S, member_loads
+from models.teaming import (LBT_MAX_MOVES_PER_UPLINK, LBT_PERIOD_S,
+                            LBT_TARGET_RULES, LBT_THRESHOLD_PCT,
+                            TLB_REBALANCE_S, member_loads)
 from models.units import GBIT_BYTES, gbps_to_bytes_per_s
 from solvers.placement import lpt
 
@@ -65,8 +67,9 @@ def _epoch_means(rate, starts, ends):
         / (ends - starts)[:, None]
 
 
-def lbt(tx, rx, speed, initial, *, period_steps=30, threshold=0.75,
-        target_rule="stay_below", max_moves_per_uplink=1, allowed=None):
+def lbt(tx, rx, speed, initial, *, period_steps=round(LBT_PERIOD_S),
+        threshold=LBT_THRESHOLD_PCT / 100, target_rule="stay_below",
+        max_moves_per_uplink=LBT_MAX_MOVES_PER_UPLINK, allowed=None):
     """vSphere Load-Based Teaming ("Route based on physical NIC load").
 
     Parameters
@@ -79,14 +82,16 @@ def lbt(tx, rx, speed, initial, *, period_steps=30, threshold=0.75,
     initial : array-like of int, shape (P,)
         Uplink of each port at the start (originating-port placement).
     period_steps : int, default 30
-        Evaluation period in time steps (30 s at 1 s steps). [Doc]
+        Evaluation period in time steps (:data:`LBT_PERIOD_S` at 1 s
+        steps). [Doc]
     threshold : float, default 0.75
-        Mean utilization over a period above which an uplink sheds a port.
-        [Doc]
+        Mean utilization over a period above which an uplink sheds a port
+        (:data:`LBT_THRESHOLD_PCT`). [Doc]
     target_rule : str, default 'stay_below'
         One of :data:`LBT_TARGET_RULES`. [Model]
     max_moves_per_uplink : int, default 1
-        Ports moved from one uplink per period. [Model]
+        Ports moved from one uplink per period
+        (:data:`LBT_MAX_MOVES_PER_UPLINK`). [Model]
     allowed : array-like of bool, shape (U,), optional
         Uplinks that may receive a port (failed ones excluded).
 

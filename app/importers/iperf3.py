@@ -21,7 +21,7 @@ import re
 
 from app.importers.common import (Draft, ETHERNET_GBPS, ImportProblem,
                                   import_each, read_text)
-from models import transport
+from models import transport, wire
 from models.units import BITS_PER_BYTE
 from solvers.calibrate import StackRun
 
@@ -173,7 +173,7 @@ def _import_run(path, data, result):
             "network.mtu", mtu, path, f"start.{mss_key} + "
             f"{mtu - int(mss)} B of IPv{6 if ipv6 else 4}, TCP and "
             "timestamp headers")}
-        if mtu > 9216:
+        if mtu > wire.MTU_LIMITS[1]:
             document["network"]["mtu_max"] = mtu
     transfer = {
         "name": "iperf3", "transport": protocol,

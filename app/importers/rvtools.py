@@ -20,6 +20,7 @@ from app.importers import rvtools_cluster
 from app.importers.common import (Draft, ImportProblem, add_evacuation,
                                   decimal_mark, identifier, import_each,
                                   number, open_workbook)
+from models import wire
 
 #: RVTools major versions whose layout this importer knows.
 KNOWN_MAJOR_VERSIONS = (3, 4)
@@ -349,7 +350,7 @@ class _Context:
             mtu, column = max(mtus)
             doc["network"]["mtu"] = draft.measured("network.mtu", mtu,
                                                    self.path, column)
-            if mtu > 9216:
+            if mtu > wire.MTU_LIMITS[1]:
                 doc["network"]["mtu_max"] = mtu
             if len({m for m, _ in mtus}) > 1:
                 draft.assumptions.append(

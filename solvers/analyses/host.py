@@ -9,8 +9,8 @@ rates are provided to the migration analysis.
 
 import numpy as np
 
-from models import cpu, host, pcie, platform, qemu_ram, transport, wire
-from models.units import bytes_per_s_to_gbps, gbps_to_bytes_per_s
+from models import chain, cpu, host, pcie, platform, transport, wire
+from models.units import gbps_to_bytes_per_s
 from solvers import metric_ids
 from solvers.analysis import (EMPTY, AnalysisResult, Candidate,
                               ColumnResult, defaulted_binding, metric_value)
@@ -31,10 +31,6 @@ READS = ("calibration", "host", "nics", "teams", "network",
 #: Inputs families it reads with ``details=False`` (it reads no
 #: document field a column sweep varies): see :mod:`solvers.analysis`.
 FAMILIES = ("transfers",)
-
-#: Rows per chunk of the chain: small enough for every intermediate array
-#: to stay in the CPU cache, large enough to amortise numpy's call cost.
-CHUNK_ROWS = 16_384
 
 
 def analyse(inputs, upstream, *, details=True):
@@ -113,11 +109,10 @@ def _chain_rows(rows):
     both = {k: np.concatenate([v, v[:own]]) for k, v in columns.items()}
     both["mtu"] = np.concatenate([columns["mtu"],
                                   np.full(own, wire.JUMBO_MTU)])
-    chain = transfer_chain(both, mtu_limits=wire.limits_covering(
-        columns["mtu_min"], columns["mtu_max"]))
-    now = {k: v[:count] for k, v in chain.items()}
+    result = chain.transfer_chain(both, mtu_limits=rows.mtu_limits)
+    now = {k: v[:count] for k, v in result.items()}
     now["flows_per_queue"] = columns["flows_per_queue"]
-    return now, chain["throughput"][count:]
+    return now, result["throughput"][count:]
 
 
 def _transfer_values(rows, now, jumbo, r, path):
@@ -202,134 +197,6 @@ def _evaluate(inputs, rows, out, details):
         if rows.vrss_fallback[r]:
             result["findings"].append(_vrss_fallback_finding(item, path))
         result["assumptions"].extend(_assumptions(doc, item, path))
-
-
-def transfer_chain(inputs, *, mtu_limits=wire.MTU_LIMITS):
-    """Wire + CPU + transport for all rows at once (arrays in, arrays out;
-    the benchmark drives it directly). Categorical inputs are the models'
-    codes; rows are processed in cache-sized chunks, never one by one.
-    ``mtu_limits`` is the accepted MTU range [B]."""
-    rows = len(inputs["mtu"])
-    results = {}
-    for start in range(0, rows, CHUNK_ROWS):
-        part = _chain_chunk({k: v[start:start + CHUNK_ROWS]
-                             for k, v in inputs.items()}, mtu_limits)
-        for key, values in part.items():
-            if key not in results:
-                results[key] = np.empty(rows, dtype=values.dtype)
-            results[key][start:start + CHUNK_ROWS] = values
-    return results
-
-
-def _chain_chunk(inputs, mtu_limits):
-    # RDMA framing where the transport is RDMA, UDP's where UDP
-    own_framing = (inputs["transport"] == transport.SMB_DIRECT) \
-        | (inputs["transport"] == transport.RDMA) \
-        | (inputs["transport"] == transport.UDP)
-    protocol = np.where(own_framing, inputs["protocol"], wire.TCP)
-    payload = wire.payload_bytes(inputs["mtu"], inputs["ip_version"],
-                                 protocol=protocol,
-                                 timestamps=inputs["timestamps"],
-                                 mtu_limits=mtu_limits)
-    frame = wire.wire_bytes(
-        inputs["mtu"], inputs["ip_version"], protocol=protocol,
-        vlan_tags=inputs["vlan_tags"], encapsulation_bytes=inputs["encap"],
-        mtu_limits=mtu_limits)
-    payload, frame = _datagram_frames(inputs, payload, frame)
-    efficiency = payload / frame
-    soft = inputs["soft_agg"] & ~inputs["lro"]  # the NIC's comes first
-    # QEMU multifd's channel threads copy on cores of their own; the
-    # queue's core keeps the per-frame and per-traversal work
-    thread_c_byte = inputs.get("thread_c_byte", 0.0)
-    cycles = host.cycles_per_byte(
-        payload, host.stack_traversal_bytes(
-            payload, inputs["lro"], software=soft,
-            aggregate_bytes=inputs.get("aggregate", host.AGGREGATE_BYTES)),
-        inputs["c_byte"] - thread_c_byte, inputs["c_pkt"], inputs["c_wire"],
-        checksum_offload=inputs["checksum"], c_checksum=inputs["c_checksum"],
-        c_encap=inputs["c_encap"], c_team=inputs["c_team"],
-        rss_factor=inputs["rss_factor"], soft_aggregated=soft,
-        c_soft_agg=inputs["c_soft_agg"])
-    stream_cap = inputs["stream_cap"]
-    channel = np.asarray(thread_c_byte) > 0
-    if channel.any():
-        stream_cap = np.minimum(stream_cap, np.where(
-            channel, qemu_ram.multifd_channel_cap(
-                inputs["ghz"], np.where(channel, thread_c_byte, 1.0)),
-            np.inf))
-    threads = inputs.get("sender_threads")
-    if threads is not None and np.isfinite(threads).any():
-        stream_cap = np.minimum(stream_cap, transport.sender_thread_cap(
-            threads, inputs["streams"],
-            host.core_ceiling(inputs["ghz"], cycles)))
-    own_thread = inputs.get("own_thread", False)
-    stream_pps = inputs.get("stream_pps")
-    if stream_pps is not None and np.isfinite(stream_pps).any():
-        # a packet rate per stream is a bit rate at this payload; a
-        # generator thread on this host spends its core on each packet
-        # and on copying each frame's bytes
-        generator_gbps = bytes_per_s_to_gbps(transport.generator_packet_rate(
-            stream_pps, frame - wire.L1_OVERHEAD_BYTES, inputs["ghz"])
-            * payload)
-        stream_cap = np.minimum(stream_cap, generator_gbps)
-        cycles = np.where(own_thread, 8.0 * inputs["ghz"]
-                           / np.where(own_thread, generator_gbps, 1.0),
-                           cycles)
-    result = transport.bulk_transfer(
-        inputs["transport"], inputs["member_speed"], inputs["members"],
-        inputs["spread"], inputs["flows"], inputs["rss_queues"],
-        inputs["cores"], inputs["ghz"], cycles, efficiency,
-        stream_cap=stream_cap, streams=inputs["streams"],
-        compression_ratio=inputs["ratio"],
-        compressor_speed=inputs["compressor"],
-        compression_threads=inputs["threads"],
-        compression_offload=inputs["offload"],
-        flows_per_queue=inputs["flows_per_queue"], c_io=inputs["c_io"],
-        own_thread=own_thread,
-        pinned_sessions=inputs.get("pinned_sessions", 0),
-        slot_goodput=_slot_goodput(inputs, payload, frame))
-    if channel.any():  # the channel threads' copies cost cores too
-        result["cores"] = result["cores"] + host.cores_busy(
-            result["wire_payload"], thread_c_byte, inputs["ghz"])
-    result["ack_bytes"] = wire.ack_wire_bytes(
-        inputs["ip_version"], timestamps=inputs["timestamps"],
-        vlan_tags=inputs["vlan_tags"])
-    result["efficiency"] = efficiency
-    result["payload"] = payload
-    return result
-
-
-def _datagram_frames(inputs, payload, frame):
-    """Payload and wire bytes of rows whose datagrams fill frames of a
-    given size (``frame`` column, MAC header to FCS; NaN: the MTU's full
-    frames) [B]."""
-    sized = inputs.get("frame")
-    if sized is None or np.isnan(sized).all():
-        return payload, frame
-    asked = ~np.isnan(sized)
-    size = np.where(asked, sized, wire.MIN_FRAME_BYTES)
-    inner = wire.udp_payload_bytes(size, inputs["ip_version"],
-                                   vlan_tags=inputs["vlan_tags"]) \
-        - inputs["encap"]
-    return (np.where(asked, inner, payload),
-            np.where(asked, np.maximum(size, wire.MIN_FRAME_BYTES)
-                     + wire.L1_OVERHEAD_BYTES, frame))
-
-
-def _slot_goodput(inputs, payload, frame):
-    """Payload the path's PCIe slots let through in the data direction
-    [Gbit/s]: each distinct slot once (inf where a NIC's slot is not
-    given, and for RDMA, whose connection the slot caps as its stream)."""
-    slots = inputs.get("slots")
-    if slots is None or not np.any(slots):
-        return np.inf
-    known = slots > 0
-    rate = pcie.nic_slot_goodput(
-        np.where(known, inputs["slot_gen"], 1),
-        np.where(known, inputs["slot_lanes"], 1), frame, payload,
-        inputs["slot_transmit"],
-        max_payload_bytes=np.where(known, inputs["slot_mps"], 256))
-    return np.where(known, slots * rate, np.inf)
 
 
 _QUEUE_NAMES = {"rss": "RSS", "vmq": "VMQ", "vrss": "vRSS",
@@ -503,19 +370,17 @@ def _uplinks(path, now, r, speed=lambda nic: nic.speed_gbps):
     members = len(path.nics)
     shares = ([1.0] + [0.0] * (members - 1)) if path.spread == "one" \
         else [1.0 / members] * members
-    ack_rate = 0.0
+    acks = 0.0
     # RDMA and UDP send no ACKs
     if path.transport not in RDMA_TRANSPORTS + ("udp",):
-        packets = gbps_to_bytes_per_s(now["wire_payload"][r]) \
-            / now["payload"][r]
-        ack_rate = bytes_per_s_to_gbps(
-            packets / wire.SEGMENTS_PER_ACK * now["ack_bytes"][r])
+        acks = chain.ack_rate(now["wire_payload"][r], now["payload"][r],
+                              now["ack_bytes"][r])
     values = {}
     for nic, share in zip(path.nics, shares):
         values[metric_ids.uplink(nic.id, "rx_util_pct")] = \
-            100.0 * share * wire_rate / speed(nic)
+            chain.link_utilisation(wire_rate, speed(nic), share)
         values[metric_ids.uplink(nic.id, "tx_util_pct")] = \
-            100.0 * share * ack_rate / speed(nic)
+            chain.link_utilisation(acks, speed(nic), share)
     return values
 
 

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from models import compression, migration, platform, qemu_ram
+from models import compression, migration, migration_costs, platform, qemu_ram
 from models.units import (GIB, MIB, bytes_per_s_to_gbps,
                           gbps_to_bytes_per_s)
 from solvers import goalseek, metric_ids
@@ -173,7 +173,7 @@ def _solve(rows, throughput, spread, details, reuse):
     # the rate that would converge within the downtime budget: the
     # evidence when a migration does not converge
     window_rate = goalseek.rate_for_downtime(
-        np.maximum(p["downtime_limit"], 1e-3),
+        np.maximum(p["downtime_limit"], migration_costs.DOWNTIME_FLOOR_S),
         p["memory"] * (1 - p["zero_fraction"]), cold_rate=p["cold_rate"],
         hot_set=p["hot_set"], hot_rate=p["hot_rate"]).x
     return result, rate, window_rate, _goal_seek(
@@ -346,7 +346,8 @@ def _goal_seek(p, rate, spread, reuse, converged):
         rate, p["memory"] * (1 - p["zero_fraction"]),
         cold_rate=np.where(slope > 0, p["cold_rate"], 1.0),
         hot_set=p["hot_set"], hot_rate=p["hot_rate"],
-        downtime_limit=np.maximum(p["downtime_limit"], 1e-3))
+        downtime_limit=np.maximum(p["downtime_limit"],
+                                  migration_costs.DOWNTIME_FLOOR_S))
     unthrottled = bytes_per_s_to_gbps(
         limit.x * np.where(slope > 0, slope, 1.0))
     throttles = p["throttle"] != migration.THROTTLES.index("none")

@@ -12,6 +12,7 @@ from models import storage, wire
 from solvers import metric_ids
 from solvers.analysis import (EMPTY, AnalysisResult, Candidate,
                               ColumnResult, defaulted_binding, metric_value)
+from solvers.inputs import mtu_limits
 from solvers.results import Bottleneck, Finding
 
 NAME = "storage"
@@ -196,7 +197,7 @@ def evaluate_rows(col):
         encrypted=column("encrypted"), rdma=column("rdma"),
         c_io=column("c_io"), c_byte=column("c_byte"),
         c_pkt=column("c_pkt"), c_wire=column("c_wire"),
-        mtu_limits=wire.limits_covering(col["mtu_min"], col["mtu_max"]))
+        mtu_limits=mtu_limits(col))
     result["oio"] = oio
     result["serving_cores"] = col["serving_cores"]
     return result
@@ -302,6 +303,11 @@ def _assumptions(item):
     if item.backend.devices and not item.backend.service_time_ms:
         notes.append("Device service time: one random IO on a device, "
                      f"{1e3 / item.backend.device_iops:.1f} ms")
+    elif item.backend.kind == "array" and not item.backend.service_time_ms:
+        notes.append("Array service time assumed: "
+                     f"{1e3 * storage.DEFAULT_SERVICE_S:g} ms per IO (a "
+                     "write acknowledged from an all-flash cache; no "
+                     "published figure), give backend.service_time_ms")
     return notes
 
 

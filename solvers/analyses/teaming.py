@@ -290,7 +290,7 @@ def _place(policy, columns, usable, speed, team, hypervisor):
     c = columns
     moves = []
     if policy == "lacp":
-        usable = _active_aggregator(usable, speed)
+        usable = teaming.active_aggregator(usable, speed)
         n = usable.size
     if policy in ("port_id", "hyperv_port"):
         tx = usable[teaming.port_id_member(c.port_id, n)][c.unit]
@@ -333,7 +333,7 @@ def _place(policy, columns, usable, speed, team, hypervisor):
             bucket = _header_hash(teaming.default_hash(
                 policy, team.hash, hypervisor), c, team) & 0xFF
         else:
-            bucket = _byte_xor(c.dip)
+            bucket = teaming.byte_xor(c.dip)
         member = teaming_dynamic.tlb(c.tx, bucket, speed[usable],
                                      step_s=c.step, order=team.tlb_order,
                                      seed=team.ovs_hash_basis)
@@ -381,16 +381,6 @@ def _mask(usable, members):
     return mask
 
 
-def _active_aggregator(usable, speed):
-    """802.3ad: ports of one speed form an aggregator; the one with the
-    largest aggregate bandwidth carries traffic (``ad_select=stable``;
-    teaming.md section 3.4, case T4)."""
-    speeds = speed[usable]
-    classes = np.unique(speeds)
-    totals = np.array([speeds[speeds == s].sum() for s in classes])
-    return usable[speeds == classes[np.argmax(totals)]]
-
-
 def _header_hash(name, c, team):
     if name in teaming.LINUX_HASHES:
         return teaming.linux_xmit_hash(
@@ -403,11 +393,6 @@ def _header_hash(name, c, team):
     h = teaming.uniform_hash([fields[f] for f in
                               teaming.UNIFORM_HASH_FIELDS[name]])
     return (h >> np.uint64(1)).astype(np.int64)
-
-
-def _byte_xor(ip):
-    ip = ip.astype(np.int64)
-    return (ip ^ (ip >> 8) ^ (ip >> 16) ^ (ip >> 24)) & 0xFF
 
 
 def _loads(policy, columns, tx_member, rx_member, speed, usable, *,
@@ -728,7 +713,8 @@ def _findings(team, columns, speed, results, compare, optimal, team_id,
                       "value": 100 * configured["peak"], "threshold": 100}))
     best_policy = min(compare, key=lambda p: (results[p]["peak"],
                                               compare.index(p)))
-    if results[best_policy]["peak"] < configured["peak"] * 0.95:
+    if results[best_policy]["peak"] < \
+            configured["peak"] * teaming.BETTER_POLICY_MARGIN:
         findings.append(Finding(
             id="teaming.better_policy", severity="info",
             message=(f"{TEAMING_POLICIES[best_policy][0]} peaks at "

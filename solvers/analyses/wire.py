@@ -4,7 +4,7 @@ findings. Its line-rate limit binds when no other analysis names one."""
 
 import numpy as np
 
-from models import transport, wire
+from models import chain, transport, wire
 from models.units import bytes_per_s_to_gbps
 from solvers.analysis import (AnalysisResult, Candidate, ColumnResult,
                               metric_value)
@@ -44,8 +44,11 @@ def _metric_columns(w):
                                  mtu_limits=w.limits)
     frame = wire.wire_bytes(w.mtu, w.ip_version, vlan_tags=w.vlan_tags,
                             encapsulation_bytes=w.encap, mtu_limits=w.limits)
-    efficiency = payload / frame
-    goodput = w.link_gbps * efficiency
+    framing = {"ip_version": w.ip_version, "timestamps": w.timestamps,
+               "vlan_tags": w.vlan_tags, "encapsulation_bytes": w.encap,
+               "mtu_limits": w.limits}
+    efficiency = wire.efficiency(w.mtu, **framing)
+    goodput = wire.goodput(w.link_gbps, w.mtu, **framing)
     packets = wire.packet_rate(goodput, payload)
     metrics = {
         "wire.link_gbps": w.link_gbps,
@@ -64,12 +67,9 @@ def _metric_columns(w):
         datagram = wire.udp_payload_bytes(np.nan_to_num(w.frame_size),
                                           w.ip_version, vlan_tags=w.vlan_tags)
         udp = bytes_per_s_to_gbps(frames * datagram)
-        # one stack pass and system call (UDP's), the preset's driver
-        # cost and copy per frame, no GRO: what a kernel receiver spends
-        # on each of these frames [cycles]
-        cycles = transport.UDP_DATAGRAM_CYCLES + w.c_wire \
-            + w.c_byte_rx * datagram
-        per_core = w.ghz * 1e9 / cycles
+        # what one core of a kernel receiver takes of these frames
+        per_core = chain.datagram_frames_per_core(datagram, w.ghz, w.c_wire,
+                                                  w.c_byte_rx)
         metrics["wire.frame_rate_pps"] = frames
         metrics["wire.udp_payload_gbps"] = np.where(asked, udp, np.nan)
         metrics["wire.frames_per_core_pps"] = np.where(asked, per_core,

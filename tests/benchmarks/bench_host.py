@@ -7,7 +7,7 @@ regression.)"""
 import numpy as np
 
 from models import wire
-from solvers.analyses.host import transfer_chain
+from models.chain import transfer_chain
 from tests.benchmarks.timing import best_time
 
 N = 1_000_000

@@ -13,7 +13,7 @@ from pathlib import Path
 from app.paths import DEFAULT_EXAMPLE, resource_path
 from app.scenario_io import load_scenario
 from solvers import sweep
-from solvers.analyses.host import transfer_chain
+from models.chain import transfer_chain
 from tests.benchmarks import bench_host
 from tests.benchmarks.timing import best_time, run_with_peak_rss
 

@@ -284,3 +284,12 @@ def test_the_wakeup_is_at_most_half_a_lone_ios_latency_and_local_only():
         "iscsi", 4096.0, 0.0, 4, 1e7, 200e-6, 1.25e9, 4, 1500, 4, 4.0e9, 16,
         device_servers=np.inf, host_wakeup=w)["latency_s"] for w in (0, 5e-6)]
     assert float(iscsi[0]) == float(iscsi[1])
+
+
+def test_device_servers_littles_law():
+    # Little's law (Little 1961): a device rated 1,000,000 IOPS whose IO
+    # takes 80 us must serve 80 IOs at once; a slow device at least one
+    assert storage.device_servers(1e6, 80e-6) == 80
+    assert storage.device_servers(np.array([100.0, 1.5e6]),
+                                  np.array([1e-3, 100e-6])).tolist() \
+        == [1.0, 150.0]

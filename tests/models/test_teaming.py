@@ -354,3 +354,54 @@ def test_ovs_balance_tcp_bucket_is_flow_hash_5tuple():
     for value in (_be_word_as_le(sip), _be_word_as_le(dip), 47):
         h = _add(h, value)
     assert int(no_ports) == _finish(h, 42)
+
+
+# -- models.teaming: 802.3ad aggregator, balance-alb byte hash -------------
+
+def test_active_aggregator_case_t4():
+    # teaming.md case T4: 802.3ad over 2 x 10 G + 2 x 25 G with
+    # ad_select=stable: only the 25 G pair carries traffic
+    speed = np.array([10.0, 10.0, 25.0, 25.0])
+    assert teaming.active_aggregator(np.arange(4), speed).tolist() == [2, 3]
+    # three 10 G ports outweigh one 25 G port
+    speed = np.array([10.0, 10.0, 10.0, 25.0])
+    assert teaming.active_aggregator(np.arange(4), speed).tolist() \
+        == [0, 1, 2]
+
+
+def test_byte_xor_is_the_xor_of_the_address_bytes():
+    # bond_alb.c: balance-alb's bucket is the XOR of the destination
+    # address's bytes; 192.168.1.20 -> 192 ^ 168 ^ 1 ^ 20 = 125
+    ips = np.array([0xC0A80114, 0x0A000001, 0xFFFFFFFF], dtype=np.uint32)
+    assert teaming.byte_xor(ips).tolist() == [125, 11, 0]
+    rng = np.random.default_rng(7)
+    ips = rng.integers(0, 2 ** 32, 1000, dtype=np.uint64).astype(np.uint32)
+    by_bytes = np.bitwise_xor.reduce(
+        [(ips.astype(np.int64) >> s) & 0xFF for s in (0, 8, 16, 24)])
+    assert (teaming.byte_xor(ips) == by_bytes).all()
+
+
+def test_lbt_defaults_are_vmwares():
+    # vSphere 7.0 Networking, "Route Based on Physical NIC Load": 75 %
+    # over 30 s
+    assert teaming.LBT_THRESHOLD_PCT == 75.0
+    assert teaming.LBT_PERIOD_S == 30.0
+
+
+def test_lbt_defaults_defined_once():
+    # the schema's team defaults and the LBT procedure's are the named
+    # constants of models.teaming
+    import inspect
+
+    from models.scenario import Team
+    from solvers import teaming_dynamic
+    fields = Team.model_fields
+    assert fields["lbt_threshold_pct"].default == teaming.LBT_THRESHOLD_PCT
+    assert fields["lbt_period_s"].default == teaming.LBT_PERIOD_S
+    assert fields["lbt_max_moves_per_uplink"].default \
+        == teaming.LBT_MAX_MOVES_PER_UPLINK
+    defaults = inspect.signature(teaming_dynamic.lbt).parameters
+    assert defaults["threshold"].default == teaming.LBT_THRESHOLD_PCT / 100
+    assert defaults["period_steps"].default == teaming.LBT_PERIOD_S
+    assert defaults["max_moves_per_uplink"].default \
+        == teaming.LBT_MAX_MOVES_PER_UPLINK
