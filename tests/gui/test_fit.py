@@ -103,3 +103,28 @@ def test_dialogs_show_every_text_whole(qapp, qtbot, size):
         assert 0 <= table.columnViewportPosition(column) and \
             right <= table.viewport().width(), \
             table.horizontalHeaderItem(column).text()
+
+
+def _fields_in_view(editor):
+    """The editor's fields shown whole in its scroll area's viewport."""
+    viewport = editor.scroll.viewport()
+    page = editor._page
+    return [path for path, field in page.fields.items()
+            if field.isVisibleTo(page)
+            and 0 <= field.mapTo(viewport, QtCore.QPoint(0, 0)).y()
+            and field.mapTo(viewport, QtCore.QPoint(0, field.height())).y()
+            <= viewport.height()]
+
+
+def test_a_migration_shows_its_common_fields_at_1280x800(window, qapp):
+    # issue 37: at 1280x800 a migration showed 6 fields, its dirty rate
+    # the last; the form's row spacing, a one-line heading and a variants
+    # panel that shrinks to two rows leave room for 9 (of 17 unfolded)
+    open_example(window, "seed003_vmotion.toml")
+    window.resize(1280, 800)
+    window.editor.select("workloads.migrations[0]")
+    qapp.processEvents()
+    shown = _fields_in_view(window.editor)
+    entry = "workloads.migrations[0]"
+    assert f"{entry}.dirty.rate_mib_s" in shown
+    assert len(shown) >= 9, shown
