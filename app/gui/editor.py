@@ -561,8 +561,11 @@ class ScenarioEditor(QtWidgets.QWidget):
         self.splitter = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
         self.splitter.addWidget(self.tree)
         self.splitter.addWidget(lower)
-        self.splitter.setStretchFactor(1, 2)
-        self.splitter.setSizes([170, 330])
+        # a taller window lengthens the tree too (a 1080-line screen: 17
+        # rows beside a migration's 17 common fields), the form more
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 4)
+        self.splitter.setSizes([170, 290])   # what 1280x800 leaves
         layout.addWidget(self.splitter, 1)
         self._marked = []
         self._pending = {}         # refused values waiting for a sibling
