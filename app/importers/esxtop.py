@@ -172,7 +172,7 @@ def _assume_link_speed(draft, path, unrated, link_speed_gbps, result):
     names = ", ".join(client for _, client, _ in unrated)
     if link_speed_gbps is not None:
         speed = float(link_speed_gbps)
-        why = "as given (--link-speed)"
+        why = "as given at import (--link-speed or the import dialog)"
     else:
         peaks = [peak for _, _, peak in unrated if peak is not None]
         if not peaks:

@@ -116,7 +116,7 @@ def test_esxtop_link_speed_option(tmp_path, capsys):
                  "-o", str(out)])
     printed = capsys.readouterr().out
     assert code == 1   # the sample's pause and missing sample
-    assert "25 Gbit/s assumed, as given (--link-speed)" in printed
+    assert "25 Gbit/s assumed, as given at import (--link-speed" in printed
     assert {n.speed_gbps for n in load_scenario(out).nics} == {25.0}
 
 

@@ -172,7 +172,7 @@ def test_without_link_speed_the_option_sets_it(tmp_path):
     (scenario,) = run_import("esxtop", [path],
                              link_speed_gbps=25).scenarios
     assert {n.speed_gbps for n in scenario.nics} == {25.0}
-    assert any("25 Gbit/s assumed, as given (--link-speed)" in a
+    assert any("25 Gbit/s assumed, as given at import (--link-speed" in a
                for a in scenario.meta.assumptions)
     # a recorded counter wins over the option
     (scenario,) = run_import("esxtop", [SAMPLE],
