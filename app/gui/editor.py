@@ -91,6 +91,11 @@ ADVANCED_FIELDS = {
     "EvacuationVm": ("disk_gib", "disk_write_mib_s"),
 }
 
+#: On/off fields side by side, where a group has at least MIN_SWITCHES
+#: of them (a NIC's offloads per IP version: six)
+SWITCHES_PER_ROW = 2
+MIN_SWITCHES = 4
+
 #: A choice longer than this [average characters] gets its own line
 WIDE_CHOICE_CHARS = 26
 
@@ -373,11 +378,17 @@ class FormPage(QtWidgets.QWidget):
         layout.addStretch(1)
 
     def _add_fields(self, layout, model, path):
+        folded = ADVANCED_FIELDS.get(model.__name__, ())
+        specs = list(_ordered(model, fields_of(model)))
+        switches = [s for s in specs
+                    if s.kind == "bool" and s.name not in folded]
+        if len(switches) < MIN_SWITCHES:
+            switches = []
         form = _form_layout()
         layout.addLayout(form)
-        folded = ADVANCED_FIELDS.get(model.__name__, ())
         more = None   # (button, form) of the folded fields
-        for spec in _ordered(model, fields_of(model)):
+        grid = None   # the on/off fields, two to a row
+        for spec in specs:
             if model is Scenario and spec.name in _NOT_EDITED:
                 continue
             field_path = f"{path}.{spec.name}" if path else spec.name
@@ -398,6 +409,15 @@ class FormPage(QtWidgets.QWidget):
                 continue
             if spec.kind == "any":
                 continue   # free-form values (variant changes, sweeps)
+            if spec in switches:
+                if grid is None:   # where the first of them is
+                    grid = QtWidgets.QGridLayout()
+                    grid.setVerticalSpacing(FORM_ROW_SPACING)
+                    grid.setHorizontalSpacing(8)
+                    form.addRow(grid)
+                self._add_switch(grid, switches.index(spec), spec,
+                                 field_path, model)
+                continue
             if spec.name in folded and more is None:
                 more = self._more_section(layout)
             self._add_row(more[1] if spec.name in folded else form, spec,
@@ -440,7 +460,18 @@ class FormPage(QtWidgets.QWidget):
         self.folded[button] = []
         return button, form
 
-    def _add_row(self, form, spec, field_path, model):
+    def _add_switch(self, grid, index, spec, field_path, model):
+        """An on/off field in the grid of its group's (a NIC's offloads):
+        two to a row, half the height of one a row."""
+        label, editor = self._labelled(spec, field_path, model)
+        editor.unit.hide()   # on/off has no unit
+        row, column = divmod(index, SWITCHES_PER_ROW)
+        grid.addWidget(label, row, 2 * column)
+        grid.addWidget(editor, row, 2 * column + 1)
+        grid.setColumnStretch(2 * column + 1, 1)
+
+    def _labelled(self, spec, field_path, model):
+        """A field's editor and its label, registered as the page's."""
         editor = FieldEditor(
             spec, field_path,
             reference=REFERENCES.get((model.__name__, spec.name)))
@@ -448,6 +479,11 @@ class FormPage(QtWidgets.QWidget):
         label.setWordWrap(True)   # a long name wraps, never clips
         label.setToolTip(editor.input.toolTip())
         editor.label = label
+        self.fields[field_path] = editor
+        return label, editor
+
+    def _add_row(self, form, spec, field_path, model):
+        label, editor = self._labelled(spec, field_path, model)
         if _widest_choice(editor.input) > \
                 editor.fontMetrics().averageCharWidth() * WIDE_CHOICE_CHARS:
             # a choice as long as "Route based on physical NIC load
@@ -458,7 +494,6 @@ class FormPage(QtWidgets.QWidget):
                 editor.unit.hide()
         else:
             form.addRow(label, editor)
-        self.fields[field_path] = editor
 
     def load(self, data, changed):
         """Show the values of the document's plain data; ``changed(path,
