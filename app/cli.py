@@ -136,6 +136,18 @@ def _positive_int(text):
     return value
 
 
+def _link_speed(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= 1600:   # a scenario's NIC speed (models.scenario)
+        raise argparse.ArgumentTypeError(
+            f"must be a link speed in Gbit/s, > 0 and <= 1600 (10 for "
+            f"10 GbE), got {text!r}")
+    return value
+
+
 def build_parser():
     parser = _Parser(
         prog="linkplan",
@@ -245,6 +257,11 @@ def build_parser():
                           help="files to import")
     importer.add_argument("-o", "--output", help="scenario file to write "
                           "(.toml or .json), atomically")
+    importer.add_argument("--link-speed", type=_link_speed, metavar="GBPS",
+                          help="esxtop: speed of the uplinks whose 'Link "
+                          "Speed (Mb)' counter is not in the file, Gbit/s "
+                          "(default: the smallest server Ethernet speed at "
+                          "or above the highest rate they carried)")
 
     from app import calibrate_cli
     calibrate_cli.add_arguments(add(
@@ -782,7 +799,14 @@ def _import(args):
     from models.scenario import ScenarioError, dump_scenario
 
     report = sys.stdout if args.output else sys.stderr
-    outcome = run_import(args.format, args.files)
+    if args.link_speed is not None and args.format != "esxtop":
+        print(f"linkplan import: --link-speed {args.link_speed:g} is for "
+              f"esxtop files, not {args.format}; nothing imported",
+              file=sys.stderr)
+        return EXIT_USAGE
+    options = {} if args.link_speed is None else {
+        "link_speed_gbps": args.link_speed}
+    outcome = run_import(args.format, args.files, **options)
     for line in outcome.result.taken:
         print(f"took: {line}", file=report)
     for line in outcome.result.skipped:

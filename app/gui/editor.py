@@ -91,12 +91,23 @@ ADVANCED_FIELDS = {
     "EvacuationVm": ("disk_gib", "disk_write_mib_s"),
 }
 
+#: On/off fields side by side, where a group has at least MIN_SWITCHES
+#: of them (a NIC's offloads per IP version: six)
+SWITCHES_PER_ROW = 2
+MIN_SWITCHES = 4
+
 #: A choice longer than this [average characters] gets its own line
 WIDE_CHOICE_CHARS = 26
 
 
+#: Pixels between a form's rows: the style's 6 to 8 took a field in four
+#: at 1280x800 (issue 37: a migration showed 6 of its fields).
+FORM_ROW_SPACING = 2
+
+
 def _form_layout():
     form = QtWidgets.QFormLayout()
+    form.setVerticalSpacing(FORM_ROW_SPACING)
     form.setFieldGrowthPolicy(
         QtWidgets.QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
     form.setRowWrapPolicy(QtWidgets.QFormLayout.RowWrapPolicy.DontWrapRows)
@@ -367,11 +378,17 @@ class FormPage(QtWidgets.QWidget):
         layout.addStretch(1)
 
     def _add_fields(self, layout, model, path):
+        folded = ADVANCED_FIELDS.get(model.__name__, ())
+        specs = list(_ordered(model, fields_of(model)))
+        switches = [s for s in specs
+                    if s.kind == "bool" and s.name not in folded]
+        if len(switches) < MIN_SWITCHES:
+            switches = []
         form = _form_layout()
         layout.addLayout(form)
-        folded = ADVANCED_FIELDS.get(model.__name__, ())
         more = None   # (button, form) of the folded fields
-        for spec in _ordered(model, fields_of(model)):
+        grid = None   # the on/off fields, two to a row
+        for spec in specs:
             if model is Scenario and spec.name in _NOT_EDITED:
                 continue
             field_path = f"{path}.{spec.name}" if path else spec.name
@@ -382,7 +399,7 @@ class FormPage(QtWidgets.QWidget):
                 group.setToolTip(spec.description or
                                  (spec.detail.__doc__ or "").strip())
                 inner = QtWidgets.QVBoxLayout(group)
-                inner.setContentsMargins(6, 4, 6, 4)
+                inner.setContentsMargins(6, 0, 6, 2)
                 self._add_fields(inner, spec.detail, field_path)
                 layout.addWidget(group)
                 # the fields after it below it: the schema's order (a
@@ -392,6 +409,15 @@ class FormPage(QtWidgets.QWidget):
                 continue
             if spec.kind == "any":
                 continue   # free-form values (variant changes, sweeps)
+            if spec in switches:
+                if grid is None:   # where the first of them is
+                    grid = QtWidgets.QGridLayout()
+                    grid.setVerticalSpacing(FORM_ROW_SPACING)
+                    grid.setHorizontalSpacing(8)
+                    form.addRow(grid)
+                self._add_switch(grid, switches.index(spec), spec,
+                                 field_path, model)
+                continue
             if spec.name in folded and more is None:
                 more = self._more_section(layout)
             self._add_row(more[1] if spec.name in folded else form, spec,
@@ -434,7 +460,18 @@ class FormPage(QtWidgets.QWidget):
         self.folded[button] = []
         return button, form
 
-    def _add_row(self, form, spec, field_path, model):
+    def _add_switch(self, grid, index, spec, field_path, model):
+        """An on/off field in the grid of its group's (a NIC's offloads):
+        two to a row, half the height of one a row."""
+        label, editor = self._labelled(spec, field_path, model)
+        editor.unit.hide()   # on/off has no unit
+        row, column = divmod(index, SWITCHES_PER_ROW)
+        grid.addWidget(label, row, 2 * column)
+        grid.addWidget(editor, row, 2 * column + 1)
+        grid.setColumnStretch(2 * column + 1, 1)
+
+    def _labelled(self, spec, field_path, model):
+        """A field's editor and its label, registered as the page's."""
         editor = FieldEditor(
             spec, field_path,
             reference=REFERENCES.get((model.__name__, spec.name)))
@@ -442,6 +479,11 @@ class FormPage(QtWidgets.QWidget):
         label.setWordWrap(True)   # a long name wraps, never clips
         label.setToolTip(editor.input.toolTip())
         editor.label = label
+        self.fields[field_path] = editor
+        return label, editor
+
+    def _add_row(self, form, spec, field_path, model):
+        label, editor = self._labelled(spec, field_path, model)
         if _widest_choice(editor.input) > \
                 editor.fontMetrics().averageCharWidth() * WIDE_CHOICE_CHARS:
             # a choice as long as "Route based on physical NIC load
@@ -452,7 +494,6 @@ class FormPage(QtWidgets.QWidget):
                 editor.unit.hide()
         else:
             form.addRow(label, editor)
-        self.fields[field_path] = editor
 
     def load(self, data, changed):
         """Show the values of the document's plain data; ``changed(path,
@@ -555,8 +596,11 @@ class ScenarioEditor(QtWidgets.QWidget):
         self.splitter = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
         self.splitter.addWidget(self.tree)
         self.splitter.addWidget(lower)
-        self.splitter.setStretchFactor(1, 2)
-        self.splitter.setSizes([170, 330])
+        # a taller window lengthens the tree too (a 1080-line screen: 17
+        # rows beside a migration's 17 common fields), the form more
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 4)
+        self.splitter.setSizes([170, 290])   # what 1280x800 leaves
         layout.addWidget(self.splitter, 1)
         self._marked = []
         self._pending = {}         # refused values waiting for a sibling
@@ -570,9 +614,10 @@ class ScenarioEditor(QtWidgets.QWidget):
         data = scenario.model_dump(mode="json")
         if variant is None:
             self._overrides = {}
-            self.heading.setText("Editing the <b>base</b> scenario; "
-                                 f"{CHANGED_MARK} marks a field set away "
-                                 "from its default.")
+            self.heading.setText(f"Editing the <b>base</b>: {CHANGED_MARK} "
+                                 "set away from its default")
+            self.heading.setToolTip("Edits change the base, and every "
+                                    "variant that does not set the field")
         else:
             chosen = scenario.variants[variant]
             self._overrides = dict(chosen.set)
@@ -581,10 +626,11 @@ class ScenarioEditor(QtWidgets.QWidget):
                     set_path(data, path, copy.deepcopy(value))
                 except KeyError:
                     pass   # the variant no longer fits the base
+            # one line: the fields below get the room
             self.heading.setText(
-                f"Editing variant <b>{chosen.name}</b>: edits change it "
-                f"only; {CHANGED_MARK} marks what differs from the base, ↺ "
-                "takes it back.")
+                f"Editing variant <b>{chosen.name}</b>: {CHANGED_MARK} "
+                "differs from the base, ↺ takes it back")
+            self.heading.setToolTip("Edits change this variant only")
         self.variant = variant
         self._data = data
         for window in self._grid_windows.values():

@@ -1,11 +1,13 @@
 """File > Import…: pick a format and files, preview what will be created,
 open the imported scenario as a new, unsaved document."""
 
+import functools
+
 from PySide6 import QtCore, QtWidgets
 
 from app.import_job import ImportJob
 from app.importers import FORMATS
-from app.importers.common import run_import
+from app.importers.common import SERVER_ETHERNET_GBPS, run_import
 from app.importers.migration import format_check, predicted_vs_measured
 
 _FILTERS = {"rvtools": "RVTools exports (*.xlsx)",
@@ -33,6 +35,7 @@ class ImportDialog(QtWidgets.QDialog):
     def __init__(self, parent=None):
         super().__init__(parent)
         self._loads = 0
+        self._paths = []
         self._worker = None
         self.failure = None
         self.finished.connect(self._stop)
@@ -57,11 +60,33 @@ class ImportDialog(QtWidgets.QDialog):
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         self._open_button().setEnabled(False)
+        # esxtop exports without the Link Speed counters: the uplinks'
+        # speed (linkplan import --link-speed); shown for esxtop only
+        self.link_speed = QtWidgets.QComboBox()
+        self.link_speed.addItem("from the highest rate they carried", None)
+        for speed in SERVER_ETHERNET_GBPS:
+            self.link_speed.addItem(f"{speed:g} Gbit/s", float(speed))
+        self.link_speed.setToolTip(
+            "Speed of the uplinks whose 'Link Speed (Mb)' counter is not in "
+            "the esxtop file; by default the smallest server Ethernet "
+            "speed at or above the highest rate they carried. The preview "
+            "and the scenario's assumptions say which.")
+        self.link_speed.activated.connect(self._reload)
+        self.link_speed_row = QtWidgets.QWidget()
+        row = QtWidgets.QHBoxLayout(self.link_speed_row)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(QtWidgets.QLabel("Uplinks without a link speed:"))
+        row.addWidget(self.link_speed, 1)
+        self.format.currentIndexChanged.connect(
+            lambda _: self.link_speed_row.setVisible(
+                self.format.currentData() == "esxtop"))
+        self.link_speed_row.setVisible(self.format.currentData() == "esxtop")
         top = QtWidgets.QHBoxLayout()
         top.addWidget(self.format, 1)
         top.addWidget(choose)
         layout = QtWidgets.QVBoxLayout(self)
         layout.addLayout(top)
+        layout.addWidget(self.link_speed_row)
         layout.addWidget(QtWidgets.QLabel("Scenario to open:"))
         layout.addWidget(self.scenarios)
         layout.addWidget(self.preview, 1)
@@ -90,9 +115,18 @@ class ImportDialog(QtWidgets.QDialog):
         self.preview.setPlainText(f"Reading {len(paths)} file(s)…")
         self._stop()
         self._paths = [str(p) for p in paths]
+        importer = type(self).importer
+        speed = self.link_speed.currentData()
+        if fmt == "esxtop" and speed is not None:
+            importer = functools.partial(importer, link_speed_gbps=speed)
         self._worker = ImportJob(
             fmt, paths, lambda outcome, failure: self._imported.emit(
-                number, outcome, failure), type(self).importer)
+                number, outcome, failure), importer)
+
+    def _reload(self, *_):
+        """The link speed changed: import the files chosen again."""
+        if self._paths:
+            self.load(self.format.currentData(), self._paths)
 
     def _stop(self, *_):
         """Stop an import still running (files chosen again, the dialog

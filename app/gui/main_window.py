@@ -152,7 +152,7 @@ class MainWindow(QtWidgets.QMainWindow):
         left.addWidget(self.variants_panel)
         left.setStretchFactor(0, 3)
         left.setStretchFactor(1, 1)
-        left.setSizes([580, 180])
+        left.setSizes([640, 120])
 
         self.table_model = ComparisonModel(self)
         self._text_widths = []   # the table's widest texts, per column

@@ -28,6 +28,10 @@ class VariantsPanel(QtWidgets.QWidget):
         self.list = QtWidgets.QListWidget()
         self.list.setToolTip("The base and its variants: named changes of "
                              "the base, compared side by side")
+        # the editor above gets the room (issue 37: fields at 1280x800):
+        # two rows in view at the least, the panel's splitter gives more
+        rows = self.list.fontMetrics().height() + 4
+        self.list.setMinimumHeight(2 * rows + 6)
         layout.addWidget(self.list, 2)
         buttons = QtWidgets.QHBoxLayout()
         buttons.setSpacing(2)
@@ -71,6 +75,7 @@ class VariantsPanel(QtWidgets.QWidget):
         # a few rows: the editor above shows the changes in place too
         self.changes.setMaximumHeight(
             7 * self.changes.fontMetrics().height())
+        self.changes.setMinimumHeight(3 * rows)
         layout.addWidget(self.changes, 1)
         self.back = QtWidgets.QPushButton("Back to base")
         self.back.setToolTip("Remove the selected change from the variant "

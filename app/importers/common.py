@@ -467,6 +467,9 @@ def refuse_past(file, count, limit, what):
 
 #: Ethernet speeds a derived link speed is rounded to [Gbit/s].
 ETHERNET_GBPS = (0.1, 1, 2.5, 5, 10, 25, 40, 50, 100, 200, 400, 800)
+#: The speeds of a server's uplinks, which a measured rate is rounded up
+#: to when the link speed itself was not recorded [Gbit/s].
+SERVER_ETHERNET_GBPS = (1, 10, 25, 40, 50, 100, 200, 400, 800)
 
 
 def add_nics_and_team(draft, nics, *, team, policy, switch_mode,
@@ -576,11 +579,12 @@ def _first(problems):
     return problems[:MAX_PROBLEMS] + [f"... and {more:,} more problems"]
 
 
-def run_import(fmt, paths):
-    """Import ``paths`` as format ``fmt`` and validate the scenarios."""
+def run_import(fmt, paths, **options):
+    """Import ``paths`` as format ``fmt`` and validate the scenarios;
+    ``options`` go to the format's importer (esxtop: ``link_speed_gbps``)."""
     module = importlib.import_module(f"app.importers.{FORMATS[fmt][0]}")
     try:
-        result = module.import_files([str(p) for p in paths])
+        result = module.import_files([str(p) for p in paths], **options)
     except ImportProblem as err:  # from building the scenario of all files
         result = ImportResult(problems=[str(err)])
     outcome = Outcome(result, problems=_first(result.problems))

@@ -7,6 +7,12 @@ Counters read (VMware, "Interpreting esxtop statistics", network panel):
 ``Network Port(vSwitch:portID:client)\\Link Speed (Mb)``, ``\\MBits
 Transmitted/sec``, ``\\MBits Received/sec`` and ``Physical
 Cpu(_Total)\\% Util Time``; every other column is skipped unread.
+
+An export without the ``Link Speed (Mb)`` counters (esxtop's field
+selection left them out) still imports: the uplinks take the speed given
+(``linkplan import --link-speed``), or else the smallest server Ethernet
+speed at or above the highest rate they carried, and the import summary
+and the scenario's assumptions say which.
 """
 
 import re
@@ -14,8 +20,9 @@ import re
 import numpy as np
 
 from app.importers import pdh
-from app.importers.common import (DemandStats, Draft, ImportProblem, add_flow,
-                                  gaps, identifier, import_each, refuse_past)
+from app.importers.common import (SERVER_ETHERNET_GBPS, DemandStats, Draft,
+                                  ImportProblem, add_flow, gaps, identifier,
+                                  import_each, refuse_past)
 from models.scenario import MAX_ENTRIES, MAX_NICS
 
 PATTERN = re.compile(
@@ -30,12 +37,21 @@ _INTERNAL = re.compile(r"^(shadow of vmnic\d+|Management|vdr-vdrPort|"
                        r"vxlan|pps|n/a|--)$", re.IGNORECASE)
 
 
-def import_files(paths):
-    """Import esxtop batch files; one scenario per file."""
-    return import_each(paths, _import_one)
+def import_files(paths, *, link_speed_gbps=None):
+    """Import esxtop batch files; one scenario per file.
+
+    Parameters
+    ----------
+    paths : list of str
+    link_speed_gbps : float, optional
+        Speed of the uplinks whose ``Link Speed (Mb)`` counter is not in a
+        file [Gbit/s]; without it, derived from their highest rate.
+    """
+    return import_each(paths, lambda path, result: _import_one(
+        path, result, link_speed_gbps))
 
 
-def _import_one(path, result):
+def _import_one(path, result, link_speed_gbps):
     table = pdh.read(path, PATTERN, result=result,
                      what="an esxtop batch file (esxtop -b)")
     result.problems.extend(table.problems)
@@ -59,12 +75,13 @@ def _import_one(path, result):
                 MAX_NICS, "uplinks")
     refuse_past(path, sum(not _UPLINK.match(c) for _, _, c in ports),
                 MAX_ENTRIES, "ports as flows")
-    uplinks = {}
+    uplinks, unrated = {}, []
     for (switch, port_id, client), counters in sorted(ports.items()):
         if _UPLINK.match(client):
-            nic = _uplink(draft, table, client, counters, result)
+            nic = _uplink(draft, table, client, counters, result, unrated)
             if nic:
                 uplinks.setdefault(switch, []).append(nic)
+    _assume_link_speed(draft, path, unrated, link_speed_gbps, result)
     for switch, members in uplinks.items():
         doc["teams"].append({"name": identifier(switch), "members":
                              members})
@@ -98,7 +115,7 @@ def _import_one(path, result):
                 f"{path}, {table.header[cpu]}")
     if not doc["nics"]:
         raise ImportProblem(path, "at least one uplink (Network Port of a "
-                            "vmnic) with a 'Link Speed (Mb)' counter")
+                            "vmnic) that is up")
     result.drafts.append(draft)
     result.taken.append(
         f"{path}: host {table.host}: {len(doc['nics'])} uplinks, "
@@ -106,24 +123,11 @@ def _import_one(path, result):
         f"ports as flows, {table.times.size} samples every {step:g} s")
 
 
-def _uplink(draft, table, client, counters, result):
-    column = counters.get("Link Speed (Mb)")
-    if column is None:
-        result.skipped.append(f"{table.path}: uplink {client}: no Link "
-                              "Speed (Mb) counter: not imported")
-        return None
-    speeds = table.values[:, column]
-    speeds = speeds[np.isfinite(speeds) & (speeds > 0)]
-    if not speeds.size:
-        result.skipped.append(f"{table.path}: uplink {client}: link speed "
-                              "0 in every sample (link down): not imported")
-        return None
-    doc = draft.document
-    nic_id = identifier(client, {n["id"] for n in doc["nics"]})
-    speed = float(speeds.max()) / 1000
-    doc["nics"].append({"id": nic_id, "speed_gbps": draft.measured(
-        f"nics[{len(doc['nics'])}].speed_gbps", speed, table.path,
-        table.header[column])})
+def _uplink(draft, table, client, counters, result, unrated):
+    """Add an uplink; one without a Link Speed counter is listed in
+    ``unrated`` as (NIC index, name, peak rate [Gbit/s] or None) and gets
+    its speed from :func:`_assume_link_speed`."""
+    peak, rates = None, ""
     columns = [counters.get(c) for c in ("MBits Transmitted/sec",
                                          "MBits Received/sec")]
     if None not in columns:
@@ -131,10 +135,65 @@ def _uplink(draft, table, client, counters, result):
                                        f"uplink {client}")
         if values.size:
             tx, rx = (DemandStats.of(values[:, i] / 1000) for i in (0, 1))
-            result.taken.append(f"{table.path}: uplink {client} "
-                                f"{speed:g} Gbit/s: transmit {tx}; "
-                                f"receive {rx}")
+            peak = max(tx.peak, rx.peak)
+            rates = f": transmit {tx}; receive {rx}"
+    doc = draft.document
+    column = counters.get("Link Speed (Mb)")
+    if column is None:
+        speed = None
+        unrated.append((len(doc["nics"]), client, peak))
+    else:
+        speeds = table.values[:, column]
+        speeds = speeds[np.isfinite(speeds) & (speeds > 0)]
+        if not speeds.size:
+            result.skipped.append(f"{table.path}: uplink {client}: link "
+                                  "speed 0 in every sample (link down): "
+                                  "not imported")
+            return None
+        speed = draft.measured(f"nics[{len(doc['nics'])}].speed_gbps",
+                               float(speeds.max()) / 1000, table.path,
+                               table.header[column])
+    nic_id = identifier(client, {n["id"] for n in doc["nics"]})
+    doc["nics"].append({"id": nic_id, "speed_gbps": speed})
+    if rates:
+        result.taken.append(f"{table.path}: uplink {client} "
+                            + (f"{speed:g} Gbit/s" if speed else
+                               "(speed not recorded)") + rates)
     return nic_id
+
+
+def _assume_link_speed(draft, path, unrated, link_speed_gbps, result):
+    """Give the uplinks without a Link Speed counter the speed asked for,
+    or the smallest server Ethernet speed at or above the highest rate
+    any of them carried (a link is at least as fast as what it carried),
+    and say so in the summary and the scenario's assumptions."""
+    if not unrated:
+        return
+    names = ", ".join(client for _, client, _ in unrated)
+    if link_speed_gbps is not None:
+        speed = float(link_speed_gbps)
+        why = "as given at import (--link-speed or the import dialog)"
+    else:
+        peaks = [peak for _, _, peak in unrated if peak is not None]
+        if not peaks:
+            raise ImportProblem(path, "the uplinks' 'Link Speed (Mb)' "
+                                "counters, or their MBits Transmitted/"
+                                "Received/sec to derive the speed from "
+                                "(or give it: linkplan import --link-speed "
+                                "GBPS)", found=f"neither for {names}")
+        peak = max(peaks)
+        speed = float(next((s for s in SERVER_ETHERNET_GBPS if s >= peak),
+                           SERVER_ETHERNET_GBPS[-1]))
+        why = (f"the smallest server Ethernet speed at or above the highest "
+               f"rate they carried ({peak:.3g} Gbit/s): a faster link "
+               "makes every utilisation lower; give the real speed with "
+               "linkplan import --link-speed GBPS")
+    for index, _, _ in unrated:
+        draft.document["nics"][index]["speed_gbps"] = speed
+    text = (f"Link speed of {names}: not in {path} (no 'Link Speed (Mb)' "
+            f"counter); {speed:g} Gbit/s assumed, {why}")
+    draft.assumptions.append(text)
+    result.taken.append(text)
 
 
 def _port(draft, table, key, counters, where, result):

@@ -9,15 +9,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from app.importers.common import identifier, refuse_past
+from app.importers.common import (SERVER_ETHERNET_GBPS as ETHERNET_GBPS,
+                                  identifier, refuse_past)
 from models import wire
 from models.scenario import MAX_ENTRIES
 from models.units import BITS_PER_BYTE, GIB, MIB
 from solvers import metric_ids
 from solvers.fit import fit_dirty_model
 
-#: Ethernet speeds a measured rate is rounded up to [Gbit/s].
-ETHERNET_GBPS = (1, 10, 25, 40, 50, 100, 200, 400, 800)
 #: Share of a link's speed left for migration payload after Ethernet,
 #: IP and TCP headers at MTU 1500 (1448 of 1538 B: models.wire's framing,
 #: IPv4 with TCP timestamps).

@@ -102,3 +102,43 @@ def test_every_format_round_trips_to_solve(tmp_path, capsys, fmt, sample):
     capsys.readouterr()
     assert main(["solve", *map(str, written), "--format", "json"]) == 0
     assert '"metrics"' in capsys.readouterr().out
+
+
+def _esxtop_without_link_speed(path):
+    from tests.app.test_import_esxtop import _without_link_speed
+    return _without_link_speed(path)
+
+
+def test_esxtop_link_speed_option(tmp_path, capsys):
+    source = _esxtop_without_link_speed(tmp_path / "nospeed.csv")
+    out = tmp_path / "esx.toml"
+    code = main(["import", "esxtop", str(source), "--link-speed", "25",
+                 "-o", str(out)])
+    printed = capsys.readouterr().out
+    assert code == 1   # the sample's pause and missing sample
+    assert "25 Gbit/s assumed, as given at import (--link-speed" in printed
+    assert {n.speed_gbps for n in load_scenario(out).nics} == {25.0}
+
+
+@pytest.mark.parametrize("value", ["fast", "0", "-10", "nan", "2000"])
+def test_esxtop_bad_link_speed_exits_2(tmp_path, capsys, value):
+    source = _esxtop_without_link_speed(tmp_path / "nospeed.csv")
+    out = tmp_path / "keep.toml"
+    out.write_text("precious")
+    with pytest.raises(SystemExit) as stop:
+        main(["import", "esxtop", str(source), f"--link-speed={value}",
+              "-o", str(out)])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2
+    assert f"argument --link-speed: must be a link speed in Gbit/s, > 0 " \
+        f"and <= 1600 (10 for 10 GbE), got '{value}'" in err
+    assert out.read_text() == "precious"
+
+
+def test_link_speed_is_for_esxtop_only(tmp_path, capsys):
+    code = main(["import", "qemu",
+                 str(SAMPLES / "qmp_query_migrate_rounds.jsonl"),
+                 "--link-speed", "25"])
+    assert code == 2
+    assert "--link-speed 25 is for esxtop files, not qemu" in \
+        capsys.readouterr().err

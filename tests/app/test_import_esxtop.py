@@ -131,3 +131,50 @@ def test_wrong_file_type(tmp_path, content, expected):
     assert not result.drafts
     assert result.problems[0].startswith(f"{path}: ")
     assert expected in result.problems[0]
+
+
+def _without_link_speed(path):
+    """The sample as esxtop writes it when the Link Speed field of the
+    network panel is not selected: the same PDH-CSV 4.0 columns, less
+    every ``\\Link Speed (Mb)`` counter."""
+    header = esxtop_header("esx01.example", ESXTOP_PORTS)
+    keep = [i for i, name in enumerate(header)
+            if not name.endswith("\\Link Speed (Mb)")]
+    rows = esxtop_sample_rows()
+    write_esxtop(path, [header[i] for i in keep],
+                 [[row[i] for i in keep] for row in rows])
+    return path
+
+
+def test_without_link_speed_the_speed_is_a_stated_assumption(tmp_path):
+    # issue 37 item 8: refused whole before ("nothing could be imported")
+    path = _without_link_speed(tmp_path / "nospeed.csv")
+    outcome = run_import("esxtop", [path])
+    (scenario,) = outcome.scenarios
+    # vmnic0's highest rate is the 2.2 Gbit/s of the burst: the smallest
+    # server Ethernet speed at or above it is 10 GbE, the sample's speed
+    assert [(n.id, n.speed_gbps) for n in scenario.nics] == [
+        ("vmnic0", 10.0), ("vmnic1", 10.0)]
+    assumption = (f"Link speed of vmnic0, vmnic1: not in {path} (no 'Link "
+                  "Speed (Mb)' counter); 10 Gbit/s assumed, the smallest "
+                  "server Ethernet speed at or above the highest rate they "
+                  "carried (2.2 Gbit/s)")
+    assert any(a.startswith(assumption) and "--link-speed" in a
+               for a in scenario.meta.assumptions)
+    assert any(t.startswith(assumption) for t in outcome.result.taken)
+    assert "uplink vmnic0 (speed not recorded): transmit mean 0.258" in \
+        "\n".join(outcome.result.taken)
+    assert len(scenario.workloads.flows) == 3
+
+
+def test_without_link_speed_the_option_sets_it(tmp_path):
+    path = _without_link_speed(tmp_path / "nospeed.csv")
+    (scenario,) = run_import("esxtop", [path],
+                             link_speed_gbps=25).scenarios
+    assert {n.speed_gbps for n in scenario.nics} == {25.0}
+    assert any("25 Gbit/s assumed, as given at import (--link-speed" in a
+               for a in scenario.meta.assumptions)
+    # a recorded counter wins over the option
+    (scenario,) = run_import("esxtop", [SAMPLE],
+                             link_speed_gbps=25).scenarios
+    assert {n.speed_gbps for n in scenario.nics} == {10.0}

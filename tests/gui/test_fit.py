@@ -103,3 +103,45 @@ def test_dialogs_show_every_text_whole(qapp, qtbot, size):
         assert 0 <= table.columnViewportPosition(column) and \
             right <= table.viewport().width(), \
             table.horizontalHeaderItem(column).text()
+
+
+def _fields_in_view(editor):
+    """The editor's fields shown whole in its scroll area's viewport."""
+    viewport = editor.scroll.viewport()
+    page = editor._page
+    return [path for path, field in page.fields.items()
+            if field.isVisibleTo(page)
+            and 0 <= field.mapTo(viewport, QtCore.QPoint(0, 0)).y()
+            and field.mapTo(viewport, QtCore.QPoint(0, field.height())).y()
+            <= viewport.height()]
+
+
+def test_a_migration_shows_its_common_fields_at_1280x800(window, qapp):
+    # issue 37: at 1280x800 a migration showed 6 fields, its dirty rate
+    # the last; the form's row spacing, a one-line heading and a variants
+    # panel that shrinks to two rows leave room for 9 (of 17 unfolded)
+    open_example(window, "seed003_vmotion.toml")
+    window.resize(1280, 800)
+    window.editor.select("workloads.migrations[0]")
+    qapp.processEvents()
+    shown = _fields_in_view(window.editor)
+    entry = "workloads.migrations[0]"
+    assert f"{entry}.dirty.rate_mib_s" in shown
+    assert len(shown) >= 9, shown
+
+
+def test_a_nics_offloads_sit_two_to_a_row(window, qapp):
+    # the six on/off offloads of each IP version take three rows, not six:
+    # at 1280x800 the NIC shows 11 fields whole (9 one to a row)
+    open_example(window, "seed003_vmotion.toml")
+    window.resize(1280, 800)
+    window.editor.select("nics[0]")
+    qapp.processEvents()
+    editor = window.editor
+    offloads = "nics[0].offloads.ipv4"
+    row = {name: editor.field(f"{offloads}.{name}").mapTo(
+        window, QtCore.QPoint(0, 0)).y() for name in ("checksum", "tso",
+                                                      "lro", "gso")}
+    assert row["checksum"] == row["tso"] < row["lro"] == row["gso"]
+    assert len(_fields_in_view(editor)) >= 11
+    assert not clipped_texts(editor.scroll.widget())

@@ -189,3 +189,25 @@ def test_a_slow_import_never_blocks_the_event_loop_and_close_stops_it(
         dialog.reject()   # still reading: closing stops the importer
         assert job.join(10)
         assert not job._process.is_alive()
+
+
+def test_esxtop_without_link_speed_takes_the_dialog_speed(qtbot, tmp_path):
+    # issue 37 item 8: the speed is a stated assumption, or the user's
+    from tests.app.test_import_esxtop import _without_link_speed
+    path = _without_link_speed(tmp_path / "nospeed.csv")
+    dialog = ImportDialog()
+    qtbot.addWidget(dialog)
+    dialog.load("esxtop", [str(path)])
+    dialog.wait()
+    assert dialog.link_speed_row.isVisibleTo(dialog)
+    text = dialog.preview.toPlainText()
+    assert "NICs: vmnic0 10 Gbit/s, vmnic1 10 Gbit/s" in text
+    assert "10 Gbit/s assumed, the smallest server Ethernet speed" in text
+    dialog.link_speed.setCurrentIndex(dialog.link_speed.findData(25.0))
+    dialog.link_speed.activated.emit(dialog.link_speed.currentIndex())
+    dialog.wait()
+    text = dialog.preview.toPlainText()
+    assert "NICs: vmnic0 25 Gbit/s, vmnic1 25 Gbit/s" in text
+    assert "25 Gbit/s assumed, as given" in text
+    dialog.format.setCurrentIndex(dialog.format.findData("rvtools"))
+    assert not dialog.link_speed_row.isVisibleTo(dialog)
