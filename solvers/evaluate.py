@@ -5,14 +5,14 @@ The base and all variants are evaluated together: one
 analysis of the registry (:mod:`solvers.analyses`) runs once for the whole
 set. A variant's result is its analyses' results merged in registry order;
 its binding limit is the one of the analysis with the lowest
-``BOTTLENECK_PRIORITY`` that names one.
+``bottleneck_priority`` that names one.
 """
 
 import functools
 
 import numpy as np
 
-from models.scenario import GOALS, Scenario, ScenarioError
+from models.scenario import Scenario, ScenarioError
 from solvers import __version__
 from solvers.analyses import registry
 from solvers.analysis import ColumnResult
@@ -21,7 +21,7 @@ from solvers.columns import (StructureChanged, TiledInputs, column_targets,
                              combination_documents, distinct_combinations)
 from solvers.grid import convert_all, grid_documents
 from solvers.inputs import Inputs
-from solvers.metric_ids import info as metric_info
+from solvers.catalogue import info as metric_info
 from solvers.results import Metric, Results, VariantResult
 
 
@@ -64,11 +64,11 @@ def analyse_all(documents, *, details=True, cache=None):
     for analysis in registry():
         run = functools.partial(
             analysis.analyse, inputs,
-            {name: done[name] for name in analysis.REQUIRES},
+            {name: done[name] for name in analysis.requires},
             details=details)
-        done[analysis.NAME] = run() if cache is None else \
+        done[analysis.name] = run() if cache is None else \
             cache.results(analysis, keys.key(analysis), run)
-    return [(analysis, done[analysis.NAME]) for analysis in registry()]
+    return [(analysis, done[analysis.name]) for analysis in registry()]
 
 
 def _floating_point_errors_refused(function):
@@ -270,9 +270,9 @@ def evaluate_columns(template, columns, count):
 
     Each analysis with ``analyse_columns`` runs it once on the repeated,
     column-set inputs (:class:`solvers.columns.TiledInputs`); one with
-    ``FAMILIES`` but without it runs ``analyse`` on them and its dicts
+    ``inputs`` families but without it runs ``analyse`` on them and its dicts
     become columns; one that reads documents runs once per distinct
-    combination of the column fields it reads (``COLUMN_READS``, see
+    combination of the column fields it reads (``column_reads``, see
     :mod:`solvers.analysis`), and once on the template when it reads
     none (as does one whose families have no rows): points share those
     numbers.
@@ -295,13 +295,13 @@ def evaluate_columns(template, columns, count):
     Raises
     ------
     ValueError
-        An analysis without ``FAMILIES`` requires one with them (its
+        An analysis without ``inputs`` families requires one with them (its
         numbers would differ per point).
     solvers.columns.StructureChanged
         The values of column fields change the template's rows or paths.
     """
     tiled = TiledInputs(template, columns, count)
-    analyses = {analysis.NAME: analysis for analysis in registry()}
+    analyses = {analysis.name: analysis for analysis in registry()}
     done, per_point, once, per_value = {}, {}, {}, {}
 
     def point_results(name):
@@ -309,7 +309,7 @@ def evaluate_columns(template, columns, count):
         if name not in per_point:
             analysis = analyses[name]
             per_point[name] = analysis.analyse(
-                tiled, {n: point_results(n) for n in analysis.REQUIRES},
+                tiled, {n: point_results(n) for n in analysis.requires},
                 details=False)
         return per_point[name]
 
@@ -318,7 +318,7 @@ def evaluate_columns(template, columns, count):
             analysis = analyses[name]
             once[name] = analysis.analyse(
                 tiled.template,
-                {n: template_results(n) for n in analysis.REQUIRES},
+                {n: template_results(n) for n in analysis.requires},
                 details=False)
         return once[name]
 
@@ -335,15 +335,15 @@ def evaluate_columns(template, columns, count):
             analysis = analyses[name]
             results[name] = analysis.analyse(
                 inputs, {n: value_results(n, paths)[1]
-                         for n in analysis.REQUIRES}, details=False)
+                         for n in analysis.requires}, details=False)
         return combo, results[name]
 
     for analysis in analyses.values():
-        name = analysis.NAME
-        families = getattr(analysis, "FAMILIES", None)
-        if hasattr(analysis, "analyse_columns"):
+        name = analysis.name
+        families = analysis.inputs
+        if analysis.analyse_columns is not None:
             done[name] = analysis.analyse_columns(
-                tiled, {n: done[n] for n in analysis.REQUIRES})
+                tiled, {n: done[n] for n in analysis.requires})
             continue
         if families is not None and any(
                 getattr(getattr(tiled.template, family), "owners", True)
@@ -352,8 +352,8 @@ def evaluate_columns(template, columns, count):
                 [r.metrics for r in point_results(name)]))
             continue
         if families is None and any(
-                getattr(analyses[n], "FAMILIES", None) is not None
-                for n in analysis.REQUIRES):
+                analyses[n].inputs is not None
+                for n in analysis.requires):
             raise ValueError(f"analysis {name!r} reads documents but "
                              "requires a column analysis")
         # one that finds nothing to analyse in the template finds nothing
@@ -381,11 +381,11 @@ def evaluate_columns(template, columns, count):
 
 
 def _reads(analysis, path):
-    """Whether an analysis without ``FAMILIES`` reads the column field
-    at ``path`` from its documents: under one of its ``COLUMN_READS``,
-    else of its ``READS`` (every field without them)."""
-    reads = getattr(analysis, "COLUMN_READS",
-                    getattr(analysis, "READS", None))
+    """Whether an analysis without ``inputs`` families reads the column field
+    at ``path`` from its documents: under one of its ``column_reads``,
+    else of its ``reads`` (every field without them)."""
+    reads = analysis.column_reads if analysis.column_reads is not None \
+        else analysis.reads
     return reads is None or any(
         path == field or path.startswith((f"{field}.", f"{field}["))
         for field in reads)
@@ -399,7 +399,7 @@ def evaluate_documents(documents, *, scenario, scenario_sha256,
 
     ``numbers_only=True`` returns just one ``{metric id: value}`` dict per
     document (sweeps and searches: units come from
-    :func:`solvers.metric_ids.info`), skipping chart traces, findings,
+    :func:`solvers.catalogue.info`), skipping chart traces, findings,
     assumptions and result objects. ``cache`` as in :func:`evaluate`.
     """
     analysed = analyse_all(documents, details=not numbers_only, cache=cache)
@@ -419,8 +419,9 @@ def _goal_first(by_priority, document):
     of the goal's quantity, in every face), then by priority."""
     if document.goal is None:
         return by_priority
-    family = GOALS[document.goal.kind][0].split(".")[0]
-    return sorted(by_priority, key=lambda pair: pair[0].NAME != family)
+    kind = document.goal.kind
+    return sorted(by_priority, key=lambda pair: all(
+        goal.kind != kind for goal in pair[0].goals))
 
 
 def _results(documents, analysed, rows, *, scenario, scenario_sha256,
@@ -429,7 +430,7 @@ def _results(documents, analysed, rows, *, scenario, scenario_sha256,
     :func:`analyse_all`; without ``details`` metrics only (no
     bottleneck, findings, assumptions or traces)."""
     by_priority = sorted(analysed,
-                         key=lambda pair: pair[0].BOTTLENECK_PRIORITY)
+                         key=lambda pair: pair[0].bottleneck_priority)
     variants = []
     for i in rows:
         parts = [results[i] for _, results in analysed]

@@ -7,6 +7,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from app.gui.appearance import chart_theme
 from app.gui.charts import variant_colour
 from app.report.content import table_rows
+from solvers import catalogue
+from solvers.analysis import FLAG
 from solvers.metric_ids import parse as parse_metric_id
 from solvers.results import format_change, format_number
 
@@ -27,14 +29,15 @@ _ROOT = QtCore.QModelIndex()
 _COUNT_UNITS = ("1", "cores")
 
 
-def _is_flag(metric):
-    return metric.id.rsplit(".", 1)[-1] == "converged"
+def _is_flag(metric_id):
+    declared = catalogue.declared(metric_id)
+    return declared is not None and declared.kind == FLAG
 
 
 def shown_value(metric):
     """A metric's value as a person reads it: yes/no for a flag, whole
     counts without decimals, else the shared number format."""
-    if _is_flag(metric):
+    if _is_flag(metric.id):
         return "yes" if metric.value else "no"
     if metric.unit in _COUNT_UNITS and float(metric.value).is_integer():
         return f"{int(metric.value):,}"
@@ -48,7 +51,7 @@ _SAME = 1e-9
 def _change(metric, base):
     """metric - base, or None when equal (float noise included), not
     comparable or a flag."""
-    if base is None or metric is base or _is_flag(metric):
+    if base is None or metric is base or _is_flag(metric.id):
         return None
     if not format_change(base.value, metric.value, metric.unit):
         return None
@@ -87,7 +90,7 @@ def _cell_text(metric, base):
 
 def row_label(metric):
     """Row header: the label and its unit (none for flags)."""
-    if _is_flag(metric):
+    if _is_flag(metric.id):
         return metric.label.removesuffix(" (1 yes, 0 no)")
     return f"{metric.label} [{metric.unit}]"
 
@@ -119,11 +122,12 @@ def relevant_rows(results, pinned=()):
     every = set(rows.compared + rows.same + rows.noise)
     kept = {_family_and_key(i) for i in pinned}
     # the goal's rows first, as in the report: the answer, then its causes
-    every = sorted((i for i in results.metric_ids(unique_rows=True)
+    every = sorted((i for i in results.metric_ids(
+                        headlines=catalogue.repeating_headlines())
                     if i in every),
                    key=lambda i: _family_and_key(i) not in kept)
     compared = set(rows.compared)
-    return [i for i in every if i in compared or i.endswith(".converged")
+    return [i for i in every if i in compared or _is_flag(i)
             or _family_and_key(i) in kept], every
 
 

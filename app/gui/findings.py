@@ -11,7 +11,7 @@ from html import escape
 from PySide6 import QtCore, QtWidgets
 
 from app.gui.appearance import colour
-from solvers import metric_ids
+from solvers import catalogue, metric_ids
 from solvers.results import format_number
 
 #: Severities in the order they are listed (each its colour's name in
@@ -64,7 +64,7 @@ def evidence_text(evidence):
     if metric_id is None or value is None:
         return ""
     try:
-        unit, label = metric_ids.info(metric_id)
+        unit, label = catalogue.info(metric_id)
     except (KeyError, ValueError):
         unit, label = "", metric_id
     unit = "" if unit in ("1", "") else f" {unit}"
@@ -86,7 +86,7 @@ def effect_text(recommendation):
     lines = []
     for metric_id, effect in recommendation.effect.items():
         try:
-            label = metric_ids.info(metric_id)[1]
+            label = catalogue.info(metric_id)[1]
         except (KeyError, ValueError):
             label = metric_id
         unit = "" if effect["unit"] in ("1", "") else f" {effect['unit']}"

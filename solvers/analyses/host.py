@@ -12,25 +12,63 @@ import numpy as np
 from models import cpu, host, platform, qemu_ram, transport, wire
 from models.units import bytes_per_s_to_gbps, gbps_to_bytes_per_s
 from solvers import metric_ids
-from solvers.analysis import (EMPTY, AnalysisResult, Candidate,
-                              ColumnResult, defaulted_binding, metric_value)
+from solvers.analysis import (COUNT, EMPTY, FIRST, HIGHER, LOWER, VERDICT,
+                              Analysis, AnalysisResult, Candidate,
+                              ColumnResult, Goal, Items, Metric,
+                              defaulted_binding, metric_value)
 from solvers.inputs import (RDMA_TRANSPORTS, application_streams,
                             auto_streams, compression_note, stack_ghz,
                             stack_preset)
 from solvers.results import Bottleneck, Finding
 
-NAME = "host"
-ORDER = 1
-BOTTLENECK_PRIORITY = 0
-REQUIRES = ()
-#: Document fields it reads (the key of its kept results, see
-#: :mod:`solvers.analysis_cache`).
-READS = ("calibration", "host", "nics", "teams", "network",
-         "workloads.transfers",
-         "workloads.migrations", "workloads.evacuations")
-#: Inputs families it reads with ``details=False`` (it reads no
-#: document field a column sweep varies): see :mod:`solvers.analysis`.
-FAMILIES = ("transfers",)
+ANALYSIS = Analysis(
+    name="host", order=1, bottleneck_priority=0, module=__name__,
+    reads=("calibration", "host", "nics", "teams", "network",
+           "workloads.transfers", "workloads.migrations",
+           "workloads.evacuations"),
+    # it reads no document field a column sweep varies
+    inputs=("transfers",),
+    metrics=(
+        Metric("throughput_gbps", "Gbit/s", "throughput",
+               "Host: transfer throughput", better=HIGHER),
+        Metric("cpu_pct", "%", "CPU", "Host: CPU", better=LOWER),
+        Metric("cpu_pct_per_gbps", "%/(Gbit/s)", "CPU per Gbit/s moved",
+               "Host: CPU per Gbit/s moved", better=LOWER),
+        Metric("busiest_core_pct", "%", "busiest core",
+               "Host: busiest core", better=LOWER),
+        Metric("jumbo_gain_pct", "%", "gain from MTU 9000",
+               "Host: gain from MTU 9000"),
+        Metric("flows", "1", "TCP flows", kind=COUNT),
+        Metric("busy_cores", "cores", "busy receive cores (RSS/VMQ)"),
+        Metric("per_core_ceiling_gbps", "Gbit/s", "per-core ceiling",
+               better=HIGHER),
+        Metric("compressor_gbps_per_thread", "Gbit/s",
+               "logical rate of one compression thread", better=HIGHER),
+        Metric("compression_ratio", "1", "logical bytes per compressed "
+               "byte", better=HIGHER),
+        Metric("compression_cores", "cores", "host cores compressing"),
+        Metric("packets_per_s", "1/s", "datagrams per second"),
+        Metric("rx_util_pct", "%", "receive utilization", kind=VERDICT,
+               better=LOWER),
+        Metric("tx_util_pct", "%", "transmit utilization", kind=VERDICT,
+               better=LOWER),
+    ),
+    headline="throughput_gbps",
+    items=(Items("transfer", FIRST),
+           # an uplink's load is what the teaming cases check
+           Items("uplink", areas=("teaming",))),
+    models=("models.host", "models.transport"),
+    areas=("host_cpu", "transport"),
+    goals=(
+        Goal("max_throughput", "host.throughput_gbps", "max",
+             lambda doc: bool(doc.workloads.transfers),
+             context=("host.throughput_gbps", "host.cpu_pct"), rank=1),
+        Goal("min_cpu", "host.cpu_pct_per_gbps", "min",
+             lambda doc: bool(doc.workloads.transfers),
+             context=("host.cpu_pct_per_gbps", "host.cpu_pct",
+                      "host.throughput_gbps")),
+    ),
+    views=("transfer",))
 
 #: Rows per chunk of the chain: small enough for every intermediate array
 #: to stay in the CPU cache, large enough to amortise numpy's call cost.

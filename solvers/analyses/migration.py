@@ -11,27 +11,65 @@ from models import compression, migration, platform, qemu_ram
 from models.units import (GIB, MIB, bytes_per_s_to_gbps,
                           gbps_to_bytes_per_s)
 from solvers import goalseek, metric_ids
-from solvers.analysis import (EMPTY, AnalysisResult, Candidate,
-                              ColumnResult, defaulted_binding, metric_value)
+from solvers.analysis import (COUNT, EMPTY, FIRST, FLAG, HIGHER, LOWER,
+                              VERDICT, Analysis, AnalysisResult, Candidate,
+                              ColumnResult, Goal, Items, Metric,
+                              defaulted_binding, metric_value)
 from solvers.inputs import (auto_streams, compression_note,
                             migration_carrier, migration_streams)
 from solvers.results import Bottleneck, Finding
 from solvers.schedule import precopy
 
-NAME = "migration"
-ORDER = 2
-#: Before the host's: a migration names a limit only when it does not
-#: converge or converges only by throttling the guest, and then that is
-#: the verdict on the question, not the transport's line rate.
-BOTTLENECK_PRIORITY = -1
-REQUIRES = ("host",)
-#: Document fields it reads (the key of its kept results, see
-#: :mod:`solvers.analysis_cache`).
-READS = ("calibration", "goal", "host", "workloads.transfers",
-         "workloads.migrations")
-#: Inputs families it reads with ``details=False`` (it reads no
-#: document field a column sweep varies): see :mod:`solvers.analysis`.
-FAMILIES = ("migrations",)
+ANALYSIS = Analysis(
+    name="migration", order=2,
+    # Before the host's: a migration names a limit only when it does not
+    # converge or converges only by throttling the guest, and then that is
+    # the verdict on the question, not the transport's line rate.
+    bottleneck_priority=-1, module=__name__, requires=("host",),
+    reads=("calibration", "goal", "host", "workloads.transfers",
+           "workloads.migrations"),
+    # it reads no document field a column sweep varies
+    inputs=("migrations",),
+    metrics=(
+        Metric("converged", "1", "converged (1 yes, 0 no)", kind=FLAG,
+               better=HIGHER),
+        Metric("rounds", "1", "pre-copy rounds", kind=COUNT, better=LOWER),
+        Metric("rate_gbps", "Gbit/s", "migration rate", better=HIGHER),
+        Metric("throttle_pct", "%", "final guest throttle", better=LOWER),
+        Metric("guest_slowdown", "x", "guest slowdown", better=LOWER),
+        Metric("rate_for_downtime_gbps", "Gbit/s",
+               "rate needed to converge within the budget", kind=VERDICT),
+        Metric("total_s", "s", "total time", better=LOWER),
+        Metric("downtime_s", "s", "downtime", better=LOWER),
+        Metric("bytes_sent_gib", "GiB", "bytes sent", better=LOWER),
+        Metric("postcopy_s", "s", "post-copy phase: guest runs on the "
+               "destination, faulting missing pages over the network",
+               better=LOWER),
+        Metric("postcopy_gib", "GiB", "memory pulled in post-copy"),
+        Metric("registration_s", "s", "RDMA memory registration before "
+               "the copy (pin-all)", better=LOWER),
+        Metric("all_vms_s", "s", "all VMs, in batches", better=LOWER),
+        Metric("dirty_limit_gbps", "Gbit/s",
+               "dirtying at which it stops converging", kind=VERDICT,
+               better=HIGHER),
+        Metric("throttle_from_gbps", "Gbit/s", "dirtying above which it "
+               "converges only by throttling the guest", kind=VERDICT,
+               better=HIGHER),
+        Metric("rate_needed_gbps", "Gbit/s",
+               "rate needed for the time budget", kind=VERDICT),
+        Metric("nics_needed", "1", "NICs needed for the time budget",
+               kind=COUNT, better=LOWER),
+        Metric("largest_vm_gib", "GiB", "largest VM within the time "
+               "budget", kind=VERDICT, better=HIGHER),
+    ),
+    headline="total_s", headline_prefix="Migration: ",
+    items=(Items("migration", FIRST),),
+    models=("models.migration",), areas=("migration",),
+    goals=(Goal("min_migration_time", "migration.total_s", "min",
+                lambda doc: bool(doc.workloads.migrations),
+                context=("migration.total_s", "migration.downtime_s"),
+                rank=2),),
+    views=("migration",))
 
 
 def analyse(inputs, upstream, *, details=True):

@@ -6,16 +6,23 @@ import numpy as np
 
 from models import pcie
 from solvers import metric_ids
-from solvers.analysis import EMPTY, AnalysisResult, ColumnResult
+from solvers.analysis import (EMPTY, HIGHER, VERDICT, Analysis, AnalysisResult,
+                              ColumnResult, Items, Metric)
 from solvers.results import Bottleneck, Finding
 
-NAME = "pcie"
-ORDER = 5
-BOTTLENECK_PRIORITY = 8
-REQUIRES = ()
-#: Document fields it reads (the key of its kept results, see
-#: :mod:`solvers.analysis_cache`).
-READS = ("nics",)
+ANALYSIS = Analysis(
+    name="pcie", order=5, bottleneck_priority=8, module=__name__,
+    reads=("nics",),
+    metrics=(
+        Metric("slot_gbps", "Gbit/s", "PCIe slot bandwidth per direction"),
+        Metric("ports_gbps", "Gbit/s", "line rate of the ports in the "
+               "slot"),
+        Metric("slot_headroom_pct", "%", "PCIe slot bandwidth above the "
+               "ports'", kind=VERDICT, better=HIGHER),
+    ),
+    headline="slot_headroom_pct",
+    items=(Items("pcie"),),
+    models=("models.pcie",), areas=("host_cpu",))
 
 
 def _slots(doc):

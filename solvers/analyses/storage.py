@@ -10,21 +10,49 @@ import numpy as np
 
 from models import storage, wire
 from solvers import metric_ids
-from solvers.analysis import (EMPTY, AnalysisResult, Candidate,
-                              ColumnResult, defaulted_binding, metric_value)
+from solvers.analysis import (EMPTY, HIGHER, LOWER, SUMMED, VERDICT, Analysis,
+                              AnalysisResult, Candidate, ColumnResult, Goal,
+                              Items, Metric, defaulted_binding, metric_value)
 from solvers.results import Bottleneck, Finding
 
-NAME = "storage"
-ORDER = 4
-BOTTLENECK_PRIORITY = 1
-REQUIRES = ()
-#: Document fields it reads (the key of its kept results, see
-#: :mod:`solvers.analysis_cache`).
-READS = ("calibration", "goal", "host", "nics", "network",
-         "workloads.storage")
-#: Inputs families it reads with ``details=False`` (it reads no
-#: document field a column sweep varies): see :mod:`solvers.analysis`.
-FAMILIES = ("storage",)
+ANALYSIS = Analysis(
+    name="storage", order=4, bottleneck_priority=1, module=__name__,
+    reads=("calibration", "goal", "host", "nics", "network",
+           "workloads.storage"),
+    # it reads no document field a column sweep varies
+    inputs=("storage",),
+    metrics=(
+        Metric("iops", "1/s", "IOPS", "Storage: IOPS, all workloads",
+               better=HIGHER),
+        Metric("latency_ms", "ms", "latency",
+               "Storage: latency, worst workload", better=LOWER),
+        Metric("throughput_mbps", "MB/s", "throughput",
+               "Storage: throughput, all workloads", better=HIGHER),
+        Metric("oio", "1", "outstanding IO", "Storage: outstanding IO"),
+        Metric("knee_oio", "1", "outstanding IO at the knee",
+               "Storage: outstanding IO at the knee", kind=VERDICT),
+        Metric("cpu_pct", "%", "CPU", "Storage: host CPU, all workloads",
+               better=LOWER),
+        Metric("iops_per_cpu_pct", "1/s", "IOPS per % host CPU",
+               "Storage: IOPS per % host CPU", better=HIGHER),
+        Metric("jumbo_gain_pct", "%", "gain from MTU 9000",
+               "Storage: IOPS gain from MTU 9000"),
+    ),
+    headline="iops",
+    # with one workload the headline is its; with several it sums them,
+    # the latency their worst
+    items=(Items("storage", SUMMED),),
+    models=("models.storage",), areas=("storage",),
+    goals=(
+        Goal("max_iops", "storage.iops", "max",
+             lambda doc: bool(doc.workloads.storage),
+             context=("storage.iops", "storage.latency_ms",
+                      "storage.cpu_pct"), rank=0),
+        Goal("latency_target", "storage.latency_ms", "min",
+             lambda doc: bool(doc.workloads.storage),
+             context=("storage.latency_ms", "storage.iops")),
+    ),
+    views=("storage",))
 
 #: Outstanding IO below this share of the knee N* is "too low" for an IOPS
 #: or throughput goal (storage-io.md section 7; the app's own rule, not

@@ -16,22 +16,44 @@ import numpy as np
 from models import platform, teaming
 from models.scenario import TEAMING_POLICIES
 from solvers import metric_ids, teaming_dynamic
-from solvers.analysis import EMPTY, AnalysisResult, Candidate, metric_value
+from solvers.analysis import (COUNT, EMPTY, HIGHER, LOWER, VERDICT, Analysis,
+                              AnalysisResult, Candidate, Goal, Metric,
+                              metric_value)
 from solvers.inputs import FlowColumns, team_flows
 from solvers.placement import EVALUATE_OPTIONS, place
 from solvers.results import Bottleneck, Finding
 
-NAME = "teaming"
-ORDER = 3
-BOTTLENECK_PRIORITY = 2
-REQUIRES = ()
-#: Document fields it reads (the key of its kept results, see
-#: :mod:`solvers.analysis_cache`).
-READS = ("host", "nics", "teams", "workloads.flows", "workloads.profiles",
-         "workloads.time_step_s")
-#: Column fields it reads (of the host, only the hypervisor, which is
-#: none): a column sweep runs it once per distinct value of these.
-COLUMN_READS = ("nics", "teams")
+ANALYSIS = Analysis(
+    name="teaming", order=3, bottleneck_priority=2, module=__name__,
+    reads=("host", "nics", "teams", "workloads.flows", "workloads.profiles",
+           "workloads.time_step_s"),
+    # of the host, only the hypervisor, which no column sets: a column
+    # sweep runs it once per distinct value of these
+    column_reads=("nics", "teams"),
+    metrics=(
+        Metric("peak_util_pct", "%", "peak uplink utilization",
+               kind=VERDICT, better=LOWER),
+        Metric("gap_to_optimal_pct", "%", "peak above the optimal "
+               "placement", better=LOWER),
+        Metric("imbalance_pct", "%", "busiest uplink above the mean, at "
+               "the peak", better=LOWER),
+        Metric("flows_over_member", "1", "flows above their uplink's speed",
+               kind=COUNT, better=LOWER),
+        Metric("members_used", "1", "uplinks carrying traffic at the peak",
+               kind=COUNT, better=HIGHER),
+        Metric("n1_peak_util_pct", "%", "peak utilization after a failure",
+               kind=VERDICT, better=LOWER),
+        Metric("lower_bound_pct", "%", "lower bound on the peak"),
+        Metric("demand_gbps", "Gbit/s", "demand at the peak"),
+        Metric("allocated_gbps", "Gbit/s", "bandwidth allocated at the "
+               "peak"),
+    ),
+    headline="peak_util_pct",
+    models=("models.teaming",), areas=("teaming",),
+    goals=(Goal("min_peak_util", "teaming.configured.peak_util_pct", "min",
+                lambda doc: bool(doc.workloads.flows and doc.teams),
+                rank=4),),
+    views=("teaming",))
 
 #: Policies compared by default, by hypervisor: the ones that platform
 #: offers (teaming.md sections 2-5).

@@ -3,16 +3,19 @@ metric-id grammar (solvers/metric_ids.py) and the PCIe slot analysis that
 proves a new analysis needs no hand registration."""
 
 import copy
+import dataclasses
 
 import numpy as np
 import pytest
 
 from app.scenario_io import load_scenario
 from models import pcie, storage
-from models.scenario import ScenarioError, dump_scenario, scenario_from_dict
-from solvers import metric_ids
+from models.scenario import (GOALS, ScenarioError, dump_scenario,
+                             scenario_from_dict)
+from solvers import catalogue, metric_ids
 from solvers.advise import advise
-from solvers.analyses import registry
+from solvers.analyses import registry, validate
+from solvers.analysis import FLAG, Goal, Metric
 from solvers.evaluate import evaluate
 from tests.conftest import ROOT
 
@@ -23,18 +26,88 @@ def example(name):
 
 def test_registry_runs_every_analysis_in_order_after_what_it_requires():
     # every module of solvers/analyses/ is found (no list to keep), once,
-    # in ORDER
+    # in order
     modules = sorted(p.stem for p in (ROOT / "solvers" / "analyses")
                      .glob("*.py") if p.stem != "__init__")
-    names = [a.NAME for a in registry()]
-    assert sorted(a.__name__.rpartition(".")[2] for a in registry()) \
+    assert sorted(a.module.rpartition(".")[2] for a in registry()) \
         == modules
+    names = [a.name for a in registry()]
     assert len(set(names)) == len(names)
-    orders = [a.ORDER for a in registry()]
+    orders = [a.order for a in registry()]
     assert orders == sorted(orders) and len(set(orders)) == len(orders)
     for analysis in registry():
-        assert set(analysis.REQUIRES) <= set(
-            names[:names.index(analysis.NAME)])
+        assert set(analysis.requires) <= set(
+            names[:names.index(analysis.name)])
+
+
+def declaration(**changes):
+    """The PCIe analysis's declaration with ``changes``."""
+    pcie_analysis = next(a for a in registry() if a.name == "pcie")
+    return dataclasses.replace(pcie_analysis, **changes)
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"metrics": (Metric("slot_gbps", "Gb/s", "slot"),)},
+     "unit 'Gb/s', not one of"),
+    ({"headline": "ports_gbps", "metrics": (Metric("slot_gbps", "Gbit/s",
+                                                   "slot"),)},
+     "headline 'ports_gbps' is not in its metrics"),
+    ({"metrics": (Metric("a", "s", "x"), Metric("a", "s", "x")),
+      "headline": "a"}, r"metric key\(s\) \['a'\] declared twice"),
+    ({"metrics": (Metric("a", "s", "x", kind="amount"),), "headline": "a"},
+     "kind 'amount'"),
+])
+def test_a_declaration_is_checked_when_made(changes, message):
+    with pytest.raises(ValueError, match=message):
+        declaration(**changes)
+
+
+@pytest.mark.parametrize("changes, message", [
+    # a second analysis of the same name
+    ({"order": 99}, "both declare name 'pcie'"),
+    # requires one that runs after it
+    ({"name": "early", "order": -5, "requires": ("host",),
+      "items": ()}, r"'early' requires \['host'\]"),
+    # a key another analysis declares in another unit
+    ({"name": "other", "order": 99, "items": (),
+      "metrics": (Metric("total_s", "ms", "total time"),),
+      "headline": "total_s"}, "metric key 'total_s'"),
+    # a goal models.scenario.GOALS does not know
+    ({"name": "other", "order": 99, "items": (), "goals": (
+        Goal("min_slots", "other.slot_gbps", "min", bool),)},
+     "differ from models.scenario.GOALS"),
+])
+def test_the_registry_checks_declarations_together(changes, message):
+    with pytest.raises(ValueError, match=message):
+        validate(sorted(registry() + (declaration(**changes),),
+                        key=lambda a: a.order))
+
+
+def test_catalogue_labels_are_the_public_ones():
+    # ids, units and labels are public (batch users script against them):
+    # a headline with its own label, one with its analysis's prefix, an
+    # item, a teaming policy, an evacuation order
+    assert catalogue.info("host.cpu_pct") == ("%", "Host: CPU")
+    assert catalogue.info("migration.total_s") == ("s",
+                                                   "Migration: total time")
+    assert catalogue.info("transfer.lm.throughput_gbps") == (
+        "Gbit/s", "lm: throughput")
+    assert catalogue.info("teaming.lbt.peak_util_pct") == (
+        "%", "LBT (NIC load): peak uplink utilization")
+    assert catalogue.info("evacuation.smallest_first_s") == (
+        "s", "Evacuation: total time, smallest first order")
+    assert catalogue.declared("migration.m.converged").kind == FLAG
+    assert catalogue.headline_of() == {
+        "transfer": "host", "migration": "migration", "storage": "storage",
+        "evacuation": "evacuation"}
+    # a storage headline sums its workloads: tables keep the items
+    assert "storage" not in catalogue.repeating_headlines()
+
+
+def test_declared_goals_are_the_schema_goals():
+    assert {kind: (g.metric, g.sense)
+            for kind, g in catalogue.goals().items()} == GOALS
+    assert list(catalogue.goals()) == list(GOALS)
 
 
 @pytest.mark.parametrize("metric_id, parts", [
@@ -73,7 +146,7 @@ def test_builders_and_parser_agree_on_every_example_metric():
                     rebuilt = metric_ids.item(parsed.family, parsed.name,
                                               parsed.key)
                 assert rebuilt == metric.id
-                assert metric.unit == metric_ids.info(metric.id)[0]
+                assert metric.unit == catalogue.info(metric.id)[0]
 
 
 def test_unparseable_teaming_id_is_refused():

@@ -197,5 +197,5 @@ def test_distinct_precopy_rows_equal_the_whole_call(scenario):
 
 
 def registered(name):
-    """The analysis module of the registry called ``name``."""
-    return next(a for a in registry() if a.NAME == name)
+    """The analysis of the registry called ``name``."""
+    return next(a for a in registry() if a.name == name)
