@@ -310,6 +310,49 @@ class AnalysisResult:
     provides: dict = field(default_factory=dict)
 
 
+@dataclass
+class ResultBuilder:
+    """What an analysis has found so far for one document: it fills one
+    per document, then hands back :meth:`result`.
+
+    Attributes
+    ----------
+    metrics : dict
+    findings : list of solvers.results.Finding
+    assumptions : list of str
+    traces : dict
+    bottleneck : solvers.results.Bottleneck or None
+    provides : dict
+        As :attr:`AnalysisResult.provides`.
+    """
+
+    metrics: dict = field(default_factory=dict)
+    findings: list = field(default_factory=list)
+    assumptions: list = field(default_factory=list)
+    traces: dict = field(default_factory=dict)
+    bottleneck: Bottleneck | None = None
+    provides: dict = field(default_factory=dict)
+
+    @classmethod
+    def each(cls, documents, **provides):
+        """One builder per document, each ``provides`` key an empty dict
+        of its own (``each(docs, rates={})``)."""
+        return [cls(provides={key: dict(value) for key, value
+                              in provides.items()}) for _ in documents]
+
+    def assume(self, *texts):
+        """Add assumptions, each once, in the order first met."""
+        self.assumptions.extend(t for t in dict.fromkeys(texts)
+                                if t not in self.assumptions)
+
+    def result(self):
+        """The :class:`AnalysisResult` of what was found."""
+        return AnalysisResult(
+            metrics=self.metrics, findings=tuple(self.findings),
+            assumptions=tuple(self.assumptions), traces=self.traces,
+            bottleneck=self.bottleneck, provides=self.provides)
+
+
 @dataclass(frozen=True)
 class ColumnResult:
     """What one analysis found for every point of a column sweep.

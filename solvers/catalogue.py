@@ -59,7 +59,7 @@ def info(metric_id):
         return headlines[metric_id]
     parsed = metric_ids.parse(metric_id)
     unit, label = suffixes[parsed.key]
-    if parsed.family != "teaming" and parsed.name is None:
+    if parsed.is_headline:
         prefix = _prefixes().get(parsed.family)
         return unit, f"{prefix}{label}" if prefix else label
     entry = metric_id.split('.', 1)[1].rsplit('.', 1)[0]

@@ -15,7 +15,7 @@ from models import evacuation, migration
 from models.units import MIB, bytes_per_s_to_gbps, gbps_to_bytes_per_s
 from solvers import metric_ids, schedule
 from solvers.analysis import (COUNT, EMPTY, FIRST, HIGHER, LOWER, Analysis,
-                              AnalysisResult, Candidate, Goal, Items, Metric,
+                              Candidate, Goal, Items, Metric, ResultBuilder,
                               metric_value)
 from solvers.inputs import sessions_to_rate
 from solvers.results import Finding
@@ -81,8 +81,7 @@ def analyse(inputs, upstream, *, details=True):
     rows = inputs.evacuations
     if not rows.owners:
         return [EMPTY] * len(inputs.documents)
-    out = [{"metrics": {}, "findings": [], "assumptions": [], "traces": {}}
-           for _ in inputs.documents]
+    out = ResultBuilder.each(inputs.documents)
     tasks = [(item, columns, limit, (cap, total),
               upstream["host"][index].provides["rates"])
              for (index, item), columns, limit, cap, total in zip(
@@ -94,10 +93,7 @@ def analyse(inputs, upstream, *, details=True):
     for (index, item), answer in zip(rows.owners,
                                      evaluate_all(tasks, details=details)):
         _evaluate(item, answer, out[index], details)
-    return [AnalysisResult(metrics=o["metrics"],
-                           findings=tuple(o["findings"]),
-                           assumptions=tuple(o["assumptions"]),
-                           traces=o["traces"]) for o in out]
+    return [o.result() for o in out]
 
 
 def evaluate_one(item, columns, limit, caps, rates, *, details=True,
@@ -269,20 +265,21 @@ def _evaluate(item, answer, target, details):
             values[f"{name}_s"] = result.makespan[order_row]
             values[f"{name}_gap_pct"] = 100 * (
                 result.makespan[order_row] / bound - 1)
-    if not target["metrics"]:   # the first evacuation: headline
-        target["metrics"].update({metric_ids.headline(ANALYSIS.name, k): float(v)
-                                  for k, v in values.items()})
-    target["metrics"].update({metric_ids.evacuation(item.name, k): float(v)
-                              for k, v in values.items()})
+    if not target.metrics:   # the first evacuation: headline
+        target.metrics.update({
+            metric_ids.headline(ANALYSIS.name, k): float(v)
+            for k, v in values.items()})
+    target.metrics.update({metric_ids.evacuation(item.name, k): float(v)
+                           for k, v in values.items()})
     if not details:
         return
-    target["findings"].extend(_findings(item, answer, span))
+    target.findings.extend(_findings(item, answer, span))
     names = [vm.name for vm in item.vms]
-    target["traces"][metric_ids.schedule_trace(item.name)] = \
+    target.traces[metric_ids.schedule_trace(item.name)] = \
         schedule_trace(item, answer, names)
-    target["traces"][metric_ids.sweep_trace(item.name)] = _sweep(answer)
+    target.traces[metric_ids.sweep_trace(item.name)] = _sweep(answer)
     preset = evacuation.PLATFORMS[item.platform]
-    target["assumptions"].extend([
+    target.assumptions.extend([
         f"Evacuation {item.name!r}: concurrent migrations share the "
         f"transfer {item.transfer!r} fairly (its rate with as many "
         "sessions as migrations on the link, no migration above one "

@@ -13,9 +13,9 @@ from models import cpu, host, platform, qemu_ram, transport, wire
 from models.units import bytes_per_s_to_gbps, gbps_to_bytes_per_s
 from solvers import metric_ids
 from solvers.analysis import (COUNT, EMPTY, FIRST, HIGHER, LOWER, VERDICT,
-                              Analysis, AnalysisResult, Candidate,
-                              ColumnResult, Goal, Items, Metric,
-                              defaulted_binding, metric_value)
+                              Analysis, Candidate, ColumnResult, Goal, Items,
+                              Metric, ResultBuilder, defaulted_binding,
+                              metric_value)
 from solvers.inputs import (RDMA_TRANSPORTS, application_streams,
                             auto_streams, compression_note, stack_ghz,
                             stack_preset)
@@ -86,16 +86,9 @@ def analyse(inputs, upstream, *, details=True):
     rows = inputs.transfers
     if not rows.owners:
         return [EMPTY] * len(inputs.documents)
-    out = [{"metrics": {}, "bottleneck": None, "findings": [],
-            "assumptions": [], "rates": {}, "limits": {}}
-           for _ in inputs.documents]
+    out = ResultBuilder.each(inputs.documents, rates={}, limits={})
     _evaluate(inputs, rows, out, details)
-    return [AnalysisResult(
-        metrics=o["metrics"], findings=tuple(o["findings"]),
-        assumptions=tuple(dict.fromkeys(o["assumptions"])),
-        bottleneck=o["bottleneck"],
-        provides={"rates": o["rates"], "limits": o["limits"]})
-        for o in out]
+    return [o.result() for o in out]
 
 
 def analyse_columns(inputs, upstream):
@@ -194,40 +187,40 @@ def _evaluate(inputs, rows, out, details):
             zip(rows.owners, rows.paths)):
         result = out[index]
         if carried is not None:
-            result["rates"][carried] = (
+            result.provides["rates"][carried] = (
                 now["throughput"][r], now["spread_members"][r])
             doc = inputs.documents[index]
             if details:
                 limit = int(now["limit"][r])
-                result["limits"][carried] = Bottleneck(
+                result.provides["limits"][carried] = Bottleneck(
                     f"host.{transport.LIMITS[limit]}",
                     _limit_message(limit, path, item, now, r))
-            if result["bottleneck"] is None and not doc.workloads.transfers:
+            if result.bottleneck is None and not doc.workloads.transfers:
                 # a migration on its own carrier: its network's limit is
                 # the document's (not the wire's line rate)
                 _carrier_limit(doc, item, path, now, r, result, details)
             continue
-        result["rates"][("transfer", item.name)] = (
+        result.provides["rates"][("transfer", item.name)] = (
             now["throughput"][r], now["spread_members"][r])
         doc = inputs.documents[index]
         values = _transfer_values(rows, now, jumbo, r, path)
         metrics = {metric_ids.transfer(item.name, k): v
                    for k, v in values.items()}
-        if result["bottleneck"] is None:  # the first transfer: headline
+        if result.bottleneck is None:  # the first transfer: headline
             for key in HEADLINE:
                 metrics[metric_ids.headline("host", key)] = values[key]
             limit = int(now["limit"][r])
-            result["bottleneck"] = Bottleneck(
+            result.bottleneck = Bottleneck(
                 f"host.{transport.LIMITS[limit]}",
                 f"{item.name}: {_limit_message(limit, path, item, now, r)}"
                 if details else "")
         metrics.update(_uplinks(path, now, r))
-        result["metrics"].update(metrics)
+        result.metrics.update(metrics)
         if not details:
             continue
-        result["findings"].extend(path.notes)
+        result.findings.extend(path.notes)
         limit = int(now["limit"][r])
-        result["limits"][("transfer", item.name)] = Bottleneck(
+        result.provides["limits"][("transfer", item.name)] = Bottleneck(
             f"host.{transport.LIMITS[limit]}",
             f"{item.name}: {_limit_message(limit, path, item, now, r)}")
         defaulted = defaulted_binding(
@@ -236,10 +229,10 @@ def _evaluate(inputs, rows, out, details):
                              transport.LIMITS[limit]),
             finding_id="host.defaulted_input_binds")
         if defaulted is not None:
-            result["findings"].append(defaulted)
+            result.findings.append(defaulted)
         if rows.vrss_fallback[r]:
-            result["findings"].append(_vrss_fallback_finding(item, path))
-        result["assumptions"].extend(_assumptions(doc, item, path))
+            result.findings.append(_vrss_fallback_finding(item, path))
+        result.assume(*_assumptions(doc, item, path))
 
 
 def transfer_chain(inputs, *, mtu_limits=wire.MTU_LIMITS):
@@ -423,7 +416,7 @@ def _carrier_limit(doc, item, path, now, r, result, details):
     limit = int(now["limit"][r])
     words = _limit_message(limit, path, item, now, r)
     name = item.name.removesuffix("-network")
-    result["bottleneck"] = Bottleneck(
+    result.bottleneck = Bottleneck(
         f"host.{transport.LIMITS[limit]}",
         f"{name}: {words}" if details else "")
     if not details:
@@ -436,7 +429,7 @@ def _carrier_limit(doc, item, path, now, r, result, details):
     defaulted = defaulted_binding(doc, words, inputs,
                                   finding_id="host.defaulted_input_binds")
     if defaulted is not None:
-        result["findings"].append(defaulted)
+        result.findings.append(defaulted)
 
 
 def _index_of(doc, item):

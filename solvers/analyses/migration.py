@@ -12,9 +12,9 @@ from models.units import (GIB, MIB, bytes_per_s_to_gbps,
                           gbps_to_bytes_per_s)
 from solvers import goalseek, metric_ids
 from solvers.analysis import (COUNT, EMPTY, FIRST, FLAG, HIGHER, LOWER,
-                              VERDICT, Analysis, AnalysisResult, Candidate,
-                              ColumnResult, Goal, Items, Metric,
-                              defaulted_binding, metric_value)
+                              VERDICT, Analysis, Candidate, ColumnResult, Goal,
+                              Items, Metric, ResultBuilder, defaulted_binding,
+                              metric_value)
 from solvers.inputs import (auto_streams, compression_note,
                             migration_carrier, migration_streams)
 from solvers.results import Bottleneck, Finding
@@ -77,19 +77,14 @@ def analyse(inputs, upstream, *, details=True):
     rows = inputs.migrations
     if not rows.owners:
         return [EMPTY] * len(inputs.documents)
-    out = [{"metrics": {}, "findings": [], "assumptions": [], "traces": {},
-            "bottleneck": None} for _ in inputs.documents]
+    out = ResultBuilder.each(inputs.documents)
     _evaluate(rows, [r.provides["rates"] for r in upstream["host"]], out,
               details, inputs)
     if details:
         _goal_limit(inputs.documents, rows,
                     [r.provides.get("limits", {}) for r in upstream["host"]],
                     out)
-    return [AnalysisResult(metrics=o["metrics"],
-                           findings=tuple(o["findings"]),
-                           assumptions=tuple(o["assumptions"]),
-                           traces=o["traces"],
-                           bottleneck=o["bottleneck"]) for o in out]
+    return [o.result() for o in out]
 
 
 def analyse_columns(inputs, upstream):
@@ -182,14 +177,14 @@ def _goal_limit(documents, rows, limits, out):
         first.setdefault(index, item)
     for index, item in first.items():
         doc = documents[index]
-        if out[index]["bottleneck"] is not None or doc.goal is None or \
+        if out[index].bottleneck is not None or doc.goal is None or \
                 doc.goal.kind != "min_migration_time":
             continue
         carrier = limits[index].get(_carrier(item))
         if carrier is not None:
             words = carrier.message.split(": ", 1)[-1] \
                 if item.transfer is not None else carrier.message
-            out[index]["bottleneck"] = Bottleneck(
+            out[index].bottleneck = Bottleneck(
                 carrier.id, f"{item.name}: {words}")
 
 
@@ -248,11 +243,11 @@ def _evaluate(rows, rates, out, details, inputs):
         values.update({k: v[r] for k, v in answers.items()
                        if np.isfinite(v[r])})
         target = out[index]
-        if not target["metrics"]:   # the first migration: headline
-            target["metrics"].update(
+        if not target.metrics:   # the first migration: headline
+            target.metrics.update(
                 {metric_ids.headline("migration", k): v
                  for k, v in values.items()})
-        target["metrics"].update({metric_ids.migration(item.name, k): v
+        target.metrics.update({metric_ids.migration(item.name, k): v
                                   for k, v in values.items()})
         if not details:
             continue
@@ -261,38 +256,38 @@ def _evaluate(rows, rates, out, details, inputs):
         capped = rate[r] >= (1 - 1e-9) * cap
         defaulted = _defaulted(documents[index], item, found, capped)
         if defaulted is not None:   # the verdict's own finding stays last
-            target["findings"].append(defaulted)
-        target["findings"].extend(found)
-        if target["bottleneck"] is None:
-            target["bottleneck"] = _bottleneck(found)
-        if target["bottleneck"] is None and capped:
+            target.findings.append(defaulted)
+        target.findings.extend(found)
+        if target.bottleneck is None:
+            target.bottleneck = _bottleneck(found)
+        if target.bottleneck is None and capped:
             # QEMU's own rate limit, not the path, sets the rate
-            target["bottleneck"] = Bottleneck(
+            target.bottleneck = Bottleneck(
                 "migration.max_bandwidth",
                 f"{item.name}: QEMU's max-bandwidth of "
                 f"{cap / MIB:,.0f} MiB/s ({bytes_per_s_to_gbps(cap):.3g} "
                 "Gbit/s) caps the migration below what its path carries")
-        target["traces"][metric_ids.rounds_trace(item.name)] = \
+        target.traces[metric_ids.rounds_trace(item.name)] = \
             _trace(result, r)
         rule = migration.STOP_RULES[item.stop_rule]
-        target["assumptions"].append(
+        target.assumptions.append(
             f"Migration {item.name!r}: stop rule {item.stop_rule} "
             f"({rule.source}); {1e3 * rule.fixed_downtime:g} ms of device "
             "state and resume added to the downtime")
         if rule.sync == "qemu":
-            target["assumptions"].append(
+            target.assumptions.append(
                 f"Migration {item.name!r}: " + migration.qemu_settings(
                     item.qemu_version, item.management,
                     None if item.max_bandwidth_mib_s is None
                     else item.max_bandwidth_mib_s * MIB, item.throttling
                     or rule.throttle)["source"]
                 + "; rounds = QEMU's dirty-sync-count")
-            target["assumptions"].append(
+            target.assumptions.append(
                 _qemu_page_note(item, rows.columns, r))
-        target["assumptions"].extend(
+        target.assumptions.extend(
             _mode_assumptions(documents[index], item))
         if (item.throttling or rule.throttle) == "sdps":
-            target["assumptions"].append(
+            target.assumptions.append(
                 "SDPS modelled as an interpretation of the ESXi settings "
                 "(engages below transmit/dirty 1.3, aims at 5)")
 

@@ -11,8 +11,8 @@ import numpy as np
 from models import storage, wire
 from solvers import metric_ids
 from solvers.analysis import (EMPTY, HIGHER, LOWER, SUMMED, VERDICT, Analysis,
-                              AnalysisResult, Candidate, ColumnResult, Goal,
-                              Items, Metric, defaulted_binding, metric_value)
+                              Candidate, ColumnResult, Goal, Items, Metric,
+                              ResultBuilder, defaulted_binding, metric_value)
 from solvers.results import Bottleneck, Finding
 
 ANALYSIS = Analysis(
@@ -68,8 +68,8 @@ def analyse(inputs, upstream, *, details=True):
     rows = inputs.storage
     if not rows.owners:
         return [EMPTY] * len(inputs.documents)
-    out = [{"metrics": {}, "findings": [], "assumptions": [],
-            "bottleneck": None, "limits": []} for _ in inputs.documents]
+    out = ResultBuilder.each(inputs.documents)
+    limits = [[] for _ in inputs.documents]   # (limit, workload, words)
     result = evaluate_rows(rows.columns)
     names = {}   # metric ids of each workload name, built once
     owned = [[] for _ in inputs.documents]
@@ -77,18 +77,15 @@ def analyse(inputs, upstream, *, details=True):
         if item.name not in names:
             names[item.name] = _ids(item.name)
         owned[d].append(i)
-        _collect(inputs.documents[d], item, result, i, out[d], details,
-                 names[item.name])
+        _collect(inputs.documents[d], item, result, i, out[d], limits[d],
+                 details, names[item.name])
     headline = tuple(metric_ids.headline("storage", k) for k in KEYS)
-    for o, own in zip(out, owned):
-        if o["limits"]:
-            o["metrics"] = {**dict(zip(headline, _headline(result, own))),
-                            **o["metrics"]}
-            o["bottleneck"] = _verdict(o["limits"], details)
-    return [AnalysisResult(metrics=o["metrics"],
-                           findings=tuple(o["findings"]),
-                           assumptions=tuple(o["assumptions"]),
-                           bottleneck=o["bottleneck"]) for o in out]
+    for o, own, found in zip(out, owned, limits):
+        if found:
+            o.metrics = {**dict(zip(headline, _headline(result, own))),
+                         **o.metrics}
+            o.bottleneck = _verdict(found, details)
+    return [o.result() for o in out]
 
 
 #: Metrics of each workload, in output order.
@@ -151,7 +148,7 @@ def _values(result, i):
             100 * (result["iops"][i, 1] / result["iops"][i, 0] - 1))
 
 
-def _collect(doc, item, result, i, out, details, ids):
+def _collect(doc, item, result, i, out, limits, details, ids):
     values = _values(result, i)
     own = ids[1]
     goal = doc.goal.kind if doc.goal else None
@@ -161,17 +158,17 @@ def _collect(doc, item, result, i, out, details, ids):
         # below the knee the workload does not ask for what the ceiling
         # allows: its own concurrency binds (as its finding says)
         limit = "oio"
-    out["limits"].append((limit, item.name, _describe_limit(
+    limits.append((limit, item.name, _describe_limit(
         limit, item, result, i) if details else ""))
-    out["metrics"].update(zip(own, values))
+    out.metrics.update(zip(own, values))
     if details:
-        out["findings"].extend(_findings(item, result, i, goal))
+        out.findings.extend(_findings(item, result, i, goal))
         defaulted = defaulted_binding(
-            doc, out["limits"][-1][2], _deciding_inputs(doc, item, limit),
+            doc, limits[-1][2], _deciding_inputs(doc, item, limit),
             finding_id="storage.defaulted_input_binds")
         if defaulted is not None:
-            out["findings"].append(defaulted)
-        out["assumptions"].extend(_assumptions(item))
+            out.findings.append(defaulted)
+        out.assumptions.extend(_assumptions(item))
 
 
 def _deciding_inputs(doc, item, limit):
