@@ -42,6 +42,7 @@ from models.qemu_ram import DATA_PATHS, ZERO_PAGE_DETECTIONS
 from models.pcie import DEFAULT_MAX_PAYLOAD_BYTES
 from models.pcie import GENERATIONS as PCIE_GENERATIONS
 from models.pcie import LANES as PCIE_LANES
+from models.pfc import MAX_CABLE_M as PFC_MAX_CABLE_M
 from models.storage import (BACKEND_KINDS, PROTOCOLS as STORAGE_PROTOCOLS,
                             SPINDLE_15K_IOPS, SPINDLE_15K_MBPS,
                             STORAGE_TRANSPORTS, WRITE_PENALTY)
@@ -1386,6 +1387,41 @@ class Calibration(_Strict):
                                            max_length=MAX_SOLVED_ENTRIES)
 
 
+class LosslessClass(_Strict):
+    """A lossless traffic class (IEEE 802.1Qbb PFC) on the links between
+    the host's NICs and their switch ports: RoCE v2, FCoE."""
+
+    name: str = Identifier
+    priority: int = Field(ge=0, le=7, description="IEEE 802.1p priority "
+                          "PFC pauses")
+    frame_bytes: int | None = Field(
+        default=None, ge=MIN_FRAME_BYTES,
+        le=MTU_CEILING + L2_OVERHEAD_BYTES + 2 * VLAN_TAG_BYTES,
+        description="Largest frame of the class, MAC header to FCS [B] "
+        "(None: frames at network.mtu)")
+    headroom_bytes: int | None = Field(
+        default=None, ge=0, description="Headroom the switch reserves per "
+        "port for the class [B] (None: not checked)")
+
+
+class Lossless(_Strict):
+    """PFC on the links between the host's NICs and their switch ports."""
+
+    cable_m: float = Field(
+        default=3.0, ge=0, le=PFC_MAX_CABLE_M, description="Cable between "
+        "a NIC and its switch port [m]; 3 m: a direct-attach cable in the "
+        "rack")
+    classes: list[LosslessClass] = Field(min_length=1, max_length=8)
+
+    @model_validator(mode="after")
+    def _classes_unique(self):
+        _check_unique("lossless.classes", [c.name for c in self.classes],
+                      "name")
+        _check_unique("lossless.classes", [c.priority for c in self.classes],
+                      "priority")
+        return self
+
+
 class Scenario(_Strict):
     """The whole scenario document.
 
@@ -1408,6 +1444,7 @@ class Scenario(_Strict):
         default=None, description="Site preset fitted by linkplan "
         "calibrate (None: the published presets)")
     cluster: Cluster | None = None
+    lossless: Lossless | None = None
 
     @model_validator(mode="after")
     def _cross_references(self):

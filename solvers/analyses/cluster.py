@@ -282,7 +282,8 @@ def _analyse(doc, details):
         metric_ids.headline(ANALYSIS.name, "uplink_util_pct"): uplink_pct[0],
         metric_ids.headline(ANALYSIS.name, "worst_peak_util_pct"): max(
             link_pct.max(), uplink_pct.max()),
-        metric_ids.headline(ANALYSIS.name, "worst_unmet_gbps"): unmet.sum(1).max(),
+        metric_ids.headline(ANALYSIS.name, "worst_unmet_gbps"):
+            unmet.sum(1).max(),
     }
     single = np.array([kind == "host_down" for _, kind, *_ in cases])
     rebuilt = single & (solved["rebuild_tib"] > 0)

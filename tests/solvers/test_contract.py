@@ -97,9 +97,9 @@ def test_catalogue_labels_are_the_public_ones():
     assert catalogue.info("evacuation.smallest_first_s") == (
         "s", "Evacuation: total time, smallest first order")
     assert catalogue.declared("migration.m.converged").kind == FLAG
-    assert catalogue.headline_of() == {
+    assert catalogue.headline_of().items() >= {
         "transfer": "host", "migration": "migration", "storage": "storage",
-        "evacuation": "evacuation"}
+        "evacuation": "evacuation"}.items()
     # a storage headline sums its workloads: tables keep the items
     assert "storage" not in catalogue.repeating_headlines()
 
