@@ -20,7 +20,8 @@ def registry():
     ValueError
         Two analyses share a name, an order, an item family or a goal; an
         analysis requires one that does not run before it; a metric key
-        declared by two analyses differs in unit or label; the goals
+        declared by two analyses differs in unit, label, kind or better
+        direction; the goals
         declared differ from ``models.scenario.GOALS``.
     RuntimeError
         No analysis module is found (a frozen build must collect them as
@@ -71,14 +72,16 @@ def validate(analyses):
     for analysis in analyses:
         for metric in analysis.metrics:
             other, by = metrics.setdefault(metric.key, (metric, analysis))
-            if other.unit != metric.unit or None not in (
+            if (other.unit, other.kind, other.better) != (
+                    metric.unit, metric.kind, metric.better) or None not in (
                     other.label, metric.label) and \
                     other.label != metric.label:
                 raise ValueError(
                     f"metric key {metric.key!r}: analysis {by.name!r} "
-                    f"declares {other.unit!r} {other.label!r}, "
-                    f"{analysis.name!r} {metric.unit!r} {metric.label!r} "
-                    "(a key names one quantity)")
+                    f"declares {other.unit!r} {other.label!r} "
+                    f"({other.kind}, {other.better}), {analysis.name!r} "
+                    f"{metric.unit!r} {metric.label!r} ({metric.kind}, "
+                    f"{metric.better}) (a key names one quantity)")
     declared = {g.kind: (g.metric, g.sense)
                 for analysis in analyses for g in analysis.goals}
     if declared != GOALS:

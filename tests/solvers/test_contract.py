@@ -15,7 +15,7 @@ from models.scenario import (GOALS, ScenarioError, dump_scenario,
 from solvers import catalogue, metric_ids
 from solvers.advise import advise
 from solvers.analyses import registry, validate
-from solvers.analysis import FLAG, Goal, Metric
+from solvers.analysis import COUNT, FLAG, Goal, Metric
 from solvers.evaluate import evaluate
 from tests.conftest import ROOT
 
@@ -68,9 +68,13 @@ def test_a_declaration_is_checked_when_made(changes, message):
     # requires one that runs after it
     ({"name": "early", "order": -5, "requires": ("host",),
       "items": ()}, r"'early' requires \['host'\]"),
-    # a key another analysis declares in another unit
+    # a key another analysis declares in another unit, or as another
+    # kind of number
     ({"name": "other", "order": 99, "items": (),
       "metrics": (Metric("total_s", "ms", "total time"),),
+      "headline": "total_s"}, "metric key 'total_s'"),
+    ({"name": "other", "order": 99, "items": (),
+      "metrics": (Metric("total_s", "s", "total time", kind=COUNT),),
       "headline": "total_s"}, "metric key 'total_s'"),
     # a goal models.scenario.GOALS does not know
     ({"name": "other", "order": 99, "items": (), "goals": (
