@@ -182,7 +182,7 @@ class _SweepWriter:
         from app.scenario_io import AtomicFile
         from app.sweep_format import (FleetFormat, ParquetFormat, PartWriter,
                                       SweepFormat, fleet_axis_types)
-        from solvers.catalogue import info as metric_info
+        from solvers.metric_ids import info as metric_info
 
         self.kind, self.plan, self.points = args.format, plan, 0
         # several scenarios and their variants: rows name them

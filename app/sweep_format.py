@@ -224,7 +224,7 @@ def axis_array(values, type=None):
 def _add_metrics(fields, columns, metric_ids, values):
     """Append a float field per metric (its unit in the field's metadata;
     null where NaN) and its column."""
-    from solvers.catalogue import info as metric_info
+    from solvers.metric_ids import info as metric_info
 
     for metric, column in zip(metric_ids, values):
         fields.append(pa.field(metric, pa.float64(), metadata={
@@ -334,7 +334,7 @@ class FleetFormat:
                                          pa.string()), axes, metrics)
 
     def _jsonl(self, label, plan, chunk):
-        from solvers.catalogue import info as metric_info
+        from solvers.metric_ids import info as metric_info
 
         scenario, variant, sha256 = label
         head = "" if chunk.start else json.dumps(

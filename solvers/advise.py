@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from models.scenario import GOALS, ScenarioError
-from solvers import __version__, catalogue, metric_ids
+from solvers import __version__, metric_ids
 from solvers.analyses import registry
 from solvers.analysis import Candidate
 from solvers.evaluate import evaluate, evaluate_documents, evaluate_grid
@@ -126,7 +126,7 @@ def resolve_goal(scenario, goal=None):
     """
     if goal is None and scenario.goal is not None:
         goal = scenario.goal.kind
-    goals = catalogue.goals()
+    goals = metric_ids.goals()
     if goal is None:
         ranked = sorted((g for g in goals.values() if g.rank is not None),
                         key=lambda g: g.rank)
@@ -282,7 +282,7 @@ def _validated(base, candidates):
 
 def _recommend(candidate, goal, before, after, base_doc, doc, gain):
     metric = _goal_metric(base_doc, goal, before)
-    ids = [metric] + [m for m in catalogue.goals()[goal].context
+    ids = [metric] + [m for m in metric_ids.goals()[goal].context
                       if m != metric]
     effect = {}
     for metric_id in ids:

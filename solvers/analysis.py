@@ -7,7 +7,7 @@ its name, order, requirements, the fields it reads, its metric catalogue,
 the validated models behind it, the goals it serves and the views that
 show it); every central table (metric units and labels, headline roll-ups,
 provenance, goals) is derived from these declarations
-(:mod:`solvers.catalogue`). Beside it the module defines
+(:mod:`solvers.metric_ids`). Beside it the module defines
 
 - ``analyse(inputs, upstream, *, details=True) -> list[AnalysisResult]``,
   one result per document of the :class:`solvers.inputs.Inputs`;

@@ -21,7 +21,7 @@ from solvers.columns import (StructureChanged, TiledInputs, column_targets,
                              combination_documents, distinct_combinations)
 from solvers.grid import convert_all, grid_documents
 from solvers.inputs import Inputs
-from solvers.catalogue import info as metric_info
+from solvers.metric_ids import info as metric_info
 from solvers.results import Metric, Results, VariantResult
 
 
@@ -399,7 +399,7 @@ def evaluate_documents(documents, *, scenario, scenario_sha256,
 
     ``numbers_only=True`` returns just one ``{metric id: value}`` dict per
     document (sweeps and searches: units come from
-    :func:`solvers.catalogue.info`), skipping chart traces, findings,
+    :func:`solvers.metric_ids.info`), skipping chart traces, findings,
     assumptions and result objects. ``cache`` as in :func:`evaluate`.
     """
     analysed = analyse_all(documents, details=not numbers_only, cache=cache)

@@ -1,6 +1,10 @@
-"""Metric ids: the one place that builds and parses them (their units,
-labels, kinds and better directions are the analyses' declarations, looked
-up in :mod:`solvers.catalogue`).
+"""Metric ids: built and parsed by their grammar
+(:mod:`solvers.metric_grammar`, re-exported here), looked up in what the
+analyses declare (:class:`solvers.analysis.Analysis`): units, labels,
+kinds and better directions, which headline repeats which items, the
+goals. Nothing here is written by hand: a new analysis's declaration adds
+its rows. It sits above the analyses (which build ids with the grammar
+alone) and below what evaluates them.
 
 Ids are public (batch users script against them) and never renamed:
 
@@ -13,191 +17,131 @@ Ids are public (batch users script against them) and never renamed:
   <key>`` and ``teaming[.<team>].nioc.<class>.<key>``; the team's name
   appears only when flows ride several teams.
 
-Item names may hold dots (identifiers allow them), so a parser reads the
-family from the front and the key from the back, and for teaming finds the
-policy by its known names.
+So are labels (the report and batch users read them): a headline reads
+its own label or the analysis's prefix and the key's label ("Migration:
+total time"); an item "<name>: <label>"; a teaming id "<policy short
+name>: <label>".
 """
 
 import functools
-from dataclasses import dataclass
 
-from models.scenario import TEAMING_POLICIES
+from models.scenario import GOALS
+from solvers.analyses import registry
+from solvers.analysis import FIRST
+from solvers.metric_grammar import (POLICY_SHORT_NAMES, MetricId,
+                                    cluster, configured_peaks, evacuation,
+                                    headline, item, migration, nioc, parse,
+                                    pcie, placement_trace, rounds_trace,
+                                    schedule_trace, storage, sweep_trace,
+                                    team_prefix, teaming, teams_in_ids,
+                                    transfer, uplink, uplink_trace)
 
-#: Teaming policies as a label names them: the vendors' short words
-#: (models.scenario.TEAMING_POLICIES has the full ones), never the ids.
-POLICY_SHORT_NAMES = {
-    "port_id": "Port ID", "src_mac": "Source MAC hash",
-    "ip_hash": "IP hash", "failover": "Failover order",
-    "lbt": "LBT (NIC load)", "lacp": "LACP", "balance_xor": "balance-xor",
-    "balance_rr": "balance-rr", "balance_tlb": "balance-tlb",
-    "balance_alb": "balance-alb", "ovs_balance_slb": "OVS balance-slb",
-    "ovs_balance_tcp": "OVS balance-tcp", "hyperv_port": "Hyper-V Port",
-    "address_hash": "Address Hash", "dynamic": "Dynamic",
-    "optimal": "Optimal placement", "configured": "Configured policy"}
-
-#: Teaming entries that sit where a policy does in an id.
-_TEAMING_ENTRIES = frozenset(TEAMING_POLICIES) | {"optimal", "configured"}
-
-
-def headline(family, key):
-    """``<family>.<key>``, e.g. ``host.cpu_pct``."""
-    return f"{family}.{key}"
-
-
-def item(family, name, key):
-    """``<family>.<name>.<key>``, e.g. ``transfer.lm.throughput_gbps``."""
-    return f"{family}.{name}.{key}"
+__all__ = [
+    # the grammar
+    "POLICY_SHORT_NAMES", "MetricId", "cluster", "configured_peaks",
+    "evacuation", "headline", "item", "migration", "nioc", "parse", "pcie",
+    "placement_trace", "rounds_trace", "schedule_trace", "storage",
+    "sweep_trace", "team_prefix", "teaming", "teams_in_ids", "transfer",
+    "uplink", "uplink_trace",
+    # what the declarations say
+    "declared", "goals", "headline_metrics", "headline_of", "info",
+    "metric_suffixes", "repeating_headlines",
+]
 
 
-def transfer(name, key):
-    return item("transfer", name, key)
+@functools.cache
+def _tables():
+    metrics, suffixes, declared = {}, {}, {}
+    for analysis in registry():
+        for metric in analysis.metrics:
+            if metric.headline is not None:
+                metrics[headline(analysis.name, metric.key)] = (
+                    metric.unit, metric.headline)
+            if metric.label is not None:
+                suffixes[metric.key] = (metric.unit, metric.label)
+            declared.setdefault(metric.key, metric)
+    return metrics, suffixes, declared
 
 
-def migration(name, key):
-    return item("migration", name, key)
+def headline_metrics():
+    """Headlines with a label of their own: id -> (unit, label)."""
+    return dict(_tables()[0])
 
 
-def storage(name, key):
-    return item("storage", name, key)
+def metric_suffixes():
+    """Units and labels of per-item metrics (and of the headlines of an
+    analysis with a ``headline_prefix``), by key: key -> (unit, label)."""
+    return dict(_tables()[1])
 
 
-def evacuation(name, key):
-    return item("evacuation", name, key)
-
-
-def cluster(case, key):
-    """``cluster.<case>.<key>``: a failure or maintenance case
-    (``host_down.<group>``, ``switch_down.<switch>`` ...) or
-    ``class.<class>``."""
-    return item("cluster", case, key)
-
-
-def uplink(nic_id, key):
-    return item("uplink", nic_id, key)
-
-
-def pcie(slot, key):
-    return item("pcie", slot, key)
-
-
-def team_prefix(team=None):
-    """``teaming`` or, when flows ride several teams, ``teaming.<team>``."""
-    return "teaming" if team is None else f"teaming.{team}"
-
-
-def teaming(policy, key, team=None):
-    """``teaming[.<team>].<policy>.<key>``; ``policy`` may be
-    ``'optimal'``."""
-    return f"{team_prefix(team)}.{policy}.{key}"
-
-
-def nioc(traffic_class, key, team=None):
-    """``teaming[.<team>].nioc.<class>.<key>``."""
-    return f"{team_prefix(team)}.nioc.{traffic_class}.{key}"
-
-
-def uplink_trace(policy, team=None):
-    """Trace key of a policy's per-uplink utilization over time."""
-    return teaming(policy, "uplink_util", team)
-
-
-def placement_trace(policy, team=None):
-    """Trace key of a policy's per-uplink peaks and flows, healthy and
-    after losing uplinks (N-1, N-k), beside the optimal placement."""
-    return teaming(policy, "placement", team)
-
-
-def rounds_trace(name):
-    """Trace key of a migration's pre-copy rounds."""
-    return migration(name, "rounds")
-
-
-def schedule_trace(name):
-    """Trace key of an evacuation's schedule (one bar per VM)."""
-    return evacuation(name, "schedule")
-
-
-def sweep_trace(name):
-    """Trace key of an evacuation's total time by concurrency."""
-    return evacuation(name, "concurrency_sweep")
-
-
-def teams_in_ids(doc):
-    """Team names as they appear in ``doc``'s teaming ids: ``{team name:
-    None}`` when flows ride one team, else ``{team name: team name}``;
-    teams without flows are left out."""
-    if not doc.teams:
-        return {}
-    first = doc.teams[0].name
-    used = list(dict.fromkeys(f.team or first for f in doc.workloads.flows))
-    several = len(used) > 1
-    return {name: name if several else None for name in used}
-
-
-def configured_peaks(doc):
-    """The peak-utilization id of each team's configured policy, in team
-    order (the goal metrics of ``min_peak_util``)."""
-    teams = teams_in_ids(doc)
-    return [teaming(team.policy, "peak_util_pct", teams[team.name])
-            for team in doc.teams if team.name in teams]
-
-
-@dataclass(frozen=True)
-class MetricId:
-    """A parsed metric id.
-
-    Attributes
-    ----------
-    family : str
-        ``wire``, ``host``, ``transfer``, ``migration``, ``storage``,
-        ``uplink``, ``teaming``, ``pcie``, ``evacuation``.
-    key : str
-        The last part, which sets unit and label.
-    name : str or None
-        The item (transfer, migration, workload, NIC, slot) or None for a
-        headline.
-    team : str or None
-        Teaming: the team when flows ride several teams.
-    policy : str or None
-        Teaming: the policy, ``'optimal'`` or ``'nioc'``.
-    traffic_class : str or None
-        Teaming: the NIOC class.
-    """
-
-    family: str
-    key: str
-    name: str | None = None
-    team: str | None = None
-    policy: str | None = None
-    traffic_class: str | None = None
-
-    @property
-    def is_headline(self):
-        return self.family != "teaming" and self.name is None
-
-
-@functools.lru_cache(maxsize=8192)
-def parse(metric_id):
-    """The parts of a metric id (see :class:`MetricId`).
+@functools.lru_cache(maxsize=4096)
+def info(metric_id):
+    """(unit, label) of a metric id.
 
     Raises
     ------
     ValueError
-        Not of the grammar above.
+        The id is not of the metric-id grammar.
+    KeyError
+        No analysis declares its key.
     """
-    family, _, rest = metric_id.partition(".")
-    if not rest:
-        raise ValueError(f"metric id {metric_id!r} has no key")
-    middle, _, key = rest.rpartition(".")
-    if family != "teaming":
-        return MetricId(family, key, middle or None)
-    parts = middle.split(".")
-    if parts[-1] in _TEAMING_ENTRIES:
-        return MetricId(family, key, team=".".join(parts[:-1]) or None,
-                        policy=parts[-1])
-    if "nioc" in parts[:-1]:
-        at = parts.index("nioc")
-        return MetricId(family, key, team=".".join(parts[:at]) or None,
-                        policy="nioc",
-                        traffic_class=".".join(parts[at + 1:]))
-    raise ValueError(f"metric id {metric_id!r}: no teaming policy in it")
+    headlines, suffixes, _ = _tables()
+    if metric_id in headlines:
+        return headlines[metric_id]
+    parsed = parse(metric_id)
+    unit, label = suffixes[parsed.key]
+    if parsed.is_headline:
+        prefix = _prefixes().get(parsed.family)
+        return unit, f"{prefix}{label}" if prefix else label
+    entry = metric_id.split('.', 1)[1].rsplit('.', 1)[0]
+    return unit, f"{POLICY_SHORT_NAMES.get(entry, entry)}: " \
+        f"{label}"
+
+
+@functools.cache
+def _prefixes():
+    return {a.name: a.headline_prefix for a in registry()
+            if a.headline_prefix}
+
+
+def declared(metric_id):
+    """The :class:`solvers.analysis.Metric` that declares a metric id's
+    key (its kind and better direction), or None."""
+    try:
+        key = parse(metric_id).key
+    except ValueError:
+        return None
+    return _tables()[2].get(key)
+
+
+@functools.cache
+def headline_of():
+    """Item family -> the analysis whose headline ``<analysis>.<key>``
+    repeats (or sums) its items' ``<family>.<name>.<key>``."""
+    return {item.name: analysis.name for analysis in registry()
+            for item in analysis.items if item.headline is not None}
+
+
+@functools.cache
+def repeating_headlines():
+    """Item family -> the analysis whose headline repeats its first item's
+    values (a table may leave those items out when they equal it:
+    :meth:`solvers.results.Results.metric_ids`)."""
+    return {item.name: analysis.name for analysis in registry()
+            for item in analysis.items if item.headline == FIRST}
+
+
+@functools.cache
+def goals():
+    """Goal name -> its :class:`solvers.analysis.Goal`, in
+    ``models.scenario.GOALS`` order (the registry checks they agree)."""
+    from_analyses = {g.kind: g for a in registry() for g in a.goals}
+    return {kind: from_analyses[kind] for kind in GOALS}
+
+
+def __getattr__(name):
+    """``HEADLINE_OF``, the table :func:`headline_of` returns, built from
+    the declarations on first use (PEP 562)."""
+    if name == "HEADLINE_OF":
+        return headline_of()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

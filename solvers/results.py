@@ -15,7 +15,7 @@ import json
 import math
 from dataclasses import asdict, dataclass, field
 
-from solvers import metric_ids
+from solvers import metric_grammar as metric_ids
 
 #: Characters that make a spreadsheet treat a cell as a formula (OWASP CSV
 #: injection); such text cells get a leading apostrophe.
@@ -110,7 +110,7 @@ class Results:
         """Metric ids in first-seen order over all variants.
 
         With ``headlines`` ({item family: headline family} of the items a
-        headline repeats, :func:`solvers.catalogue.repeating_headlines`),
+        headline repeats, :func:`solvers.metric_ids.repeating_headlines`),
         leave out a per-item metric (``transfer.<name>.x``,
         ``migration.<name>.x``) whose headline (``host.x``,
         ``migration.x``) has the same value in every variant, as when a

@@ -162,7 +162,7 @@ def run(scenario, sweep_plan, *, chunk_points=CHUNK_POINTS, processes=1,
     ------
     Chunk
         Consecutive points with their metric values (units:
-        :func:`solvers.catalogue.info`).
+        :func:`solvers.metric_ids.info`).
 
     Raises
     ------

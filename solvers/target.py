@@ -31,7 +31,7 @@ from models.scenario import (MAX_CONNECTIONS, MAX_NICS, MAX_OIO, Migration,
 from models.storage import STORAGE_TRANSPORTS
 from models.transport import TRANSPORTS
 from models.units import parse_quantity
-from solvers import __version__, catalogue, metric_ids
+from solvers import __version__, metric_ids
 from solvers.evaluate import (evaluate_documents, evaluate_grid,
                               points_to_columns)
 from solvers.grid import validate_values
@@ -154,7 +154,7 @@ def parse_target(text):
     metric = match["metric"]
     if match["unit"]:
         try:
-            unit = catalogue.info(metric)[0]
+            unit = metric_ids.info(metric)[0]
         except (KeyError, ValueError):
             raise TargetError(f"target {text!r}: {metric!r} is not a "
                               "metric id Linkplan knows") from None
@@ -351,7 +351,7 @@ def seek_target(scenario, target, *, levers=None, callback=None):
     # absent at the base where its item has no value (a migration that
     # does not converge has no total time): NaN, which no target meets
     before = float(base_numbers.get(target.metric, math.nan))
-    unit = catalogue.info(target.metric)[0]
+    unit = metric_ids.info(target.metric)[0]
     available = _levers(base, target.metric, base_numbers)
     chosen = _chosen(levers, available, target.metric)
     met = bool(target.met([before])[0])
@@ -386,7 +386,7 @@ def _unknown_metric(metric, numbers):
     close = difflib.get_close_matches(metric, list(numbers), n=4,
                                       cutoff=0.5)
     try:
-        catalogue.info(metric)
+        metric_ids.info(metric)
         known = True
     except (KeyError, ValueError):
         known = False
@@ -407,7 +407,7 @@ def _item_of(base, metric):
     """Whether ``metric`` is a catalogued metric of a workload the
     scenario has (its value may be missing where the model has none)."""
     try:
-        catalogue.info(metric)
+        metric_ids.info(metric)
         parsed = metric_ids.parse(metric)
     except (KeyError, ValueError):
         return False
@@ -442,12 +442,12 @@ def _chosen(levers, available, metric):
 def _levers(base, metric, numbers):
     """The levers that act on ``metric``: those of its item, then the
     NICs it uses and the MTU. A headline that repeats its first item's
-    metric (:func:`solvers.catalogue.headline_of`) is that item's; one
+    metric (:func:`solvers.metric_ids.headline_of`) is that item's; one
     that does not (an aggregate) is every item's."""
     parsed = metric_ids.parse(metric)
     # host.<key> headlines are the transfers'
     items_of = {headline: items for items, headline
-                in catalogue.headline_of().items()}
+                in metric_ids.headline_of().items()}
     family_of_items = items_of.get(parsed.family, parsed.family)
     w = base.workloads
     levers = []

@@ -7,8 +7,9 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from app.gui.appearance import chart_theme
 from app.gui.charts import variant_colour
 from app.report.content import table_rows
-from solvers import catalogue
 from solvers.analysis import FLAG
+from solvers.metric_ids import declared as declared_metric
+from solvers.metric_ids import repeating_headlines
 from solvers.metric_ids import parse as parse_metric_id
 from solvers.results import format_change, format_number
 
@@ -30,8 +31,8 @@ _COUNT_UNITS = ("1", "cores")
 
 
 def _is_flag(metric_id):
-    declared = catalogue.declared(metric_id)
-    return declared is not None and declared.kind == FLAG
+    metric = declared_metric(metric_id)
+    return metric is not None and metric.kind == FLAG
 
 
 def shown_value(metric):
@@ -123,7 +124,7 @@ def relevant_rows(results, pinned=()):
     kept = {_family_and_key(i) for i in pinned}
     # the goal's rows first, as in the report: the answer, then its causes
     every = sorted((i for i in results.metric_ids(
-                        headlines=catalogue.repeating_headlines())
+                        headlines=repeating_headlines())
                     if i in every),
                    key=lambda i: _family_and_key(i) not in kept)
     compared = set(rows.compared)

@@ -11,7 +11,8 @@ from html import escape
 from PySide6 import QtCore, QtWidgets
 
 from app.gui.appearance import colour
-from solvers import catalogue, metric_ids
+from solvers import metric_ids
+from solvers.analysis import FLAG
 from solvers.results import format_number
 
 #: Severities in the order they are listed (each its colour's name in
@@ -51,7 +52,8 @@ def calculation(variant):
 
 def shown_value(metric):
     """A metric's value as the panel shows it: yes/no for a flag."""
-    if metric.label.endswith("(1 yes, 0 no)"):
+    declared = metric_ids.declared(metric.id)
+    if declared is not None and declared.kind == FLAG:
         return "yes" if metric.value else "no"
     return format_number(metric.value)
 
@@ -64,7 +66,7 @@ def evidence_text(evidence):
     if metric_id is None or value is None:
         return ""
     try:
-        unit, label = catalogue.info(metric_id)
+        unit, label = metric_ids.info(metric_id)
     except (KeyError, ValueError):
         unit, label = "", metric_id
     unit = "" if unit in ("1", "") else f" {unit}"
@@ -86,7 +88,7 @@ def effect_text(recommendation):
     lines = []
     for metric_id, effect in recommendation.effect.items():
         try:
-            label = catalogue.info(metric_id)[1]
+            label = metric_ids.info(metric_id)[1]
         except (KeyError, ValueError):
             label = metric_id
         unit = "" if effect["unit"] in ("1", "") else f" {effect['unit']}"

@@ -17,7 +17,7 @@ from PySide6 import QtCore, QtWidgets
 from app.gui.charts import new_plot_widget, theme_of, variant_colour
 from app.schema_fields import path_label
 from models.scenario import BASE_NAME, Axis, Sweep
-from solvers import catalogue, sweep
+from solvers import metric_ids, sweep
 from solvers.columns import column_targets
 from solvers.results import csv_cell
 
@@ -99,7 +99,7 @@ class SweepData:
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(["variant"] + [a[0] for a in self.request.axes] +
-                        [f"{m}[{catalogue.info(m)[0]}]" for m in ids])
+                        [f"{m}[{metric_ids.info(m)[0]}]" for m in ids])
         for name, combos in self.combos.items():
             metrics = self.values[name]
             for index, combo in enumerate(combos):
@@ -238,7 +238,7 @@ def marks(data, name, metric_id):
     above = np.flatnonzero(np.nan_to_num(oio - knee, nan=-1) >= 0)
     if above.size and above[0] > 0:
         found.append((float(x[above[0]]), None, "OIO knee"))
-    if catalogue.info(metric_id)[0] == "Gbit/s":
+    if metric_ids.info(metric_id)[0] == "Gbit/s":
         line = data.grid(name, "wire.link_gbps")
         if np.isfinite(line).any():
             found.append((None, float(np.nanmax(line)), "line rate"))
@@ -255,7 +255,7 @@ def draw_sweep(plot_item, data, metric_id, heat_series=None):
     colour_bar = getattr(plot_item, "_linkplan_colour_bar", None)
     if colour_bar is not None:
         colour_bar.setVisible(len(data.request.axes) == 2)
-    unit, label = catalogue.info(metric_id)
+    unit, label = metric_ids.info(metric_id)
     unit_text = "" if unit == "1" else f" [{unit}]"
     scenario = data.request.series[0][1]
     paths = [path_label(scenario, a[0]) for a in data.request.axes]
@@ -701,7 +701,7 @@ class SweepPanel(QtWidgets.QWidget):
         with QtCore.QSignalBlocker(self.metric):
             self.metric.clear()
             for metric_id in data.metric_ids():
-                self.metric.addItem(catalogue.info(metric_id)[1],
+                self.metric.addItem(metric_ids.info(metric_id)[1],
                                     metric_id)
             index = self.metric.findData(previous)
             self.metric.setCurrentIndex(index if index >= 0 else 0)
@@ -740,5 +740,5 @@ class SweepPanel(QtWidgets.QWidget):
         data, metric_id = self.data, self.metric.currentData()
         heat = self.heat_variant.currentText()
         paths = " × ".join(a[0] for a in data.request.axes)
-        return (f"Sweep: {catalogue.info(metric_id)[1]} over {paths}",
+        return (f"Sweep: {metric_ids.info(metric_id)[1]} over {paths}",
                 lambda plot: draw_sweep(plot, data, metric_id, heat))

@@ -9,7 +9,7 @@ import types
 
 from PySide6 import QtCore, QtWidgets
 
-from solvers import catalogue
+from solvers import metric_ids
 from solvers.results import format_number
 from solvers.target import (TargetError, describe_change, parse_target,
                             seek_target)
@@ -129,7 +129,7 @@ class TargetDialog(QtWidgets.QDialog):
 
     def _metric_changed(self, *_):
         try:
-            unit = catalogue.info(self.metric_id())[0]
+            unit = metric_ids.info(self.metric_id())[0]
         except (KeyError, ValueError):
             unit = ""
         self.unit.setText("" if unit in ("1", "") else unit)

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from app.schema_fields import VALUE_LABELS, entry_name, field_label, \
     field_unit, show_value
 from models.scenario import get_path
-from solvers import catalogue
 from solvers import metric_ids as ids
 
 #: A "gain" row whose every value is below this [%] is noise (MTU 9000
@@ -222,8 +221,7 @@ def table_rows(results):
     workloads = {ids.parse(m).name for v in by_variant for m in v
                  if m.startswith("storage.") and m.count(".") > 1}
     single_storage = len(workloads) == 1
-    for metric_id in results.metric_ids(
-            headlines=catalogue.repeating_headlines()):
+    for metric_id in results.metric_ids(headlines=ids.repeating_headlines()):
         if _repeats_headline(metric_id, by_variant, single_storage):
             continue
         values = [v[metric_id] for v in by_variant if metric_id in v]
@@ -248,11 +246,10 @@ def _repeats_headline(metric_id, by_variant, single_storage):
         parsed = ids.parse(metric_id)
     except ValueError:
         return False
-    if parsed.family not in catalogue.headline_of() or parsed.name is None or \
+    if parsed.family not in ids.HEADLINE_OF or parsed.name is None or \
             (parsed.family == "storage" and not single_storage):
         return False
-    headline = ids.headline(catalogue.headline_of()[parsed.family],
-                            parsed.key)
+    headline = ids.headline(ids.HEADLINE_OF[parsed.family], parsed.key)
     return any(headline in values for values in by_variant) and all(
         values.get(headline) == values.get(metric_id)
         for values in by_variant)
@@ -333,7 +330,7 @@ def teaming_pivot(metric_ids):
                 parsed.policy in (None, "nioc"):
             rest.append(metric_id)
             continue
-        policy = catalogue.info(metric_id)[1].rpartition(": ")[0]
+        policy = ids.info(metric_id)[1].rpartition(": ")[0]
         name = f"{parsed.team}: {policy}" if parsed.team else policy
         rows.setdefault(name, {})[parsed.key] = metric_id
         if parsed.key not in columns:

@@ -35,7 +35,7 @@ from app.report.summary import change_words, executive_summary, reason
 from app.report.sweep import scenario_sweep_chart
 from app.scenario_io import atomic_write
 from models.scenario import dump_scenario
-from solvers import catalogue
+from solvers import metric_ids
 from solvers.accuracy import AREA_LABELS
 from solvers.results import format_change, format_number
 
@@ -943,7 +943,7 @@ class _Report:
     def advice_section(self, advice, scenario):
         self.heading("Recommended changes (base scenario)")
         try:
-            unit, label = catalogue.info(advice.metric)
+            unit, label = metric_ids.info(advice.metric)
         except (KeyError, ValueError):
             unit, label = "", advice.metric
         unit = "" if unit in ("", "1") else f" {unit}"
@@ -1125,7 +1125,7 @@ def _error_text(percent):
 def metric_ids_info(policies, key):
     """Column header of a teaming measure: its label and unit."""
     metric_id = next(by_key[key] for _, by_key in policies if key in by_key)
-    unit, label = catalogue.info(metric_id)
+    unit, label = metric_ids.info(metric_id)
     label = label.rpartition(": ")[2]
     label = label[:1].upper() + label[1:]
     return label if unit in ("", "1") else f"{label} [{unit}]"

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from app.gui.advice import GOAL_LABELS
 from app.report.content import path_words, value_text
 from models.scenario import GOALS
-from solvers import catalogue
+from solvers import metric_ids
 from solvers.advise import goal_value, resolve_goal
 from solvers.results import format_number
 
@@ -78,7 +78,7 @@ def executive_summary(scenario, results, advice=None):
         value = goal_value(variant, documents[variant.name], goal)
         values.append((variant.name, None if math.isnan(value) else value))
     metric_id = GOALS[goal][0]
-    unit = catalogue.info(metric_id)[0]
+    unit = metric_ids.info(metric_id)[0]
     sign = 1.0 if GOALS[goal][1] == "max" else -1.0
     ranked = sorted((v for v in values if v[1] is not None),
                     key=lambda v: -sign * v[1])

@@ -9,7 +9,7 @@ import numpy as np
 from app.gui.sweep_panel import SweepRequest, draw_sweep, run_sweep
 from app.report.content import path_words, value_text
 from models.scenario import GOALS
-from solvers import catalogue, sweep
+from solvers import metric_ids, sweep
 from solvers.advise import resolve_goal
 
 #: Lines of a sweep chart (variants, or values of a second axis).
@@ -66,7 +66,7 @@ def scenario_sweep_chart(scenario, results):
     data = run_sweep(SweepRequest([axis], series), threading.Event())
     if data.error or metric_id not in data.metric_ids():
         return None
-    label = catalogue.info(metric_id)[1]
+    label = metric_ids.info(metric_id)[1]
     heading = f"Sweep {planned.name}: {label} against " \
         f"{path_words(scenario, path)}"
     return heading, lambda plot: draw_sweep(plot, data, metric_id), lines

@@ -8,7 +8,7 @@ import numpy as np
 
 from models import cluster as fabric
 from models import wire
-from solvers import metric_ids
+from solvers import metric_grammar as metric_ids
 from solvers.analysis import (COUNT, EMPTY, HIGHER, LOWER, VERDICT, Analysis,
                               AnalysisResult, Candidate, Goal, Items, Metric,
                               metric_value)

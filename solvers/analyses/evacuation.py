@@ -13,7 +13,8 @@ import numpy as np
 
 from models import evacuation, migration
 from models.units import MIB, bytes_per_s_to_gbps, gbps_to_bytes_per_s
-from solvers import metric_ids, schedule
+from solvers import metric_grammar as metric_ids
+from solvers import schedule
 from solvers.analysis import (COUNT, EMPTY, FIRST, HIGHER, LOWER, Analysis,
                               Candidate, Goal, Items, Metric, ResultBuilder,
                               metric_value)

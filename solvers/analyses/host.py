@@ -11,7 +11,7 @@ import numpy as np
 
 from models import cpu, host, platform, qemu_ram, transport, wire
 from models.units import bytes_per_s_to_gbps, gbps_to_bytes_per_s
-from solvers import metric_ids
+from solvers import metric_grammar as metric_ids
 from solvers.analysis import (COUNT, EMPTY, FIRST, HIGHER, LOWER, VERDICT,
                               Analysis, Candidate, ColumnResult, Goal, Items,
                               Metric, ResultBuilder, defaulted_binding,

@@ -10,7 +10,8 @@ import numpy as np
 from models import compression, migration, platform, qemu_ram
 from models.units import (GIB, MIB, bytes_per_s_to_gbps,
                           gbps_to_bytes_per_s)
-from solvers import goalseek, metric_ids
+from solvers import goalseek
+from solvers import metric_grammar as metric_ids
 from solvers.analysis import (COUNT, EMPTY, FIRST, FLAG, HIGHER, LOWER,
                               VERDICT, Analysis, Candidate, ColumnResult, Goal,
                               Items, Metric, ResultBuilder, defaulted_binding,

@@ -5,7 +5,7 @@ adapter in a Gen3 x16 slot cannot run both ports at line rate)."""
 import numpy as np
 
 from models import pcie
-from solvers import metric_ids
+from solvers import metric_grammar as metric_ids
 from solvers.analysis import (EMPTY, HIGHER, VERDICT, Analysis, ColumnResult,
                               Items, Metric, ResultBuilder)
 from solvers.results import Bottleneck, Finding

@@ -7,7 +7,7 @@ import numpy as np
 
 from models import pfc
 from models.wire import L2_OVERHEAD_BYTES, VLAN_TAG_BYTES
-from solvers import metric_ids
+from solvers import metric_grammar as metric_ids
 from solvers.analysis import (EMPTY, HIGHER, LOWER, SUMMED, VERDICT, Analysis,
                               Items, Metric, ResultBuilder)
 from solvers.results import Bottleneck, Finding

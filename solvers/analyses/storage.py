@@ -9,7 +9,7 @@ pass, at the scenario's MTU and at 9000 together (the jumbo gain).
 import numpy as np
 
 from models import storage, wire
-from solvers import metric_ids
+from solvers import metric_grammar as metric_ids
 from solvers.analysis import (EMPTY, HIGHER, LOWER, SUMMED, VERDICT, Analysis,
                               Candidate, ColumnResult, Goal, Items, Metric,
                               ResultBuilder, defaulted_binding, metric_value)

@@ -15,7 +15,8 @@ import numpy as np
 
 from models import platform, teaming
 from models.scenario import TEAMING_POLICIES
-from solvers import metric_ids, teaming_dynamic
+from solvers import metric_grammar as metric_ids
+from solvers import teaming_dynamic
 from solvers.analysis import (COUNT, EMPTY, HIGHER, LOWER, VERDICT, Analysis,
                               Candidate, Goal, Metric, ResultBuilder,
                               metric_value)

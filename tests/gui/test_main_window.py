@@ -4,7 +4,7 @@ from PySide6 import QtCore
 
 from app.gui.main_window import MainWindow
 from app.scenario_io import load_scenario
-from solvers import catalogue
+from solvers import metric_ids
 
 
 def goodput_cell(window, column=0):
@@ -38,7 +38,7 @@ def test_opens_the_example_with_every_variant(window):
     model = window.table_model
     assert model.rowCount() + model.hidden_rows == \
         len(window.results.metric_ids(
-            headlines=catalogue.repeating_headlines())) == 17
+            headlines=metric_ids.repeating_headlines())) == 17
     assert "wire.link_gbps" not in model._metric_ids
     window.all_rows.setChecked(True)
     assert model.rowCount() == 17

@@ -12,7 +12,7 @@ from app.scenario_io import load_scenario
 from models import pcie, storage
 from models.scenario import (GOALS, ScenarioError, dump_scenario,
                              scenario_from_dict)
-from solvers import catalogue, metric_ids
+from solvers import metric_ids
 from solvers.advise import advise
 from solvers.analyses import registry, validate
 from solvers.analysis import COUNT, FLAG, Goal, Metric
@@ -91,27 +91,27 @@ def test_catalogue_labels_are_the_public_ones():
     # ids, units and labels are public (batch users script against them):
     # a headline with its own label, one with its analysis's prefix, an
     # item, a teaming policy, an evacuation order
-    assert catalogue.info("host.cpu_pct") == ("%", "Host: CPU")
-    assert catalogue.info("migration.total_s") == ("s",
+    assert metric_ids.info("host.cpu_pct") == ("%", "Host: CPU")
+    assert metric_ids.info("migration.total_s") == ("s",
                                                    "Migration: total time")
-    assert catalogue.info("transfer.lm.throughput_gbps") == (
+    assert metric_ids.info("transfer.lm.throughput_gbps") == (
         "Gbit/s", "lm: throughput")
-    assert catalogue.info("teaming.lbt.peak_util_pct") == (
+    assert metric_ids.info("teaming.lbt.peak_util_pct") == (
         "%", "LBT (NIC load): peak uplink utilization")
-    assert catalogue.info("evacuation.smallest_first_s") == (
+    assert metric_ids.info("evacuation.smallest_first_s") == (
         "s", "Evacuation: total time, smallest first order")
-    assert catalogue.declared("migration.m.converged").kind == FLAG
-    assert catalogue.headline_of().items() >= {
+    assert metric_ids.declared("migration.m.converged").kind == FLAG
+    assert metric_ids.headline_of().items() >= {
         "transfer": "host", "migration": "migration", "storage": "storage",
         "evacuation": "evacuation"}.items()
     # a storage headline sums its workloads: tables keep the items
-    assert "storage" not in catalogue.repeating_headlines()
+    assert "storage" not in metric_ids.repeating_headlines()
 
 
 def test_declared_goals_are_the_schema_goals():
     assert {kind: (g.metric, g.sense)
-            for kind, g in catalogue.goals().items()} == GOALS
-    assert list(catalogue.goals()) == list(GOALS)
+            for kind, g in metric_ids.goals().items()} == GOALS
+    assert list(metric_ids.goals()) == list(GOALS)
 
 
 @pytest.mark.parametrize("metric_id, parts", [
@@ -150,7 +150,7 @@ def test_builders_and_parser_agree_on_every_example_metric():
                     rebuilt = metric_ids.item(parsed.family, parsed.name,
                                               parsed.key)
                 assert rebuilt == metric.id
-                assert metric.unit == catalogue.info(metric.id)[0]
+                assert metric.unit == metric_ids.info(metric.id)[0]
 
 
 def test_unparseable_teaming_id_is_refused():

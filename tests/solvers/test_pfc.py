@@ -8,7 +8,7 @@ import pytest
 from app.scenario_io import load_scenario
 from models import pfc
 from models.scenario import ScenarioError, scenario_from_dict
-from solvers import catalogue
+from solvers import metric_ids
 from solvers.evaluate import evaluate
 from tests.conftest import EXAMPLES
 
@@ -41,9 +41,9 @@ def test_example_needs_the_annex_n_headroom():
 
 
 def test_labels_and_units_come_from_the_declaration():
-    assert catalogue.info("pfc.needed_bytes") == (
+    assert metric_ids.info("pfc.needed_bytes") == (
         "B", "PFC: headroom needed per port, all lossless classes")
-    assert catalogue.info("pfc.roce.stop_s") == (
+    assert metric_ids.info("pfc.roce.stop_s") == (
         "s", "roce: time from pause to the last frame in")
     metrics = evaluate(example()).variants[0].metrics
     assert {m.unit for m in metrics if m.id.startswith("pfc.")} == \
