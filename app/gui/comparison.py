@@ -7,10 +7,8 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from app.gui.appearance import chart_theme
 from app.gui.charts import variant_colour
 from app.report.content import table_rows
-from solvers.analysis import FLAG
-from solvers.metric_ids import declared as declared_metric
-from solvers.metric_ids import repeating_headlines
 from solvers.metric_ids import parse as parse_metric_id
+from solvers.metric_ids import repeating_headlines
 from solvers.results import format_change, format_number
 
 _Qt = QtCore.Qt
@@ -30,15 +28,14 @@ _ROOT = QtCore.QModelIndex()
 _COUNT_UNITS = ("1", "cores")
 
 
-def _is_flag(metric_id):
-    metric = declared_metric(metric_id)
-    return metric is not None and metric.kind == FLAG
+def _is_flag(metric):
+    return metric.id.rsplit(".", 1)[-1] == "converged"
 
 
 def shown_value(metric):
     """A metric's value as a person reads it: yes/no for a flag, whole
     counts without decimals, else the shared number format."""
-    if _is_flag(metric.id):
+    if _is_flag(metric):
         return "yes" if metric.value else "no"
     if metric.unit in _COUNT_UNITS and float(metric.value).is_integer():
         return f"{int(metric.value):,}"
@@ -52,7 +49,7 @@ _SAME = 1e-9
 def _change(metric, base):
     """metric - base, or None when equal (float noise included), not
     comparable or a flag."""
-    if base is None or metric is base or _is_flag(metric.id):
+    if base is None or metric is base or _is_flag(metric):
         return None
     if not format_change(base.value, metric.value, metric.unit):
         return None
@@ -91,7 +88,7 @@ def _cell_text(metric, base):
 
 def row_label(metric):
     """Row header: the label and its unit (none for flags)."""
-    if _is_flag(metric.id):
+    if _is_flag(metric):
         return metric.label.removesuffix(" (1 yes, 0 no)")
     return f"{metric.label} [{metric.unit}]"
 
@@ -128,7 +125,7 @@ def relevant_rows(results, pinned=()):
                     if i in every),
                    key=lambda i: _family_and_key(i) not in kept)
     compared = set(rows.compared)
-    return [i for i in every if i in compared or _is_flag(i)
+    return [i for i in every if i in compared or i.endswith(".converged")
             or _family_and_key(i) in kept], every
 
 

@@ -12,7 +12,6 @@ from PySide6 import QtCore, QtWidgets
 
 from app.gui.appearance import colour
 from solvers import metric_ids
-from solvers.analysis import FLAG
 from solvers.results import format_number
 
 #: Severities in the order they are listed (each its colour's name in
@@ -52,8 +51,7 @@ def calculation(variant):
 
 def shown_value(metric):
     """A metric's value as the panel shows it: yes/no for a flag."""
-    declared = metric_ids.declared(metric.id)
-    if declared is not None and declared.kind == FLAG:
+    if metric.label.endswith("(1 yes, 0 no)"):
         return "yes" if metric.value else "no"
     return format_number(metric.value)
 
