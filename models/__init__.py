@@ -8,5 +8,6 @@ paths, formats).
 #: The package's modules, each imported by its own name (``from models
 #: import wire``); ``from models import *`` imports them all.
 __all__ = ["chain", "cluster", "compression", "cpu", "evacuation", "host",
-           "migration", "migration_costs", "pcie", "platform", "qemu_ram",
-           "scenario", "storage", "teaming", "transport", "units", "wire"]
+           "migration", "migration_costs", "pcie", "pfc", "platform",
+           "qemu_ram", "scenario", "storage", "teaming", "transport",
+           "units", "wire"]

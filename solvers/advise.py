@@ -29,23 +29,6 @@ MAX_GRID = 1_000_000
 #: Points :func:`search` evaluates together between two callbacks.
 SEARCH_CHUNK_POINTS = 16_384
 
-#: Secondary metrics reported with each goal.
-GOAL_CONTEXT = {
-    "max_throughput": ("host.throughput_gbps", "host.cpu_pct"),
-    "min_cpu": ("host.cpu_pct_per_gbps", "host.cpu_pct",
-                "host.throughput_gbps"),
-    "min_migration_time": ("migration.total_s", "migration.downtime_s"),
-    "min_evacuation_time": ("evacuation.total_s", "evacuation.not_converged",
-                            "evacuation.throttled",
-                            "evacuation.max_downtime_s"),
-    "max_iops": ("storage.iops", "storage.latency_ms", "storage.cpu_pct"),
-    "latency_target": ("storage.latency_ms", "storage.iops"),
-    "min_peak_util": (),
-    "min_cluster_util": ("cluster.worst_peak_util_pct",
-                         "cluster.worst_unmet_gbps", "cluster.rebuild_s"),
-}
-
-
 @dataclass(frozen=True)
 class Recommendation:
     """One finding with the change that fixes it and its predicted effect.
@@ -143,26 +126,18 @@ def resolve_goal(scenario, goal=None):
     """
     if goal is None and scenario.goal is not None:
         goal = scenario.goal.kind
-    w = scenario.workloads
-    present = {"max_iops": bool(w.storage), "latency_target": bool(w.storage),
-               "max_throughput": bool(w.transfers),
-               "min_cpu": bool(w.transfers),
-               "min_migration_time": bool(w.migrations),
-               "min_evacuation_time": bool(w.evacuations),
-               "min_peak_util": bool(w.flows and scenario.teams),
-               "min_cluster_util": scenario.cluster is not None}
+    goals = metric_ids.goals()
     if goal is None:
-        goal = next((g for g in ("max_iops", "max_throughput",
-                                 "min_migration_time", "min_evacuation_time",
-                                 "min_peak_util", "min_cluster_util")
-                     if present[g]), None)
+        ranked = sorted((g for g in goals.values() if g.rank is not None),
+                        key=lambda g: g.rank)
+        goal = next((g.kind for g in ranked if g.asks(scenario)), None)
         if goal is None:
             raise ValueError("goal: the scenario has no storage, transfer, "
                              "migration or teamed flows to optimise")
     if goal not in GOALS:
         raise ValueError(f"goal must be one of {', '.join(GOALS)}, got "
                          f"{goal!r}")
-    if not present[goal]:
+    if not goals[goal].asks(scenario):
         raise ValueError(f"goal {goal!r} needs workloads the scenario does "
                          f"not define (it measures {GOALS[goal][0]})")
     return goal
@@ -281,7 +256,7 @@ def _candidates(doc, goal, base):
     """What every analysis proposes for the base (evaluated as
     ``base``)."""
     for analysis in registry():
-        if hasattr(analysis, "candidates"):
+        if analysis.candidates is not None:
             yield from analysis.candidates(doc, goal, base)
 
 
@@ -307,7 +282,8 @@ def _validated(base, candidates):
 
 def _recommend(candidate, goal, before, after, base_doc, doc, gain):
     metric = _goal_metric(base_doc, goal, before)
-    ids = [metric] + [m for m in GOAL_CONTEXT[goal] if m != metric]
+    ids = [metric] + [m for m in metric_ids.goals()[goal].context
+                      if m != metric]
     effect = {}
     for metric_id in ids:
         try:

@@ -1,54 +1,37 @@
 """The contract every analysis follows (the registry that finds them is
 :func:`solvers.analyses.registry`).
 
-An analysis is a module of :mod:`solvers.analyses` that defines
+An analysis is a module of :mod:`solvers.analyses` that declares itself
+once, in its header, as ``ANALYSIS = Analysis(...)`` (:class:`Analysis`:
+its name, order, requirements, the fields it reads, its metric catalogue,
+the validated models behind it, the goals it serves and the views that
+show it); every central table (metric units and labels, headline roll-ups,
+provenance, goals) is derived from these declarations
+(:mod:`solvers.metric_ids`). Beside it the module defines
 
-- ``NAME``: its metric family (``wire``, ``host``, ``storage`` ...);
-- ``ORDER``: where its metrics, findings, assumptions and traces stand in a
-  variant's result (and when it runs: after the analyses it ``REQUIRES``);
-- ``BOTTLENECK_PRIORITY``: which analysis names the binding limit when
-  several offer one (lowest wins);
-- ``REQUIRES``: names of the analyses whose results it reads;
 - ``analyse(inputs, upstream, *, details=True) -> list[AnalysisResult]``,
   one result per document of the :class:`solvers.inputs.Inputs`;
   ``upstream`` maps each required name to its results; ``details=False``
   asks for metrics only (sweeps and searches);
-- optionally ``READS``: every document field it (and the
-  :class:`solvers.inputs.Inputs` families it asks for) may read, as
-  paths: a section (``"host"``, ``"nics"``, ``"goal"``) or a field of
-  ``workloads`` (``"workloads.flows"``). An editing session keeps its
-  results keyed on these fields of every document
-  (:mod:`solvers.analysis_cache`), so an edit elsewhere does not re-run
-  it; without ``READS`` it is keyed on the whole document. A field read
-  but not listed would hand back stale results: tests/solvers/
-  test_analysis_cache.py records what each analysis reads;
-- optionally ``FAMILIES``: the :class:`solvers.inputs.Inputs` families it
-  reads with ``details=False``, when those (and its upstream) are all it
-  reads besides fields no column sweep varies. A column sweep
-  (:func:`solvers.evaluate.evaluate_columns`) runs such an analysis on
-  the repeated, column-set families of many points at once, and one
-  without ``FAMILIES`` once per template document;
-- optionally ``COLUMN_READS``: for an analysis without ``FAMILIES``, the
-  column fields (:data:`solvers.columns.FIELDS`) it reads from its
-  documents, as paths (a section, ``"nics"``, or a field); a column sweep
-  runs it once per distinct combination of their values (default: its
-  ``READS``);
 - optionally ``analyse_columns(inputs, upstream) -> ColumnResult``: the
   metrics of the points of a :class:`solvers.columns.TiledInputs` (one
   template, column fields set per point) as one array per metric id,
   without a dict per point; ``upstream`` maps each required name to its
   :class:`ColumnResult`. Sweeps and searches call it; an analysis with
-  ``FAMILIES`` but without it is run per point and its dicts turned into
-  columns, so a new analysis works on the column path before it has one;
+  ``inputs`` families but without it is run per point and its dicts
+  turned into columns, so a new analysis works on the column path before
+  it has one;
 - optionally ``candidates(doc, goal, base) -> iterable of Candidate``: the
   changes it proposes for a document whose evaluated result is ``base``
   (:mod:`solvers.advise` re-evaluates and ranks them).
 
 A new analysis is one new module in :mod:`solvers.analyses` plus its
-model, its schema fields and its metric catalogue entries: the registry
-finds it, nothing else is registered by hand.
+model and its schema fields: the registry finds it, nothing else is
+registered by hand (docs/architecture.md, "Adding an analysis").
 """
 
+import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from models.scenario import parse_path
@@ -56,6 +39,241 @@ from solvers.results import Bottleneck, Finding
 
 #: status values of an :class:`AnalysisResult`.
 EVALUATED, NOT_APPLICABLE = 0, 1
+
+#: What a metric is (:attr:`Metric.kind`): a measured or computed amount,
+#: a whole number of things, a yes (1) / no (0) answer, or a verdict
+#: that decides the question (a margin against its limit).
+QUANTITY, COUNT, FLAG, VERDICT = "quantity", "count", "flag", "verdict"
+KINDS = (QUANTITY, COUNT, FLAG, VERDICT)
+#: Which way a metric is better (:attr:`Metric.better`).
+HIGHER, LOWER, NEITHER = "higher", "lower", "none"
+BETTER = (HIGHER, LOWER, NEITHER)
+#: Units a metric may carry (the faces convert and print these).
+UNITS = frozenset({"Gbit/s", "MB/s", "%", "%/(Gbit/s)", "1/s", "B", "GiB",
+                   "s", "ms", "cores", "x", "1"})
+#: How a headline ``<analysis>.<key>`` relates to its items
+#: (:attr:`Items.headline`): it repeats the first item's value, or
+#: sums the items (the worst for a latency).
+FIRST, SUMMED = "first", "summed"
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One entry of an analysis's metric catalogue.
+
+    Attributes
+    ----------
+    key : str
+        The last part of its ids (``throughput_gbps``); sets unit and label
+        wherever the key appears.
+    unit : str
+        One of :data:`UNITS`.
+    label : str or None
+        What an item's metric is called (``transfer.lm.<key>`` reads
+        "lm: <label>"); None for a key that only heads the analysis.
+    headline : str or None
+        The full label of the headline ``<analysis>.<key>`` when it has
+        one of its own ("Host: CPU"); else a headline reads the label
+        after the analysis's :attr:`Analysis.headline_prefix`.
+    kind : str
+        One of :data:`KINDS`.
+    better : str
+        One of :data:`BETTER`.
+    """
+
+    key: str
+    unit: str
+    label: str | None
+    headline: str | None = None
+    kind: str = QUANTITY
+    better: str = NEITHER
+
+
+@dataclass(frozen=True)
+class Items:
+    """A family of per-item metric ids, ``<name>.<item>.<key>``.
+
+    Attributes
+    ----------
+    name : str
+        ``transfer``, ``uplink``, ``migration`` ...
+    headline : str or None
+        :data:`FIRST` when the analysis's headline ``<analysis>.<key>``
+        repeats the first item's value, :data:`SUMMED` when it sums the
+        items, None when the items have no headline.
+    areas : tuple of str or None
+        Validation areas behind these items when they differ from the
+        analysis's (an uplink's load is the teaming cases' quantity).
+    """
+
+    name: str
+    headline: str | None = None
+    areas: tuple | None = None
+
+
+@dataclass(frozen=True)
+class Goal:
+    """A goal an analysis measures (the keys of ``models.scenario.GOALS``).
+
+    Attributes
+    ----------
+    kind : str
+        The goal's name, e.g. ``max_throughput``.
+    metric : str
+        The metric id it ranks by.
+    sense : str
+        ``max`` or ``min``.
+    context : tuple of str
+        Metric ids advice reports beside it.
+    asks : callable
+        ``asks(document) -> bool``: whether the document has what the goal
+        measures.
+    rank : int or None
+        Where it stands when advice picks a goal for a document without
+        one (lowest first among those the document asks); None: never
+        picked so.
+    """
+
+    kind: str
+    metric: str
+    sense: str
+    asks: Callable
+    context: tuple = ()
+    rank: int | None = None
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Everything the rest of Linkplan knows about one analysis, declared
+    in the analysis's module as ``ANALYSIS``.
+
+    Attributes
+    ----------
+    name : str
+        Its metric family (``wire``, ``host`` ...): headlines are
+        ``<name>.<key>``.
+    order : int
+        Where its metrics, findings, assumptions and traces stand in a
+        variant's result (and when it runs: after what it ``requires``).
+    bottleneck_priority : int
+        Which analysis names the binding limit when several offer one
+        (lowest wins).
+    module : str
+        The module that defines ``analyse`` (and optionally
+        ``analyse_columns`` and ``candidates``): pass ``__name__``.
+    requires : tuple of str
+        Names of the analyses whose results it reads.
+    reads : tuple of str or None
+        Every document field it (and the :class:`solvers.inputs.Inputs`
+        families it asks for) may read, as paths: a section (``"host"``)
+        or a field of ``workloads`` (``"workloads.flows"``). An editing
+        session keys its results on these (:mod:`solvers.analysis_cache`);
+        None keys them on the whole document. A field read but not listed
+        hands back stale results (tests/solvers/test_analysis_cache.py).
+    inputs : tuple of str or None
+        The :class:`solvers.inputs.Inputs` families it reads with
+        ``details=False``, when those (and its upstream) are all it reads
+        besides fields no column sweep varies: a column sweep then runs it
+        on the column-set families of many points at once; None runs it
+        once per template document.
+    column_reads : tuple of str or None
+        Without ``inputs``: the column fields it reads from its documents
+        (a column sweep runs it once per distinct combination of their
+        values); None means its ``reads``.
+    metrics : tuple of Metric
+        Its metric catalogue.
+    headline : str
+        The key of its main number (a :class:`Metric` of ``metrics``).
+    headline_prefix : str or None
+        How a headline without a label of its own is labelled
+        ("Migration: " + the item label).
+    items : tuple of Items
+        Its families of per-item ids.
+    models : tuple of str
+        The model modules its values come from.
+    areas : tuple of str
+        The validation areas (a case's ``area``) whose cases test them.
+    goals : tuple of Goal
+    views : tuple of str
+        Keys of the GUI tabs and report sections that show it
+        (``app.gui.views.VIEWS``).
+    """
+
+    name: str
+    order: int
+    bottleneck_priority: int
+    module: str
+    requires: tuple = ()
+    reads: tuple | None = None
+    inputs: tuple | None = None
+    column_reads: tuple | None = None
+    metrics: tuple = ()
+    headline: str = ""
+    headline_prefix: str | None = None
+    items: tuple = ()
+    models: tuple = ()
+    areas: tuple = ()
+    goals: tuple = ()
+    views: tuple = ()
+
+    def __post_init__(self):
+        where = f"analysis {self.name!r} ({self.module})"
+        keys = [m.key for m in self.metrics]
+        doubled = sorted({k for k in keys if keys.count(k) > 1})
+        if doubled:
+            raise ValueError(f"{where}: metric key(s) {doubled} declared "
+                             "twice")
+        for m in self.metrics:
+            if m.unit not in UNITS:
+                raise ValueError(f"{where}: metric {m.key!r} has unit "
+                                 f"{m.unit!r}, not one of {sorted(UNITS)}")
+            if m.kind not in KINDS or m.better not in BETTER:
+                raise ValueError(f"{where}: metric {m.key!r}: kind "
+                                 f"{m.kind!r} / better {m.better!r} not "
+                                 f"in {KINDS} / {BETTER}")
+            if m.label is None and m.headline is None:
+                raise ValueError(f"{where}: metric {m.key!r} has no label")
+        if self.headline not in keys:
+            raise ValueError(f"{where}: headline {self.headline!r} is not "
+                             "in its metrics")
+        for item in self.items:
+            if item.headline not in (None, FIRST, SUMMED):
+                raise ValueError(f"{where}: items {item.name!r}: headline "
+                                 f"{item.headline!r} is not {FIRST!r}, "
+                                 f"{SUMMED!r} or None")
+        for goal in self.goals:
+            if goal.sense not in ("max", "min") or \
+                    goal.metric.partition(".")[0] != self.name:
+                raise ValueError(f"{where}: goal {goal.kind!r} must rank "
+                                 f"by max or min one of its own metrics "
+                                 f"(got {goal.sense!r} {goal.metric!r})")
+
+    @property
+    def code(self):
+        """The module that defines its functions (looked up on each use,
+        so a test may replace one)."""
+        return importlib.import_module(self.module)
+
+    def analyse(self, inputs, upstream, *, details=True):
+        """Its ``analyse`` (see the module docstring)."""
+        return self.code.analyse(inputs, upstream, details=details)
+
+    @property
+    def analyse_columns(self):
+        """Its ``analyse_columns``, or None when it has none."""
+        return getattr(self.code, "analyse_columns", None)
+
+    @property
+    def candidates(self):
+        """Its ``candidates``, or None when it proposes no changes."""
+        return getattr(self.code, "candidates", None)
+
+    def metric(self, key):
+        """The :class:`Metric` with this key (KeyError if none)."""
+        for m in self.metrics:
+            if m.key == key:
+                return m
+        raise KeyError(f"analysis {self.name!r} declares no metric {key!r}")
 
 
 @dataclass(frozen=True)
@@ -90,6 +308,49 @@ class AnalysisResult:
     status: int = EVALUATED
     message: str = ""
     provides: dict = field(default_factory=dict)
+
+
+@dataclass
+class ResultBuilder:
+    """What an analysis has found so far for one document: it fills one
+    per document, then hands back :meth:`result`.
+
+    Attributes
+    ----------
+    metrics : dict
+    findings : list of solvers.results.Finding
+    assumptions : list of str
+    traces : dict
+    bottleneck : solvers.results.Bottleneck or None
+    provides : dict
+        As :attr:`AnalysisResult.provides`.
+    """
+
+    metrics: dict = field(default_factory=dict)
+    findings: list = field(default_factory=list)
+    assumptions: list = field(default_factory=list)
+    traces: dict = field(default_factory=dict)
+    bottleneck: Bottleneck | None = None
+    provides: dict = field(default_factory=dict)
+
+    @classmethod
+    def each(cls, documents, **provides):
+        """One builder per document, each ``provides`` key an empty dict
+        of its own (``each(docs, rates={})``)."""
+        return [cls(provides={key: dict(value) for key, value
+                              in provides.items()}) for _ in documents]
+
+    def assume(self, *texts):
+        """Add assumptions, each once, in the order first met."""
+        self.assumptions.extend(t for t in dict.fromkeys(texts)
+                                if t not in self.assumptions)
+
+    def result(self):
+        """The :class:`AnalysisResult` of what was found."""
+        return AnalysisResult(
+            metrics=self.metrics, findings=tuple(self.findings),
+            assumptions=tuple(self.assumptions), traces=self.traces,
+            bottleneck=self.bottleneck, provides=self.provides)
 
 
 @dataclass(frozen=True)

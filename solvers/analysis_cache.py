@@ -4,7 +4,7 @@ not re-simulate a team's flows) and undo or redo finds every result
 ready.
 
 An analysis's results are a function of what it reads: the document fields
-it declares in ``READS`` (:mod:`solvers.analysis`; the whole document
+it declares in ``reads`` (:mod:`solvers.analysis`; the whole document
 without them), ``details``, and its upstream's results, themselves
 functions of their own keys. The key of an analysis is the canonical JSON
 of those fields of every document, in order, with ``details`` and the keys
@@ -46,7 +46,7 @@ class AnalysisCache:
     def results(self, analysis, key, compute):
         """The results of ``analysis`` for ``key``: kept ones, else
         ``compute()``'s, then kept."""
-        return self._kept(analysis.NAME, key, compute)
+        return self._kept(analysis.name, key, compute)
 
     def reuse(self, name, arrays, compute):
         """``compute()``, a function of ``arrays`` alone (e.g. a root
@@ -87,13 +87,13 @@ class InputKeys:
 
     def key(self, analysis):
         """Key of ``analysis``; the keys of those it requires first."""
-        reads = getattr(analysis, "READS", None)
+        reads = analysis.reads
         fields = tuple(tuple(self._json(doc, path) for path in reads)
                        if reads is not None else (self._json(doc, None),)
                        for doc in self.documents)
         key = (self.details, fields,
-               tuple(self._keys[name] for name in analysis.REQUIRES))
-        self._keys[analysis.NAME] = key
+               tuple(self._keys[name] for name in analysis.requires))
+        self._keys[analysis.name] = key
         return key
 
     def _json(self, doc, path):

@@ -5,14 +5,14 @@ The base and all variants are evaluated together: one
 analysis of the registry (:mod:`solvers.analyses`) runs once for the whole
 set. A variant's result is its analyses' results merged in registry order;
 its binding limit is the one of the analysis with the lowest
-``BOTTLENECK_PRIORITY`` that names one.
+``bottleneck_priority`` that names one.
 """
 
 import functools
 
 import numpy as np
 
-from models.scenario import GOALS, Scenario, ScenarioError
+from models.scenario import Scenario, ScenarioError
 from solvers import __version__
 from solvers.analyses import registry
 from solvers.analysis import ColumnResult
@@ -65,11 +65,11 @@ def analyse_all(documents, *, details=True, cache=None):
     for analysis in registry():
         run = functools.partial(
             analysis.analyse, inputs,
-            {name: done[name] for name in analysis.REQUIRES},
+            {name: done[name] for name in analysis.requires},
             details=details)
-        done[analysis.NAME] = run() if cache is None else \
+        done[analysis.name] = run() if cache is None else \
             cache.results(analysis, keys.key(analysis), run)
-    return [(analysis, done[analysis.NAME]) for analysis in registry()]
+    return [(analysis, done[analysis.name]) for analysis in registry()]
 
 
 def _floating_point_errors_refused(function):
@@ -271,9 +271,9 @@ def evaluate_columns(template, columns, count):
 
     Each analysis with ``analyse_columns`` runs it once on the repeated,
     column-set inputs (:class:`solvers.columns.TiledInputs`); one with
-    ``FAMILIES`` but without it runs ``analyse`` on them and its dicts
+    ``inputs`` families but without it runs ``analyse`` on them and its dicts
     become columns; one that reads documents runs once per distinct
-    combination of the column fields it reads (``COLUMN_READS``, see
+    combination of the column fields it reads (``column_reads``, see
     :mod:`solvers.analysis`), and once on the template when it reads
     none (as does one whose families have no rows): points share those
     numbers.
@@ -296,13 +296,13 @@ def evaluate_columns(template, columns, count):
     Raises
     ------
     ValueError
-        An analysis without ``FAMILIES`` requires one with them (its
+        An analysis without ``inputs`` families requires one with them (its
         numbers would differ per point).
     solvers.columns.StructureChanged
         The values of column fields change the template's rows or paths.
     """
     tiled = TiledInputs(template, columns, count)
-    analyses = {analysis.NAME: analysis for analysis in registry()}
+    analyses = {analysis.name: analysis for analysis in registry()}
     done, per_point, once, per_value = {}, {}, {}, {}
 
     def point_results(name):
@@ -310,7 +310,7 @@ def evaluate_columns(template, columns, count):
         if name not in per_point:
             analysis = analyses[name]
             per_point[name] = analysis.analyse(
-                tiled, {n: point_results(n) for n in analysis.REQUIRES},
+                tiled, {n: point_results(n) for n in analysis.requires},
                 details=False)
         return per_point[name]
 
@@ -319,7 +319,7 @@ def evaluate_columns(template, columns, count):
             analysis = analyses[name]
             once[name] = analysis.analyse(
                 tiled.template,
-                {n: template_results(n) for n in analysis.REQUIRES},
+                {n: template_results(n) for n in analysis.requires},
                 details=False)
         return once[name]
 
@@ -335,7 +335,7 @@ def evaluate_columns(template, columns, count):
         if name not in results:
             analysis = analyses[name]
             required = {}
-            for n in analysis.REQUIRES:
+            for n in analysis.requires:
                 index, distinct = combination_results(n, paths)
                 required[n] = [distinct[k] for k in index]
             results[name] = _combination_results(analysis, template, values,
@@ -348,11 +348,11 @@ def evaluate_columns(template, columns, count):
         return index[per_value[paths][0]], distinct
 
     for analysis in analyses.values():
-        name = analysis.NAME
-        families = getattr(analysis, "FAMILIES", None)
-        if hasattr(analysis, "analyse_columns"):
+        name = analysis.name
+        families = analysis.inputs
+        if analysis.analyse_columns is not None:
             done[name] = analysis.analyse_columns(
-                tiled, {n: done[n] for n in analysis.REQUIRES})
+                tiled, {n: done[n] for n in analysis.requires})
             continue
         if families is not None and any(
                 getattr(getattr(tiled.template, family), "owners", True)
@@ -361,8 +361,8 @@ def evaluate_columns(template, columns, count):
                 [r.metrics for r in point_results(name)]))
             continue
         if families is None and any(
-                getattr(analyses[n], "FAMILIES", None) is not None
-                for n in analysis.REQUIRES):
+                analyses[n].inputs is not None
+                for n in analysis.requires):
             raise ValueError(f"analysis {name!r} reads documents but "
                              "requires a column analysis")
         # one that finds nothing to analyse in the template finds nothing
@@ -405,7 +405,7 @@ def _combination_results(analysis, template, values, required):
     """
     paths = list(values)
     compared = compared_field(paths[0]) if len(paths) == 1 else None
-    if compared is None or analysis.REQUIRES:
+    if compared is None or analysis.requires:
         inputs = Inputs([("", document) for document in
                          combination_documents(template, values)])
         results = analysis.analyse(inputs, required, details=False)
@@ -436,11 +436,11 @@ def _combination_results(analysis, template, values, required):
 
 
 def _reads(analysis, path):
-    """Whether an analysis without ``FAMILIES`` reads the column field
-    at ``path`` from its documents: under one of its ``COLUMN_READS``,
-    else of its ``READS`` (every field without them)."""
-    reads = getattr(analysis, "COLUMN_READS",
-                    getattr(analysis, "READS", None))
+    """Whether an analysis without ``inputs`` families reads the column field
+    at ``path`` from its documents: under one of its ``column_reads``,
+    else of its ``reads`` (every field without them)."""
+    reads = analysis.column_reads if analysis.column_reads is not None \
+        else analysis.reads
     return reads is None or any(
         path == field or path.startswith((f"{field}.", f"{field}["))
         for field in reads)
@@ -474,8 +474,9 @@ def _goal_first(by_priority, document):
     of the goal's quantity, in every face), then by priority."""
     if document.goal is None:
         return by_priority
-    family = GOALS[document.goal.kind][0].split(".")[0]
-    return sorted(by_priority, key=lambda pair: pair[0].NAME != family)
+    kind = document.goal.kind
+    return sorted(by_priority, key=lambda pair: all(
+        goal.kind != kind for goal in pair[0].goals))
 
 
 def _results(documents, analysed, rows, *, scenario, scenario_sha256,
@@ -484,7 +485,7 @@ def _results(documents, analysed, rows, *, scenario, scenario_sha256,
     :func:`analyse_all`; without ``details`` metrics only (no
     bottleneck, findings, assumptions or traces)."""
     by_priority = sorted(analysed,
-                         key=lambda pair: pair[0].BOTTLENECK_PRIORITY)
+                         key=lambda pair: pair[0].bottleneck_priority)
     variants = []
     for i in rows:
         parts = [results[i] for _, results in analysed]

@@ -15,38 +15,31 @@ from dataclasses import dataclass
 
 from solvers import metric_ids
 from solvers.accuracy import tolerance_text
+from solvers.analyses import registry
 
-#: Metric family -> the family whose quantities it names (item metrics
-#: repeat their headline's, uplinks are the host's links).
-QUANTITY_FAMILY = {"transfer": "host", "uplink": "host"}
 
-#: Metric family -> the model modules its values come from.
-FAMILY_MODELS = {
-    "wire": ("models.wire",),
-    "host": ("models.host", "models.transport"),
-    "migration": ("models.migration",),
-    "storage": ("models.storage",),
-    "teaming": ("models.teaming",),
-    "evacuation": ("models.evacuation",),
-    "pcie": ("models.pcie",),
-    "cluster": ("models.cluster",),
-}
+def _tables():
+    """(quantity family, models, areas) by metric family, from the
+    analyses' declarations: an item family names its analysis's
+    quantities (a transfer's metrics are the host's), comes from its
+    models and is backed by its validation areas unless it names its own
+    (an uplink's load is what the teaming cases check)."""
+    quantity, models, areas = {}, {}, {}
+    for analysis in registry():
+        models[analysis.name] = analysis.models
+        areas[analysis.name] = analysis.areas
+        for item in analysis.items:
+            if item.name != analysis.name:
+                quantity[item.name] = analysis.name
+            areas[item.name] = item.areas or analysis.areas
+    return quantity, models, areas
 
-#: Metric family -> the validation areas (a case's ``area``) whose cases
-#: test the models its values come from: an evacuation's times are
-#: pre-copy migrations on a shared link, a transfer's rate is the host's.
-FAMILY_AREAS = {
-    "wire": ("wire",),
-    "host": ("host_cpu", "transport"),
-    "transfer": ("host_cpu", "transport"),
-    "pcie": ("host_cpu",),
-    "migration": ("migration",),
-    "storage": ("storage",),
-    "teaming": ("teaming",),
-    "uplink": ("teaming",),
-    "evacuation": ("evacuation", "migration"),
-    "cluster": ("cluster",),
-}
+
+#: Metric family -> the family whose quantities it names; -> the model
+#: modules its values come from; -> the validation areas (a case's
+#: ``area``) whose cases test those models (an evacuation's times are
+#: pre-copy migrations on a shared link: evacuation and migration).
+QUANTITY_FAMILY, FAMILY_MODELS, FAMILY_AREAS = _tables()
 
 
 def areas_of(metric_ids):

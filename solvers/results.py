@@ -15,7 +15,7 @@ import json
 import math
 from dataclasses import asdict, dataclass, field
 
-from solvers import metric_ids
+from solvers import metric_grammar as metric_ids
 
 #: Characters that make a spreadsheet treat a cell as a formula (OWASP CSV
 #: injection); such text cells get a leading apostrophe.
@@ -106,29 +106,29 @@ class Results:
                 return variant
         raise KeyError(f"no variant {name!r}")
 
-    def metric_ids(self, *, unique_rows=False):
+    def metric_ids(self, *, headlines=None):
         """Metric ids in first-seen order over all variants.
 
-        With ``unique_rows``, leave out a per-item metric
-        (``transfer.<name>.x``, ``migration.<name>.x``) whose headline
-        (``host.x``, ``migration.x``) has the same value in every variant,
-        as when a scenario has a single transfer. For tables; the data
-        keeps both.
+        With ``headlines`` ({item family: headline family} of the items a
+        headline repeats, :func:`solvers.metric_ids.repeating_headlines`),
+        leave out a per-item metric (``transfer.<name>.x``,
+        ``migration.<name>.x``) whose headline (``host.x``,
+        ``migration.x``) has the same value in every variant, as when a
+        scenario has a single transfer. For tables; the data keeps both.
         """
         ids = list(dict.fromkeys(m.id for v in self.variants
                                  for m in v.metrics))
-        if not unique_rows:
+        if not headlines:
             return ids
         by_variant = [{m.id: m.value for m in v.metrics}
                       for v in self.variants]
 
         def repeats_headline(metric_id):
             parsed = metric_ids.parse(metric_id)
-            if parsed.name is None or parsed.family not in (
-                    "transfer", "migration", "evacuation"):
+            if parsed.name is None or parsed.family not in headlines:
                 return False
-            headline = metric_ids.headline(
-                metric_ids.HEADLINE_OF[parsed.family], parsed.key)
+            headline = metric_ids.headline(headlines[parsed.family],
+                                           parsed.key)
             return all(headline in values and
                        values[headline] == values.get(metric_id)
                        for values in by_variant)

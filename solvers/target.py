@@ -442,11 +442,13 @@ def _chosen(levers, available, metric):
 def _levers(base, metric, numbers):
     """The levers that act on ``metric``: those of its item, then the
     NICs it uses and the MTU. A headline that repeats its first item's
-    metric (:data:`solvers.metric_ids.HEADLINE_OF`) is that item's; one
+    metric (:func:`solvers.metric_ids.headline_of`) is that item's; one
     that does not (an aggregate) is every item's."""
     parsed = metric_ids.parse(metric)
-    # host.<key> headlines are the transfers' (metric_ids.HEADLINE_OF)
-    family_of_items = {"host": "transfer"}.get(parsed.family, parsed.family)
+    # host.<key> headlines are the transfers'
+    items_of = {headline: items for items, headline
+                in metric_ids.headline_of().items()}
+    family_of_items = items_of.get(parsed.family, parsed.family)
     w = base.workloads
     levers = []
 

@@ -221,7 +221,7 @@ def table_rows(results):
     workloads = {ids.parse(m).name for v in by_variant for m in v
                  if m.startswith("storage.") and m.count(".") > 1}
     single_storage = len(workloads) == 1
-    for metric_id in results.metric_ids(unique_rows=True):
+    for metric_id in results.metric_ids(headlines=ids.repeating_headlines()):
         if _repeats_headline(metric_id, by_variant, single_storage):
             continue
         values = [v[metric_id] for v in by_variant if metric_id in v]

@@ -5,6 +5,7 @@ a metric."""
 
 from app.presentation.content import table_rows
 from solvers.metric_ids import parse as parse_metric_id
+from solvers.metric_ids import repeating_headlines
 from solvers.results import format_change, format_number
 
 #: Units of metrics that count things (shown without decimals when whole).
@@ -97,7 +98,8 @@ def relevant_rows(results, pinned=()):
     every = set(rows.compared + rows.same + rows.noise)
     kept = {family_and_key(i) for i in pinned}
     # the goal's rows first, as in the report: the answer, then its causes
-    every = sorted((i for i in results.metric_ids(unique_rows=True)
+    every = sorted((i for i in results.metric_ids(
+                        headlines=repeating_headlines())
                     if i in every),
                    key=lambda i: family_and_key(i) not in kept)
     compared = set(rows.compared)

@@ -13,6 +13,7 @@ from models.scenario.cluster import Cluster
 from models.scenario.errors import ScenarioError, problems
 from models.scenario.formats import canonical_json, document_data, migrate
 from models.scenario.host import Host, Meta, Network, Nic
+from models.scenario.lossless import Lossless
 from models.scenario.limits import MAX_ENTRIES, MAX_NICS, SCHEMA_VERSION
 from models.scenario.paths import get_path, set_path
 from models.scenario.studies import Goal, Sweep, Variant
@@ -43,6 +44,9 @@ class Scenario(StrictModel):
         default=None, description="Site preset fitted by linkplan "
         "calibrate (None: the published presets)")
     cluster: Cluster | None = None
+    lossless: Lossless | None = Field(
+        default=None, description="Lossless (PFC) classes whose switch "
+        "headroom is checked (None: no lossless class)")
 
     @model_validator(mode="after")
     def _cross_references(self):

@@ -8,17 +8,51 @@ import numpy as np
 
 from models import cluster as fabric
 from models import wire
-from solvers import metric_ids
-from solvers.analysis import EMPTY, AnalysisResult, Candidate, metric_value
+from solvers import metric_grammar as metric_ids
+from solvers.analysis import (COUNT, EMPTY, HIGHER, LOWER, VERDICT, Analysis,
+                              AnalysisResult, Candidate, Goal, Items, Metric,
+                              metric_value)
 from solvers.results import Bottleneck, Finding
 
-NAME = "cluster"
-ORDER = 7
-BOTTLENECK_PRIORITY = 7
-REQUIRES = ()
-#: Document fields it reads (the key of its kept results, see
-#: :mod:`solvers.analysis_cache`).
-READS = ("host", "nics", "network", "cluster")
+ANALYSIS = Analysis(
+    name="cluster", order=7, bottleneck_priority=7, module=__name__,
+    reads=("host", "nics", "network", "cluster"),
+    metrics=(
+        Metric("hosts", "1", None, "Cluster: hosts", kind=COUNT),
+        Metric("peak_util_pct", "%", "peak uplink utilization",
+               "Cluster: busiest host link, normal operation",
+               kind=VERDICT, better=LOWER),
+        Metric("uplink_util_pct", "%", "busiest switch uplinks",
+               "Cluster: busiest switch uplinks, normal operation",
+               kind=VERDICT, better=LOWER),
+        Metric("worst_peak_util_pct", "%", None,
+               "Cluster: busiest link in any case", kind=VERDICT,
+               better=LOWER),
+        Metric("worst_unmet_gbps", "Gbit/s", None,
+               "Cluster: traffic not carried in the worst case",
+               better=LOWER),
+        Metric("rebuild_s", "s", "rebuild time",
+               "Cluster: longest rebuild after a host failure",
+               better=LOWER),
+        Metric("unmet_gbps", "Gbit/s", "traffic not carried", better=LOWER),
+        Metric("worst_unmet_pct", "%", "share not carried in the worst "
+               "case", better=LOWER),
+        Metric("rebuild_gbps", "Gbit/s", "rebuild rate over the cluster",
+               better=HIGHER),
+        Metric("evacuation_s", "s", "time to move the host's VM memory",
+               better=LOWER),
+        Metric("data_migration_s", "s", "time to move the host's data "
+               "(full data migration)", better=LOWER),
+    ),
+    headline="worst_peak_util_pct",
+    items=(Items("cluster"),),
+    models=("models.cluster",), areas=("cluster",),
+    goals=(Goal("min_cluster_util", "cluster.worst_peak_util_pct", "min",
+                lambda doc: doc.cluster is not None,
+                context=("cluster.worst_peak_util_pct",
+                         "cluster.worst_unmet_gbps", "cluster.rebuild_s"),
+                rank=5),),
+    views=("cluster", "cluster_fabric"))
 
 #: Classes whose traffic follows the VMs: when hosts fail, their VMs
 #: restart on the others (vSphere HA, failover clustering) and bring it.
@@ -243,17 +277,18 @@ def _analyse(doc, details):
     uplink_pct = 100 * answer["uplink_load"].max(axis=1)
     unmet = answer["unmet"]
     metrics = {
-        metric_ids.headline(NAME, "hosts"): float(cluster.hosts()),
-        metric_ids.headline(NAME, "peak_util_pct"): link_pct[0],
-        metric_ids.headline(NAME, "uplink_util_pct"): uplink_pct[0],
-        metric_ids.headline(NAME, "worst_peak_util_pct"): max(
+        metric_ids.headline(ANALYSIS.name, "hosts"): float(cluster.hosts()),
+        metric_ids.headline(ANALYSIS.name, "peak_util_pct"): link_pct[0],
+        metric_ids.headline(ANALYSIS.name, "uplink_util_pct"): uplink_pct[0],
+        metric_ids.headline(ANALYSIS.name, "worst_peak_util_pct"): max(
             link_pct.max(), uplink_pct.max()),
-        metric_ids.headline(NAME, "worst_unmet_gbps"): unmet.sum(1).max(),
+        metric_ids.headline(ANALYSIS.name, "worst_unmet_gbps"):
+            unmet.sum(1).max(),
     }
     single = np.array([kind == "host_down" for _, kind, *_ in cases])
     rebuilt = single & (solved["rebuild_tib"] > 0)
     if rebuilt.any():
-        metrics[metric_ids.headline(NAME, "rebuild_s")] = \
+        metrics[metric_ids.headline(ANALYSIS.name, "rebuild_s")] = \
             solved["rebuild_s"][rebuilt].max()
     for c, (case, kind, *_) in enumerate(cases):
         metrics[metric_ids.cluster(case, "peak_util_pct")] = link_pct[c]
@@ -407,7 +442,7 @@ def _findings(doc, solved, loss_pct, link_pct, uplink_pct):
                      "data stays without its redundancy until the host "
                      "returns (no rebuild). Plan at least one host more "
                      "than the layout's minimum."),
-            evidence={"metric": metric_ids.headline(NAME, "hosts"),
+            evidence={"metric": metric_ids.headline(ANALYSIS.name, "hosts"),
                       "value": float(cluster.hosts()),
                       "threshold": float(solved["fits"] + 1)}))
     finite = np.isfinite(solved["rebuild_s"]) & (solved["rebuild_tib"] > 0)
@@ -465,7 +500,7 @@ def candidates(doc, goal, base):
     switch's uplinks bind."""
     if doc.cluster is None or goal != "min_cluster_util":
         return
-    worst_id = metric_ids.headline(NAME, "worst_peak_util_pct")
+    worst_id = metric_ids.headline(ANALYSIS.name, "worst_peak_util_pct")
     worst = metric_value(base, worst_id)
     if worst is None or worst < 100:
         return

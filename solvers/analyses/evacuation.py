@@ -13,22 +13,61 @@ import numpy as np
 
 from models import evacuation, migration
 from models.units import MIB, bytes_per_s_to_gbps, gbps_to_bytes_per_s
-from solvers import metric_ids, schedule
-from solvers.analysis import EMPTY, AnalysisResult, Candidate, metric_value
+from solvers import metric_grammar as metric_ids
+from solvers import schedule
+from solvers.analysis import (COUNT, EMPTY, FIRST, HIGHER, LOWER, Analysis,
+                              Candidate, Goal, Items, Metric, ResultBuilder,
+                              metric_value)
 from solvers.inputs import sessions_to_rate
 from solvers.results import Finding
 
-NAME = "evacuation"
-ORDER = 6
-BOTTLENECK_PRIORITY = 6
-REQUIRES = ("host",)
-#: Document fields it reads (the key of its kept results, see
-#: :mod:`solvers.analysis_cache`).
-READS = ("calibration", "host", "nics", "teams", "workloads.transfers",
-         "workloads.evacuations")
-#: Inputs families it reads with ``details=False`` (it reads no
-#: document field a column sweep varies): see :mod:`solvers.analysis`.
-FAMILIES = ("evacuations",)
+ANALYSIS = Analysis(
+    name="evacuation", order=6, bottleneck_priority=6, module=__name__,
+    requires=("host",),
+    reads=("calibration", "host", "nics", "teams", "workloads.transfers",
+           "workloads.evacuations"),
+    # it reads no document field a column sweep varies
+    inputs=("evacuations",),
+    metrics=(
+        Metric("total_s", "s", "total time", better=LOWER),
+        Metric("queue_s", "s", "time until the queue is done (failures "
+               "given up)", better=LOWER),
+        Metric("slowest_vm_s", "s", "slowest single migration",
+               better=LOWER),
+        Metric("not_converged", "1", "VMs that do not converge", kind=COUNT,
+               better=LOWER),
+        Metric("throttled", "1", "VMs that converge only by throttling the "
+               "guest", kind=COUNT, better=LOWER),
+        Metric("max_downtime_s", "s", "largest downtime", better=LOWER),
+        Metric("concurrency", "1", "concurrent migrations", kind=COUNT),
+        Metric("concurrency_limit", "1", "platform limit on concurrent "
+               "migrations", kind=COUNT),
+        Metric("best_concurrency", "1", "fastest concurrency", kind=COUNT),
+        Metric("best_total_s", "s", "total time at the fastest concurrency",
+               better=LOWER),
+        Metric("lower_bound_s", "s", "lower bound on the total time"),
+        Metric("gap_pct", "%", "total time above the lower bound",
+               better=LOWER),
+        Metric("disk_gib", "GiB", "disk data copied with the VMs"),
+        Metric("disk_rate_gbps", "Gbit/s", "rate of one disk copy",
+               better=HIGHER),
+        *(Metric(f"{order}_s", "s",
+                 f"total time, {order.replace('_', ' ')} order",
+                 better=LOWER) for order in evacuation.ORDERS),
+        *(Metric(f"{order}_gap_pct", "%",
+                 f"{order.replace('_', ' ')} order above the lower bound",
+                 better=LOWER) for order in evacuation.ORDERS),
+    ),
+    headline="total_s", headline_prefix="Evacuation: ",
+    items=(Items("evacuation", FIRST),),
+    # its times are pre-copy migrations on a shared link
+    models=("models.evacuation",), areas=("evacuation", "migration"),
+    goals=(Goal("min_evacuation_time", "evacuation.total_s", "min",
+                lambda doc: bool(doc.workloads.evacuations),
+                context=("evacuation.total_s", "evacuation.not_converged",
+                         "evacuation.throttled",
+                         "evacuation.max_downtime_s"), rank=3),),
+    views=("evacuation",))
 
 #: VMs named in a finding before "and N more".
 NAMED_VMS = 5
@@ -43,8 +82,7 @@ def analyse(inputs, upstream, *, details=True):
     rows = inputs.evacuations
     if not rows.owners:
         return [EMPTY] * len(inputs.documents)
-    out = [{"metrics": {}, "findings": [], "assumptions": [], "traces": {}}
-           for _ in inputs.documents]
+    out = ResultBuilder.each(inputs.documents)
     tasks = [(item, columns, limit, (cap, total),
               upstream["host"][index].provides["rates"])
              for (index, item), columns, limit, cap, total in zip(
@@ -56,10 +94,7 @@ def analyse(inputs, upstream, *, details=True):
     for (index, item), answer in zip(rows.owners,
                                      evaluate_all(tasks, details=details)):
         _evaluate(item, answer, out[index], details)
-    return [AnalysisResult(metrics=o["metrics"],
-                           findings=tuple(o["findings"]),
-                           assumptions=tuple(o["assumptions"]),
-                           traces=o["traces"]) for o in out]
+    return [o.result() for o in out]
 
 
 def evaluate_one(item, columns, limit, caps, rates, *, details=True,
@@ -231,20 +266,21 @@ def _evaluate(item, answer, target, details):
             values[f"{name}_s"] = result.makespan[order_row]
             values[f"{name}_gap_pct"] = 100 * (
                 result.makespan[order_row] / bound - 1)
-    if not target["metrics"]:   # the first evacuation: headline
-        target["metrics"].update({metric_ids.headline(NAME, k): float(v)
-                                  for k, v in values.items()})
-    target["metrics"].update({metric_ids.evacuation(item.name, k): float(v)
-                              for k, v in values.items()})
+    if not target.metrics:   # the first evacuation: headline
+        target.metrics.update({
+            metric_ids.headline(ANALYSIS.name, k): float(v)
+            for k, v in values.items()})
+    target.metrics.update({metric_ids.evacuation(item.name, k): float(v)
+                           for k, v in values.items()})
     if not details:
         return
-    target["findings"].extend(_findings(item, answer, span))
+    target.findings.extend(_findings(item, answer, span))
     names = [vm.name for vm in item.vms]
-    target["traces"][metric_ids.schedule_trace(item.name)] = \
+    target.traces[metric_ids.schedule_trace(item.name)] = \
         schedule_trace(item, answer, names)
-    target["traces"][metric_ids.sweep_trace(item.name)] = _sweep(answer)
+    target.traces[metric_ids.sweep_trace(item.name)] = _sweep(answer)
     preset = evacuation.PLATFORMS[item.platform]
-    target["assumptions"].extend([
+    target.assumptions.extend([
         f"Evacuation {item.name!r}: concurrent migrations share the "
         f"transfer {item.transfer!r} fairly (its rate with as many "
         "sessions as migrations on the link, no migration above one "

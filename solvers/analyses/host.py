@@ -11,26 +11,64 @@ import numpy as np
 
 from models import chain, cpu, host, pcie, platform, transport, wire
 from models.units import gbps_to_bytes_per_s
-from solvers import metric_ids
-from solvers.analysis import (EMPTY, AnalysisResult, Candidate,
-                              ColumnResult, defaulted_binding, metric_value)
+from solvers import metric_grammar as metric_ids
+from solvers.analysis import (COUNT, EMPTY, FIRST, HIGHER, LOWER, VERDICT,
+                              Analysis, Candidate, ColumnResult, Goal, Items,
+                              Metric, ResultBuilder, defaulted_binding,
+                              metric_value)
 from solvers.inputs import (RDMA_TRANSPORTS, application_streams,
                             auto_streams, compression_note, stack_ghz,
                             stack_preset)
 from solvers.results import Bottleneck, Finding
 
-NAME = "host"
-ORDER = 1
-BOTTLENECK_PRIORITY = 0
-REQUIRES = ()
-#: Document fields it reads (the key of its kept results, see
-#: :mod:`solvers.analysis_cache`).
-READS = ("calibration", "host", "nics", "teams", "network",
-         "workloads.transfers",
-         "workloads.migrations", "workloads.evacuations")
-#: Inputs families it reads with ``details=False`` (it reads no
-#: document field a column sweep varies): see :mod:`solvers.analysis`.
-FAMILIES = ("transfers",)
+ANALYSIS = Analysis(
+    name="host", order=1, bottleneck_priority=0, module=__name__,
+    reads=("calibration", "host", "nics", "teams", "network",
+           "workloads.transfers", "workloads.migrations",
+           "workloads.evacuations"),
+    # it reads no document field a column sweep varies
+    inputs=("transfers",),
+    metrics=(
+        Metric("throughput_gbps", "Gbit/s", "throughput",
+               "Host: transfer throughput", better=HIGHER),
+        Metric("cpu_pct", "%", "CPU", "Host: CPU", better=LOWER),
+        Metric("cpu_pct_per_gbps", "%/(Gbit/s)", "CPU per Gbit/s moved",
+               "Host: CPU per Gbit/s moved", better=LOWER),
+        Metric("busiest_core_pct", "%", "busiest core",
+               "Host: busiest core", better=LOWER),
+        Metric("jumbo_gain_pct", "%", "gain from MTU 9000",
+               "Host: gain from MTU 9000"),
+        Metric("flows", "1", "TCP flows", kind=COUNT),
+        Metric("busy_cores", "cores", "busy receive cores (RSS/VMQ)"),
+        Metric("per_core_ceiling_gbps", "Gbit/s", "per-core ceiling",
+               better=HIGHER),
+        Metric("compressor_gbps_per_thread", "Gbit/s",
+               "logical rate of one compression thread", better=HIGHER),
+        Metric("compression_ratio", "1", "logical bytes per compressed "
+               "byte", better=HIGHER),
+        Metric("compression_cores", "cores", "host cores compressing"),
+        Metric("packets_per_s", "1/s", "datagrams per second"),
+        Metric("rx_util_pct", "%", "receive utilization", kind=VERDICT,
+               better=LOWER),
+        Metric("tx_util_pct", "%", "transmit utilization", kind=VERDICT,
+               better=LOWER),
+    ),
+    headline="throughput_gbps",
+    items=(Items("transfer", FIRST),
+           # an uplink's load is what the teaming cases check
+           Items("uplink", areas=("teaming",))),
+    models=("models.host", "models.transport"),
+    areas=("host_cpu", "transport"),
+    goals=(
+        Goal("max_throughput", "host.throughput_gbps", "max",
+             lambda doc: bool(doc.workloads.transfers),
+             context=("host.throughput_gbps", "host.cpu_pct"), rank=1),
+        Goal("min_cpu", "host.cpu_pct_per_gbps", "min",
+             lambda doc: bool(doc.workloads.transfers),
+             context=("host.cpu_pct_per_gbps", "host.cpu_pct",
+                      "host.throughput_gbps")),
+    ),
+    views=("transfer",))
 
 
 def analyse(inputs, upstream, *, details=True):
@@ -44,16 +82,9 @@ def analyse(inputs, upstream, *, details=True):
     rows = inputs.transfers
     if not rows.owners:
         return [EMPTY] * len(inputs.documents)
-    out = [{"metrics": {}, "bottleneck": None, "findings": [],
-            "assumptions": [], "rates": {}, "limits": {}}
-           for _ in inputs.documents]
+    out = ResultBuilder.each(inputs.documents, rates={}, limits={})
     _evaluate(inputs, rows, out, details)
-    return [AnalysisResult(
-        metrics=o["metrics"], findings=tuple(o["findings"]),
-        assumptions=tuple(dict.fromkeys(o["assumptions"])),
-        bottleneck=o["bottleneck"],
-        provides={"rates": o["rates"], "limits": o["limits"]})
-        for o in out]
+    return [o.result() for o in out]
 
 
 def analyse_columns(inputs, upstream):
@@ -151,40 +182,40 @@ def _evaluate(inputs, rows, out, details):
             zip(rows.owners, rows.paths)):
         result = out[index]
         if carried is not None:
-            result["rates"][carried] = (
+            result.provides["rates"][carried] = (
                 now["throughput"][r], now["spread_members"][r])
             doc = inputs.documents[index]
             if details:
                 limit = int(now["limit"][r])
-                result["limits"][carried] = Bottleneck(
+                result.provides["limits"][carried] = Bottleneck(
                     f"host.{transport.LIMITS[limit]}",
                     _limit_message(limit, path, item, now, r))
-            if result["bottleneck"] is None and not doc.workloads.transfers:
+            if result.bottleneck is None and not doc.workloads.transfers:
                 # a migration on its own carrier: its network's limit is
                 # the document's (not the wire's line rate)
                 _carrier_limit(doc, item, path, now, r, result, details)
             continue
-        result["rates"][("transfer", item.name)] = (
+        result.provides["rates"][("transfer", item.name)] = (
             now["throughput"][r], now["spread_members"][r])
         doc = inputs.documents[index]
         values = _transfer_values(rows, now, jumbo, r, path)
         metrics = {metric_ids.transfer(item.name, k): v
                    for k, v in values.items()}
-        if result["bottleneck"] is None:  # the first transfer: headline
+        if result.bottleneck is None:  # the first transfer: headline
             for key in HEADLINE:
                 metrics[metric_ids.headline("host", key)] = values[key]
             limit = int(now["limit"][r])
-            result["bottleneck"] = Bottleneck(
+            result.bottleneck = Bottleneck(
                 f"host.{transport.LIMITS[limit]}",
                 f"{item.name}: {_limit_message(limit, path, item, now, r)}"
                 if details else "")
         metrics.update(_uplinks(path, now, r))
-        result["metrics"].update(metrics)
+        result.metrics.update(metrics)
         if not details:
             continue
-        result["findings"].extend(path.notes)
+        result.findings.extend(path.notes)
         limit = int(now["limit"][r])
-        result["limits"][("transfer", item.name)] = Bottleneck(
+        result.provides["limits"][("transfer", item.name)] = Bottleneck(
             f"host.{transport.LIMITS[limit]}",
             f"{item.name}: {_limit_message(limit, path, item, now, r)}")
         defaulted = defaulted_binding(
@@ -193,10 +224,10 @@ def _evaluate(inputs, rows, out, details):
                              transport.LIMITS[limit]),
             finding_id="host.defaulted_input_binds")
         if defaulted is not None:
-            result["findings"].append(defaulted)
+            result.findings.append(defaulted)
         if rows.vrss_fallback[r]:
-            result["findings"].append(_vrss_fallback_finding(item, path))
-        result["assumptions"].extend(_assumptions(doc, item, path))
+            result.findings.append(_vrss_fallback_finding(item, path))
+        result.assume(*_assumptions(doc, item, path))
 
 
 _QUEUE_NAMES = {"rss": "RSS", "vmq": "VMQ", "vrss": "vRSS",
@@ -278,7 +309,7 @@ def _carrier_limit(doc, item, path, now, r, result, details):
     limit = int(now["limit"][r])
     words = _limit_message(limit, path, item, now, r)
     name = item.name.removesuffix("-network")
-    result["bottleneck"] = Bottleneck(
+    result.bottleneck = Bottleneck(
         f"host.{transport.LIMITS[limit]}",
         f"{name}: {words}" if details else "")
     if not details:
@@ -291,7 +322,7 @@ def _carrier_limit(doc, item, path, now, r, result, details):
     defaulted = defaulted_binding(doc, words, inputs,
                                   finding_id="host.defaulted_input_binds")
     if defaulted is not None:
-        result["findings"].append(defaulted)
+        result.findings.append(defaulted)
 
 
 def _index_of(doc, item):

@@ -10,28 +10,67 @@ import numpy as np
 from models import compression, migration, migration_costs, platform, qemu_ram
 from models.units import (GIB, MIB, bytes_per_s_to_gbps,
                           gbps_to_bytes_per_s)
-from solvers import goalseek, metric_ids
-from solvers.analysis import (EMPTY, AnalysisResult, Candidate,
-                              ColumnResult, defaulted_binding, metric_value)
+from solvers import goalseek
+from solvers import metric_grammar as metric_ids
+from solvers.analysis import (COUNT, EMPTY, FIRST, FLAG, HIGHER, LOWER,
+                              VERDICT, Analysis, Candidate, ColumnResult, Goal,
+                              Items, Metric, ResultBuilder, defaulted_binding,
+                              metric_value)
 from solvers.inputs import (auto_streams, compression_note,
                             migration_carrier, migration_streams)
 from solvers.results import Bottleneck, Finding
 from solvers.schedule import precopy
 
-NAME = "migration"
-ORDER = 2
-#: Before the host's: a migration names a limit only when it does not
-#: converge or converges only by throttling the guest, and then that is
-#: the verdict on the question, not the transport's line rate.
-BOTTLENECK_PRIORITY = -1
-REQUIRES = ("host",)
-#: Document fields it reads (the key of its kept results, see
-#: :mod:`solvers.analysis_cache`).
-READS = ("calibration", "goal", "host", "workloads.transfers",
-         "workloads.migrations")
-#: Inputs families it reads with ``details=False`` (it reads no
-#: document field a column sweep varies): see :mod:`solvers.analysis`.
-FAMILIES = ("migrations",)
+ANALYSIS = Analysis(
+    name="migration", order=2,
+    # Before the host's: a migration names a limit only when it does not
+    # converge or converges only by throttling the guest, and then that is
+    # the verdict on the question, not the transport's line rate.
+    bottleneck_priority=-1, module=__name__, requires=("host",),
+    reads=("calibration", "goal", "host", "workloads.transfers",
+           "workloads.migrations"),
+    # it reads no document field a column sweep varies
+    inputs=("migrations",),
+    metrics=(
+        Metric("converged", "1", "converged (1 yes, 0 no)", kind=FLAG,
+               better=HIGHER),
+        Metric("rounds", "1", "pre-copy rounds", kind=COUNT, better=LOWER),
+        Metric("rate_gbps", "Gbit/s", "migration rate", better=HIGHER),
+        Metric("throttle_pct", "%", "final guest throttle", better=LOWER),
+        Metric("guest_slowdown", "x", "guest slowdown", better=LOWER),
+        Metric("rate_for_downtime_gbps", "Gbit/s",
+               "rate needed to converge within the budget", kind=VERDICT),
+        Metric("total_s", "s", "total time", better=LOWER),
+        Metric("downtime_s", "s", "downtime", better=LOWER),
+        Metric("bytes_sent_gib", "GiB", "bytes sent", better=LOWER),
+        Metric("postcopy_s", "s", "post-copy phase: guest runs on the "
+               "destination, faulting missing pages over the network",
+               better=LOWER),
+        Metric("postcopy_gib", "GiB", "memory pulled in post-copy"),
+        Metric("registration_s", "s", "RDMA memory registration before "
+               "the copy (pin-all)", better=LOWER),
+        Metric("all_vms_s", "s", "all VMs, in batches", better=LOWER),
+        Metric("dirty_limit_gbps", "Gbit/s",
+               "dirtying at which it stops converging", kind=VERDICT,
+               better=HIGHER),
+        Metric("throttle_from_gbps", "Gbit/s", "dirtying above which it "
+               "converges only by throttling the guest", kind=VERDICT,
+               better=HIGHER),
+        Metric("rate_needed_gbps", "Gbit/s",
+               "rate needed for the time budget", kind=VERDICT),
+        Metric("nics_needed", "1", "NICs needed for the time budget",
+               kind=COUNT, better=LOWER),
+        Metric("largest_vm_gib", "GiB", "largest VM within the time "
+               "budget", kind=VERDICT, better=HIGHER),
+    ),
+    headline="total_s", headline_prefix="Migration: ",
+    items=(Items("migration", FIRST),),
+    models=("models.migration",), areas=("migration",),
+    goals=(Goal("min_migration_time", "migration.total_s", "min",
+                lambda doc: bool(doc.workloads.migrations),
+                context=("migration.total_s", "migration.downtime_s"),
+                rank=2),),
+    views=("migration",))
 
 
 def analyse(inputs, upstream, *, details=True):
@@ -39,19 +78,14 @@ def analyse(inputs, upstream, *, details=True):
     rows = inputs.migrations
     if not rows.owners:
         return [EMPTY] * len(inputs.documents)
-    out = [{"metrics": {}, "findings": [], "assumptions": [], "traces": {},
-            "bottleneck": None} for _ in inputs.documents]
+    out = ResultBuilder.each(inputs.documents)
     _evaluate(rows, [r.provides["rates"] for r in upstream["host"]], out,
               details, inputs)
     if details:
         _goal_limit(inputs.documents, rows,
                     [r.provides.get("limits", {}) for r in upstream["host"]],
                     out)
-    return [AnalysisResult(metrics=o["metrics"],
-                           findings=tuple(o["findings"]),
-                           assumptions=tuple(o["assumptions"]),
-                           traces=o["traces"],
-                           bottleneck=o["bottleneck"]) for o in out]
+    return [o.result() for o in out]
 
 
 def analyse_columns(inputs, upstream):
@@ -144,14 +178,14 @@ def _goal_limit(documents, rows, limits, out):
         first.setdefault(index, item)
     for index, item in first.items():
         doc = documents[index]
-        if out[index]["bottleneck"] is not None or doc.goal is None or \
+        if out[index].bottleneck is not None or doc.goal is None or \
                 doc.goal.kind != "min_migration_time":
             continue
         carrier = limits[index].get(_carrier(item))
         if carrier is not None:
             words = carrier.message.split(": ", 1)[-1] \
                 if item.transfer is not None else carrier.message
-            out[index]["bottleneck"] = Bottleneck(
+            out[index].bottleneck = Bottleneck(
                 carrier.id, f"{item.name}: {words}")
 
 
@@ -210,11 +244,11 @@ def _evaluate(rows, rates, out, details, inputs):
         values.update({k: v[r] for k, v in answers.items()
                        if np.isfinite(v[r])})
         target = out[index]
-        if not target["metrics"]:   # the first migration: headline
-            target["metrics"].update(
+        if not target.metrics:   # the first migration: headline
+            target.metrics.update(
                 {metric_ids.headline("migration", k): v
                  for k, v in values.items()})
-        target["metrics"].update({metric_ids.migration(item.name, k): v
+        target.metrics.update({metric_ids.migration(item.name, k): v
                                   for k, v in values.items()})
         if not details:
             continue
@@ -223,38 +257,38 @@ def _evaluate(rows, rates, out, details, inputs):
         capped = rate[r] >= (1 - 1e-9) * cap
         defaulted = _defaulted(documents[index], item, found, capped)
         if defaulted is not None:   # the verdict's own finding stays last
-            target["findings"].append(defaulted)
-        target["findings"].extend(found)
-        if target["bottleneck"] is None:
-            target["bottleneck"] = _bottleneck(found)
-        if target["bottleneck"] is None and capped:
+            target.findings.append(defaulted)
+        target.findings.extend(found)
+        if target.bottleneck is None:
+            target.bottleneck = _bottleneck(found)
+        if target.bottleneck is None and capped:
             # QEMU's own rate limit, not the path, sets the rate
-            target["bottleneck"] = Bottleneck(
+            target.bottleneck = Bottleneck(
                 "migration.max_bandwidth",
                 f"{item.name}: QEMU's max-bandwidth of "
                 f"{cap / MIB:,.0f} MiB/s ({bytes_per_s_to_gbps(cap):.3g} "
                 "Gbit/s) caps the migration below what its path carries")
-        target["traces"][metric_ids.rounds_trace(item.name)] = \
+        target.traces[metric_ids.rounds_trace(item.name)] = \
             _trace(result, r)
         rule = migration.STOP_RULES[item.stop_rule]
-        target["assumptions"].append(
+        target.assumptions.append(
             f"Migration {item.name!r}: stop rule {item.stop_rule} "
             f"({rule.source}); {1e3 * rule.fixed_downtime:g} ms of device "
             "state and resume added to the downtime")
         if rule.sync == "qemu":
-            target["assumptions"].append(
+            target.assumptions.append(
                 f"Migration {item.name!r}: " + migration.qemu_settings(
                     item.qemu_version, item.management,
                     None if item.max_bandwidth_mib_s is None
                     else item.max_bandwidth_mib_s * MIB, item.throttling
                     or rule.throttle)["source"]
                 + "; rounds = QEMU's dirty-sync-count")
-            target["assumptions"].append(
+            target.assumptions.append(
                 _qemu_page_note(item, rows.columns, r))
-        target["assumptions"].extend(
+        target.assumptions.extend(
             _mode_assumptions(documents[index], item))
         if (item.throttling or rule.throttle) == "sdps":
-            target["assumptions"].append(
+            target.assumptions.append(
                 "SDPS modelled as an interpretation of the ESXi settings "
                 "(engages below transmit/dirty 1.3, aims at 5)")
 

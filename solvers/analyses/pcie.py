@@ -5,17 +5,24 @@ adapter in a Gen3 x16 slot cannot run both ports at line rate)."""
 import numpy as np
 
 from models import pcie
-from solvers import metric_ids
-from solvers.analysis import EMPTY, AnalysisResult, ColumnResult
+from solvers import metric_grammar as metric_ids
+from solvers.analysis import (EMPTY, HIGHER, VERDICT, Analysis, ColumnResult,
+                              Items, Metric, ResultBuilder)
 from solvers.results import Bottleneck, Finding
 
-NAME = "pcie"
-ORDER = 5
-BOTTLENECK_PRIORITY = 8
-REQUIRES = ()
-#: Document fields it reads (the key of its kept results, see
-#: :mod:`solvers.analysis_cache`).
-READS = ("nics",)
+ANALYSIS = Analysis(
+    name="pcie", order=5, bottleneck_priority=8, module=__name__,
+    reads=("nics",),
+    metrics=(
+        Metric("slot_gbps", "Gbit/s", "PCIe slot bandwidth per direction"),
+        Metric("ports_gbps", "Gbit/s", "line rate of the ports in the "
+               "slot"),
+        Metric("slot_headroom_pct", "%", "PCIe slot bandwidth above the "
+               "ports'", kind=VERDICT, better=HIGHER),
+    ),
+    headline="slot_headroom_pct",
+    items=(Items("pcie"),),
+    models=("models.pcie",), areas=("host_cpu",))
 
 
 def _slots(doc):
@@ -63,36 +70,32 @@ def analyse(inputs, upstream, *, details=True):
               for name, nics in _slots(doc).items()]
     if not owners:
         return [EMPTY] * len(inputs.documents)
-    out = [{"metrics": {}, "findings": [], "assumptions": [],
-            "bottleneck": None, "ratio": 1.0} for _ in inputs.documents]
+    out = ResultBuilder.each(inputs.documents)
+    tightest = [1.0] * len(inputs.documents)   # slot / ports
     slot = _slot_bandwidth([nics[0] for *_, nics in owners])
     ports = np.array([sum(n.speed_gbps for n in nics)
                       for *_, nics in owners])
     for r, (d, name, nics) in enumerate(owners):
         values = {"slot_gbps": slot[r], "ports_gbps": ports[r],
                   "slot_headroom_pct": 100 * (slot[r] / ports[r] - 1)}
-        out[d]["metrics"].update({metric_ids.pcie(name, k): v
-                                  for k, v in values.items()})
+        out[d].metrics.update({metric_ids.pcie(name, k): v
+                               for k, v in values.items()})
         if details and slot[r] < ports[r]:
-            out[d]["findings"].append(_too_slow(name, nics, slot[r],
-                                                ports[r]))
-            if slot[r] / ports[r] < out[d]["ratio"]:  # the tightest
-                out[d]["ratio"] = slot[r] / ports[r]
-                out[d]["bottleneck"] = Bottleneck(
+            out[d].findings.append(_too_slow(name, nics, slot[r], ports[r]))
+            if slot[r] / ports[r] < tightest[d]:
+                tightest[d] = slot[r] / ports[r]
+                out[d].bottleneck = Bottleneck(
                     "pcie.slot",
                     f"PCIe slot {name!r}: {slot[r]:.1f} Gbit/s per "
                     f"direction for {ports[r]:g} Gbit/s of ports")
     if details:
         for d in {d for d, *_ in owners}:
-            out[d]["assumptions"].append(
+            out[d].assumptions.append(
                 "PCIe slots: payload bandwidth per direction after "
                 f"line encoding and {pcie.TLP_OVERHEAD_BYTES} B of TLP "
                 "overhead per maximum payload (Intel AN 456); DLLP and "
                 "SKP traffic not counted, so an upper bound")
-    return [AnalysisResult(metrics=o["metrics"],
-                           findings=tuple(o["findings"]),
-                           assumptions=tuple(o["assumptions"]),
-                           bottleneck=o["bottleneck"]) for o in out]
+    return [o.result() for o in out]
 
 
 def _too_slow(name, nics, slot, ports):

@@ -9,23 +9,51 @@ pass, at the scenario's MTU and at 9000 together (the jumbo gain).
 import numpy as np
 
 from models import storage, wire
-from solvers import metric_ids
-from solvers.analysis import (EMPTY, AnalysisResult, Candidate,
-                              ColumnResult, defaulted_binding, metric_value)
+from solvers import metric_grammar as metric_ids
+from solvers.analysis import (EMPTY, HIGHER, LOWER, SUMMED, VERDICT, Analysis,
+                              Candidate, ColumnResult, Goal, Items, Metric,
+                              ResultBuilder, defaulted_binding, metric_value)
 from solvers.inputs import mtu_limits
 from solvers.results import Bottleneck, Finding
 
-NAME = "storage"
-ORDER = 4
-BOTTLENECK_PRIORITY = 1
-REQUIRES = ()
-#: Document fields it reads (the key of its kept results, see
-#: :mod:`solvers.analysis_cache`).
-READS = ("calibration", "goal", "host", "nics", "network",
-         "workloads.storage")
-#: Inputs families it reads with ``details=False`` (it reads no
-#: document field a column sweep varies): see :mod:`solvers.analysis`.
-FAMILIES = ("storage",)
+ANALYSIS = Analysis(
+    name="storage", order=4, bottleneck_priority=1, module=__name__,
+    reads=("calibration", "goal", "host", "nics", "network",
+           "workloads.storage"),
+    # it reads no document field a column sweep varies
+    inputs=("storage",),
+    metrics=(
+        Metric("iops", "1/s", "IOPS", "Storage: IOPS, all workloads",
+               better=HIGHER),
+        Metric("latency_ms", "ms", "latency",
+               "Storage: latency, worst workload", better=LOWER),
+        Metric("throughput_mbps", "MB/s", "throughput",
+               "Storage: throughput, all workloads", better=HIGHER),
+        Metric("oio", "1", "outstanding IO", "Storage: outstanding IO"),
+        Metric("knee_oio", "1", "outstanding IO at the knee",
+               "Storage: outstanding IO at the knee", kind=VERDICT),
+        Metric("cpu_pct", "%", "CPU", "Storage: host CPU, all workloads",
+               better=LOWER),
+        Metric("iops_per_cpu_pct", "1/s", "IOPS per % host CPU",
+               "Storage: IOPS per % host CPU", better=HIGHER),
+        Metric("jumbo_gain_pct", "%", "gain from MTU 9000",
+               "Storage: IOPS gain from MTU 9000"),
+    ),
+    headline="iops",
+    # with one workload the headline is its; with several it sums them,
+    # the latency their worst
+    items=(Items("storage", SUMMED),),
+    models=("models.storage",), areas=("storage",),
+    goals=(
+        Goal("max_iops", "storage.iops", "max",
+             lambda doc: bool(doc.workloads.storage),
+             context=("storage.iops", "storage.latency_ms",
+                      "storage.cpu_pct"), rank=0),
+        Goal("latency_target", "storage.latency_ms", "min",
+             lambda doc: bool(doc.workloads.storage),
+             context=("storage.latency_ms", "storage.iops")),
+    ),
+    views=("storage",))
 
 #: Outstanding IO below this share of the knee N* is "too low" for an IOPS
 #: or throughput goal (storage-io.md section 7; the app's own rule, not
@@ -41,8 +69,8 @@ def analyse(inputs, upstream, *, details=True):
     rows = inputs.storage
     if not rows.owners:
         return [EMPTY] * len(inputs.documents)
-    out = [{"metrics": {}, "findings": [], "assumptions": [],
-            "bottleneck": None, "limits": []} for _ in inputs.documents]
+    out = ResultBuilder.each(inputs.documents)
+    limits = [[] for _ in inputs.documents]   # (limit, workload, words)
     result = evaluate_rows(rows.columns)
     names = {}   # metric ids of each workload name, built once
     owned = [[] for _ in inputs.documents]
@@ -50,18 +78,15 @@ def analyse(inputs, upstream, *, details=True):
         if item.name not in names:
             names[item.name] = _ids(item.name)
         owned[d].append(i)
-        _collect(inputs.documents[d], item, result, i, out[d], details,
-                 names[item.name])
+        _collect(inputs.documents[d], item, result, i, out[d], limits[d],
+                 details, names[item.name])
     headline = tuple(metric_ids.headline("storage", k) for k in KEYS)
-    for o, own in zip(out, owned):
-        if o["limits"]:
-            o["metrics"] = {**dict(zip(headline, _headline(result, own))),
-                            **o["metrics"]}
-            o["bottleneck"] = _verdict(o["limits"], details)
-    return [AnalysisResult(metrics=o["metrics"],
-                           findings=tuple(o["findings"]),
-                           assumptions=tuple(o["assumptions"]),
-                           bottleneck=o["bottleneck"]) for o in out]
+    for o, own, found in zip(out, owned, limits):
+        if found:
+            o.metrics = {**dict(zip(headline, _headline(result, own))),
+                         **o.metrics}
+            o.bottleneck = _verdict(found, details)
+    return [o.result() for o in out]
 
 
 #: Metrics of each workload, in output order.
@@ -124,7 +149,7 @@ def _values(result, i):
             100 * (result["iops"][i, 1] / result["iops"][i, 0] - 1))
 
 
-def _collect(doc, item, result, i, out, details, ids):
+def _collect(doc, item, result, i, out, limits, details, ids):
     values = _values(result, i)
     own = ids[1]
     goal = doc.goal.kind if doc.goal else None
@@ -134,17 +159,17 @@ def _collect(doc, item, result, i, out, details, ids):
         # below the knee the workload does not ask for what the ceiling
         # allows: its own concurrency binds (as its finding says)
         limit = "oio"
-    out["limits"].append((limit, item.name, _describe_limit(
+    limits.append((limit, item.name, _describe_limit(
         limit, item, result, i) if details else ""))
-    out["metrics"].update(zip(own, values))
+    out.metrics.update(zip(own, values))
     if details:
-        out["findings"].extend(_findings(item, result, i, goal))
+        out.findings.extend(_findings(item, result, i, goal))
         defaulted = defaulted_binding(
-            doc, out["limits"][-1][2], _deciding_inputs(doc, item, limit),
+            doc, limits[-1][2], _deciding_inputs(doc, item, limit),
             finding_id="storage.defaulted_input_binds")
         if defaulted is not None:
-            out["findings"].append(defaulted)
-        out["assumptions"].extend(_assumptions(item))
+            out.findings.append(defaulted)
+        out.assumptions.extend(_assumptions(item))
 
 
 def _deciding_inputs(doc, item, limit):

@@ -15,23 +15,46 @@ import numpy as np
 
 from models import platform, teaming
 from models.scenario import TEAMING_POLICIES
-from solvers import metric_ids, teaming_dynamic
-from solvers.analysis import EMPTY, AnalysisResult, Candidate, metric_value
+from solvers import metric_grammar as metric_ids
+from solvers import teaming_dynamic
+from solvers.analysis import (COUNT, EMPTY, HIGHER, LOWER, VERDICT, Analysis,
+                              Candidate, Goal, Metric, ResultBuilder,
+                              metric_value)
 from solvers.inputs import FlowColumns, team_flows
 from solvers.placement import EVALUATE_OPTIONS, place
 from solvers.results import Bottleneck, Finding
 
-NAME = "teaming"
-ORDER = 3
-BOTTLENECK_PRIORITY = 2
-REQUIRES = ()
-#: Document fields it reads (the key of its kept results, see
-#: :mod:`solvers.analysis_cache`).
-READS = ("host", "nics", "teams", "workloads.flows", "workloads.profiles",
-         "workloads.time_step_s")
-#: Column fields it reads (of the host, only the hypervisor, which is
-#: none): a column sweep runs it once per distinct value of these.
-COLUMN_READS = ("nics", "teams")
+ANALYSIS = Analysis(
+    name="teaming", order=3, bottleneck_priority=2, module=__name__,
+    reads=("host", "nics", "teams", "workloads.flows", "workloads.profiles",
+           "workloads.time_step_s"),
+    # of the host, only the hypervisor, which no column sets: a column
+    # sweep runs it once per distinct value of these
+    column_reads=("nics", "teams"),
+    metrics=(
+        Metric("peak_util_pct", "%", "peak uplink utilization",
+               kind=VERDICT, better=LOWER),
+        Metric("gap_to_optimal_pct", "%", "peak above the optimal "
+               "placement", better=LOWER),
+        Metric("imbalance_pct", "%", "busiest uplink above the mean, at "
+               "the peak", better=LOWER),
+        Metric("flows_over_member", "1", "flows above their uplink's speed",
+               kind=COUNT, better=LOWER),
+        Metric("members_used", "1", "uplinks carrying traffic at the peak",
+               kind=COUNT, better=HIGHER),
+        Metric("n1_peak_util_pct", "%", "peak utilization after a failure",
+               kind=VERDICT, better=LOWER),
+        Metric("lower_bound_pct", "%", "lower bound on the peak"),
+        Metric("demand_gbps", "Gbit/s", "demand at the peak"),
+        Metric("allocated_gbps", "Gbit/s", "bandwidth allocated at the "
+               "peak"),
+    ),
+    headline="peak_util_pct",
+    models=("models.teaming",), areas=("teaming",),
+    goals=(Goal("min_peak_util", "teaming.configured.peak_util_pct", "min",
+                lambda doc: bool(doc.workloads.flows and doc.teams),
+                rank=4),),
+    views=("teaming",))
 
 #: Policies compared by default, by hypervisor: the ones that platform
 #: offers (teaming.md sections 2-5).
@@ -134,20 +157,15 @@ def _teaming_inputs(doc):
 def _analyse_document(doc):
     if not doc.workloads.flows or not doc.teams:
         return EMPTY
-    out = {"metrics": {}, "findings": [], "assumptions": [], "traces": {},
-           "bottleneck": None}
+    out = ResultBuilder()
     teams = metric_ids.teams_in_ids(doc)
     for team, flows in team_flows(doc):
         _analyse_team(doc, team, flows, teams[team.name], out)
     if len(teams) > 1:   # the goal's headline: the busiest team's
-        out["metrics"][metric_ids.teaming("configured", "peak_util_pct")] \
-            = max(out["metrics"][metric_ids.teaming(
+        out.metrics[metric_ids.teaming("configured", "peak_util_pct")] \
+            = max(out.metrics[metric_ids.teaming(
                 "configured", "peak_util_pct", team)] for team in teams)
-    return AnalysisResult(metrics=out["metrics"],
-                          findings=tuple(out["findings"]),
-                          assumptions=tuple(out["assumptions"]),
-                          traces=out["traces"],
-                          bottleneck=out["bottleneck"])
+    return out.result()
 
 
 def _steady_horizon_s(team):
@@ -190,7 +208,7 @@ def _analyse_team(doc, team, flows, team_id, out):
     optimal = {unit: _optimal(columns, speed, active, unit, results)
                for unit in ("port", "flow")}
     failures = _failure_sets(team, len(uplinks))
-    metrics = out["metrics"]
+    metrics = out.metrics
     placed_configured = {}
     for policy in compare:
         result = results[policy]
@@ -215,7 +233,7 @@ def _analyse_team(doc, team, flows, team_id, out):
         metrics.update({metric_ids.teaming(policy, key, team_id): value
                         for key, value in values.items()})
         result["n1"] = (n1_peak, n1_detail)
-        out["traces"][metric_ids.uplink_trace(policy, team_id)] = {
+        out.traces[metric_ids.uplink_trace(policy, team_id)] = {
             **_trace(columns.t, result["util"], uplinks),
             "policy": policy, "label": TEAMING_POLICIES[policy][0],
             "configured": policy == team.policy,
@@ -229,8 +247,8 @@ def _analyse_team(doc, team, flows, team_id, out):
     configured = optimal["port" if team.policy in PORT_POLICIES else "flow"]
     own = results[team.policy]
     busiest = int(np.argmax(own["util"].max(axis=0)))
-    if out["bottleneck"] is None:   # the first team's
-        out["bottleneck"] = Bottleneck(
+    if out.bottleneck is None:   # the first team's
+        out.bottleneck = Bottleneck(
             "teaming.uplink",
             f"{uplinks[busiest]} at {100 * own['peak']:.1f} % of "
             f"{speed[busiest]:g} Gbit/s under "
@@ -244,20 +262,20 @@ def _analyse_team(doc, team, flows, team_id, out):
             100 * configured["peak"]
         metrics[metric_ids.teaming("optimal", "lower_bound_pct",
                                    team_id)] = 100 * configured["bound"]
-    out["traces"][metric_ids.placement_trace(team.policy, team_id)] = \
+    out.traces[metric_ids.placement_trace(team.policy, team_id)] = \
         _placement_trace(team, columns, speed, hypervisor, uplinks,
                          results[team.policy], configured,
                          placed_configured)
     if team.nioc:
         _nioc(team, columns, results[team.policy], speed, team_id, metrics)
-    out["findings"].extend(_findings(team, columns, speed, results, compare,
+    out.findings.extend(_findings(team, columns, speed, results, compare,
                                      optimal, team_id, uplinks))
-    out["findings"].extend(_shared_hash_inputs(team, flows, columns, compare,
+    out.findings.extend(_shared_hash_inputs(team, flows, columns, compare,
                                                hypervisor, results, team_id))
-    out["assumptions"].extend(_assumptions(team, compare, skipped, columns,
+    out.assumptions.extend(_assumptions(team, compare, skipped, columns,
                                            hypervisor, configured))
     if "ip_hash" in results:
-        out["assumptions"].extend(_ip_hash_other_reading(
+        out.assumptions.extend(_ip_hash_other_reading(
             team, columns, active, speed, hypervisor, results["ip_hash"]))
 
 

@@ -6,21 +6,43 @@ import numpy as np
 
 from models import chain, transport, wire
 from models.units import bytes_per_s_to_gbps
-from solvers.analysis import (AnalysisResult, Candidate, ColumnResult,
-                              metric_value)
+from solvers.analysis import (HIGHER, LOWER, Analysis, AnalysisResult,
+                              Candidate, ColumnResult, Metric, metric_value)
 from solvers.inputs import encapsulation_bytes
 from solvers.results import Bottleneck, Finding
 
-NAME = "wire"
-ORDER = 0
-BOTTLENECK_PRIORITY = 9
-REQUIRES = ()
-#: Document fields it reads (the key of its kept results, see
-#: :mod:`solvers.analysis_cache`).
-READS = ("calibration", "host", "nics", "network", "workloads.transfers")
-#: Inputs families it reads with ``details=False`` (it reads no
-#: document field a column sweep varies): see :mod:`solvers.analysis`.
-FAMILIES = ("wire",)
+ANALYSIS = Analysis(
+    name="wire", order=0, bottleneck_priority=9, module=__name__,
+    reads=("calibration", "host", "nics", "network", "workloads.transfers"),
+    # it reads no document field a column sweep varies
+    inputs=("wire",),
+    metrics=(
+        Metric("link_gbps", "Gbit/s", None,
+               "Nominal link rate (all NICs)"),
+        Metric("efficiency_pct", "%", None,
+               "Wire efficiency (payload / wire bytes)", better=HIGHER),
+        Metric("goodput_gbps", "Gbit/s", None, "Link-bound TCP goodput",
+               better=HIGHER),
+        Metric("packets_per_s", "1/s", None, "Full-size packets per second"),
+        Metric("ack_packets_per_s", "1/s", None,
+               "Reverse-path ACKs per second"),
+        Metric("payload_bytes", "B", None, "TCP payload per packet",
+               better=HIGHER),
+        Metric("frame_bytes", "B", None, "Wire bytes per frame"),
+        Metric("frame_rate_pps", "1/s", None,
+               "Line-rate frames per second at network.frame_size_bytes"),
+        Metric("udp_payload_gbps", "Gbit/s", None,
+               "UDP payload at line rate in frames of "
+               "network.frame_size_bytes", better=HIGHER),
+        Metric("frames_per_core_pps", "1/s", None,
+               "Frames of network.frame_size_bytes one core of the host "
+               "preset receives through the kernel stack", better=HIGHER),
+        Metric("cores_at_frame_rate", "cores", None,
+               "Cores the kernel stack needs for line rate at "
+               "network.frame_size_bytes", better=LOWER),
+    ),
+    headline="goodput_gbps",
+    models=("models.wire",), areas=("wire",), views=("wire",))
 
 #: Metrics of the packet-rate question, only where it is asked.
 QUESTION_METRICS = ("wire.frame_rate_pps", "wire.udp_payload_gbps",

@@ -205,8 +205,8 @@ def test_undo_and_redo_re_solve_nothing(session, example, monkeypatch):
     original = evaluate(example).to_json()
     ran = []
     for analysis in registry():
-        monkeypatch.setattr(analysis, "analyse", lambda *a, plain=(
-            analysis.analyse), **k: (ran.append(1), plain(*a, **k))[1])
+        monkeypatch.setattr(analysis.code, "analyse", lambda *a, plain=(
+            analysis.code.analyse), **k: (ran.append(1), plain(*a, **k))[1])
     session.undo()
     assert session.wait(30)
     assert session.results.to_json() == original

@@ -3,7 +3,7 @@ clock the host models' cycle counts are read at (issue 33)."""
 
 import pytest
 
-from models import cpu, host
+from models import cpu, host, transport
 
 
 def test_generations_chain_the_vendors_ipc_gains():
@@ -37,3 +37,11 @@ def test_unknown_generation_lists_the_choices():
     with pytest.raises(ValueError, match="intel_haswell.*got 'pentium'"):
         cpu.stack_speed(["intel_haswell", "pentium"])
 
+
+def test_clock_scaled_migration_stream_preset():
+    # seed 001, case S-HV-e: 4.75 Gbit/s per Hyper-V SMB stream at 2.6 GHz;
+    # a thread bound by its core's cycles moves with the clock
+    cap, reference_ghz, _ = transport.MIGRATION_STREAM_CAPS["hyperv"]
+    assert cpu.clock_scaled(cap, reference_ghz, reference_ghz) == cap
+    assert cpu.clock_scaled(cap, 2 * reference_ghz, reference_ghz) \
+        == pytest.approx(2 * cap)

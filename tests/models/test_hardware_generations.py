@@ -83,12 +83,3 @@ def test_infiniband_frames_carry_an_ib_path_mtu_and_26_bytes():
         2048 + 26  # no Ethernet framing, no tag
     with pytest.raises(ValueError, match="at least 256 B for InfiniBand"):
         wire.ib_path_mtu(200)
-
-
-def test_clock_scaled_migration_stream_preset():
-    # seed 001, case S-HV-e: 4.75 Gbit/s per Hyper-V SMB stream at 2.6 GHz;
-    # a thread bound by its core's cycles moves with the clock
-    cap, reference_ghz, _ = transport.MIGRATION_STREAM_CAPS["hyperv"]
-    assert cpu.clock_scaled(cap, reference_ghz, reference_ghz) == cap
-    assert cpu.clock_scaled(cap, 2 * reference_ghz, reference_ghz) \
-        == pytest.approx(2 * cap)

@@ -70,16 +70,16 @@ def test_each_analysis_reads_only_the_fields_it_declares(monkeypatch):
             analysis.analyse(
                 Inputs(documents[i]),
                 {name: upstream[next(a for a in upstream
-                                     if a.NAME == name)]
-                 for name in analysis.REQUIRES}, details=details)
+                                     if a.name == name)]
+                 for name in analysis.requires}, details=details)
             # "workloads" itself is the way to its fields, no input
-            undeclared |= touched - set(analysis.READS) - {"workloads"}
-        assert not undeclared, (analysis.NAME, undeclared)
+            undeclared |= touched - set(analysis.reads) - {"workloads"}
+        assert not undeclared, (analysis.name, undeclared)
 
 
 def test_declared_fields_are_fields_of_the_document():
     for analysis in registry():
-        for path in analysis.READS:
+        for path in analysis.reads:
             owner, _, name = path.rpartition(".")
             model = Workloads if owner == "workloads" else Scenario
             assert owner in ("", "workloads") and name in model.model_fields
@@ -89,11 +89,11 @@ def _spied(monkeypatch):
     """The names of the analyses run from now on, in order."""
     ran = []
     for analysis in registry():
-        def spy(*args, analysis=analysis, plain=analysis.analyse,
+        def spy(*args, analysis=analysis, plain=analysis.code.analyse,
                 **kwargs):
-            ran.append(analysis.NAME)
+            ran.append(analysis.name)
             return plain(*args, **kwargs)
-        monkeypatch.setattr(analysis, "analyse", spy)
+        monkeypatch.setattr(analysis.code, "analyse", spy)
     return ran
 
 
@@ -102,8 +102,8 @@ def _readers(field):
     those requiring one of them."""
     again = set()
     for analysis in registry():   # in order: requirements first
-        if field in analysis.READS or again & set(analysis.REQUIRES):
-            again.add(analysis.NAME)
+        if field in analysis.reads or again & set(analysis.requires):
+            again.add(analysis.name)
     return again
 
 

@@ -4,6 +4,7 @@ The metric-id grammar is tested in test_metric_ids.py, the slot model in
 tests/models/test_pcie.py."""
 
 import copy
+import dataclasses
 import importlib
 
 import numpy as np
@@ -11,9 +12,12 @@ import pytest
 
 from app.scenario_io import load_scenario
 from models import storage
-from models.scenario import ScenarioError, dump_scenario, scenario_from_dict
+from models.scenario import (GOALS, ScenarioError, dump_scenario,
+                             scenario_from_dict)
+from solvers import metric_ids
 from solvers.advise import advise
-from solvers.analyses import registry
+from solvers.analyses import registry, validate
+from solvers.analysis import COUNT, FLAG, Goal, Metric
 from solvers.evaluate import evaluate
 from tests.conftest import ROOT
 
@@ -24,18 +28,92 @@ def example(name):
 
 def test_registry_runs_every_analysis_in_order_after_what_it_requires():
     # every module of solvers/analyses/ is found (no list to keep), once,
-    # in ORDER
+    # in order
     modules = sorted(p.stem for p in (ROOT / "solvers" / "analyses")
                      .glob("*.py") if p.stem != "__init__")
-    names = [a.NAME for a in registry()]
-    assert sorted(a.__name__.rpartition(".")[2] for a in registry()) \
+    assert sorted(a.module.rpartition(".")[2] for a in registry()) \
         == modules
+    names = [a.name for a in registry()]
     assert len(set(names)) == len(names)
-    orders = [a.ORDER for a in registry()]
+    orders = [a.order for a in registry()]
     assert orders == sorted(orders) and len(set(orders)) == len(orders)
     for analysis in registry():
-        assert set(analysis.REQUIRES) <= set(
-            names[:names.index(analysis.NAME)])
+        assert set(analysis.requires) <= set(
+            names[:names.index(analysis.name)])
+
+
+def declaration(**changes):
+    """The PCIe analysis's declaration with ``changes``."""
+    pcie_analysis = next(a for a in registry() if a.name == "pcie")
+    return dataclasses.replace(pcie_analysis, **changes)
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"metrics": (Metric("slot_gbps", "Gb/s", "slot"),)},
+     "unit 'Gb/s', not one of"),
+    ({"headline": "ports_gbps", "metrics": (Metric("slot_gbps", "Gbit/s",
+                                                   "slot"),)},
+     "headline 'ports_gbps' is not in its metrics"),
+    ({"metrics": (Metric("a", "s", "x"), Metric("a", "s", "x")),
+      "headline": "a"}, r"metric key\(s\) \['a'\] declared twice"),
+    ({"metrics": (Metric("a", "s", "x", kind="amount"),), "headline": "a"},
+     "kind 'amount'"),
+])
+def test_a_declaration_is_checked_when_made(changes, message):
+    with pytest.raises(ValueError, match=message):
+        declaration(**changes)
+
+
+@pytest.mark.parametrize("changes, message", [
+    # a second analysis of the same name
+    ({"order": 99}, "both declare name 'pcie'"),
+    # requires one that runs after it
+    ({"name": "early", "order": -5, "requires": ("host",),
+      "items": ()}, r"'early' requires \['host'\]"),
+    # a key another analysis declares in another unit, or as another
+    # kind of number
+    ({"name": "other", "order": 99, "items": (),
+      "metrics": (Metric("total_s", "ms", "total time"),),
+      "headline": "total_s"}, "metric key 'total_s'"),
+    ({"name": "other", "order": 99, "items": (),
+      "metrics": (Metric("total_s", "s", "total time", kind=COUNT),),
+      "headline": "total_s"}, "metric key 'total_s'"),
+    # a goal models.scenario.GOALS does not know
+    ({"name": "other", "order": 99, "items": (), "goals": (
+        Goal("min_slots", "other.slot_gbps", "min", bool),)},
+     "differ from models.scenario.GOALS"),
+])
+def test_the_registry_checks_declarations_together(changes, message):
+    with pytest.raises(ValueError, match=message):
+        validate(sorted(registry() + (declaration(**changes),),
+                        key=lambda a: a.order))
+
+
+def test_catalogue_labels_are_the_public_ones():
+    # ids, units and labels are public (batch users script against them):
+    # a headline with its own label, one with its analysis's prefix, an
+    # item, a teaming policy, an evacuation order
+    assert metric_ids.info("host.cpu_pct") == ("%", "Host: CPU")
+    assert metric_ids.info("migration.total_s") == ("s",
+                                                   "Migration: total time")
+    assert metric_ids.info("transfer.lm.throughput_gbps") == (
+        "Gbit/s", "lm: throughput")
+    assert metric_ids.info("teaming.lbt.peak_util_pct") == (
+        "%", "LBT (NIC load): peak uplink utilization")
+    assert metric_ids.info("evacuation.smallest_first_s") == (
+        "s", "Evacuation: total time, smallest first order")
+    assert metric_ids.declared("migration.m.converged").kind == FLAG
+    assert metric_ids.headline_of().items() >= {
+        "transfer": "host", "migration": "migration", "storage": "storage",
+        "evacuation": "evacuation"}.items()
+    # a storage headline sums its workloads: tables keep the items
+    assert "storage" not in metric_ids.repeating_headlines()
+
+
+def test_declared_goals_are_the_schema_goals():
+    assert {kind: (g.metric, g.sense)
+            for kind, g in metric_ids.goals().items()} == GOALS
+    assert list(metric_ids.goals()) == list(GOALS)
 
 
 def two_team_layer2_bonds():

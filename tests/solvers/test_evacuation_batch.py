@@ -120,5 +120,5 @@ def test_evacuations_of_many_files_batched_equal_each_alone(scenario):
 
 
 def registered(name):
-    """The analysis module of the registry called ``name``."""
-    return next(a for a in registry() if a.NAME == name)
+    """The analysis of the registry called ``name``."""
+    return next(a for a in registry() if a.name == name)
