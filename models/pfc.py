@@ -163,7 +163,7 @@ def headroom_bytes(speed_gbps, cable_m, port_frame_bytes, class_frame_bytes,
     DeSanti, "I/O Consolidation in the Data Center", Cisco Press 2009,
     ch. 7; Cisco, "Priority Flow Control: Build Reliable Layer 2
     Infrastructure" (white paper c11-542809); SONiC, "Dynamically
-    Headroom Calculation" (doc/qos/dynamically-headroom-calculation.md).
+    Headroom Calculation", sonic-net/SONiC on GitHub, doc/qos.
     """
     speed = np.asarray(speed_gbps, dtype=float)
     if response_quanta is None and interface_bit_times is None:
