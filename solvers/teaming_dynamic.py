@@ -107,65 +107,192 @@ def lbt(tx, rx, speed, initial, *, period_steps=30, threshold=0.75,
     addition gives the lowest utilization, subject to the target rule
     (teaming.md section 2.6).
     """
+    member, moves, _ = lbt_classes(
+        tx, rx, speed, initial, [threshold], period_steps=period_steps,
+        target_rule=target_rule, max_moves_per_uplink=max_moves_per_uplink,
+        allowed=allowed)
+    return member[0], moves[0]
+
+
+def lbt_classes(tx, rx, speed, initial, thresholds, *, period_steps=30,
+                target_rule="stay_below", max_moves_per_uplink=1,
+                allowed=None):
+    """:func:`lbt` at every threshold of ``thresholds`` at once, simulated
+    once per class of thresholds that take the same decisions.
+
+    Parameters
+    ----------
+    thresholds : array-like of float, shape (N,)
+        Thresholds in ascending order. [1]
+    tx, rx, speed, initial, period_steps, target_rule, \
+max_moves_per_uplink, allowed
+        As in :func:`lbt`.
+
+    Returns
+    -------
+    member : numpy.ndarray of int, shape (C, T, P)
+        Uplink of each port at each step, per class.
+    moves : list of C lists
+        Each class's moves, as :func:`lbt` gives them.
+    first : numpy.ndarray of int, shape (C,)
+        Class ``c`` holds ``thresholds[first[c]:first[c + 1]]`` (the
+        last one up to the end).
+
+    Notes
+    -----
+    LBT reads its threshold only in comparisons :math:`u \\le \\theta`.
+    The simulation keeps one row per class, a run of consecutive
+    thresholds, and steps all rows together; a comparison whose
+    :math:`u` lies among a row's thresholds splits it in two (those below
+    :math:`u` and the rest), each then going its own way. Every row does
+    exactly the arithmetic :func:`lbt` does at any of its thresholds, so
+    each threshold's result is bit for bit its own run's.
+    """
     tx = np.asarray(tx, dtype=float)
     rx = np.asarray(rx, dtype=float)
     speed = np.asarray(speed, dtype=float)
+    thresholds = np.asarray(thresholds, dtype=float)
     if target_rule not in LBT_TARGET_RULES:
         raise ValueError(f"lbt target_rule must be one of "
                          f"{LBT_TARGET_RULES}, got {target_rule!r}")
-    steps, _ = tx.shape
+    barred = None if allowed is None else ~np.asarray(allowed, dtype=bool)
+    steps, ports = tx.shape
     members = speed.size
     starts, ends = _epochs(steps, period_steps)
     tx_mean, rx_mean = _epoch_means(tx, starts, ends), \
         _epoch_means(rx, starts, ends)
-    current = np.array(initial, dtype=np.int64)
-    member = np.empty(tx.shape, dtype=np.int64)
-    moves = []
+    initial = np.array(initial, dtype=np.int64)
+    if target_rule == "stay_below" and barred is not None \
+            and (~barred).sum() <= 1 and not barred[initial].any():
+        # a port moves only to another allowed uplink: there is none
+        return (np.broadcast_to(initial, (1, steps, ports)).copy(), [[]],
+                np.zeros(1, dtype=np.int64))
+    rows = {"current": initial[None, :],
+            "lo": np.zeros(1, dtype=np.int64),
+            "hi": np.full(1, thresholds.size, dtype=np.int64),
+            "history": np.empty((1, starts.size, ports), dtype=np.int64)}
+    moves = [[]]
     compared = _COMPARED.get()
-    if compared is None:
-        compared = []   # (not kept)
+
+    def at_most_threshold(value, asking, *carried):
+        # ``value <= threshold`` for each row that asks (others: any),
+        # splitting the rows whose thresholds lie on both sides; the
+        # ``carried`` per-row arrays grow with them
+        if compared is not None:
+            compared.extend(value[asking].tolist())
+        cut = np.searchsorted(thresholds, value)   # value <= from here on
+        split = np.flatnonzero(asking & (rows["lo"] < cut)
+                               & (cut < rows["hi"]))
+        if split.size:
+            for name, array in rows.items():
+                rows[name] = np.concatenate([array, array[split]])
+            rows["lo"][-split.size:] = cut[split]
+            rows["hi"][split] = cut[split]
+            moves.extend(list(moves[i]) for i in split)
+            cut, *carried = (np.concatenate([a, a[split]])
+                             for a in (cut, *carried))
+        return (cut <= rows["lo"], *carried)
+
     for epoch, (start, end) in enumerate(zip(starts, ends)):
-        member[start:end] = current
+        rows["history"][:, epoch] = rows["current"]
         if end - start < period_steps or members < 2:
             continue   # a short last period is never evaluated
         port_tx, port_rx = tx_mean[epoch], rx_mean[epoch]
-        load_tx = np.bincount(current, port_tx, members)
-        load_rx = np.bincount(current, port_rx, members)
-        start_util = np.maximum(load_tx, load_rx) / speed
+        count = rows["lo"].size
+        # each row's bincount of its ports, summed in port order as lbt's
+        index = (rows["current"]
+                 + members * np.arange(count)[:, None]).ravel()
+        rows["load_tx"] = np.bincount(index, np.tile(port_tx, count),
+                                      members * count).reshape(count, -1)
+        rows["load_rx"] = np.bincount(index, np.tile(port_rx, count),
+                                      members * count).reshape(count, -1)
+        start_util = np.maximum(rows["load_tx"], rows["load_rx"]) / speed
+        rows["start_util"] = start_util
         # only uplinks over the threshold when the period ends shed ports,
         # so a port is not moved back within the same cycle
-        for source in np.argsort(-start_util, kind="stable"):
-            compared.append(float(start_util[source]))
-            if start_util[source] <= threshold:
+        rows["order"] = np.argsort(-start_util, axis=1, kind="stable")
+        rows["shedding"] = np.ones(count, dtype=bool)
+        for rank in range(members):
+            every = np.arange(rows["lo"].size)
+            source = rows["order"][:, rank]
+            stops, = at_most_threshold(rows["start_util"][every, source],
+                                       rows["shedding"])
+            rows["shedding"] &= ~stops
+            if not rows["shedding"].any():
                 break
+            rows["moving"] = rows["shedding"].copy()
             for _ in range(max_moves_per_uplink):
-                util = max(load_tx[source], load_rx[source]) / speed[source]
-                on_source = np.flatnonzero(current == source)
-                compared.append(float(util))
-                if util <= threshold or on_source.size == 0:
+                every = np.arange(rows["lo"].size)
+                source = rows["order"][:, rank]
+                load_tx, load_rx = rows["load_tx"], rows["load_rx"]
+                util = np.maximum(load_tx[every, source],
+                                  load_rx[every, source]) / speed[source]
+                on_source = rows["current"] == source[:, None]
+                rows["moving"] &= on_source.any(axis=1)
+                stops, util, on_source = at_most_threshold(
+                    util, rows["moving"], util, on_source)
+                rows["moving"] &= ~stops
+                if not rows["moving"].any():
                     break
-                port = on_source[np.argmax(np.maximum(
-                    port_tx[on_source], port_rx[on_source]))]
-                after = np.maximum(load_tx + port_tx[port],
-                                   load_rx + port_rx[port]) / speed
-                after[source] = np.inf
-                if allowed is not None:
-                    after[~np.asarray(allowed)] = np.inf
-                target = int(np.argmin(after))
+                every = np.arange(rows["lo"].size)
+                source = rows["order"][:, rank]
+                load_tx, load_rx = rows["load_tx"], rows["load_rx"]
+                # the port with the largest rate, the first of equals
+                port = np.argmax(np.where(on_source, np.maximum(
+                    port_tx, port_rx), -np.inf), axis=1)
+                after = np.maximum(load_tx + port_tx[port][:, None],
+                                   load_rx + port_rx[port][:, None]) / speed
+                after[every, source] = np.inf
+                if barred is not None:
+                    after[:, barred] = np.inf
+                target = np.argmin(after, axis=1)
                 if target_rule == "stay_below":
-                    compared.append(float(after[target]))
-                    accepted = after[target] <= threshold
+                    accepted, source, port, target = at_most_threshold(
+                        after[every, target], rows["moving"], source, port,
+                        target)
                 else:
                     before = np.maximum(load_tx, load_rx) / speed
-                    accepted = before[target] < util
-                if not accepted:
+                    accepted = before[every, target] < util
+                rows["moving"] &= accepted
+                moved = np.flatnonzero(rows["moving"])
+                if not moved.size:
                     break
-                current[port] = target
-                for load, rate in ((load_tx, port_tx), (load_rx, port_rx)):
-                    load[source] -= rate[port]
-                    load[target] += rate[port]
-                moves.append((int(end), int(port), int(source), target))
-    return member, moves
+                p, s, t = port[moved], source[moved], target[moved]
+                rows["current"][moved, p] = t
+                for load, rate in ((rows["load_tx"], port_tx),
+                                   (rows["load_rx"], port_rx)):
+                    load[moved, s] -= rate[p]
+                    load[moved, t] += rate[p]
+                for i, row in enumerate(moved):
+                    moves[row].append((int(end), int(p[i]), int(s[i]),
+                                       int(t[i])))
+        if rows["lo"].size > 1:
+            moves = _merge_alike(rows, moves)
+    order = np.argsort(rows["lo"], kind="stable")
+    epoch_of_step = np.repeat(np.arange(starts.size), ends - starts)
+    return (rows["history"][order][:, epoch_of_step],
+            [moves[i] for i in order], rows["lo"][order])
+
+
+def _merge_alike(rows, moves):
+    """Join the :func:`lbt_classes` rows of neighbouring thresholds that
+    came out of a period alike (the same moves so far, so the same
+    state: a split whose two sides then moved nothing), in place; the
+    moves of the rows left."""
+    order = np.argsort(rows["lo"], kind="stable")
+    current = rows["current"][order]
+    same = np.flatnonzero((current[1:] == current[:-1]).all(axis=1))
+    keep = np.ones(order.size, dtype=bool)
+    for k in same[::-1]:   # from the top, so a joined row joins again
+        if moves[order[k]] == moves[order[k + 1]]:
+            rows["hi"][order[k]] = rows["hi"][order[k + 1]]
+            keep[k + 1] = False
+    if keep.all():
+        return moves
+    order = order[keep]
+    for name, array in rows.items():
+        rows[name] = array[order]
+    return [moves[i] for i in order]
 
 
 def ovs_rebalance(bucket_bytes, bucket_member, enabled):
