@@ -107,11 +107,12 @@ def lbt(tx, rx, speed, initial, *, period_steps=30, threshold=0.75,
     addition gives the lowest utilization, subject to the target rule
     (teaming.md section 2.6).
     """
-    member, moves, _ = lbt_classes(
+    placement, first_step, moves, _ = lbt_classes(
         tx, rx, speed, initial, [threshold], period_steps=period_steps,
         target_rule=target_rule, max_moves_per_uplink=max_moves_per_uplink,
         allowed=allowed)
-    return member[0], moves[0]
+    steps = np.diff(np.append(first_step, np.shape(tx)[0]))
+    return np.repeat(placement[0], steps, axis=0), moves[0]
 
 
 def lbt_classes(tx, rx, speed, initial, thresholds, *, period_steps=30,
@@ -130,8 +131,10 @@ max_moves_per_uplink, allowed
 
     Returns
     -------
-    member : numpy.ndarray of int, shape (C, T, P)
-        Uplink of each port at each step, per class.
+    placement : numpy.ndarray of int, shape (C, E, P)
+        Uplink of each port in each period, per class.
+    first_step : numpy.ndarray of int, shape (E,)
+        Each period's first time step.
     moves : list of C lists
         Each class's moves, as :func:`lbt` gives them.
     first : numpy.ndarray of int, shape (C,)
@@ -161,12 +164,13 @@ max_moves_per_uplink, allowed
     starts, ends = _epochs(steps, period_steps)
     tx_mean, rx_mean = _epoch_means(tx, starts, ends), \
         _epoch_means(rx, starts, ends)
+    rates = np.stack([tx_mean, rx_mean], axis=1)   # (epochs, 2, ports)
     initial = np.array(initial, dtype=np.int64)
     if target_rule == "stay_below" and barred is not None \
             and (~barred).sum() <= 1 and not barred[initial].any():
         # a port moves only to another allowed uplink: there is none
-        return (np.broadcast_to(initial, (1, steps, ports)).copy(), [[]],
-                np.zeros(1, dtype=np.int64))
+        return (np.broadcast_to(initial, (1, starts.size, ports)).copy(),
+                starts, [[]], np.zeros(1, dtype=np.int64))
     rows = {"current": initial[None, :],
             "lo": np.zeros(1, dtype=np.int64),
             "hi": np.full(1, thresholds.size, dtype=np.int64),
@@ -180,15 +184,17 @@ max_moves_per_uplink, allowed
         # ``carried`` per-row arrays grow with them
         if compared is not None:
             compared.extend(value[asking].tolist())
-        cut = np.searchsorted(thresholds, value)   # value <= from here on
-        split = np.flatnonzero(asking & (rows["lo"] < cut)
-                               & (cut < rows["hi"]))
-        if split.size:
+        cut = thresholds.searchsorted(value)   # value <= from here on
+        straddles = (rows["lo"] < cut) & (cut < rows["hi"]) & asking
+        if straddles.any():
+            split = straddles.nonzero()[0]
             for name, array in rows.items():
                 rows[name] = np.concatenate([array, array[split]])
             rows["lo"][-split.size:] = cut[split]
             rows["hi"][split] = cut[split]
             moves.extend(list(moves[i]) for i in split)
+            splits.extend(zip(split.tolist(),
+                              range(cut.size, cut.size + split.size)))
             cut, *carried = (np.concatenate([a, a[split]])
                              for a in (cut, *carried))
         return (cut <= rows["lo"], *carried)
@@ -199,13 +205,15 @@ max_moves_per_uplink, allowed
             continue   # a short last period is never evaluated
         port_tx, port_rx = tx_mean[epoch], rx_mean[epoch]
         count = rows["lo"].size
-        # each row's bincount of its ports, summed in port order as lbt's
-        index = (rows["current"]
-                 + members * np.arange(count)[:, None]).ravel()
-        rows["load_tx"] = np.bincount(index, np.tile(port_tx, count),
-                                      members * count).reshape(count, -1)
-        rows["load_rx"] = np.bincount(index, np.tile(port_rx, count),
-                                      members * count).reshape(count, -1)
+        splits = []   # (row, the row split off it) in this period
+        # each row's bincount of its ports' transmit and receive rates,
+        # summed in port order as lbt's
+        index = (rows["current"] + members * np.arange(count)[:, None])
+        loads = np.bincount(
+            np.concatenate([index, index + members * count]).ravel(),
+            np.broadcast_to(rates[epoch][:, None], (2, count, ports)).ravel(),
+            2 * members * count).reshape(2, count, members)
+        rows["load_tx"], rows["load_rx"] = loads[0], loads[1]
         start_util = np.maximum(rows["load_tx"], rows["load_rx"]) / speed
         rows["start_util"] = start_util
         # only uplinks over the threshold when the period ends shed ports,
@@ -238,14 +246,14 @@ max_moves_per_uplink, allowed
                 source = rows["order"][:, rank]
                 load_tx, load_rx = rows["load_tx"], rows["load_rx"]
                 # the port with the largest rate, the first of equals
-                port = np.argmax(np.where(on_source, np.maximum(
-                    port_tx, port_rx), -np.inf), axis=1)
+                port = np.where(on_source, np.maximum(port_tx, port_rx),
+                                -np.inf).argmax(axis=1)
                 after = np.maximum(load_tx + port_tx[port][:, None],
                                    load_rx + port_rx[port][:, None]) / speed
                 after[every, source] = np.inf
                 if barred is not None:
                     after[:, barred] = np.inf
-                target = np.argmin(after, axis=1)
+                target = after.argmin(axis=1)
                 if target_rule == "stay_below":
                     accepted, source, port, target = at_most_threshold(
                         after[every, target], rows["moving"], source, port,
@@ -254,7 +262,7 @@ max_moves_per_uplink, allowed
                     before = np.maximum(load_tx, load_rx) / speed
                     accepted = before[every, target] < util
                 rows["moving"] &= accepted
-                moved = np.flatnonzero(rows["moving"])
+                moved = rows["moving"].nonzero()[0]
                 if not moved.size:
                     break
                 p, s, t = port[moved], source[moved], target[moved]
@@ -266,33 +274,32 @@ max_moves_per_uplink, allowed
                 for i, row in enumerate(moved):
                     moves[row].append((int(end), int(p[i]), int(s[i]),
                                        int(t[i])))
-        if rows["lo"].size > 1:
-            moves = _merge_alike(rows, moves)
+        if splits:
+            moves = _merge_alike(rows, moves, splits)
     order = np.argsort(rows["lo"], kind="stable")
-    epoch_of_step = np.repeat(np.arange(starts.size), ends - starts)
-    return (rows["history"][order][:, epoch_of_step],
-            [moves[i] for i in order], rows["lo"][order])
+    return (rows["history"][order], starts, [moves[i] for i in order],
+            rows["lo"][order])
 
 
-def _merge_alike(rows, moves):
-    """Join the :func:`lbt_classes` rows of neighbouring thresholds that
-    came out of a period alike (the same moves so far, so the same
-    state: a split whose two sides then moved nothing), in place; the
-    moves of the rows left."""
-    order = np.argsort(rows["lo"], kind="stable")
-    current = rows["current"][order]
-    same = np.flatnonzero((current[1:] == current[:-1]).all(axis=1))
-    keep = np.ones(order.size, dtype=bool)
-    for k in same[::-1]:   # from the top, so a joined row joins again
-        if moves[order[k]] == moves[order[k + 1]]:
-            rows["hi"][order[k]] = rows["hi"][order[k + 1]]
-            keep[k + 1] = False
-    if keep.all():
+def _merge_alike(rows, moves, splits):
+    """Join again the :func:`lbt_classes` rows split in a period whose two
+    sides came out of it alike (the same moves so far, so the same state),
+    in place; the moves of the rows left. ``splits`` lists (row, the row
+    split off its top), in order: undone last first, each side joins
+    the neighbour it was cut from."""
+    gone = []
+    for row, off in reversed(splits):
+        if rows["hi"][row] == rows["lo"][off] and moves[row] == moves[off] \
+                and (rows["current"][row] == rows["current"][off]).all():
+            rows["hi"][row] = rows["hi"][off]
+            gone.append(off)
+    if not gone:
         return moves
-    order = order[keep]
+    keep = np.ones(rows["lo"].size, dtype=bool)
+    keep[gone] = False
     for name, array in rows.items():
-        rows[name] = array[order]
-    return [moves[i] for i in order]
+        rows[name] = array[keep]
+    return [m for m, kept in zip(moves, keep) if kept]
 
 
 def ovs_rebalance(bucket_bytes, bucket_member, enabled):

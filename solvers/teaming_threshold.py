@@ -18,7 +18,7 @@ import re
 import numpy as np
 
 from models import teaming as teaming_model
-from solvers import metric_ids
+from solvers import metric_ids, teaming_dynamic
 from solvers.analyses import teaming
 from solvers.analysis import AnalysisResult
 from solvers.columns import combination_documents
@@ -70,57 +70,79 @@ def threshold_classes(template, path, value):
             summaries.append(None)
             firsts.append(np.zeros(1, dtype=np.int64))
             continue
-        member, _, first = teaming.lbt_classes(
-            context["columns"], usable, context["speed"], team, levels)
-        summaries.append(_lbt_loads(context, team, usable, member))
+        args, options = teaming.lbt_inputs(context["columns"], usable,
+                                           context["speed"], team)
+        placement, first_step, _, first = teaming_dynamic.lbt_classes(
+            *args, levels, **options)
+        summaries.append(_lbt_loads(context, team, usable, placement,
+                                    first_step))
         firsts.append(first)
     # the runs of levels in one class of every LBT run, and the class of
     # each run in each of them
     starts = np.unique(np.concatenate(firsts))
-    combos, combo_of = np.unique(
+    combos, combo_of = _distinct_rows(
         np.stack([np.searchsorted(first, starts, side="right") - 1
-                  for first in firsts], axis=1), axis=0, return_inverse=True)
+                  for first in firsts], axis=1))
     index = np.empty(value.size, dtype=np.int64)
-    index[order] = np.asarray(combo_of).reshape(-1)[
+    index[order] = combo_of[
         np.searchsorted(starts, np.arange(value.size), side="right") - 1]
     return index, [AnalysisResult(metrics=_class_metrics(
         document, result.metrics, team, context, summaries, combo))
         for combo in combos]
 
 
-def _lbt_loads(context, team, usable, member):
+def _lbt_loads(context, team, usable, placement, first_step):
     """What :func:`solvers.analyses.teaming._loads` gives of LBT's
-    loads, for each class's port members ``member`` (C, T, P) on the
-    ``usable`` uplinks: per class dicts of peak, imbalance, flows over
-    their member, members used and the members at the peak step."""
+    loads, for each class's port members in each period ``placement``
+    (C, E, P; periods from ``first_step``) on the ``usable`` uplinks: per
+    class dicts of peak, imbalance, flows over their member, members used
+    and the members at the peak step.
+
+    Classes often hold their ports alike in a period (all of them before
+    the first split): the loads are summed once per period and placement,
+    each bin over its flows in flow order as ``member_loads`` sums them."""
     columns, speed = context["columns"], context["speed"]
     usable = np.asarray(usable)
     members = speed.size
-    tx_member = member[:, :, columns.unit]
+    tx_member = placement[:, :, columns.unit]
     rx_member = np.broadcast_to(teaming_model.receive_member(
         "lbt", tx_member, columns.dip, usable, speed,
         switch_mode=team.switch_mode), tx_member.shape)
-    rows, steps, flows = tx_member.shape
+    classes, periods, flows = tx_member.shape
+    steps = columns.t.size
+    last_step = np.append(first_step[1:], steps)
+    keys = np.concatenate([
+        np.broadcast_to(np.arange(periods)[None, :, None],
+                        (classes, periods, 1)),
+        tx_member, rx_member], axis=2).reshape(-1, 1 + 2 * flows)
+    pairs, pair_of = _distinct_rows(keys)
+    pair_of = pair_of.reshape(classes, periods)
+    # each distinct (period, placement)'s steps, one after another
+    length = last_step[pairs[:, 0]] - first_step[pairs[:, 0]]
+    offset = np.concatenate([[0], np.cumsum(length)])
+    row = np.arange(offset[-1])
+    pair_row = np.repeat(np.arange(len(pairs)), length)
+    step = row - offset[pair_row] + first_step[pairs[pair_row, 0]]
 
-    def loads(member_of, rate):
-        # member_loads per class: each bin sums its flows in flow order
-        index = (np.arange(rows * steps)[:, None] * members
-                 + member_of.reshape(rows * steps, flows)).ravel()
-        return np.bincount(
-            index, weights=np.broadcast_to(rate, member_of.shape).ravel(),
-            minlength=rows * steps * members).reshape(rows, steps, members)
+    def loads(placed, rate):
+        index = (row[:, None] * members + placed[pair_row]).ravel()
+        return np.bincount(index, weights=rate[step].ravel(),
+                           minlength=row.size * members).reshape(-1, members)
 
-    util = np.maximum(loads(tx_member, columns.tx),
-                      loads(rx_member, columns.rx)) / speed
+    util = np.maximum(loads(pairs[:, 1:1 + flows], columns.tx),
+                      loads(pairs[:, 1 + flows:], columns.rx)) / speed
+    pair_peak = np.maximum.reduceat(util.max(axis=1), offset[:-1])
     peak_step = teaming.peak_demand_step(columns)
+    period = np.searchsorted(first_step, peak_step, side="right") - 1
     demand = np.maximum(columns.tx[peak_step], columns.rx[peak_step])
     summaries = []
-    for k in range(rows):
-        at_peak = util[k, peak_step]
+    for k in range(classes):
+        at = pair_of[k, period]
+        at_peak = util[offset[at] + peak_step - first_step[period]]
         mean = at_peak[usable].mean()
-        member_at_peak = tx_member[k, peak_step]
+        member_at_peak = tx_member[k, period]
         summaries.append({
-            "peak": float(util[k].max()),
+            "peak": float(pair_peak[pair_of[k]].max()),
             "imbalance": 100 * (at_peak.max() / mean - 1) if mean > 0
             else 0.0,
             "over_member": int((demand > speed[member_at_peak]
@@ -128,6 +150,17 @@ def _lbt_loads(context, team, usable, member):
             "members_used": int((at_peak > 0).sum()),
             "peak_step": peak_step, "member_at_peak": member_at_peak})
     return summaries
+
+
+def _distinct_rows(rows):
+    """The distinct rows of a 2-D integer array (in lexical order of
+    their columns, last first) and each row's index among them."""
+    order = np.lexsort(rows.T[::-1])
+    ordered = rows[order]
+    new = np.concatenate([[True], (ordered[1:] != ordered[:-1]).any(axis=1)])
+    inverse = np.empty(len(rows), dtype=np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    return ordered[new], inverse
 
 
 def _class_metrics(document, metrics, team, context, summaries, combo):

@@ -313,9 +313,9 @@ def _place(policy, columns, usable, speed, team, hypervisor):
         tx = usable[_header_hash(teaming.default_hash(
             policy, team.hash, hypervisor), c, team) % n]
     elif policy == "lbt":
-        member, moves, _ = lbt_classes(c, usable, speed, team,
-                                       [team.lbt_threshold_pct / 100])
-        member, moves = member[0], moves[0]
+        args, options = lbt_inputs(c, usable, speed, team)
+        member, moves = teaming_dynamic.lbt(
+            *args, threshold=team.lbt_threshold_pct / 100, **options)
         tx = member[:, c.unit]
     elif policy in ("ovs_balance_slb", "ovs_balance_tcp"):
         if policy == "ovs_balance_slb":
@@ -356,20 +356,19 @@ def _place(policy, columns, usable, speed, team, hypervisor):
     return tx, rx, moves
 
 
-def lbt_classes(columns, usable, speed, team, thresholds):
-    """:func:`solvers.teaming_dynamic.lbt_classes` of the team's ports on
-    the ``usable`` uplinks at each of ``thresholds`` [1] (ascending):
-    each class's port member over time, moves and first threshold."""
+def lbt_inputs(columns, usable, speed, team):
+    """What :func:`solvers.teaming_dynamic.lbt` simulates of the team's
+    ports on the ``usable`` uplinks, but the threshold: its positional
+    arguments and keywords."""
     c = columns
     usable = np.asarray(usable)
     unit_tx, unit_rx = c.unit_rates
-    return teaming_dynamic.lbt_classes(
-        unit_tx, unit_rx, speed,
-        usable[teaming.port_id_member(c.port_id, usable.size)], thresholds,
-        period_steps=max(1, round(team.lbt_period_s / c.step)),
-        target_rule=team.lbt_target_rule,
-        max_moves_per_uplink=team.lbt_max_moves_per_uplink,
-        allowed=_mask(usable, speed.size))
+    return ((unit_tx, unit_rx, speed,
+             usable[teaming.port_id_member(c.port_id, usable.size)]),
+            {"period_steps": max(1, round(team.lbt_period_s / c.step)),
+             "target_rule": team.lbt_target_rule,
+             "max_moves_per_uplink": team.lbt_max_moves_per_uplink,
+             "allowed": _mask(usable, speed.size)})
 
 
 def gap_pct(peak, best):
