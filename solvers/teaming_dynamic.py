@@ -42,8 +42,8 @@ def threshold_comparisons():
     gives each of them the same outcome makes the same moves: thresholds
     :math:`\\theta` with :math:`a \\le \\theta < b`, :math:`a` the
     largest compared value at most the run's threshold and :math:`b` the
-    smallest above it, all simulate alike (a column sweep over the
-    threshold runs once per such class, see :mod:`solvers.evaluate`)."""
+    smallest above it, all simulate alike (what :func:`lbt_classes` does
+    with them; its tests take the class edges from here)."""
     values = []
     token = _COMPARED.set(values)
     try:
@@ -199,12 +199,16 @@ max_moves_per_uplink, allowed
                              for a in (cut, *carried))
         return (cut <= rows["lo"], *carried)
 
+    idle = False   # the last period changed nothing
     for epoch, (start, end) in enumerate(zip(starts, ends)):
         rows["history"][:, epoch] = rows["current"]
         if end - start < period_steps or members < 2:
             continue   # a short last period is never evaluated
+        if idle and (rates[epoch] == rates[epoch - 1]).all():
+            continue   # the same rates on the same placements: idle again
         port_tx, port_rx = tx_mean[epoch], rx_mean[epoch]
         count = rows["lo"].size
+        moved_any = False
         splits = []   # (row, the row split off it) in this period
         # each row's bincount of its ports' transmit and receive rates,
         # summed in port order as lbt's
@@ -219,11 +223,10 @@ max_moves_per_uplink, allowed
         # only uplinks over the threshold when the period ends shed ports,
         # so a port is not moved back within the same cycle
         rows["order"] = np.argsort(-start_util, axis=1, kind="stable")
+        rows["ranked_util"] = -np.sort(-start_util, axis=1)   # by order
         rows["shedding"] = np.ones(count, dtype=bool)
         for rank in range(members):
-            every = np.arange(rows["lo"].size)
-            source = rows["order"][:, rank]
-            stops, = at_most_threshold(rows["start_util"][every, source],
+            stops, = at_most_threshold(rows["ranked_util"][:, rank],
                                        rows["shedding"])
             rows["shedding"] &= ~stops
             if not rows["shedding"].any():
@@ -265,6 +268,7 @@ max_moves_per_uplink, allowed
                 moved = rows["moving"].nonzero()[0]
                 if not moved.size:
                     break
+                moved_any = True
                 p, s, t = port[moved], source[moved], target[moved]
                 rows["current"][moved, p] = t
                 for load, rate in ((rows["load_tx"], port_tx),
@@ -276,6 +280,7 @@ max_moves_per_uplink, allowed
                                        int(t[i])))
         if splits:
             moves = _merge_alike(rows, moves, splits)
+        idle = not moved_any and rows["lo"].size == count
     order = np.argsort(rows["lo"], kind="stable")
     return (rows["history"][order], starts, [moves[i] for i in order],
             rows["lo"][order])
