@@ -217,9 +217,8 @@ max_moves_per_uplink, allowed
             np.concatenate([index, index + members * count]).ravel(),
             np.broadcast_to(rates[epoch][:, None], (2, count, ports)).ravel(),
             2 * members * count).reshape(2, count, members)
-        rows["load_tx"], rows["load_rx"] = loads[0], loads[1]
-        start_util = np.maximum(rows["load_tx"], rows["load_rx"]) / speed
-        rows["start_util"] = start_util
+        start_util = np.maximum(loads[0], loads[1]) / speed
+        rows["loads"] = loads.transpose(1, 0, 2)   # row, tx/rx, uplink
         # only uplinks over the threshold when the period ends shed ports,
         # so a port is not moved back within the same cycle
         rows["order"] = np.argsort(-start_util, axis=1, kind="stable")
@@ -235,7 +234,7 @@ max_moves_per_uplink, allowed
             for _ in range(max_moves_per_uplink):
                 every = np.arange(rows["lo"].size)
                 source = rows["order"][:, rank]
-                load_tx, load_rx = rows["load_tx"], rows["load_rx"]
+                load_tx, load_rx = rows["loads"][:, 0], rows["loads"][:, 1]
                 util = np.maximum(load_tx[every, source],
                                   load_rx[every, source]) / speed[source]
                 on_source = rows["current"] == source[:, None]
@@ -247,7 +246,7 @@ max_moves_per_uplink, allowed
                     break
                 every = np.arange(rows["lo"].size)
                 source = rows["order"][:, rank]
-                load_tx, load_rx = rows["load_tx"], rows["load_rx"]
+                load_tx, load_rx = rows["loads"][:, 0], rows["loads"][:, 1]
                 # the port with the largest rate, the first of equals
                 port = np.where(on_source, np.maximum(port_tx, port_rx),
                                 -np.inf).argmax(axis=1)
@@ -271,8 +270,8 @@ max_moves_per_uplink, allowed
                 moved_any = True
                 p, s, t = port[moved], source[moved], target[moved]
                 rows["current"][moved, p] = t
-                for load, rate in ((rows["load_tx"], port_tx),
-                                   (rows["load_rx"], port_rx)):
+                for load, rate in ((rows["loads"][:, 0], port_tx),
+                                   (rows["loads"][:, 1], port_rx)):
                     load[moved, s] -= rate[p]
                     load[moved, t] += rate[p]
                 for i, row in enumerate(moved):
