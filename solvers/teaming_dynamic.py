@@ -207,6 +207,7 @@ max_moves_per_uplink, allowed
         if idle and (rates[epoch] == rates[epoch - 1]).all():
             continue   # the same rates on the same placements: idle again
         port_tx, port_rx = tx_mean[epoch], rx_mean[epoch]
+        port_rate = np.maximum(port_tx, port_rx)
         count = rows["lo"].size
         moved_any = False
         splits = []   # (row, the row split off it) in this period
@@ -248,8 +249,7 @@ max_moves_per_uplink, allowed
                 source = rows["order"][:, rank]
                 load_tx, load_rx = rows["loads"][:, 0], rows["loads"][:, 1]
                 # the port with the largest rate, the first of equals
-                port = np.where(on_source, np.maximum(port_tx, port_rx),
-                                -np.inf).argmax(axis=1)
+                port = np.where(on_source, port_rate, -np.inf).argmax(axis=1)
                 after = np.maximum(load_tx + port_tx[port][:, None],
                                    load_rx + port_rx[port][:, None]) / speed
                 after[every, source] = np.inf
