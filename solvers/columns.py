@@ -33,7 +33,6 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from solvers import teaming_dynamic
 from solvers.grid import grid_documents, replaced
 from solvers.inputs import (EvacuationRows, Inputs, MigrationRows,
                             StorageRows, TransferRows, WireColumns,
@@ -99,15 +98,12 @@ FIELDS = {
        for name in _EVACUATION_VM},
 }
 
-#: Column fields the analyses that read documents read only by comparing
-#: data with them: path -> (a context manager collecting the values
-#: compared, the field's value per unit of what they are compared with).
-#: Values between the same two compared ones decide alike, so such an
-#: analysis runs once per class of values (:func:`solvers.evaluate.
-#: evaluate_columns`), not once per value. The LBT threshold [%] reaches
-#: only teaming_dynamic.lbt, as a fraction.
-COMPARED = {"teams[].lbt_threshold_pct":
-            (teaming_dynamic.threshold_comparisons, 100.0)}
+#: Column fields an analysis that reads documents reads only by comparing
+#: data with them: path -> that analysis. Values between the same two
+#: compared ones decide alike, so a sweep runs it by classes of values
+#: (:func:`solvers.evaluate.evaluate_columns`): the LBT threshold [%]
+#: reaches only teaming_dynamic.lbt (:mod:`solvers.teaming_threshold`).
+COMPARED = {"teams[].lbt_threshold_pct": "teaming"}
 
 _INDEX = re.compile(r"\[(\d+)\]")
 

@@ -24,6 +24,7 @@ from solvers.grid import convert_all, grid_documents
 from solvers.inputs import Inputs
 from solvers.metric_ids import info as metric_info
 from solvers.results import Metric, Results, VariantResult
+from solvers.teaming_threshold import threshold_classes
 
 
 def evaluate(scenario: Scenario, *, cache=None) -> Results:
@@ -369,7 +370,10 @@ def evaluate_columns(template, columns, count):
         # at any point: column fields change no structure
         read = tuple(path for path in columns if families is None
                      and _reads(analysis, path))
-        if read and template_results(name)[0].metrics:
+        # (a field swept by classes runs no template: its classes'
+        # results are empty where the template's are)
+        if read and (_by_class(analysis, read)
+                     or template_results(name)[0].metrics):
             combo, results = value_results(name, read)
             done[name] = ColumnResult({
                 k: v[combo] for k, v in points_to_columns(
@@ -395,44 +399,25 @@ def _combination_results(analysis, template, values, required):
     combinations) set: the index of each combination's result and the
     distinct results.
 
-    Over one field the analyses only compare data with
-    (:data:`solvers.columns.COMPARED`, LBT's threshold), an analysis that
-    requires none runs once per class of values: it runs at the lowest
-    value not yet placed, and every value that gives each comparison it
-    made the same outcome (strictly between the compared values around
-    it, a relative 1e-9 inside them) takes its result, being the very same
-    computation.
+    A field the analysis reads only by comparing data with it
+    (:data:`solvers.columns.COMPARED`, LBT's threshold) is swept by
+    classes of values that compare alike, all at once
+    (:func:`solvers.teaming_threshold.threshold_classes`).
     """
-    paths = list(values)
-    compared = compared_field(paths[0]) if len(paths) == 1 else None
-    if compared is None or analysis.requires:
-        inputs = Inputs([("", document) for document in
-                         combination_documents(template, values)])
-        results = analysis.analyse(inputs, required, details=False)
-        return np.arange(len(results)), results
-    collect, per_unit = compared
-    value = values[paths[0]]
-    placed = np.full(value.size, -1)
-    results = []
-    for i in np.argsort(value, kind="stable"):
-        if placed[i] >= 0:
-            continue
-        document = combination_documents(template,
-                                         {paths[0]: value[i:i + 1]})[0]
-        with collect() as seen:
-            results.extend(analysis.analyse(Inputs([("", document)]), {},
-                                            details=False))
-        # in the compared unit, divided as the analysis divides
-        seen, level = np.asarray(seen, dtype=float), value / per_unit
-        below, above = seen[seen <= level[i]], seen[seen > level[i]]
-        alike = placed < 0
-        if below.size:
-            alike &= level > below.max() * (1 + 1e-9)
-        if above.size:
-            alike &= level < above.min() * (1 - 1e-9)
-        alike[i] = True
-        placed[alike] = len(results) - 1
-    return placed, results
+    if _by_class(analysis, values):
+        path, = values
+        return threshold_classes(template, path, values[path])
+    inputs = Inputs([("", document) for document in
+                     combination_documents(template, values)])
+    results = analysis.analyse(inputs, required, details=False)
+    return np.arange(len(results)), results
+
+
+def _by_class(analysis, paths):
+    """Whether ``analysis`` runs over the one column field of ``paths``
+    by classes of its values (see :func:`_combination_results`)."""
+    return len(paths) == 1 and not analysis.requires \
+        and compared_field(next(iter(paths))) == analysis.name
 
 
 def _reads(analysis, path):

@@ -44,8 +44,8 @@ def threshold_comparisons():
     gives each of them the same outcome makes the same moves: thresholds
     :math:`\\theta` with :math:`a \\le \\theta < b`, :math:`a` the
     largest compared value at most the run's threshold and :math:`b` the
-    smallest above it, all simulate alike (a column sweep over the
-    threshold runs once per such class, see :mod:`solvers.evaluate`)."""
+    smallest above it, all simulate alike (what :func:`lbt_classes` does
+    with them; its tests take the class edges from here)."""
     values = []
     token = _COMPARED.set(values)
     try:
@@ -112,65 +112,203 @@ def lbt(tx, rx, speed, initial, *, period_steps=round(LBT_PERIOD_S),
     addition gives the lowest utilization, subject to the target rule
     (teaming.md section 2.6).
     """
+    placement, first_step, moves, _ = lbt_classes(
+        tx, rx, speed, initial, [threshold], period_steps=period_steps,
+        target_rule=target_rule, max_moves_per_uplink=max_moves_per_uplink,
+        allowed=allowed)
+    steps = np.diff(np.append(first_step, np.shape(tx)[0]))
+    return np.repeat(placement[0], steps, axis=0), moves[0]
+
+
+def lbt_classes(tx, rx, speed, initial, thresholds, *, period_steps=30,
+                target_rule="stay_below", max_moves_per_uplink=1,
+                allowed=None):
+    """:func:`lbt` at every threshold of ``thresholds`` at once, simulated
+    once per class of thresholds that take the same decisions.
+
+    Parameters
+    ----------
+    thresholds : array-like of float, shape (N,)
+        Thresholds in ascending order. [1]
+    tx, rx, speed, initial, period_steps, target_rule, \
+max_moves_per_uplink, allowed
+        As in :func:`lbt`.
+
+    Returns
+    -------
+    placement : numpy.ndarray of int, shape (C, E, P)
+        Uplink of each port in each period, per class.
+    first_step : numpy.ndarray of int, shape (E,)
+        Each period's first time step.
+    moves : list of C lists
+        Each class's moves, as :func:`lbt` gives them.
+    first : numpy.ndarray of int, shape (C,)
+        Class ``c`` holds ``thresholds[first[c]:first[c + 1]]`` (the
+        last one up to the end).
+
+    Notes
+    -----
+    LBT reads its threshold only in comparisons :math:`u \\le \\theta`.
+    The simulation keeps one row per class, a run of consecutive
+    thresholds, and steps all rows together; a comparison whose
+    :math:`u` lies among a row's thresholds splits it in two (those below
+    :math:`u` and the rest), each then going its own way. Every row does
+    exactly the arithmetic :func:`lbt` does at any of its thresholds, so
+    each threshold's result is bit for bit its own run's.
+    """
     tx = np.asarray(tx, dtype=float)
     rx = np.asarray(rx, dtype=float)
     speed = np.asarray(speed, dtype=float)
+    thresholds = np.asarray(thresholds, dtype=float)
     if target_rule not in LBT_TARGET_RULES:
         raise ValueError(f"lbt target_rule must be one of "
                          f"{LBT_TARGET_RULES}, got {target_rule!r}")
-    steps, _ = tx.shape
+    barred = None if allowed is None else ~np.asarray(allowed, dtype=bool)
+    steps, ports = tx.shape
     members = speed.size
     starts, ends = _epochs(steps, period_steps)
     tx_mean, rx_mean = _epoch_means(tx, starts, ends), \
         _epoch_means(rx, starts, ends)
-    current = np.array(initial, dtype=np.int64)
-    member = np.empty(tx.shape, dtype=np.int64)
-    moves = []
+    rates = np.stack([tx_mean, rx_mean], axis=1)   # (epochs, 2, ports)
+    initial = np.array(initial, dtype=np.int64)
+    if target_rule == "stay_below" and barred is not None \
+            and (~barred).sum() <= 1 and not barred[initial].any():
+        # a port moves only to another allowed uplink: there is none
+        return (np.broadcast_to(initial, (1, starts.size, ports)).copy(),
+                starts, [[]], np.zeros(1, dtype=np.int64))
+    rows = {"current": initial[None, :],
+            "lo": np.zeros(1, dtype=np.int64),
+            "hi": np.full(1, thresholds.size, dtype=np.int64),
+            "history": np.empty((1, starts.size, ports), dtype=np.int64)}
+    moves = [[]]
     compared = _COMPARED.get()
-    if compared is None:
-        compared = []   # (not kept)
+
+    def at_most_threshold(value, asking, *carried):
+        # ``value <= threshold`` for each row that asks (others: any),
+        # splitting the rows whose thresholds lie on both sides; the
+        # ``carried`` per-row arrays grow with them
+        if compared is not None:
+            compared.extend(value[asking].tolist())
+        cut = thresholds.searchsorted(value)   # value <= from here on
+        straddles = (rows["lo"] < cut) & (cut < rows["hi"]) & asking
+        if straddles.any():
+            split = straddles.nonzero()[0]
+            for name, array in rows.items():
+                rows[name] = np.concatenate([array, array[split]])
+            rows["lo"][-split.size:] = cut[split]
+            rows["hi"][split] = cut[split]
+            moves.extend(list(moves[i]) for i in split)
+            splits.extend(zip(split.tolist(),
+                              range(cut.size, cut.size + split.size)))
+            cut, *carried = (np.concatenate([a, a[split]])
+                             for a in (cut, *carried))
+        return (cut <= rows["lo"], *carried)
+
+    idle = False   # the last period changed nothing
     for epoch, (start, end) in enumerate(zip(starts, ends)):
-        member[start:end] = current
+        rows["history"][:, epoch] = rows["current"]
         if end - start < period_steps or members < 2:
             continue   # a short last period is never evaluated
+        if idle and (rates[epoch] == rates[epoch - 1]).all():
+            continue   # the same rates on the same placements: idle again
         port_tx, port_rx = tx_mean[epoch], rx_mean[epoch]
-        load_tx = np.bincount(current, port_tx, members)
-        load_rx = np.bincount(current, port_rx, members)
-        start_util = np.maximum(load_tx, load_rx) / speed
+        port_rate = np.maximum(port_tx, port_rx)
+        count = rows["lo"].size
+        moved_any = False
+        splits = []   # (row, the row split off it) in this period
+        # each row's bincount of its ports' transmit and receive rates,
+        # summed in port order as lbt's
+        index = (rows["current"] + members * np.arange(count)[:, None])
+        loads = np.bincount(
+            np.concatenate([index, index + members * count]).ravel(),
+            np.broadcast_to(rates[epoch][:, None], (2, count, ports)).ravel(),
+            2 * members * count).reshape(2, count, members)
+        start_util = np.maximum(loads[0], loads[1]) / speed
+        rows["loads"] = loads.transpose(1, 0, 2)   # row, tx/rx, uplink
         # only uplinks over the threshold when the period ends shed ports,
         # so a port is not moved back within the same cycle
-        for source in np.argsort(-start_util, kind="stable"):
-            compared.append(float(start_util[source]))
-            if start_util[source] <= threshold:
+        rows["order"] = np.argsort(-start_util, axis=1, kind="stable")
+        rows["ranked_util"] = -np.sort(-start_util, axis=1)   # by order
+        rows["shedding"] = np.ones(count, dtype=bool)
+        for rank in range(members):
+            stops, = at_most_threshold(rows["ranked_util"][:, rank],
+                                       rows["shedding"])
+            rows["shedding"] &= ~stops
+            if not rows["shedding"].any():
                 break
+            rows["moving"] = rows["shedding"].copy()
             for _ in range(max_moves_per_uplink):
-                util = max(load_tx[source], load_rx[source]) / speed[source]
-                on_source = np.flatnonzero(current == source)
-                compared.append(float(util))
-                if util <= threshold or on_source.size == 0:
+                every = np.arange(rows["lo"].size)
+                source = rows["order"][:, rank]
+                load_tx, load_rx = rows["loads"][:, 0], rows["loads"][:, 1]
+                util = np.maximum(load_tx[every, source],
+                                  load_rx[every, source]) / speed[source]
+                on_source = rows["current"] == source[:, None]
+                rows["moving"] &= on_source.any(axis=1)
+                stops, util, on_source = at_most_threshold(
+                    util, rows["moving"], util, on_source)
+                rows["moving"] &= ~stops
+                if not rows["moving"].any():
                     break
-                port = on_source[np.argmax(np.maximum(
-                    port_tx[on_source], port_rx[on_source]))]
-                after = np.maximum(load_tx + port_tx[port],
-                                   load_rx + port_rx[port]) / speed
-                after[source] = np.inf
-                if allowed is not None:
-                    after[~np.asarray(allowed)] = np.inf
-                target = int(np.argmin(after))
+                every = np.arange(rows["lo"].size)
+                source = rows["order"][:, rank]
+                load_tx, load_rx = rows["loads"][:, 0], rows["loads"][:, 1]
+                # the port with the largest rate, the first of equals
+                port = np.where(on_source, port_rate, -np.inf).argmax(axis=1)
+                after = np.maximum(load_tx + port_tx[port][:, None],
+                                   load_rx + port_rx[port][:, None]) / speed
+                after[every, source] = np.inf
+                if barred is not None:
+                    after[:, barred] = np.inf
+                target = after.argmin(axis=1)
                 if target_rule == "stay_below":
-                    compared.append(float(after[target]))
-                    accepted = after[target] <= threshold
+                    accepted, source, port, target = at_most_threshold(
+                        after[every, target], rows["moving"], source, port,
+                        target)
                 else:
                     before = np.maximum(load_tx, load_rx) / speed
-                    accepted = before[target] < util
-                if not accepted:
+                    accepted = before[every, target] < util
+                rows["moving"] &= accepted
+                moved = rows["moving"].nonzero()[0]
+                if not moved.size:
                     break
-                current[port] = target
-                for load, rate in ((load_tx, port_tx), (load_rx, port_rx)):
-                    load[source] -= rate[port]
-                    load[target] += rate[port]
-                moves.append((int(end), int(port), int(source), target))
-    return member, moves
+                moved_any = True
+                p, s, t = port[moved], source[moved], target[moved]
+                rows["current"][moved, p] = t
+                for load, rate in ((rows["loads"][:, 0], port_tx),
+                                   (rows["loads"][:, 1], port_rx)):
+                    load[moved, s] -= rate[p]
+                    load[moved, t] += rate[p]
+                for i, row in enumerate(moved):
+                    moves[row].append((int(end), int(p[i]), int(s[i]),
+                                       int(t[i])))
+        if splits:
+            moves = _merge_alike(rows, moves, splits)
+        idle = not moved_any and rows["lo"].size == count
+    order = np.argsort(rows["lo"], kind="stable")
+    return (rows["history"][order], starts, [moves[i] for i in order],
+            rows["lo"][order])
+
+
+def _merge_alike(rows, moves, splits):
+    """Join again the :func:`lbt_classes` rows split in a period whose two
+    sides came out of it alike (the same moves so far, so the same state),
+    in place; the moves of the rows left. ``splits`` lists (row, the row
+    split off its top), in order: undone last first, each side joins
+    the neighbour it was cut from."""
+    gone = []
+    for row, off in reversed(splits):
+        if rows["hi"][row] == rows["lo"][off] and moves[row] == moves[off] \
+                and (rows["current"][row] == rows["current"][off]).all():
+            rows["hi"][row] = rows["hi"][off]
+            gone.append(off)
+    if not gone:
+        return moves
+    keep = np.ones(rows["lo"].size, dtype=bool)
+    keep[gone] = False
+    for name, array in rows.items():
+        rows[name] = array[keep]
+    return [m for m, kept in zip(moves, keep) if kept]
 
 
 def ovs_rebalance(bucket_bytes, bucket_member, enabled):

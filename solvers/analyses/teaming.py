@@ -154,13 +154,16 @@ def _teaming_inputs(doc):
                 include={"flows", "profiles", "time_step_s"}))
 
 
-def _analyse_document(doc):
+def _analyse_document(doc, kept=None):
+    """The teaming result of ``doc``; with ``kept`` (a dict), each team's
+    inputs and policy results are kept in it by team name (for
+    :mod:`solvers.teaming_threshold`)."""
     if not doc.workloads.flows or not doc.teams:
         return EMPTY
     out = ResultBuilder()
     teams = metric_ids.teams_in_ids(doc)
     for team, flows in team_flows(doc):
-        _analyse_team(doc, team, flows, teams[team.name], out)
+        _analyse_team(doc, team, flows, teams[team.name], out, kept)
     if len(teams) > 1:   # the goal's headline: the busiest team's
         out.metrics[metric_ids.teaming("configured", "peak_util_pct")] \
             = max(out.metrics[metric_ids.teaming(
@@ -176,7 +179,7 @@ def _steady_horizon_s(team):
         team.dynamic_epoch_s))
 
 
-def _analyse_team(doc, team, flows, team_id, out):
+def _analyse_team(doc, team, flows, team_id, out, kept=None):
     uplinks = team.members + team.standby
     speeds = {n.id: n.speed_gbps for n in doc.nics}
     speed = np.array([speeds[u] for u in uplinks])
@@ -223,8 +226,7 @@ def _analyse_team(doc, team, flows, team_id, out):
                                            placed)
         values = {"peak_util_pct": 100 * peak}
         if best is not None:
-            values["gap_to_optimal_pct"] = \
-                100 * (peak / best - 1) if best > 0 else 0.0
+            values["gap_to_optimal_pct"] = gap_pct(peak, best)
         values["imbalance_pct"] = result["imbalance"]
         values["flows_over_member"] = result["over_member"]
         values["members_used"] = result["members_used"]
@@ -268,6 +270,11 @@ def _analyse_team(doc, team, flows, team_id, out):
                          placed_configured)
     if team.nioc:
         _nioc(team, columns, results[team.policy], speed, team_id, metrics)
+    if kept is not None:
+        kept[team.name] = {"columns": columns, "speed": speed,
+                           "compare": compare, "results": results,
+                           "optimal": optimal, "failures": failures,
+                           "team_id": team_id}
     out.findings.extend(_findings(team, columns, speed, results, compare,
                                      optimal, team_id, uplinks))
     out.findings.extend(_shared_hash_inputs(team, flows, columns, compare,
@@ -324,15 +331,9 @@ def _place(policy, columns, usable, speed, team, hypervisor):
         tx = usable[_header_hash(teaming.default_hash(
             policy, team.hash, hypervisor), c, team) % n]
     elif policy == "lbt":
-        unit_tx, unit_rx = c.unit_rates
-        initial = usable[teaming.port_id_member(c.port_id, n)]
+        args, options = lbt_inputs(c, usable, speed, team)
         member, moves = teaming_dynamic.lbt(
-            unit_tx, unit_rx, speed, initial,
-            period_steps=max(1, round(team.lbt_period_s / c.step)),
-            threshold=team.lbt_threshold_pct / 100,
-            target_rule=team.lbt_target_rule,
-            max_moves_per_uplink=team.lbt_max_moves_per_uplink,
-            allowed=_mask(usable, speed.size))
+            *args, threshold=team.lbt_threshold_pct / 100, **options)
         tx = member[:, c.unit]
     elif policy in ("ovs_balance_slb", "ovs_balance_tcp"):
         if policy == "ovs_balance_slb":
@@ -371,6 +372,33 @@ def _place(policy, columns, usable, speed, team, hypervisor):
         rx = teaming.receive_member(policy, tx, c.dip, usable, speed,
                                     switch_mode=team.switch_mode)
     return tx, rx, moves
+
+
+def lbt_inputs(columns, usable, speed, team):
+    """What :func:`solvers.teaming_dynamic.lbt` simulates of the team's
+    ports on the ``usable`` uplinks, but the threshold: its positional
+    arguments and keywords."""
+    c = columns
+    usable = np.asarray(usable)
+    unit_tx, unit_rx = c.unit_rates
+    return ((unit_tx, unit_rx, speed,
+             usable[teaming.port_id_member(c.port_id, usable.size)]),
+            {"period_steps": max(1, round(team.lbt_period_s / c.step)),
+             "target_rule": team.lbt_target_rule,
+             "max_moves_per_uplink": team.lbt_max_moves_per_uplink,
+             "allowed": _mask(usable, speed.size)})
+
+
+def gap_pct(peak, best):
+    """How far a peak is above the optimal one [%] (0 when that is 0)."""
+    return 100 * (peak / best - 1) if best > 0 else 0.0
+
+
+def peak_demand_step(columns):
+    """The step of the busiest total demand, its last occurrence (where
+    a load-aware policy is seen after it has reacted to it)."""
+    total = (columns.tx + columns.rx).sum(axis=1)
+    return columns.t.size - 1 - int(np.argmax(total[::-1]))
 
 
 def _switch_hashes(policy, team):
@@ -429,10 +457,8 @@ def _loads(policy, columns, tx_member, rx_member, speed, usable, *,
     rx_load = spread(rx_member, columns.rx, received=True)
     util = np.maximum(tx_load, rx_load) / speed
     peak = float(util.max())
-    # Spread is judged at the busiest demand, at its last occurrence, so
-    # that a load-aware policy is seen after it has reacted to it.
-    total = (columns.tx + columns.rx).sum(axis=1)
-    peak_step = steps - 1 - int(np.argmax(total[::-1]))
+    # spread is judged at the busiest demand
+    peak_step = peak_demand_step(columns)
     at_peak = util[peak_step]
     mean = at_peak[usable].mean()
     member_at_peak = tx_member if tx_member.ndim == 1 \
@@ -500,10 +526,10 @@ def _optimal(columns, speed, usable, unit, results):
         best = min(best, peak)
         if best <= bound * (1 + 1e-9):
             break
+    solved = {"peak": best, "bound": bound}   # before any policy's
     if not columns.constrained:
         same_unit = {p: r for p, r in results.items()
-                     if p != "balance_rr"
-                     and (unit == "flow" or p in PORT_POLICIES)}
+                     if same_unit_policy(p, unit)}
         policy = min(same_unit, key=lambda p: same_unit[p]["peak"],
                      default=None)
         if policy is not None and same_unit[policy]["peak"] < best:
@@ -514,7 +540,15 @@ def _optimal(columns, speed, usable, unit, results):
                       "member": member if unit == "flow" else
                       np.array([member[np.flatnonzero(columns.unit == u)[0]]
                                 for u in range(columns.units)])}
-    return {"peak": best, "bound": min(bound, best), "placed": placed}
+    return {"peak": best, "bound": min(bound, best), "placed": placed,
+            "solved": solved}
+
+
+def same_unit_policy(policy, unit):
+    """Whether ``policy`` places whole ``unit``s ('port' or 'flow'): its
+    peak is that of a placement the optimum of that unit may take."""
+    return policy != "balance_rr" and (unit == "flow"
+                                       or policy in PORT_POLICIES)
 
 
 def _failure_sets(team, uplinks):

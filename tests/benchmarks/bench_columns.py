@@ -98,9 +98,9 @@ FAMILIES = {
          cycle(list(range(1, 9))))]),
     "pcie": ("explain_pcie_slot.toml", 8 * POINTS, [
         ("nics[0].speed_gbps", span(1.0, 200.0))]),
-    # every point its own threshold: the teaming analysis simulates LBT
-    # (and its N-1 states) once per class of thresholds that take the
-    # same decisions, not once per value
+    # every point its own threshold: the teaming analysis runs once, LBT
+    # (and its N-1 states) once for all thresholds, a row per class of
+    # thresholds that take the same decisions
     "teaming": ("seed000_lbt.toml", POINTS, [
         ("teams[0].lbt_threshold_pct", span(50.0, 95.0))]),
 }
