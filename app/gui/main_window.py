@@ -5,7 +5,6 @@ whose worker evaluates them; results come back to the GUI thread through a
 queued signal and only the newest document's are drawn.
 """
 
-import copy
 import functools
 import os
 import re
@@ -29,12 +28,9 @@ from app.gui.views import VIEWS, DeferredTab
 from app.paths import DEFAULT_EXAMPLE, TEMPLATES, resource_path
 from app.report.content import NOISE_GAIN_PCT
 from app.import_job import unreadable_reason
-from app.schema_fields import free_name, without_none
 from app.scenario_io import load_scenario, save_scenario
 from app.session import Session
-from models import platform
-from models.scenario import (GOALS, TEAMING_POLICIES, ScenarioError,
-                             get_path, new_scenario, parse_path, set_path)
+from models.scenario import GOALS, ScenarioError, new_scenario
 from solvers import __version__
 from solvers.advise import resolve_goal
 
@@ -123,7 +119,6 @@ class MainWindow(QtWidgets.QMainWindow):
         self.session = Session(new_scenario(),
                                schedule=self._schedule_evaluation)
 
-        self._last_base_edit = None   # (changes, old values, label)
         self.editor = ScenarioEditor()
         self.editor.edited_many.connect(self.edit_shown)
         self.editor.reset_requested.connect(self.reset_field)
@@ -489,23 +484,14 @@ class MainWindow(QtWidgets.QMainWindow):
     def add_variant_from(self, recommendation):
         """A new variant that makes a recommendation's change, as one
         undoable edit (the base stays as it is)."""
-        from models.scenario import Variant
-        variants = list(self.scenario.variants)
-        name = self._free_name(
-            recommendation.id.removeprefix("advice.").replace(".", " ")
-            .replace("_", " "))
-        variants.append(Variant(name=name, set={
-            path: c["new"] for path, c in recommendation.change.items()}))
-        self._edit_variants(variants, f"Add variant {name}",
-                            len(variants) - 1)
+        self._select(self._run(self.session.add_variant_from,
+                               recommendation))
 
     def apply_recommendation(self, recommendation):
         """Apply a recommendation's change as one undoable edit."""
-        from app.schema_fields import changes_label
-        changes = {path: c["new"]
-                   for path, c in recommendation.change.items()}
-        self.edit_many(changes,
-                       f"Apply {changes_label(self.scenario, changes)}")
+        self._run(self.session.apply_recommendation, recommendation,
+                  confirm_repair=self._accept_variant_repair,
+                  refused=list(recommendation.change))
 
     # -- variants ------------------------------------------------------------
 
@@ -519,81 +505,49 @@ class MainWindow(QtWidgets.QMainWindow):
         self.variants_panel.show_changes(self.scenario)
         self.editor.load(self.scenario, self._selected_variant())
 
+    # The session's commands change the document, each one undoable step;
+    # the window shows a refusal and selects the variant they name.
+
+    def _run(self, command, *args, refused=("variants",), **kwargs):
+        """Run a session command; a refusal is shown on the fields of
+        ``refused`` (paths). The command's result, None when refused."""
+        try:
+            result = command(*args, **kwargs)
+        except ScenarioError as err:
+            self._show_editor()
+            self.editor.show_refusal(str(err), refused, err.problems)
+            return None
+        self.editor.clear_refusal()
+        self.statusBar().clearMessage()   # no stale message survives
+        return result
+
+    def _select(self, index):
+        """Select variant ``index`` (None: leave the selection)."""
+        if index is not None:
+            self.variants.setCurrentRow(index + 1)
+
     def move_variant(self, index, step):
         """Move a variant one place (its column in the table)."""
-        if index is None or not 0 <= index + step < \
-                len(self.scenario.variants):
-            return
-        variants = list(self.scenario.variants)
-        variants[index], variants[index + step] = \
-            variants[index + step], variants[index]
-        moved = variants[index + step].name
-        self._edit_variants(variants, f"Move variant {moved} "
-                            f"{'left' if step < 0 else 'right'}",
-                            index + step)
+        self._select(self._run(self.session.move_variant, index, step))
 
     def remove_override(self, index, path):
         """Take one change of a variant back to the base's value."""
-        variants = list(self.scenario.variants)
-        changes = {k: v for k, v in variants[index].set.items() if k != path}
-        variants[index] = variants[index].model_copy(update={"set": changes})
-        self._edit_variants(variants, f"Back to base: {path} in "
-                            f"{variants[index].name}", index)
+        self._select(self._run(self.session.remove_override, index, path))
 
     def edit_shown(self, changes, label):
         """An edit in the editor: to the base, or to the variant it shows
         (a value equal to the base's drops the variant's change)."""
-        if "host.hypervisor" in changes:
-            # the choices the new platform lacks follow it in one edit
-            changes = {**platform.follow_hypervisor(
-                self.editor.shown_data(), changes["host.hypervisor"]),
-                **changes}
-        index = self.editor.variant
-        if index is None:
-            self.edit_many(changes, label)
-            return
-        variant = self.scenario.variants[index]
-        overrides = dict(variant.set)
-        shown = copy.deepcopy(self.editor.shown_data())
-        for path, value in changes.items():
-            try:
-                same = self.scenario.value_at(path) == value
-            except KeyError:
-                same = False
-            if same:
-                overrides.pop(path, None)
-            elif value is None and "." in path:
-                # TOML has no null: the variant sets the entry whole,
-                # without the field (which then takes its default)
-                set_path(shown, path, None)
-                entry = path.rsplit(".", 1)[0]
-                overrides = {k: v for k, v in overrides.items()
-                             if not k.startswith(entry + ".")}
-                overrides[entry] = without_none(get_path(shown, entry))
-            else:
-                whole = next((k for k, v in overrides.items()
-                              if path.startswith(k + ".")
-                              and isinstance(v, dict)), None)
-                if whole is None:
-                    overrides[path] = value
-                else:   # inside an entry the variant sets whole
-                    overrides[whole] = _with_field(overrides[whole],
-                                                   path[len(whole) + 1:],
-                                                   value)
-        variants = list(self.scenario.variants)
-        variants[index] = variant.model_copy(update={"set": overrides})
-        self._edit_variants(variants, f"{label} in {variant.name}", index,
-                            refused_paths=changes)
+        self._run(self.session.edit_in, self.editor.variant, changes, label,
+                  confirm_repair=self._accept_variant_repair,
+                  refused=changes)
 
     def reset_field(self, path):
         """A field's way back: the base's field to its schema default, a
         variant's change back to the base."""
         index = self.editor.variant
         if index is not None:
-            covering = [k for k in self.scenario.variants[index].set
-                        if path == k or path.startswith((k + ".", k + "["))]
-            for key in covering:
-                self.remove_override(index, key)
+            self._select(self._run(self.session.reset_in_variant, index,
+                                   path))
             return
         spec = self.editor.field(path).spec
         self.edit_many({path: spec.default},
@@ -603,65 +557,18 @@ class MainWindow(QtWidgets.QMainWindow):
         """Turn the last edit of the base into a new variant: the base
         gets its old values back, the variant holds the new ones (one
         undoable step)."""
-        if self._last_base_edit is None:
-            return
-        changes, old, label = self._last_base_edit
-        from models.scenario import Variant
-        variants = list(self.scenario.variants)
-        name = self._free_name(label.removeprefix("Set ")[:60] or "Variant")
-        variants.append(Variant(name=name, set=changes))
-        edit = dict(old)
-        edit["variants"] = [v.model_dump(mode="json") for v in variants]
-        self.edit_many(edit, f"Make “{label}” a variant")
-        self.variants.setCurrentRow(len(variants))
-
-    def _edit_variants(self, variants, label, select=None,
-                       refused_paths=()):
-        """Replace the variant list as one undoable edit; select the
-        variant at ``select`` afterwards. A refusal is shown on the
-        fields of ``refused_paths`` (the edit that changed a variant)."""
-        self.edit_many({"variants": [v.model_dump(mode="json")
-                                     for v in variants]}, label,
-                       refused_paths=refused_paths)
-        if select is not None and \
-                len(self.scenario.variants) == len(variants):
-            self.variants.setCurrentRow(select + 1)
-
-    def _free_name(self, stem):
-        """A variant name not taken yet ("Variant 2", "Variant 3"…)."""
-        return free_name(stem, {v.name for v in self.scenario.variants},
-                         separator=" ")
+        self._select(self._run(self.session.make_last_edit_a_variant))
 
     def add_variant(self):
         """A new variant that changes nothing yet (edit it in the editor
         above or from a recommendation)."""
-        from models.scenario import Variant
-        variants = list(self.scenario.variants)
-        name = self._free_name(f"Variant {len(variants) + 1}")
-        variants.append(Variant(name=name))
-        self._edit_variants(variants, f"Add variant {name}",
-                            len(variants) - 1)
+        self._select(self._run(self.session.add_variant))
 
     def duplicate_variant(self, index):
-        if index is None:
-            return
-        variants = list(self.scenario.variants)
-        original = variants[index]
-        copy = original.model_copy(
-            update={"name": self._free_name(f"{original.name} copy")})
-        variants.insert(index + 1, copy)
-        self._edit_variants(variants, f"Duplicate variant {original.name}",
-                            index + 1)
+        self._select(self._run(self.session.duplicate_variant, index))
 
     def rename_variant(self, index, name):
-        if index is None:
-            return
-        variants = list(self.scenario.variants)
-        old = variants[index].name
-        variants[index] = variants[index].model_copy(
-            update={"name": name.strip()})
-        self._edit_variants(variants, f"Rename variant {old} to {name}",
-                            index)
+        self._select(self._run(self.session.rename_variant, index, name))
 
     def rename_variant_dialog(self):
         index = self._selected_variant()
@@ -674,13 +581,7 @@ class MainWindow(QtWidgets.QMainWindow):
             self.rename_variant(index, name)
 
     def delete_variant(self, index):
-        if index is None:
-            return
-        variants = list(self.scenario.variants)
-        removed = variants.pop(index)
-        self._edit_variants(variants, f"Delete variant {removed.name}",
-                            min(index, len(variants) - 1)
-                            if variants else None)
+        self._select(self._run(self.session.delete_variant, index))
 
     # -- document ------------------------------------------------------------
 
@@ -725,48 +626,25 @@ class MainWindow(QtWidgets.QMainWindow):
         """Apply several parameters that change together as one undoable
         step, if the result is valid. When the base's change would leave
         a variant invalid, offer to update the variants too."""
-        before = self.scenario
-        try:
-            changed = self.session.edit(changes, label)
-        except ScenarioError as err:
-            repaired = _repair_variants(before, changes, err)
-            if repaired is not None and self._accept_variant_repair(
-                    err, repaired):
-                self.edit_many(repaired, label + " (variants updated)")
-                return
-            self._show_editor()
-            self.editor.show_refusal(str(err), refused_paths or changes,
-                                     err.problems)
-            return
-        self.editor.clear_refusal()
-        self.statusBar().clearMessage()   # no stale message survives
-        if changed and "variants" not in changes:
-            old = {}
-            for path in changes:
-                try:
-                    old[path] = before.value_at(path)
-                except KeyError:
-                    old = None
-                    break
-            self._last_base_edit = (changes, old, label) if old else None
-        elif changed:
-            self._last_base_edit = None
-        self.make_variant_action.setEnabled(self._last_base_edit is not None)
+        self._run(self.session.edit, changes, label,
+                  confirm_repair=self._accept_variant_repair,
+                  refused=refused_paths or changes)
 
-    def _accept_variant_repair(self, err, repaired):
-        """Ask whether to update the variants a base edit would break."""
+    def _accept_variant_repair(self, repair):
+        """Ask whether to update the variants a base edit would break
+        (an :class:`app.variant_edits.VariantRepair`)."""
         buttons = QtWidgets.QMessageBox.StandardButton
-        names = sorted({p.split("(", 1)[1].split(")", 1)[0]
-                        for p, _ in err.problems if "(" in p})
-        fixes = "\n".join(f"• {path}: {value}" for path, value in
-                          _variant_fixes(repaired))
+        names = repair.broken
+        fixes = "\n".join(f"• {name}: {change}"
+                          for name, change in repair.fixes)
         answer = QtWidgets.QMessageBox.question(
             self, "Update the variants too?",
             f"This change of the base would make the variant"
             f"{'s' if len(names) > 1 else ''} {', '.join(names)} invalid:"
-            f"\n\n{err}\n\nEach variant sets its own team policy, and that "
-            "policy needs another switch mode than the base's new one. "
-            f"Update the variants so they stay valid?\n\n{fixes}",
+            f"\n\n{repair.error}\n\nEach variant sets its own team "
+            "policy, and that policy needs another switch mode than the "
+            "base's new one. Update the variants so they stay valid?"
+            f"\n\n{fixes}",
             buttons.Yes | buttons.Cancel, buttons.Yes)
         return answer == buttons.Yes
 
@@ -818,6 +696,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.variants_panel.load(scenario)
         self.editor.load(scenario, self._selected_variant())
         self.sweep_panel.set_scenario(scenario)
+        self.make_variant_action.setEnabled(
+            self.session.last_edit_can_be_variant)
         self.table_model.pinned = goal_metrics(scenario)
         self.title.setText(scenario.meta.name)
         self._show_description(scenario)
@@ -1246,54 +1126,3 @@ def goal_metrics(scenario):
     if goal == "min_peak_util":   # the optimum beside the configured peak
         return (GOALS[goal][0], "teaming.optimal.peak_util_pct")
     return (GOALS[goal][0],)
-
-
-def _with_field(entry, path, value):
-    """A copy of a variant's whole entry with ``path`` (relative to it)
-    set, the field added when the entry left it out (a None default has
-    no TOML form)."""
-    entry = copy.deepcopy(entry)
-    node, keys = entry, parse_path(path)
-    for key in keys[:-1]:
-        node = node.setdefault(key, {}) if isinstance(key, str) \
-            else node[key]
-    node[keys[-1]] = value
-    return entry
-
-
-def _repair_variants(base, changes, err):
-    """The changes plus, for every variant the base's change breaks
-    because its own team policy needs another switch mode, the switch
-    mode that policy needs; None when that does not make every variant
-    valid (the refusal then stands)."""
-    teams = {parse_path(p)[1] for p in changes
-             if re.fullmatch(r"teams\[\d+\]\.(policy|switch_mode)", p)}
-    if not teams or not all(p.startswith("variants[")
-                            for p, _ in err.problems):
-        return None
-    variants = [v.model_dump(mode="json") for v in base.variants]
-    for variant in variants:
-        for team in teams:
-            policy = variant["set"].get(f"teams[{team}].policy")
-            if policy is None:
-                continue
-            modes = TEAMING_POLICIES[policy][1]
-            mode_path = f"teams[{team}].switch_mode"
-            new_mode = changes.get(mode_path,
-                                   base.teams[team].switch_mode)
-            if variant["set"].get(mode_path, new_mode) not in modes:
-                variant["set"][mode_path] = modes[0]
-    repaired = {**changes, "variants": variants}
-    try:
-        base.with_values(repaired)
-    except ScenarioError:
-        return None
-    return repaired
-
-
-def _variant_fixes(repaired):
-    """(variant name, change) pairs a repair adds, for the question."""
-    for variant in repaired["variants"]:
-        for path, value in variant["set"].items():
-            if path.endswith(".switch_mode"):
-                yield variant["name"], f"{path} = {value}"
