@@ -6,35 +6,28 @@ queued signal and only the newest document's are drawn.
 """
 
 import functools
-import os
-import re
 import sys
-from html import escape
-from pathlib import Path
 
 import pyqtgraph as pg
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from app.gui.appearance import chart_theme, system_scheme
 from app.gui.charts import apply_theme, theme_of
 from app.gui import persistence
 from app.gui.advice import AdviceDialog
 from app.gui.comparison import ComparisonModel, ComparisonView
+from app.gui.document_files import DocumentFiles
 from app.gui.editor import ScenarioEditor
 from app.gui.findings import FindingsPanel
+from app.gui.menus import about_html, build_menus
 from app.gui.sweep_panel import SweepPanel
 from app.gui.variants import VariantsPanel
 from app.gui.views import VIEWS, DeferredTab
-from app.paths import DEFAULT_EXAMPLE, TEMPLATES, resource_path
+from app.paths import TEMPLATES
 from app.report.content import NOISE_GAIN_PCT
-from app.import_job import unreadable_reason
-from app.scenario_io import load_scenario, save_scenario
 from app.session import Session
 from models.scenario import GOALS, ScenarioError, new_scenario
-from solvers import __version__
 from solvers.advise import resolve_goal
-
-_FILE_FILTER = "Linkplan scenarios (*.toml *.json);;All files (*)"
 
 #: Idle time after the last change before unsaved work is written to the
 #: recovery file [ms]: long enough not to write on every keystroke, short
@@ -84,7 +77,7 @@ class _GuiThreadCalls(QtCore.QObject):
         call()
 
 
-class MainWindow(QtWidgets.QMainWindow):
+class MainWindow(DocumentFiles, QtWidgets.QMainWindow):
     """One scenario document, its variants compared side by side."""
 
     def __init__(self, parent=None, recovery_folder=None):
@@ -217,7 +210,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.statusBar().addPermanentWidget(self.autosave_state)
         self.autosave_state.setVisible(self.recovery.problem is not None)
         self.autosave_state.setToolTip(self.recovery.problem or "")
-        self._build_menus()
+        build_menus(self)
         self.resize(1280, 800)
         self._restore_layout()
         system_scheme()   # the palette follows the system's light or dark
@@ -274,107 +267,6 @@ class MainWindow(QtWidgets.QMainWindow):
         self.rows_note.setText(
             f"{hidden} row{'s' * (hidden != 1)} hidden: equal in every "
             "variant, or noise" if hidden else "")
-
-    # -- menus ---------------------------------------------------------------
-
-    def _build_menus(self):
-        keys = QtGui.QKeySequence.StandardKey
-        file_menu = self.menuBar().addMenu("&File")
-        for text, slot, key in (
-                ("&New", self.ask_new_document, keys.New),
-                ("NEW_FROM", None, None),
-                ("&Open…", self.open_dialog, keys.Open),
-                (None, None, None),
-                ("&Save", self.save, keys.Save),
-                ("Save &As…", self.save_as_dialog,
-                 QtGui.QKeySequence("Ctrl+Shift+S")),
-                ("&Import…", self.import_dialog,
-                 QtGui.QKeySequence("Ctrl+I")),
-                ("&Calibrate from measurements…", self.calibrate_dialog,
-                 QtGui.QKeySequence("Ctrl+Shift+K")),
-                ("&Export PDF…", self.export_pdf_dialog,
-                 QtGui.QKeySequence("Ctrl+E")),
-                ("&Quit", self.close, QtGui.QKeySequence("Ctrl+Q"))):
-            if text == "NEW_FROM":   # one template per question
-                templates = file_menu.addMenu("New from &Template")
-                for number, (name, title) in enumerate(TEMPLATES, 1):
-                    templates.addAction(
-                        title, functools.partial(self.ask_new_from_template,
-                                                 name)).setShortcut(
-                        QtGui.QKeySequence(f"Ctrl+Shift+{number}"))
-                continue
-            if text is None:   # File > Open Recent sits after Open
-                self.recent_menu = file_menu.addMenu("Open &Recent")
-                self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
-                self.reopen_action = file_menu.addAction(
-                    "Reopen &Last File on Start")
-                self.reopen_action.setCheckable(True)
-                self.reopen_action.setChecked(persistence.reopens_last_file())
-                self.reopen_action.toggled.connect(
-                    persistence.set_reopens_last_file)
-                continue
-            file_menu.addAction(text, slot).setShortcut(key)
-        edit_menu = self.menuBar().addMenu("&Edit")
-        self.undo_action = edit_menu.addAction("&Undo", self.undo)
-        self.undo_action.setShortcut(keys.Undo)
-        self.redo_action = edit_menu.addAction("&Redo", self.redo)
-        self.redo_action.setShortcut(keys.Redo)
-        edit_menu.addSeparator()
-        self.make_variant_action = edit_menu.addAction(
-            "Make Last Edit a &Variant", self.make_last_edit_a_variant)
-        self.make_variant_action.setShortcut(
-            QtGui.QKeySequence("Ctrl+Shift+V"))
-        self.make_variant_action.setEnabled(False)
-        analysis_menu = self.menuBar().addMenu("&Analysis")
-        recommend = analysis_menu.addAction("&Recommend changes…",
-                                            self.recommend_dialog)
-        recommend.setShortcut(QtGui.QKeySequence("Ctrl+R"))
-        analysis_menu.addAction("Reach a &target…", self.target_dialog
-                                ).setShortcut(QtGui.QKeySequence(
-                                    "Ctrl+Shift+R"))
-        analysis_menu.addAction("&Calibration…", self.calibration_dialog
-                                ).setShortcut(QtGui.QKeySequence(
-                                    "Ctrl+Shift+L"))
-        help_menu = self.menuBar().addMenu("&Help")
-        help_menu.addAction("Model &accuracy…", self.accuracy_dialog
-                            ).setShortcut(QtGui.QKeySequence("Ctrl+Shift+A"))
-        help_menu.addAction("&About Linkplan…", self.about).setShortcut(
-            QtGui.QKeySequence("F1"))
-
-    def _fill_recent_menu(self):
-        self.recent_menu.clear()
-        recent = persistence.recent_files()
-        for number, path in enumerate(recent, start=1):
-            action = self.recent_menu.addAction(
-                f"&{number} {path.name}",
-                functools.partial(self.open_recent, path))
-            action.setToolTip(str(path))
-            action.setStatusTip(str(path))
-        if not recent:
-            self.recent_menu.addAction("No recent files").setEnabled(False)
-        self.recent_menu.addSeparator()
-        clear = self.recent_menu.addAction("&Clear list",
-                                           persistence.clear_recent_files)
-        clear.setEnabled(bool(recent))
-
-    def open_recent(self, path):
-        """Open a file of File > Open Recent; one that is gone leaves the
-        list."""
-        if not self._may_discard():
-            return
-        if not self.open_path(path):
-            persistence.forget_file(path)
-
-    def reopen_last_file(self):
-        """Open the file that was open when Linkplan last closed, when the
-        user wants that (File > Reopen Last File on Start). True when it
-        was opened."""
-        last = persistence.last_file()
-        if last is None or not persistence.reopens_last_file():
-            return False
-        if not last.is_file():
-            return False   # moved or deleted since: start from the example
-        return self.open_path(last)
 
     def about(self):
         QtWidgets.QMessageBox.about(self, "About Linkplan", about_html())
@@ -593,31 +485,6 @@ class MainWindow(QtWidgets.QMainWindow):
     def path(self):
         return self.session.path
 
-    def set_document(self, scenario, path=None):
-        """Show a scenario as a fresh, unmodified document."""
-        # an import's measured migrations, for the PDF; set by the import
-        self.measured_checks = []
-        self.session.open(scenario, path)
-        self._disk_stamp = _file_stamp(path)
-
-    def open_example(self):
-        self.open_path(resource_path(DEFAULT_EXAMPLE), as_template=True)
-
-    def open_path(self, path, *, as_template=False):
-        """Load a file; on failure explain why and keep the current
-        document. ``as_template`` opens it without a file to save back to
-        (the bundled examples stay untouched)."""
-        try:
-            scenario = load_scenario(path)
-        except (ValueError, RecursionError) as err:
-            self._warn("Cannot open scenario",
-                       f"Cannot open {path}: {unreadable_reason(err)}")
-            return False
-        self.set_document(scenario, None if as_template else Path(path))
-        if not as_template:
-            persistence.remember_file(path)
-        return True
-
     def edit(self, path, value, label):
         """Apply a user edit as an undoable step, if it is valid."""
         self.edit_many({path: value}, label)
@@ -770,18 +637,10 @@ class MainWindow(QtWidgets.QMainWindow):
         if generation == self.session.generation:
             self._warn("Evaluation failed", message)
 
-    def _clean_changed(self, clean):
-        self._update_title()
-        if clean:   # saved, opened or undone back: nothing to recover
-            self.autosave_timer.stop()
-            self._show_autosave_state(self.recovery.discard())
-
     def _update_title(self):
         name = self.path.name if self.path else "untitled"
         self.setWindowTitle(f"{name}[*] — Linkplan")
         self.setWindowModified(not self.session.history.is_clean)
-
-    # -- file actions ----------------------------------------------------
 
     def _show_description(self, scenario):
         """The scenario's description; for one that asks nothing yet (no
@@ -806,225 +665,6 @@ class MainWindow(QtWidgets.QMainWindow):
             self.import_dialog()
         elif link.startswith("template:"):
             self.new_from_template(link.partition(":")[2])
-
-    def new_document(self):
-        if self._may_discard():
-            self.set_document(new_scenario())
-            return True
-        return False
-
-    def ask_new_document(self):
-        """File > New: a new document, named and with its question."""
-        if self.new_document():
-            self._ask_name_and_question()
-
-    def ask_new_from_template(self, name):
-        """File > New from Template: the template, then its name and
-        question (prefilled from the template)."""
-        if self.new_from_template(name):
-            self._ask_name_and_question()
-
-    def _ask_name_and_question(self):
-        from app.gui.new_dialog import NewDocumentDialog
-        meta = self.scenario.meta
-        dialog = NewDocumentDialog(self, meta.name, meta.objectives[0]
-                                   if meta.objectives else "")
-        if not dialog.exec():
-            return
-        name, question = dialog.answers()
-        changes = {}
-        if name:
-            changes["meta.name"] = name
-        if question:
-            changes["meta.objectives"] = [question]
-        try:   # still the document's first state: no undo step
-            self.set_document(self.scenario.with_values(changes), None)
-        except ScenarioError as err:   # a name over its length limit
-            self._warn("Cannot use that name", str(err))
-
-    def new_from_template(self, name):
-        """File > New from Template: a new, untitled document from one of
-        the question templates (resources/templates)."""
-        return self._may_discard() and self.open_path(
-            resource_path("templates", name), as_template=True)
-
-    def open_dialog(self):
-        if not self._may_discard():
-            return
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(
-            self, "Open scenario", str(persistence.start_folder()),
-            _FILE_FILTER)
-        if path:
-            self.open_path(path)
-
-    def save(self):
-        if self.path is None:
-            return self.save_as_dialog()
-        return self.save_to(self.path)
-
-    def save_as_dialog(self):
-        path, _ = QtWidgets.QFileDialog.getSaveFileName(
-            self, "Save scenario as", str(self.proposed_path(".toml")),
-            _FILE_FILTER)
-        if not path:
-            return False
-        if Path(path).suffix.lower() not in (".toml", ".json"):
-            path += ".toml"
-        return self.save_to(path)
-
-    def save_to(self, path):
-        """Save atomically; on failure the old file and the document stay.
-        Saving over the document's own file after someone else (another
-        instance, an editor) changed it asks first."""
-        if self._changed_on_disk(path) and not self._overwrite_changed(path):
-            return False
-        try:
-            save_scenario(self.scenario, path)
-        except (OSError, ScenarioError) as err:
-            self._warn("Cannot save scenario", str(err))
-            return False
-        self.session.mark_saved(Path(path))
-        self._disk_stamp = _file_stamp(path)
-        persistence.remember_file(path)
-        self._update_title()
-        self.statusBar().showMessage(f"Saved {path}", 5000)
-        return True
-
-    def _changed_on_disk(self, path):
-        """Whether ``path`` is the document's file and was replaced or
-        written since this window opened or saved it (a file since
-        deleted holds nothing to lose)."""
-        if self.path is None or \
-                Path(path).absolute() != Path(self.path).absolute():
-            return False
-        now = _file_stamp(path)
-        return now is not None and now != self._disk_stamp
-
-    def _overwrite_changed(self, path):
-        buttons = QtWidgets.QMessageBox.StandardButton
-        answer = QtWidgets.QMessageBox.question(
-            self, "File changed on disk",
-            f"{path} was changed on disk since you opened it (by another "
-            "Linkplan window or another program).\n\nSave overwrites "
-            "those changes with yours. Cancel leaves the file as it is; "
-            "Save As… keeps both.",
-            buttons.Save | buttons.Cancel, buttons.Cancel)
-        return answer == buttons.Save
-
-    def export_pdf_dialog(self):
-        path, _ = QtWidgets.QFileDialog.getSaveFileName(
-            self, "Export PDF report", str(self.proposed_path(".pdf")),
-            "PDF (*.pdf)")
-        if path:
-            self.export_pdf_to(path)
-
-    def export_pdf_to(self, path):
-        """Write the report of the current document, its recommendations
-        included (both computed off the GUI thread; this waits for them)."""
-        from app.report.pdf import ReportTooLarge, write_report
-        self.wait_for_results()
-        results = self.session.results
-        if results is None:
-            self._warn("Cannot write the PDF", "The scenario did not "
-                       f"evaluate: {self.session.error}")
-            return False
-        try:
-            write_report(self.scenario, results, path,
-                         self.session.advice().advice,
-                         sweep_chart=self.sweep_panel.report_chart(),
-                         checks=self.measured_checks)
-        except (OSError, ReportTooLarge) as err:
-            self._warn("Cannot write the PDF", str(err))
-            return False
-        self.statusBar().showMessage(f"Exported {path}", 5000)
-        return True
-
-    def _may_discard(self):
-        """True when the document is saved or the user agrees to lose or
-        save the changes."""
-        if self.session.history.is_clean:
-            return True
-        buttons = QtWidgets.QMessageBox.StandardButton
-        answer = QtWidgets.QMessageBox.question(
-            self, "Unsaved changes",
-            "The scenario has unsaved changes. Save them first?",
-            buttons.Save | buttons.Discard | buttons.Cancel, buttons.Save)
-        if answer == buttons.Save:
-            return bool(self.save())
-        return answer == buttons.Discard
-
-    def proposed_path(self, suffix):
-        """Where Save As and Export propose to write: beside the document,
-        else in the last folder used, named after the scenario."""
-        if self.path is not None:
-            return self.path.with_suffix(suffix)
-        stem = re.sub(r"[^\w.-]+", "-", self.scenario.meta.name.strip()
-                      ).strip("-.") or "scenario"
-        return persistence.start_folder() / f"{stem}{suffix}"
-
-    def autosave(self):
-        """Write unsaved work to this window's recovery file; a failure is
-        reported in the status bar and never interrupts the user."""
-        if self.session.history.is_clean:
-            return
-        self._show_autosave_state(self.recovery.write(
-            self.scenario, self.path, self._disk_stamp))
-
-    def _show_autosave_state(self, problem):
-        """A recovery file that cannot be written or removed is said once
-        in a dialog and stays marked in the status bar until autosave
-        works again; saving and closing go on regardless."""
-        if problem is None:
-            if self.recovery.problem is None:
-                self.autosave_state.hide()
-            return
-        self.autosave_state.setToolTip(problem)
-        self.autosave_state.show()
-        self.statusBar().showMessage(f"Autosave failed: {problem}", 10000)
-        if not self._autosave_warned:
-            self._autosave_warned = True
-            self._warn("Autosave failed",
-                       f"Autosave failed: {problem}.\n\nUnsaved changes "
-                       "cannot be kept for recovery after a crash until "
-                       "this is fixed: save your work to keep it. Save, "
-                       "Save As and Close work as usual.")
-
-    def offer_recovery(self):
-        """After a crash: offer the newest unsaved work left behind; report
-        and set aside recovery files that cannot be read. Returns True
-        when a document was recovered."""
-        buttons = QtWidgets.QMessageBox.StandardButton
-        for path, lock in self.recovery.orphans():
-            recovered, problem = self.recovery.read(path)
-            if recovered is None:
-                lock.unlock()
-                self._warn("Recovery file damaged", problem)
-                continue
-            name = recovered.source.name if recovered.source else "untitled"
-            saved = recovered.saved_at.astimezone().strftime(
-                "%Y-%m-%d %H:%M")
-            answer = QtWidgets.QMessageBox.question(
-                self, "Recover unsaved work",
-                f"Linkplan did not close properly. Unsaved changes to "
-                f"“{name}” ({recovered.scenario.meta.name}) were kept at "
-                f"{saved}.\n\nRecover them? Discard deletes them; Cancel "
-                "keeps them for the next start.",
-                buttons.Yes | buttons.Discard | buttons.Cancel, buttons.Yes)
-            if answer == buttons.Cancel:
-                lock.unlock()
-                continue
-            if answer == buttons.Yes:
-                self.session.open(recovered.scenario, recovered.source,
-                                  modified=True)
-                # the file as the crashed window knew it (else as it is
-                # now): saving over someone's later changes asks
-                self._disk_stamp = recovered.source_stamp or \
-                    _file_stamp(recovered.source)
-                self.autosave()   # now this instance's recovery file
-            self._show_autosave_state(self.recovery.drop(path, lock))
-            if answer == buttons.Yes:
-                return True
-        return False
 
     def _restore_layout(self):
         store = persistence.settings()
@@ -1085,35 +725,6 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _warn(self, title, text):
         QtWidgets.QMessageBox.warning(self, title, text)
-
-
-def about_html():
-    """Help > About: version, licences, where to find the sources."""
-    from PySide6 import __version__ as pyside_version
-    import numpy
-    import pyqtgraph
-    import scipy
-    libraries = ", ".join(f"{name} {version}" for name, version in (
-        ("Qt", QtCore.qVersion()), ("PySide6", pyside_version),
-        ("pyqtgraph", pyqtgraph.__version__), ("NumPy", numpy.__version__),
-        ("SciPy", scipy.__version__)))
-    return (f"<h3>Linkplan {escape(__version__)}</h3>"
-            "<p>Capacity planning for the networks of virtualization "
-            "hosts: teaming, transports, MTU, live migration, storage.</p>"
-            "<p>Built with " + escape(libraries) + ". Qt and PySide6 are "
-            "used under the GNU LGPL v3; pyqtgraph (MIT), NumPy and SciPy "
-            "(BSD) under their own licences; the bundled DejaVu fonts "
-            "under the Bitstream Vera licence.</p>")
-def _file_stamp(path):
-    """What tells a file's content changed (an atomic save gives a new
-    inode; a write in place a new size or time), or None without one."""
-    if path is None:
-        return None
-    try:
-        info = os.stat(path)
-    except (OSError, ValueError):   # gone, or a name no file can have
-        return None
-    return info.st_ino, info.st_size, info.st_mtime_ns
 
 
 def goal_metrics(scenario):
