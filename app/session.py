@@ -12,6 +12,7 @@ thread that changed the document.
 """
 
 import concurrent.futures
+import queue
 import threading
 import time
 from dataclasses import dataclass
@@ -46,6 +47,61 @@ class Event:
     def emit(self, *args):
         for callback in list(self._callbacks):
             callback(*args)
+
+
+class _Worker:
+    """A one-thread executor (``submit`` gives a
+    :class:`concurrent.futures.Future`) whose thread is a daemon: unlike
+    ``ThreadPoolExecutor``'s, which the interpreter joins at exit, an
+    evaluation or advice of a closed document is abandoned, not awaited
+    (closing the last window during a minute of advice ended Linkplan a
+    minute later). The workers read immutable snapshots and hand results
+    to callbacks that a closed session has dropped."""
+
+    def __init__(self, name):
+        self._name = name
+        self._calls = queue.SimpleQueue()
+        self._thread = None
+        self._lock = threading.Lock()
+        self._shut = False
+
+    def submit(self, function, *args):
+        future = concurrent.futures.Future()
+        with self._lock:
+            if self._shut:
+                raise RuntimeError("cannot submit work after shutdown")
+            self._calls.put((future, function, args))
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._work, name=self._name, daemon=True)
+                self._thread.start()
+        return future
+
+    def _work(self):
+        while (call := self._calls.get()) is not None:
+            future, function, args = call
+            if not future.set_running_or_notify_cancel():
+                continue   # cancelled while queued
+            try:
+                result = function(*args)
+            except BaseException as err:  # handed to the future's owner
+                future.set_exception(err)
+            else:
+                future.set_result(result)
+
+    def shutdown(self):
+        """Cancel the queued calls and end the thread after the running
+        one, without waiting for it."""
+        with self._lock:
+            self._shut = True
+            while True:
+                try:
+                    call = self._calls.get_nowait()
+                except queue.Empty:
+                    break
+                if call is not None:
+                    call[0].cancel()
+            self._calls.put(None)
 
 
 class History:
@@ -170,12 +226,10 @@ class Session:
         self.evaluation_failed = Event()  # (generation, message)
         self.advice_ready = Event()       # (AdviceOutcome)
         self._lock = threading.Lock()
-        self._evaluator = concurrent.futures.ThreadPoolExecutor(
-            max_workers=1, thread_name_prefix="linkplan-evaluate")
+        self._evaluator = _Worker("linkplan-evaluate")
         # advice re-solves the model many times: its own worker, so edits
         # are never queued behind it
-        self._adviser = concurrent.futures.ThreadPoolExecutor(
-            max_workers=1, thread_name_prefix="linkplan-advise")
+        self._adviser = _Worker("linkplan-advise")
         self._generation = 0
         self._schedule = schedule
         self._unstarted = None   # (generation, scenario) still to submit
@@ -479,8 +533,10 @@ class Session:
                 self._evaluate, generation, scenario)
 
     def _current(self, generation):
+        """Whether work for ``generation`` is still wanted (a closed
+        session wants none: advice stops at its next callback)."""
         with self._lock:
-            return generation == self._generation
+            return generation == self._generation and not self._closed
 
     def _evaluate(self, generation, scenario):
         if not self._current(generation):
@@ -548,16 +604,17 @@ class Session:
         return outcome
 
     def close(self):
-        """Stop announcing events and let the workers finish; queued work
-        is cancelled."""
+        """Stop announcing events without waiting for the workers: queued
+        work is cancelled, running advice stops at its next callback, and
+        what still runs neither is awaited nor holds up the exit."""
         for event in (self.document_changed, self.clean_changed,
                       self.results_ready, self.evaluation_failed,
                       self.advice_ready):
             event.disconnect_all()
         with self._lock:
             self._closed = True
-        self._evaluator.shutdown(wait=False, cancel_futures=True)
-        self._adviser.shutdown(wait=False, cancel_futures=True)
+        self._evaluator.shutdown()
+        self._adviser.shutdown()
 
 
 def _base_edit(before, changes, label):

@@ -381,3 +381,65 @@ def test_a_base_policy_change_repairs_the_variants_when_accepted():
         assert session.scenario.teams[0].policy == "lbt"
     finally:
         session.close()
+
+
+# -- closing never waits for the workers --------------------------------
+
+#: A session whose advice takes a minute (a big fleet's candidates), closed
+#: while it runs; the process then ends.
+_CLOSE_DURING_ADVICE = """
+import threading, time
+import app.session as session_module
+from app.scenario_io import load_scenario
+started = threading.Event()
+def minute_long_advice(scenario, goal=None, callback=None):
+    started.set()
+    time.sleep(60)   # evaluating candidates: no callback meanwhile
+session_module.advise = minute_long_advice
+session = session_module.Session(load_scenario({example!r}))
+session.request_advice()
+assert started.wait(30)
+begun = time.perf_counter()
+session.close()
+print(f"{{time.perf_counter() - begun:.3f}}")
+"""
+
+
+def test_closing_during_a_long_advice_neither_waits_nor_holds_the_exit():
+    # ThreadPoolExecutor's workers are joined at exit: closing the last
+    # window during advice ended the process when the advice did
+    import subprocess
+    import sys
+    import time
+
+    from tests.conftest import ROOT
+    begun = time.perf_counter()
+    process = subprocess.run(
+        [sys.executable, "-c", _CLOSE_DURING_ADVICE.format(
+            example=str(EXAMPLES / "jumbo_10gbe.toml"))],
+        cwd=ROOT, capture_output=True, text=True, timeout=50)
+    assert process.returncode == 0, process.stderr
+    assert float(process.stdout) < 1.0   # close() returns at once
+    # start-up and one evaluation, never the minute of advice
+    assert time.perf_counter() - begun < 30
+
+
+def test_a_closed_sessions_advice_stops_at_its_next_callback(monkeypatch):
+    asked, answers = threading.Event(), []
+    closed = threading.Event()
+
+    def advice_with_a_callback(scenario, goal=None, callback=None):
+        asked.set()
+        assert closed.wait(30)
+        answers.append(callback(None))   # True: stop
+        raise ValueError("stopped")
+    monkeypatch.setattr(session_module, "advise", advice_with_a_callback)
+    session = Session(load_scenario(EXAMPLES / "jumbo_10gbe.toml"))
+    future = session.request_advice()
+    assert asked.wait(30)
+    session.close()
+    closed.set()
+    future.exception(timeout=30)
+    assert answers == [True]
+    with pytest.raises(RuntimeError):   # no new work after close
+        session.request_advice(goal="min_cpu")
