@@ -1,6 +1,9 @@
 """The open document and its computations, without Qt (napari's
-``ViewerModel`` role): the scenario, its path, an undo history, and a
-recompute that evaluates off the calling thread.
+``ViewerModel`` role): the scenario, its path, an undo history, the
+commands that change the document (each one undoable step labelled in
+words for the Edit menu: edits of the base or of a variant, the variant
+list, the variant repair), and a recompute that evaluates off the calling
+thread.
 
 Every change of the document starts a recompute on a one-worker thread
 pool. A newer change supersedes older work: a queued evaluation is
@@ -17,7 +20,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from app.schema_fields import changes_label
+from app.schema_fields import changes_label, path_label
 from app.variant_edits import (covering_overrides, dumped, free_variant_name,
                                overrides_after_edit, recommendation_stem,
                                repair_variants, variant_data)
@@ -373,9 +376,9 @@ class Session:
     def _remove_overrides(self, index, keys):
         variant = self._scenario.variants[index]
         overrides = {k: v for k, v in variant.set.items() if k not in keys}
+        words = ", ".join(path_label(self._scenario, k) for k in keys)
         return self._set_variant(index, {"set": overrides},
-                                 f"Back to base: {', '.join(keys)} in "
-                                 f"{variant.name}")
+                                 f"Back to base: {words} in {variant.name}")
 
     @property
     def last_edit_can_be_variant(self):

@@ -281,7 +281,7 @@ def test_an_edit_in_a_variant_changes_only_its_differences(session):
     assert session.remove_override(1, "network.ip_version") == 1
     assert session.scenario.variants[1].set == {}
     assert session.history.undo_text == \
-        "Back to base: network.ip_version in IPv6"
+        "Back to base: Network › IP version in IPv6"   # words, no path
 
 
 def test_a_none_in_a_variant_sets_the_entry_whole_without_it(session):
