@@ -102,8 +102,9 @@ class _Worker:
                     call = self._calls.get_nowait()
                 except queue.Empty:
                     break
-                if call is not None:
-                    call[0].cancel()
+                if call is not None and call[0].cancel():
+                    # wakes whoever waits for it (concurrent.futures.wait)
+                    call[0].set_running_or_notify_cancel()
             self._calls.put(None)
 
 

@@ -443,3 +443,21 @@ def test_a_closed_sessions_advice_stops_at_its_next_callback(monkeypatch):
     assert answers == [True]
     with pytest.raises(RuntimeError):   # no new work after close
         session.request_advice(goal="min_cpu")
+
+
+def test_work_queued_at_close_is_cancelled_and_waiters_wake(monkeypatch):
+    running, release = threading.Event(), threading.Event()
+
+    def held_evaluation(scenario, cache=None):
+        running.set()
+        assert release.wait(30)
+        return evaluate(scenario)
+    monkeypatch.setattr(session_module, "evaluate", held_evaluation)
+    session = Session(load_scenario(EXAMPLES / "jumbo_10gbe.toml"))
+    assert running.wait(30)
+    queued = session._evaluator.submit(lambda: "never")
+    session.close()   # the queued call is cancelled, not awaited
+    import concurrent.futures
+    done, _ = concurrent.futures.wait([queued], timeout=5)
+    assert queued in done and queued.cancelled()
+    release.set()
