@@ -1,6 +1,9 @@
 """The open document and its computations, without Qt (napari's
-``ViewerModel`` role): the scenario, its path, an undo history, and a
-recompute that evaluates off the calling thread.
+``ViewerModel`` role): the scenario, its path, an undo history, the
+commands that change the document (each one undoable step labelled in
+words for the Edit menu: edits of the base or of a variant, the variant
+list, the variant repair), and a recompute that evaluates off the calling
+thread.
 
 Every change of the document starts a recompute on a one-worker thread
 pool. A newer change supersedes older work: a queued evaluation is
@@ -12,10 +15,17 @@ thread that changed the document.
 """
 
 import concurrent.futures
+import queue
 import threading
 import time
 from dataclasses import dataclass
 
+from app.schema_fields import changes_label, path_label
+from app.variant_edits import (covering_overrides, dumped, free_variant_name,
+                               overrides_after_edit, recommendation_stem,
+                               repair_variants, variant_data)
+from models import platform
+from models.scenario import ScenarioError, Variant
 from solvers.advise import AdviceResult, advise
 from solvers.analysis_cache import AnalysisCache
 from solvers.evaluate import evaluate
@@ -40,6 +50,62 @@ class Event:
     def emit(self, *args):
         for callback in list(self._callbacks):
             callback(*args)
+
+
+class _Worker:
+    """A one-thread executor (``submit`` gives a
+    :class:`concurrent.futures.Future`) whose thread is a daemon: unlike
+    ``ThreadPoolExecutor``'s, which the interpreter joins at exit, an
+    evaluation or advice of a closed document is abandoned, not awaited
+    (closing the last window during a minute of advice ended Linkplan a
+    minute later). The workers read immutable snapshots and hand results
+    to callbacks that a closed session has dropped."""
+
+    def __init__(self, name):
+        self._name = name
+        self._calls = queue.SimpleQueue()
+        self._thread = None
+        self._lock = threading.Lock()
+        self._shut = False
+
+    def submit(self, function, *args):
+        future = concurrent.futures.Future()
+        with self._lock:
+            if self._shut:
+                raise RuntimeError("cannot submit work after shutdown")
+            self._calls.put((future, function, args))
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._work, name=self._name, daemon=True)
+                self._thread.start()
+        return future
+
+    def _work(self):
+        while (call := self._calls.get()) is not None:
+            future, function, args = call
+            if not future.set_running_or_notify_cancel():
+                continue   # cancelled while queued
+            try:
+                result = function(*args)
+            except BaseException as err:  # handed to the future's owner
+                future.set_exception(err)
+            else:
+                future.set_result(result)
+
+    def shutdown(self):
+        """Cancel the queued calls and end the thread after the running
+        one, without waiting for it."""
+        with self._lock:
+            self._shut = True
+            while True:
+                try:
+                    call = self._calls.get_nowait()
+                except queue.Empty:
+                    break
+                if call is not None and call[0].cancel():
+                    # wakes whoever waits for it (concurrent.futures.wait)
+                    call[0].set_running_or_notify_cancel()
+            self._calls.put(None)
 
 
 class History:
@@ -164,12 +230,10 @@ class Session:
         self.evaluation_failed = Event()  # (generation, message)
         self.advice_ready = Event()       # (AdviceOutcome)
         self._lock = threading.Lock()
-        self._evaluator = concurrent.futures.ThreadPoolExecutor(
-            max_workers=1, thread_name_prefix="linkplan-evaluate")
+        self._evaluator = _Worker("linkplan-evaluate")
         # advice re-solves the model many times: its own worker, so edits
         # are never queued behind it
-        self._adviser = concurrent.futures.ThreadPoolExecutor(
-            max_workers=1, thread_name_prefix="linkplan-advise")
+        self._adviser = _Worker("linkplan-advise")
         self._generation = 0
         self._schedule = schedule
         self._unstarted = None   # (generation, scenario) still to submit
@@ -184,6 +248,9 @@ class Session:
         # undo and redo find their results kept (used by the worker only)
         self._analysis_cache = AnalysisCache()
         self._clean = True
+        # (changes, the values they replaced, label) of the last edit of
+        # the base, for make_last_edit_a_variant
+        self._last_base_edit = None
         self._set(scenario, path, History(scenario))
 
     # -- the document --------------------------------------------------
@@ -205,8 +272,151 @@ class Session:
         ``modified``: recovered work that ``path`` does not hold yet)."""
         self._set(scenario, path, History(scenario, clean=not modified))
 
-    def edit(self, changes, label):
+    # -- commands (each one undoable step, labelled for the Edit menu) --
+
+    def edit_in(self, variant, changes, label, *, confirm_repair=None):
+        """An edit made to the base (``variant`` None) or to variant
+        number ``variant`` as shown resolved against the base: in a
+        variant, it changes the variant's changes only (see
+        :func:`app.variant_edits.overrides_after_edit`). A new hypervisor
+        takes along every choice the new platform lacks. Returns whether
+        a step was recorded; raises ``ScenarioError`` when refused."""
+        if "host.hypervisor" in changes:
+            changes = {**platform.follow_hypervisor(
+                variant_data(self._scenario, variant),
+                changes["host.hypervisor"]), **changes}
+        if variant is None:
+            return self.edit(changes, label, confirm_repair=confirm_repair)
+        chosen = self._scenario.variants[variant]
+        overrides = overrides_after_edit(self._scenario, variant, changes)
+        return self._set_variant(variant, {"set": overrides},
+                                 f"{label} in {chosen.name}")
+
+    def add_variant(self, stem=None, changes=None):
+        """A new variant (named after ``stem``, else "Variant N") making
+        ``changes`` (none yet by default); returns its index."""
+        variants = list(self._scenario.variants)
+        name = free_variant_name(
+            self._scenario, stem or f"Variant {len(variants) + 1}")
+        variants.append(Variant(name=name, set=changes or {}))
+        self._set_variants(variants, f"Add variant {name}")
+        return len(variants) - 1
+
+    def add_variant_from(self, recommendation):
+        """A new variant making a recommendation's change (the base stays
+        as it is); returns its index."""
+        return self.add_variant(recommendation_stem(recommendation), {
+            path: c["new"] for path, c in recommendation.change.items()})
+
+    def apply_recommendation(self, recommendation, *, confirm_repair=None):
+        """Make a recommendation's change to the base."""
+        changes = {path: c["new"]
+                   for path, c in recommendation.change.items()}
+        return self.edit(changes,
+                         f"Apply {changes_label(self._scenario, changes)}",
+                         confirm_repair=confirm_repair)
+
+    def duplicate_variant(self, index):
+        """A copy of variant ``index`` after it; returns the copy's index
+        (None for no variant)."""
+        if index is None:
+            return None
+        variants = list(self._scenario.variants)
+        original = variants[index]
+        variants.insert(index + 1, original.model_copy(update={
+            "name": free_variant_name(self._scenario,
+                                      f"{original.name} copy")}))
+        self._set_variants(variants, f"Duplicate variant {original.name}")
+        return index + 1
+
+    def rename_variant(self, index, name):
+        """Rename variant ``index`` (surrounding spaces dropped)."""
+        if index is None:
+            return None
+        old, name = self._scenario.variants[index].name, name.strip()
+        return self._set_variant(index, {"name": name},
+                                 f"Rename variant {old} to {name}")
+
+    def delete_variant(self, index):
+        """Delete variant ``index``; returns the index of the variant
+        now in its place (None when none is left)."""
+        if index is None:
+            return None
+        variants = list(self._scenario.variants)
+        removed = variants.pop(index)
+        self._set_variants(variants, f"Delete variant {removed.name}")
+        return min(index, len(variants) - 1) if variants else None
+
+    def move_variant(self, index, step):
+        """Move variant ``index`` ``step`` places (-1: left, 1: right in
+        the comparison); returns its new index, None when it cannot."""
+        if index is None or not 0 <= index + step < \
+                len(self._scenario.variants):
+            return None
+        variants = list(self._scenario.variants)
+        variants[index], variants[index + step] = \
+            variants[index + step], variants[index]
+        self._set_variants(variants, f"Move variant "
+                           f"{variants[index + step].name} "
+                           f"{'left' if step < 0 else 'right'}")
+        return index + step
+
+    def remove_override(self, index, key):
+        """Take change ``key`` of variant ``index`` back to the base's
+        value; returns ``index``."""
+        return self._remove_overrides(index, [key])
+
+    def reset_in_variant(self, index, path):
+        """A field of variant ``index`` back to the base's value: every
+        change of the variant that sets it (the field, or an entry or
+        list holding it) goes, in one step. Returns ``index``, None when
+        the variant does not change the field."""
+        covering = covering_overrides(self._scenario.variants[index], path)
+        return self._remove_overrides(index, covering) if covering else None
+
+    def _remove_overrides(self, index, keys):
+        variant = self._scenario.variants[index]
+        overrides = {k: v for k, v in variant.set.items() if k not in keys}
+        words = ", ".join(path_label(self._scenario, k) for k in keys)
+        return self._set_variant(index, {"set": overrides},
+                                 f"Back to base: {words} in {variant.name}")
+
+    @property
+    def last_edit_can_be_variant(self):
+        """Whether :meth:`make_last_edit_a_variant` has an edit to turn."""
+        return self._last_base_edit is not None
+
+    def make_last_edit_a_variant(self):
+        """Turn the last edit of the base into a new variant: the base
+        gets its old values back, the variant holds the new ones (one
+        step). Returns the variant's index, None without such an edit."""
+        if self._last_base_edit is None:
+            return None
+        changes, old, label = self._last_base_edit
+        name = free_variant_name(
+            self._scenario, label.removeprefix("Set ")[:60] or "Variant")
+        variants = [*self._scenario.variants, Variant(name=name,
+                                                      set=changes)]
+        self.edit({**old, "variants": dumped(variants)},
+                  f"Make “{label}” a variant")
+        return len(variants) - 1
+
+    def _set_variant(self, index, update, label):
+        variants = list(self._scenario.variants)
+        variants[index] = variants[index].model_copy(update=update)
+        self._set_variants(variants, label)
+        return index
+
+    def _set_variants(self, variants, label):
+        self.edit({"variants": dumped(variants)}, label)
+
+    def edit(self, changes, label, *, confirm_repair=None):
         """Apply ``{path: value}`` as one undoable step.
+
+        When the change of the base would break variants whose own team
+        policy needs another switch mode, ``confirm_repair(repair)`` (a
+        :class:`app.variant_edits.VariantRepair`) may accept updating
+        them too, in the same step.
 
         Returns
         -------
@@ -220,7 +430,16 @@ class Session:
         """
         if all(self._scenario.value_at(p) == v for p, v in changes.items()):
             return False
-        changed = self._scenario.with_values(changes)
+        before = self._scenario
+        try:
+            changed = before.with_values(changes)
+        except ScenarioError as err:
+            repair = None if confirm_repair is None else \
+                repair_variants(before, changes, err)
+            if repair is None or not confirm_repair(repair):
+                raise
+            return self.edit(repair.changes, label + " (variants updated)")
+        self._last_base_edit = _base_edit(before, changes, label)
         self.history.push(changed, label)
         self._show(changed)
         return True
@@ -244,6 +463,7 @@ class Session:
 
     def _set(self, scenario, path, history):
         self.path, self.history = path, history
+        self._last_base_edit = None
         self._show(scenario)
 
     def _show(self, scenario):
@@ -317,8 +537,10 @@ class Session:
                 self._evaluate, generation, scenario)
 
     def _current(self, generation):
+        """Whether work for ``generation`` is still wanted (a closed
+        session wants none: advice stops at its next callback)."""
         with self._lock:
-            return generation == self._generation
+            return generation == self._generation and not self._closed
 
     def _evaluate(self, generation, scenario):
         if not self._current(generation):
@@ -386,13 +608,27 @@ class Session:
         return outcome
 
     def close(self):
-        """Stop announcing events and let the workers finish; queued work
-        is cancelled."""
+        """Stop announcing events without waiting for the workers: queued
+        work is cancelled, running advice stops at its next callback, and
+        what still runs neither is awaited nor holds up the exit."""
         for event in (self.document_changed, self.clean_changed,
                       self.results_ready, self.evaluation_failed,
                       self.advice_ready):
             event.disconnect_all()
         with self._lock:
             self._closed = True
-        self._evaluator.shutdown(wait=False, cancel_futures=True)
-        self._adviser.shutdown(wait=False, cancel_futures=True)
+        self._evaluator.shutdown()
+        self._adviser.shutdown()
+
+
+def _base_edit(before, changes, label):
+    """What make_last_edit_a_variant needs of an edit of the base:
+    ``(changes, the values they replaced, label)``; None for an edit of
+    the variants, or one adding what ``before`` did not have."""
+    if "variants" in changes:
+        return None
+    try:
+        old = {path: before.value_at(path) for path in changes}
+    except KeyError:
+        return None
+    return (changes, old, label) if old else None

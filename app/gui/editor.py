@@ -25,6 +25,7 @@ from app.gui.appearance import colour
 from app.gui.grid import CheckList, GridPage, enum_list
 from app.grid_rows import REFERENCES, names_in
 from app.new_entries import duplicate, new_entry, policy_changes
+from app.variant_edits import variant_data
 from app.presets import PRESETS
 from app.schema_fields import (entry_name, field_label, fields_of,
                                parse_text, show_value, without_none)
@@ -611,7 +612,7 @@ class ScenarioEditor(QtWidgets.QWidget):
     def load(self, scenario, variant=None):
         """Show the base scenario, or its variant number ``variant``
         resolved against it; nothing is emitted."""
-        data = scenario.model_dump(mode="json")
+        data = variant_data(scenario, variant)
         if variant is None:
             self._overrides = {}
             self.heading.setText(f"Editing the <b>base</b>: {CHANGED_MARK} "
@@ -621,11 +622,6 @@ class ScenarioEditor(QtWidgets.QWidget):
         else:
             chosen = scenario.variants[variant]
             self._overrides = dict(chosen.set)
-            for path, value in chosen.set.items():
-                try:
-                    set_path(data, path, copy.deepcopy(value))
-                except KeyError:
-                    pass   # the variant no longer fits the base
             # one line: the fields below get the room
             self.heading.setText(
                 f"Editing variant <b>{chosen.name}</b>: {CHANGED_MARK} "

@@ -5,41 +5,29 @@ whose worker evaluates them; results come back to the GUI thread through a
 queued signal and only the newest document's are drawn.
 """
 
-import copy
 import functools
-import os
-import re
 import sys
-from html import escape
-from pathlib import Path
 
 import pyqtgraph as pg
-from PySide6 import QtCore, QtGui, QtWidgets
+from PySide6 import QtCore, QtWidgets
 
 from app.figures.charts import apply_theme, theme_of
 from app.figures.views import VIEWS
 from app.gui.appearance import chart_theme, system_scheme
 from app.gui import persistence
-from app.gui.advice import AdviceDialog
+from app.gui.analysis_actions import AnalysisActions, goal_metrics
 from app.gui.comparison import ComparisonModel, ComparisonView
+from app.gui.document_files import DocumentFiles
 from app.gui.editor import ScenarioEditor
 from app.gui.findings import FindingsPanel
+from app.gui.menus import about_html, build_menus
 from app.gui.sweep_panel import SweepPanel
 from app.gui.variants import VariantsPanel
 from app.gui.views import DeferredTab, tab_of
-from app.paths import DEFAULT_EXAMPLE, TEMPLATES, resource_path
+from app.paths import TEMPLATES
 from app.presentation.content import NOISE_GAIN_PCT
-from app.import_job import unreadable_reason
-from app.schema_fields import free_name, without_none
-from app.scenario_io import load_scenario, save_scenario
 from app.session import Session
-from models import platform
-from models.scenario import (GOALS, TEAMING_POLICIES, ScenarioError,
-                             get_path, new_scenario, parse_path, set_path)
-from solvers import __version__
-from solvers.advise import resolve_goal
-
-_FILE_FILTER = "Linkplan scenarios (*.toml *.json);;All files (*)"
+from models.scenario import ScenarioError, new_scenario
 
 #: Idle time after the last change before unsaved work is written to the
 #: recovery file [ms]: long enough not to write on every keystroke, short
@@ -89,7 +77,7 @@ class _GuiThreadCalls(QtCore.QObject):
         call()
 
 
-class MainWindow(QtWidgets.QMainWindow):
+class MainWindow(DocumentFiles, AnalysisActions, QtWidgets.QMainWindow):
     """One scenario document, its variants compared side by side."""
 
     def __init__(self, parent=None, recovery_folder=None):
@@ -124,7 +112,6 @@ class MainWindow(QtWidgets.QMainWindow):
         self.session = Session(new_scenario(),
                                schedule=self._schedule_evaluation)
 
-        self._last_base_edit = None   # (changes, old values, label)
         self.editor = ScenarioEditor()
         self.editor.edited_many.connect(self.edit_shown)
         self.editor.reset_requested.connect(self.reset_field)
@@ -224,7 +211,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.statusBar().addPermanentWidget(self.autosave_state)
         self.autosave_state.setVisible(self.recovery.problem is not None)
         self.autosave_state.setToolTip(self.recovery.problem or "")
-        self._build_menus()
+        build_menus(self)
         self.resize(1280, 800)
         self._restore_layout()
         system_scheme()   # the palette follows the system's light or dark
@@ -282,205 +269,14 @@ class MainWindow(QtWidgets.QMainWindow):
             f"{hidden} row{'s' * (hidden != 1)} hidden: equal in every "
             "variant, or noise" if hidden else "")
 
-    # -- menus ---------------------------------------------------------------
-
-    def _build_menus(self):
-        keys = QtGui.QKeySequence.StandardKey
-        file_menu = self.menuBar().addMenu("&File")
-        for text, slot, key in (
-                ("&New", self.ask_new_document, keys.New),
-                ("NEW_FROM", None, None),
-                ("&Open…", self.open_dialog, keys.Open),
-                (None, None, None),
-                ("&Save", self.save, keys.Save),
-                ("Save &As…", self.save_as_dialog,
-                 QtGui.QKeySequence("Ctrl+Shift+S")),
-                ("&Import…", self.import_dialog,
-                 QtGui.QKeySequence("Ctrl+I")),
-                ("&Calibrate from measurements…", self.calibrate_dialog,
-                 QtGui.QKeySequence("Ctrl+Shift+K")),
-                ("&Export PDF…", self.export_pdf_dialog,
-                 QtGui.QKeySequence("Ctrl+E")),
-                ("&Quit", self.close, QtGui.QKeySequence("Ctrl+Q"))):
-            if text == "NEW_FROM":   # one template per question
-                templates = file_menu.addMenu("New from &Template")
-                for number, (name, title) in enumerate(TEMPLATES, 1):
-                    templates.addAction(
-                        title, functools.partial(self.ask_new_from_template,
-                                                 name)).setShortcut(
-                        QtGui.QKeySequence(f"Ctrl+Shift+{number}"))
-                continue
-            if text is None:   # File > Open Recent sits after Open
-                self.recent_menu = file_menu.addMenu("Open &Recent")
-                self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
-                self.reopen_action = file_menu.addAction(
-                    "Reopen &Last File on Start")
-                self.reopen_action.setCheckable(True)
-                self.reopen_action.setChecked(persistence.reopens_last_file())
-                self.reopen_action.toggled.connect(
-                    persistence.set_reopens_last_file)
-                continue
-            file_menu.addAction(text, slot).setShortcut(key)
-        edit_menu = self.menuBar().addMenu("&Edit")
-        self.undo_action = edit_menu.addAction("&Undo", self.undo)
-        self.undo_action.setShortcut(keys.Undo)
-        self.redo_action = edit_menu.addAction("&Redo", self.redo)
-        self.redo_action.setShortcut(keys.Redo)
-        edit_menu.addSeparator()
-        self.make_variant_action = edit_menu.addAction(
-            "Make Last Edit a &Variant", self.make_last_edit_a_variant)
-        self.make_variant_action.setShortcut(
-            QtGui.QKeySequence("Ctrl+Shift+V"))
-        self.make_variant_action.setEnabled(False)
-        analysis_menu = self.menuBar().addMenu("&Analysis")
-        recommend = analysis_menu.addAction("&Recommend changes…",
-                                            self.recommend_dialog)
-        recommend.setShortcut(QtGui.QKeySequence("Ctrl+R"))
-        analysis_menu.addAction("Reach a &target…", self.target_dialog
-                                ).setShortcut(QtGui.QKeySequence(
-                                    "Ctrl+Shift+R"))
-        analysis_menu.addAction("&Calibration…", self.calibration_dialog
-                                ).setShortcut(QtGui.QKeySequence(
-                                    "Ctrl+Shift+L"))
-        help_menu = self.menuBar().addMenu("&Help")
-        help_menu.addAction("Model &accuracy…", self.accuracy_dialog
-                            ).setShortcut(QtGui.QKeySequence("Ctrl+Shift+A"))
-        help_menu.addAction("&About Linkplan…", self.about).setShortcut(
-            QtGui.QKeySequence("F1"))
-
-    def _fill_recent_menu(self):
-        self.recent_menu.clear()
-        recent = persistence.recent_files()
-        for number, path in enumerate(recent, start=1):
-            action = self.recent_menu.addAction(
-                f"&{number} {path.name}",
-                functools.partial(self.open_recent, path))
-            action.setToolTip(str(path))
-            action.setStatusTip(str(path))
-        if not recent:
-            self.recent_menu.addAction("No recent files").setEnabled(False)
-        self.recent_menu.addSeparator()
-        clear = self.recent_menu.addAction("&Clear list",
-                                           persistence.clear_recent_files)
-        clear.setEnabled(bool(recent))
-
-    def open_recent(self, path):
-        """Open a file of File > Open Recent; one that is gone leaves the
-        list."""
-        if not self._may_discard():
-            return
-        if not self.open_path(path):
-            persistence.forget_file(path)
-
-    def reopen_last_file(self):
-        """Open the file that was open when Linkplan last closed, when the
-        user wants that (File > Reopen Last File on Start). True when it
-        was opened."""
-        last = persistence.last_file()
-        if last is None or not persistence.reopens_last_file():
-            return False
-        if not last.is_file():
-            return False   # moved or deleted since: start from the example
-        return self.open_path(last)
-
     def about(self):
         QtWidgets.QMessageBox.about(self, "About Linkplan", about_html())
 
-    # The import and accuracy dialogs are imported when first asked for:
     # the importers' fit pulls in scipy.optimize, and the accuracy dialog
     # the validation set, neither needed to show the first window.
     def import_dialog(self):
         from app.gui.import_dialog import run_import_dialog
         run_import_dialog(self)
-
-    def calibrate_dialog(self):
-        from app.gui.calibrate_dialog import run_calibrate_dialog
-        run_calibrate_dialog(self)
-
-    def calibration_dialog(self):
-        from app.gui.calibrate_dialog import show_calibration
-        show_calibration(self)
-
-    def accuracy_dialog(self):
-        from app.gui.accuracy_dialog import show_accuracy
-        show_accuracy(self)
-
-    def recommend_dialog(self):
-        """Advise on the base scenario (computed off the GUI thread); the
-        dialog opens when the advice is ready, and the chosen change is
-        applied undoably."""
-        self._advice_asked = (self.session.generation, None)
-        self.statusBar().showMessage("Computing recommendations…")
-        self._offer_if_done(self.session.request_advice())
-
-    def target_dialog(self):
-        """Analysis > Reach a target…: each lever's smallest change that
-        meets a target on the base; the chosen one applied undoably."""
-        from app.gui.target_dialog import TargetDialog
-        if self.results is None:
-            self.statusBar().showMessage(
-                "Reach a target: the scenario is still being solved; ask "
-                "again in a moment (Ctrl+Shift+R).", 10000)
-            return None
-        goal = goal_metrics(self.scenario)
-        dialog = TargetDialog(self.scenario, self.results, self,
-                              goal_metric=goal[0] if goal else None)
-        dialog.apply_requested.connect(self._apply_from_panel)
-        dialog.exec()
-        return dialog
-
-    def _offer_if_done(self, future):
-        """Offer advice computed before it was asked for: its
-        ``advice_ready`` went by unasked, and the session keeps it
-        rather than computing it again."""
-        if future.done() and not future.cancelled():
-            outcome = future.result()
-            if outcome is not None:   # None: made stale by an edit
-                self._offer_advice(outcome)
-
-    def _offer_advice(self, outcome):
-        if outcome.goal is None and \
-                outcome.generation == self.session.generation:
-            self.findings.show_advice(outcome.advice, outcome.message or "")
-        if (outcome.generation, outcome.goal) != self._advice_asked:
-            return   # computed for the report, or for an older document
-        self._advice_asked = None
-        self.statusBar().clearMessage()
-        if self._advice_dialog is not None:   # another goal, same dialog
-            if outcome.advice is None:
-                self._advice_dialog.show_message(outcome.goal,
-                                                 outcome.message)
-            else:
-                self._advice_dialog.show_result(outcome.advice)
-            return
-        dialog = self._advice_dialog = self.advice_dialog(outcome)
-        try:
-            if dialog is not None and dialog.exec() and dialog.chosen:
-                self.apply_recommendation(dialog.chosen)
-        finally:
-            self._advice_dialog = None
-
-    def ask_advice_for(self, goal):
-        """Recompute the recommendations for ``goal`` (the dialog's goal
-        selector)."""
-        self._advice_asked = (self.session.generation, goal)
-        self._offer_if_done(self.session.request_advice(goal))
-
-    def advice_dialog(self, outcome):
-        """The dialog for a :class:`app.session.AdviceOutcome`, or None
-        after telling the user why there is nothing to advise."""
-        if outcome.advice is None:
-            self._warn("Recommendations failed" if outcome.failed
-                       else "Nothing to recommend", outcome.message)
-            return None
-        dialog = AdviceDialog(outcome.advice, self.scenario, self)
-        dialog.goal_chosen.connect(self.ask_advice_for)
-        return dialog
-
-    def _advise_panel(self):
-        if self._closed:   # results posted before the window closed
-            return
-        self.session.request_advice()
 
     def _apply_from_panel(self, recommendation, as_variant):
         if as_variant:
@@ -491,23 +287,14 @@ class MainWindow(QtWidgets.QMainWindow):
     def add_variant_from(self, recommendation):
         """A new variant that makes a recommendation's change, as one
         undoable edit (the base stays as it is)."""
-        from models.scenario import Variant
-        variants = list(self.scenario.variants)
-        name = self._free_name(
-            recommendation.id.removeprefix("advice.").replace(".", " ")
-            .replace("_", " "))
-        variants.append(Variant(name=name, set={
-            path: c["new"] for path, c in recommendation.change.items()}))
-        self._edit_variants(variants, f"Add variant {name}",
-                            len(variants) - 1)
+        self._select(self._run(self.session.add_variant_from,
+                               recommendation))
 
     def apply_recommendation(self, recommendation):
         """Apply a recommendation's change as one undoable edit."""
-        from app.schema_fields import changes_label
-        changes = {path: c["new"]
-                   for path, c in recommendation.change.items()}
-        self.edit_many(changes,
-                       f"Apply {changes_label(self.scenario, changes)}")
+        self._run(self.session.apply_recommendation, recommendation,
+                  confirm_repair=self._accept_variant_repair,
+                  refused=list(recommendation.change))
 
     # -- variants ------------------------------------------------------------
 
@@ -521,81 +308,49 @@ class MainWindow(QtWidgets.QMainWindow):
         self.variants_panel.show_changes(self.scenario)
         self.editor.load(self.scenario, self._selected_variant())
 
+    # The session's commands change the document, each one undoable step;
+    # the window shows a refusal and selects the variant they name.
+
+    def _run(self, command, *args, refused=("variants",), **kwargs):
+        """Run a session command; a refusal is shown on the fields of
+        ``refused`` (paths). The command's result, None when refused."""
+        try:
+            result = command(*args, **kwargs)
+        except ScenarioError as err:
+            self._show_editor()
+            self.editor.show_refusal(str(err), refused, err.problems)
+            return None
+        self.editor.clear_refusal()
+        self.statusBar().clearMessage()   # no stale message survives
+        return result
+
+    def _select(self, index):
+        """Select variant ``index`` (None: leave the selection)."""
+        if index is not None:
+            self.variants.setCurrentRow(index + 1)
+
     def move_variant(self, index, step):
         """Move a variant one place (its column in the table)."""
-        if index is None or not 0 <= index + step < \
-                len(self.scenario.variants):
-            return
-        variants = list(self.scenario.variants)
-        variants[index], variants[index + step] = \
-            variants[index + step], variants[index]
-        moved = variants[index + step].name
-        self._edit_variants(variants, f"Move variant {moved} "
-                            f"{'left' if step < 0 else 'right'}",
-                            index + step)
+        self._select(self._run(self.session.move_variant, index, step))
 
     def remove_override(self, index, path):
         """Take one change of a variant back to the base's value."""
-        variants = list(self.scenario.variants)
-        changes = {k: v for k, v in variants[index].set.items() if k != path}
-        variants[index] = variants[index].model_copy(update={"set": changes})
-        self._edit_variants(variants, f"Back to base: {path} in "
-                            f"{variants[index].name}", index)
+        self._select(self._run(self.session.remove_override, index, path))
 
     def edit_shown(self, changes, label):
         """An edit in the editor: to the base, or to the variant it shows
         (a value equal to the base's drops the variant's change)."""
-        if "host.hypervisor" in changes:
-            # the choices the new platform lacks follow it in one edit
-            changes = {**platform.follow_hypervisor(
-                self.editor.shown_data(), changes["host.hypervisor"]),
-                **changes}
-        index = self.editor.variant
-        if index is None:
-            self.edit_many(changes, label)
-            return
-        variant = self.scenario.variants[index]
-        overrides = dict(variant.set)
-        shown = copy.deepcopy(self.editor.shown_data())
-        for path, value in changes.items():
-            try:
-                same = self.scenario.value_at(path) == value
-            except KeyError:
-                same = False
-            if same:
-                overrides.pop(path, None)
-            elif value is None and "." in path:
-                # TOML has no null: the variant sets the entry whole,
-                # without the field (which then takes its default)
-                set_path(shown, path, None)
-                entry = path.rsplit(".", 1)[0]
-                overrides = {k: v for k, v in overrides.items()
-                             if not k.startswith(entry + ".")}
-                overrides[entry] = without_none(get_path(shown, entry))
-            else:
-                whole = next((k for k, v in overrides.items()
-                              if path.startswith(k + ".")
-                              and isinstance(v, dict)), None)
-                if whole is None:
-                    overrides[path] = value
-                else:   # inside an entry the variant sets whole
-                    overrides[whole] = _with_field(overrides[whole],
-                                                   path[len(whole) + 1:],
-                                                   value)
-        variants = list(self.scenario.variants)
-        variants[index] = variant.model_copy(update={"set": overrides})
-        self._edit_variants(variants, f"{label} in {variant.name}", index,
-                            refused_paths=changes)
+        self._run(self.session.edit_in, self.editor.variant, changes, label,
+                  confirm_repair=self._accept_variant_repair,
+                  refused=changes)
 
     def reset_field(self, path):
         """A field's way back: the base's field to its schema default, a
         variant's change back to the base."""
         index = self.editor.variant
         if index is not None:
-            covering = [k for k in self.scenario.variants[index].set
-                        if path == k or path.startswith((k + ".", k + "["))]
-            for key in covering:
-                self.remove_override(index, key)
+            self._select(self._run(self.session.reset_in_variant, index,
+                                   path))
             return
         spec = self.editor.field(path).spec
         self.edit_many({path: spec.default},
@@ -605,65 +360,18 @@ class MainWindow(QtWidgets.QMainWindow):
         """Turn the last edit of the base into a new variant: the base
         gets its old values back, the variant holds the new ones (one
         undoable step)."""
-        if self._last_base_edit is None:
-            return
-        changes, old, label = self._last_base_edit
-        from models.scenario import Variant
-        variants = list(self.scenario.variants)
-        name = self._free_name(label.removeprefix("Set ")[:60] or "Variant")
-        variants.append(Variant(name=name, set=changes))
-        edit = dict(old)
-        edit["variants"] = [v.model_dump(mode="json") for v in variants]
-        self.edit_many(edit, f"Make “{label}” a variant")
-        self.variants.setCurrentRow(len(variants))
-
-    def _edit_variants(self, variants, label, select=None,
-                       refused_paths=()):
-        """Replace the variant list as one undoable edit; select the
-        variant at ``select`` afterwards. A refusal is shown on the
-        fields of ``refused_paths`` (the edit that changed a variant)."""
-        self.edit_many({"variants": [v.model_dump(mode="json")
-                                     for v in variants]}, label,
-                       refused_paths=refused_paths)
-        if select is not None and \
-                len(self.scenario.variants) == len(variants):
-            self.variants.setCurrentRow(select + 1)
-
-    def _free_name(self, stem):
-        """A variant name not taken yet ("Variant 2", "Variant 3"…)."""
-        return free_name(stem, {v.name for v in self.scenario.variants},
-                         separator=" ")
+        self._select(self._run(self.session.make_last_edit_a_variant))
 
     def add_variant(self):
         """A new variant that changes nothing yet (edit it in the editor
         above or from a recommendation)."""
-        from models.scenario import Variant
-        variants = list(self.scenario.variants)
-        name = self._free_name(f"Variant {len(variants) + 1}")
-        variants.append(Variant(name=name))
-        self._edit_variants(variants, f"Add variant {name}",
-                            len(variants) - 1)
+        self._select(self._run(self.session.add_variant))
 
     def duplicate_variant(self, index):
-        if index is None:
-            return
-        variants = list(self.scenario.variants)
-        original = variants[index]
-        copy = original.model_copy(
-            update={"name": self._free_name(f"{original.name} copy")})
-        variants.insert(index + 1, copy)
-        self._edit_variants(variants, f"Duplicate variant {original.name}",
-                            index + 1)
+        self._select(self._run(self.session.duplicate_variant, index))
 
     def rename_variant(self, index, name):
-        if index is None:
-            return
-        variants = list(self.scenario.variants)
-        old = variants[index].name
-        variants[index] = variants[index].model_copy(
-            update={"name": name.strip()})
-        self._edit_variants(variants, f"Rename variant {old} to {name}",
-                            index)
+        self._select(self._run(self.session.rename_variant, index, name))
 
     def rename_variant_dialog(self):
         index = self._selected_variant()
@@ -676,13 +384,7 @@ class MainWindow(QtWidgets.QMainWindow):
             self.rename_variant(index, name)
 
     def delete_variant(self, index):
-        if index is None:
-            return
-        variants = list(self.scenario.variants)
-        removed = variants.pop(index)
-        self._edit_variants(variants, f"Delete variant {removed.name}",
-                            min(index, len(variants) - 1)
-                            if variants else None)
+        self._select(self._run(self.session.delete_variant, index))
 
     # -- document ------------------------------------------------------------
 
@@ -694,31 +396,6 @@ class MainWindow(QtWidgets.QMainWindow):
     def path(self):
         return self.session.path
 
-    def set_document(self, scenario, path=None):
-        """Show a scenario as a fresh, unmodified document."""
-        # an import's measured migrations, for the PDF; set by the import
-        self.measured_checks = []
-        self.session.open(scenario, path)
-        self._disk_stamp = _file_stamp(path)
-
-    def open_example(self):
-        self.open_path(resource_path(DEFAULT_EXAMPLE), as_template=True)
-
-    def open_path(self, path, *, as_template=False):
-        """Load a file; on failure explain why and keep the current
-        document. ``as_template`` opens it without a file to save back to
-        (the bundled examples stay untouched)."""
-        try:
-            scenario = load_scenario(path)
-        except (ValueError, RecursionError) as err:
-            self._warn("Cannot open scenario",
-                       f"Cannot open {path}: {unreadable_reason(err)}")
-            return False
-        self.set_document(scenario, None if as_template else Path(path))
-        if not as_template:
-            persistence.remember_file(path)
-        return True
-
     def edit(self, path, value, label):
         """Apply a user edit as an undoable step, if it is valid."""
         self.edit_many({path: value}, label)
@@ -727,48 +404,25 @@ class MainWindow(QtWidgets.QMainWindow):
         """Apply several parameters that change together as one undoable
         step, if the result is valid. When the base's change would leave
         a variant invalid, offer to update the variants too."""
-        before = self.scenario
-        try:
-            changed = self.session.edit(changes, label)
-        except ScenarioError as err:
-            repaired = _repair_variants(before, changes, err)
-            if repaired is not None and self._accept_variant_repair(
-                    err, repaired):
-                self.edit_many(repaired, label + " (variants updated)")
-                return
-            self._show_editor()
-            self.editor.show_refusal(str(err), refused_paths or changes,
-                                     err.problems)
-            return
-        self.editor.clear_refusal()
-        self.statusBar().clearMessage()   # no stale message survives
-        if changed and "variants" not in changes:
-            old = {}
-            for path in changes:
-                try:
-                    old[path] = before.value_at(path)
-                except KeyError:
-                    old = None
-                    break
-            self._last_base_edit = (changes, old, label) if old else None
-        elif changed:
-            self._last_base_edit = None
-        self.make_variant_action.setEnabled(self._last_base_edit is not None)
+        self._run(self.session.edit, changes, label,
+                  confirm_repair=self._accept_variant_repair,
+                  refused=refused_paths or changes)
 
-    def _accept_variant_repair(self, err, repaired):
-        """Ask whether to update the variants a base edit would break."""
+    def _accept_variant_repair(self, repair):
+        """Ask whether to update the variants a base edit would break
+        (an :class:`app.variant_edits.VariantRepair`)."""
         buttons = QtWidgets.QMessageBox.StandardButton
-        names = sorted({p.split("(", 1)[1].split(")", 1)[0]
-                        for p, _ in err.problems if "(" in p})
-        fixes = "\n".join(f"• {path}: {value}" for path, value in
-                          _variant_fixes(repaired))
+        names = repair.broken
+        fixes = "\n".join(f"• {name}: {change}"
+                          for name, change in repair.fixes)
         answer = QtWidgets.QMessageBox.question(
             self, "Update the variants too?",
             f"This change of the base would make the variant"
             f"{'s' if len(names) > 1 else ''} {', '.join(names)} invalid:"
-            f"\n\n{err}\n\nEach variant sets its own team policy, and that "
-            "policy needs another switch mode than the base's new one. "
-            f"Update the variants so they stay valid?\n\n{fixes}",
+            f"\n\n{repair.error}\n\nEach variant sets its own team "
+            "policy, and that policy needs another switch mode than the "
+            "base's new one. Update the variants so they stay valid?"
+            f"\n\n{fixes}",
             buttons.Yes | buttons.Cancel, buttons.Yes)
         return answer == buttons.Yes
 
@@ -820,6 +474,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.variants_panel.load(scenario)
         self.editor.load(scenario, self._selected_variant())
         self.sweep_panel.set_scenario(scenario)
+        self.make_variant_action.setEnabled(
+            self.session.last_edit_can_be_variant)
         self.table_model.pinned = goal_metrics(scenario)
         self.title.setText(scenario.meta.name)
         self._show_description(scenario)
@@ -892,18 +548,10 @@ class MainWindow(QtWidgets.QMainWindow):
         if generation == self.session.generation:
             self._warn("Evaluation failed", message)
 
-    def _clean_changed(self, clean):
-        self._update_title()
-        if clean:   # saved, opened or undone back: nothing to recover
-            self.autosave_timer.stop()
-            self._show_autosave_state(self.recovery.discard())
-
     def _update_title(self):
         name = self.path.name if self.path else "untitled"
         self.setWindowTitle(f"{name}[*] — Linkplan")
         self.setWindowModified(not self.session.history.is_clean)
-
-    # -- file actions ----------------------------------------------------
 
     def _show_description(self, scenario):
         """The scenario's description; for one that asks nothing yet (no
@@ -928,225 +576,6 @@ class MainWindow(QtWidgets.QMainWindow):
             self.import_dialog()
         elif link.startswith("template:"):
             self.new_from_template(link.partition(":")[2])
-
-    def new_document(self):
-        if self._may_discard():
-            self.set_document(new_scenario())
-            return True
-        return False
-
-    def ask_new_document(self):
-        """File > New: a new document, named and with its question."""
-        if self.new_document():
-            self._ask_name_and_question()
-
-    def ask_new_from_template(self, name):
-        """File > New from Template: the template, then its name and
-        question (prefilled from the template)."""
-        if self.new_from_template(name):
-            self._ask_name_and_question()
-
-    def _ask_name_and_question(self):
-        from app.gui.new_dialog import NewDocumentDialog
-        meta = self.scenario.meta
-        dialog = NewDocumentDialog(self, meta.name, meta.objectives[0]
-                                   if meta.objectives else "")
-        if not dialog.exec():
-            return
-        name, question = dialog.answers()
-        changes = {}
-        if name:
-            changes["meta.name"] = name
-        if question:
-            changes["meta.objectives"] = [question]
-        try:   # still the document's first state: no undo step
-            self.set_document(self.scenario.with_values(changes), None)
-        except ScenarioError as err:   # a name over its length limit
-            self._warn("Cannot use that name", str(err))
-
-    def new_from_template(self, name):
-        """File > New from Template: a new, untitled document from one of
-        the question templates (resources/templates)."""
-        return self._may_discard() and self.open_path(
-            resource_path("templates", name), as_template=True)
-
-    def open_dialog(self):
-        if not self._may_discard():
-            return
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(
-            self, "Open scenario", str(persistence.start_folder()),
-            _FILE_FILTER)
-        if path:
-            self.open_path(path)
-
-    def save(self):
-        if self.path is None:
-            return self.save_as_dialog()
-        return self.save_to(self.path)
-
-    def save_as_dialog(self):
-        path, _ = QtWidgets.QFileDialog.getSaveFileName(
-            self, "Save scenario as", str(self.proposed_path(".toml")),
-            _FILE_FILTER)
-        if not path:
-            return False
-        if Path(path).suffix.lower() not in (".toml", ".json"):
-            path += ".toml"
-        return self.save_to(path)
-
-    def save_to(self, path):
-        """Save atomically; on failure the old file and the document stay.
-        Saving over the document's own file after someone else (another
-        instance, an editor) changed it asks first."""
-        if self._changed_on_disk(path) and not self._overwrite_changed(path):
-            return False
-        try:
-            save_scenario(self.scenario, path)
-        except (OSError, ScenarioError) as err:
-            self._warn("Cannot save scenario", str(err))
-            return False
-        self.session.mark_saved(Path(path))
-        self._disk_stamp = _file_stamp(path)
-        persistence.remember_file(path)
-        self._update_title()
-        self.statusBar().showMessage(f"Saved {path}", 5000)
-        return True
-
-    def _changed_on_disk(self, path):
-        """Whether ``path`` is the document's file and was replaced or
-        written since this window opened or saved it (a file since
-        deleted holds nothing to lose)."""
-        if self.path is None or \
-                Path(path).absolute() != Path(self.path).absolute():
-            return False
-        now = _file_stamp(path)
-        return now is not None and now != self._disk_stamp
-
-    def _overwrite_changed(self, path):
-        buttons = QtWidgets.QMessageBox.StandardButton
-        answer = QtWidgets.QMessageBox.question(
-            self, "File changed on disk",
-            f"{path} was changed on disk since you opened it (by another "
-            "Linkplan window or another program).\n\nSave overwrites "
-            "those changes with yours. Cancel leaves the file as it is; "
-            "Save As… keeps both.",
-            buttons.Save | buttons.Cancel, buttons.Cancel)
-        return answer == buttons.Save
-
-    def export_pdf_dialog(self):
-        path, _ = QtWidgets.QFileDialog.getSaveFileName(
-            self, "Export PDF report", str(self.proposed_path(".pdf")),
-            "PDF (*.pdf)")
-        if path:
-            self.export_pdf_to(path)
-
-    def export_pdf_to(self, path):
-        """Write the report of the current document, its recommendations
-        included (both computed off the GUI thread; this waits for them)."""
-        from app.report.pdf import ReportTooLarge, write_report
-        self.wait_for_results()
-        results = self.session.results
-        if results is None:
-            self._warn("Cannot write the PDF", "The scenario did not "
-                       f"evaluate: {self.session.error}")
-            return False
-        try:
-            write_report(self.scenario, results, path,
-                         self.session.advice().advice,
-                         sweep_chart=self.sweep_panel.report_chart(),
-                         checks=self.measured_checks)
-        except (OSError, ReportTooLarge) as err:
-            self._warn("Cannot write the PDF", str(err))
-            return False
-        self.statusBar().showMessage(f"Exported {path}", 5000)
-        return True
-
-    def _may_discard(self):
-        """True when the document is saved or the user agrees to lose or
-        save the changes."""
-        if self.session.history.is_clean:
-            return True
-        buttons = QtWidgets.QMessageBox.StandardButton
-        answer = QtWidgets.QMessageBox.question(
-            self, "Unsaved changes",
-            "The scenario has unsaved changes. Save them first?",
-            buttons.Save | buttons.Discard | buttons.Cancel, buttons.Save)
-        if answer == buttons.Save:
-            return bool(self.save())
-        return answer == buttons.Discard
-
-    def proposed_path(self, suffix):
-        """Where Save As and Export propose to write: beside the document,
-        else in the last folder used, named after the scenario."""
-        if self.path is not None:
-            return self.path.with_suffix(suffix)
-        stem = re.sub(r"[^\w.-]+", "-", self.scenario.meta.name.strip()
-                      ).strip("-.") or "scenario"
-        return persistence.start_folder() / f"{stem}{suffix}"
-
-    def autosave(self):
-        """Write unsaved work to this window's recovery file; a failure is
-        reported in the status bar and never interrupts the user."""
-        if self.session.history.is_clean:
-            return
-        self._show_autosave_state(self.recovery.write(
-            self.scenario, self.path, self._disk_stamp))
-
-    def _show_autosave_state(self, problem):
-        """A recovery file that cannot be written or removed is said once
-        in a dialog and stays marked in the status bar until autosave
-        works again; saving and closing go on regardless."""
-        if problem is None:
-            if self.recovery.problem is None:
-                self.autosave_state.hide()
-            return
-        self.autosave_state.setToolTip(problem)
-        self.autosave_state.show()
-        self.statusBar().showMessage(f"Autosave failed: {problem}", 10000)
-        if not self._autosave_warned:
-            self._autosave_warned = True
-            self._warn("Autosave failed",
-                       f"Autosave failed: {problem}.\n\nUnsaved changes "
-                       "cannot be kept for recovery after a crash until "
-                       "this is fixed: save your work to keep it. Save, "
-                       "Save As and Close work as usual.")
-
-    def offer_recovery(self):
-        """After a crash: offer the newest unsaved work left behind; report
-        and set aside recovery files that cannot be read. Returns True
-        when a document was recovered."""
-        buttons = QtWidgets.QMessageBox.StandardButton
-        for path, lock in self.recovery.orphans():
-            recovered, problem = self.recovery.read(path)
-            if recovered is None:
-                lock.unlock()
-                self._warn("Recovery file damaged", problem)
-                continue
-            name = recovered.source.name if recovered.source else "untitled"
-            saved = recovered.saved_at.astimezone().strftime(
-                "%Y-%m-%d %H:%M")
-            answer = QtWidgets.QMessageBox.question(
-                self, "Recover unsaved work",
-                f"Linkplan did not close properly. Unsaved changes to "
-                f"“{name}” ({recovered.scenario.meta.name}) were kept at "
-                f"{saved}.\n\nRecover them? Discard deletes them; Cancel "
-                "keeps them for the next start.",
-                buttons.Yes | buttons.Discard | buttons.Cancel, buttons.Yes)
-            if answer == buttons.Cancel:
-                lock.unlock()
-                continue
-            if answer == buttons.Yes:
-                self.session.open(recovered.scenario, recovered.source,
-                                  modified=True)
-                # the file as the crashed window knew it (else as it is
-                # now): saving over someone's later changes asks
-                self._disk_stamp = recovered.source_stamp or \
-                    _file_stamp(recovered.source)
-                self.autosave()   # now this instance's recovery file
-            self._show_autosave_state(self.recovery.drop(path, lock))
-            if answer == buttons.Yes:
-                return True
-        return False
 
     def _restore_layout(self):
         store = persistence.settings()
@@ -1207,95 +636,3 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _warn(self, title, text):
         QtWidgets.QMessageBox.warning(self, title, text)
-
-
-def about_html():
-    """Help > About: version, licences, where to find the sources."""
-    from PySide6 import __version__ as pyside_version
-    import numpy
-    import pyqtgraph
-    import scipy
-    libraries = ", ".join(f"{name} {version}" for name, version in (
-        ("Qt", QtCore.qVersion()), ("PySide6", pyside_version),
-        ("pyqtgraph", pyqtgraph.__version__), ("NumPy", numpy.__version__),
-        ("SciPy", scipy.__version__)))
-    return (f"<h3>Linkplan {escape(__version__)}</h3>"
-            "<p>Capacity planning for the networks of virtualization "
-            "hosts: teaming, transports, MTU, live migration, storage.</p>"
-            "<p>Built with " + escape(libraries) + ". Qt and PySide6 are "
-            "used under the GNU LGPL v3; pyqtgraph (MIT), NumPy and SciPy "
-            "(BSD) under their own licences; the bundled DejaVu fonts "
-            "under the Bitstream Vera licence.</p>")
-def _file_stamp(path):
-    """What tells a file's content changed (an atomic save gives a new
-    inode; a write in place a new size or time), or None without one."""
-    if path is None:
-        return None
-    try:
-        info = os.stat(path)
-    except (OSError, ValueError):   # gone, or a name no file can have
-        return None
-    return info.st_ino, info.st_size, info.st_mtime_ns
-
-
-def goal_metrics(scenario):
-    """The metric ids of the scenario's goal (none when it has nothing
-    to optimise): the table shows them even when every variant agrees."""
-    try:
-        goal = resolve_goal(scenario)
-    except ValueError:
-        return ()
-    if goal == "min_peak_util":   # the optimum beside the configured peak
-        return (GOALS[goal][0], "teaming.optimal.peak_util_pct")
-    return (GOALS[goal][0],)
-
-
-def _with_field(entry, path, value):
-    """A copy of a variant's whole entry with ``path`` (relative to it)
-    set, the field added when the entry left it out (a None default has
-    no TOML form)."""
-    entry = copy.deepcopy(entry)
-    node, keys = entry, parse_path(path)
-    for key in keys[:-1]:
-        node = node.setdefault(key, {}) if isinstance(key, str) \
-            else node[key]
-    node[keys[-1]] = value
-    return entry
-
-
-def _repair_variants(base, changes, err):
-    """The changes plus, for every variant the base's change breaks
-    because its own team policy needs another switch mode, the switch
-    mode that policy needs; None when that does not make every variant
-    valid (the refusal then stands)."""
-    teams = {parse_path(p)[1] for p in changes
-             if re.fullmatch(r"teams\[\d+\]\.(policy|switch_mode)", p)}
-    if not teams or not all(p.startswith("variants[")
-                            for p, _ in err.problems):
-        return None
-    variants = [v.model_dump(mode="json") for v in base.variants]
-    for variant in variants:
-        for team in teams:
-            policy = variant["set"].get(f"teams[{team}].policy")
-            if policy is None:
-                continue
-            modes = TEAMING_POLICIES[policy][1]
-            mode_path = f"teams[{team}].switch_mode"
-            new_mode = changes.get(mode_path,
-                                   base.teams[team].switch_mode)
-            if variant["set"].get(mode_path, new_mode) not in modes:
-                variant["set"][mode_path] = modes[0]
-    repaired = {**changes, "variants": variants}
-    try:
-        base.with_values(repaired)
-    except ScenarioError:
-        return None
-    return repaired
-
-
-def _variant_fixes(repaired):
-    """(variant name, change) pairs a repair adds, for the question."""
-    for variant in repaired["variants"]:
-        for path, value in variant["set"].items():
-            if path.endswith(".switch_mode"):
-                yield variant["name"], f"{path} = {value}"

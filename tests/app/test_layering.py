@@ -17,7 +17,7 @@ QT_FREE_APP = [ROOT / "app" / name for name in
                ("__main__.py", "cli.py", "cli_common.py", "sweep_cli.py",
                 "scenario_io.py", "paths.py",
                 "validation_io.py", "session.py", "grid_rows.py",
-                "new_entries.py", "sweep_run.py")] + \
+                "new_entries.py", "sweep_run.py", "variant_edits.py")] + \
     sorted((ROOT / "app" / "importers").glob("*.py")) + \
     sorted((ROOT / "app" / "presentation").glob("*.py"))
 

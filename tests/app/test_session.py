@@ -214,3 +214,250 @@ def test_undo_and_redo_re_solve_nothing(session, example, monkeypatch):
     assert session.wait(30)
     assert ran == []
     assert session.results.to_json() == edited.to_json()
+
+
+# -- commands: each one undoable step with a label in words -------------
+
+def names(session):
+    return [v.name for v in session.scenario.variants]
+
+
+def test_variants_are_added_duplicated_renamed_moved_and_deleted(session):
+    start = names(session)
+    assert start == ["MTU 9000", "IPv6", "802.1Q tagged", "VXLAN overlay"]
+    assert session.add_variant() == 4
+    assert names(session)[4] == "Variant 5"
+    assert session.scenario.variants[4].set == {}
+    assert session.history.undo_text == "Add variant Variant 5"
+    assert session.duplicate_variant(1) == 2
+    assert names(session)[1:3] == ["IPv6", "IPv6 copy"]
+    assert session.scenario.variants[2].set == {"network.ip_version": 6}
+    assert session.history.undo_text == "Duplicate variant IPv6"
+    assert session.rename_variant(2, " IPv6, jumbo ") == 2
+    assert names(session)[2] == "IPv6, jumbo"
+    assert session.history.undo_text == \
+        "Rename variant IPv6 copy to IPv6, jumbo"
+    assert session.move_variant(2, -1) == 1
+    assert names(session)[1:3] == ["IPv6, jumbo", "IPv6"]
+    assert session.history.undo_text == "Move variant IPv6, jumbo left"
+    assert session.move_variant(0, -1) is None   # already first: no step
+    assert session.delete_variant(5) == 4   # the last: its left neighbour
+    assert session.history.undo_text == "Delete variant Variant 5"
+    for _ in range(5):
+        session.undo()
+    assert names(session) == start and not session.history.can_undo
+
+
+def test_no_variant_selected_records_no_step(session):
+    for command in (session.duplicate_variant, session.delete_variant):
+        assert command(None) is None
+    assert session.rename_variant(None, "x") is None
+    assert session.move_variant(None, 1) is None
+    assert session.history.count == 0
+
+
+def test_a_taken_variant_name_is_refused(session):
+    with pytest.raises(ScenarioError):
+        session.rename_variant(1, "MTU 9000")
+    assert names(session)[1] == "IPv6" and session.history.count == 0
+
+
+def test_free_names_number_the_stem(session):
+    session.add_variant("IPv6")
+    session.duplicate_variant(0)
+    assert names(session)[1] == "MTU 9000 copy"
+    assert names(session)[-1] == "IPv6 2"
+
+
+def test_an_edit_in_a_variant_changes_only_its_differences(session):
+    session.edit_in(1, {"network.mtu": 9000}, "Set MTU to 9000")
+    assert session.scenario.variants[1].set == {"network.ip_version": 6,
+                                                "network.mtu": 9000}
+    assert session.scenario.network.mtu == 1500   # the base untouched
+    assert session.history.undo_text == "Set MTU to 9000 in IPv6"
+    # the base's value takes the variant's change back
+    session.edit_in(1, {"network.mtu": 1500}, "Set MTU to 1500")
+    assert session.scenario.variants[1].set == {"network.ip_version": 6}
+    assert session.remove_override(1, "network.ip_version") == 1
+    assert session.scenario.variants[1].set == {}
+    assert session.history.undo_text == \
+        "Back to base: Network › IP version in IPv6"   # words, no path
+
+
+def test_a_none_in_a_variant_sets_the_entry_whole_without_it(session):
+    # TOML has no null: the variant's nic is the base's, minus the slot
+    session.edit({"nics[0].pcie_slot": "slot1"}, "Set slot")
+    session.edit_in(0, {"nics[0].pcie_slot": None}, "Clear slot")
+    nic = session.scenario.variants[0].set["nics[0]"]
+    assert "pcie_slot" not in nic and nic["id"] == \
+        session.scenario.nics[0].id
+    _, variant = session.scenario.variant_documents()[1]
+    assert variant.nics[0].pcie_slot is None
+    assert session.scenario.nics[0].pcie_slot == "slot1"
+    # a field inside the entry set whole changes that entry
+    session.edit_in(0, {"nics[0].speed_gbps": 25.0}, "Set speed")
+    variant = session.scenario.variants[0]
+    assert "nics[0].speed_gbps" not in variant.set
+    assert variant.set["nics[0]"]["speed_gbps"] == 25.0
+    # resetting a field held by the whole entry takes the entry back
+    assert session.reset_in_variant(0, "nics[0].speed_gbps") == 0
+    assert session.scenario.variants[0].set == {"network.mtu": 9000}
+    assert session.reset_in_variant(0, "nics[0].speed_gbps") is None
+
+
+def test_a_new_hypervisor_takes_the_platforms_choices_along():
+    # seed000's team uses LBT, which Hyper-V lacks: the hypervisor edit
+    # carries the team to Hyper-V's first policy in the same step
+    from models.platform import teaming_policies
+    session = Session(load_scenario(EXAMPLES / "seed000_lbt.toml"))
+    try:
+        session.delete_variant(0)   # port ID: vSphere's alone
+        with pytest.raises(ScenarioError):   # LBT alone is refused
+            session.edit({"host.hypervisor": "hyperv"}, "Set hypervisor")
+        session.edit_in(None, {"host.hypervisor": "hyperv"},
+                        "Set hypervisor")
+        assert session.scenario.host.hypervisor == "hyperv"
+        assert session.scenario.teams[0].policy == \
+            teaming_policies("hyperv")[0]
+        assert session.history.count == 2
+    finally:
+        session.close()
+
+
+def test_the_last_base_edit_becomes_a_variant_in_one_step(session):
+    assert not session.last_edit_can_be_variant
+    session.edit({"network.vlan_tags": 1}, "Set VLAN tags to 1")
+    assert session.last_edit_can_be_variant
+    assert session.make_last_edit_a_variant() == 4
+    assert session.scenario.network.vlan_tags == 0
+    assert session.scenario.variants[4].name == "VLAN tags to 1"
+    assert session.scenario.variants[4].set == {"network.vlan_tags": 1}
+    assert session.history.undo_text == \
+        "Make “Set VLAN tags to 1” a variant"
+    assert not session.last_edit_can_be_variant   # a variants edit
+    session.undo()
+    assert session.scenario.network.vlan_tags == 1
+    assert len(session.scenario.variants) == 4
+    session.open(session.scenario)   # another document: nothing to turn
+    assert not session.last_edit_can_be_variant
+
+
+def test_a_recommendation_is_applied_or_added_as_a_variant(session):
+    class Recommendation:
+        id = "advice.network.mtu"
+        change = {"network.mtu": {"old": 1500, "new": 9000}}
+    assert session.add_variant_from(Recommendation) == 4
+    assert session.scenario.variants[4].name == "network mtu"
+    assert session.scenario.variants[4].set == {"network.mtu": 9000}
+    session.apply_recommendation(Recommendation)
+    assert session.scenario.network.mtu == 9000
+    assert session.history.undo_text.startswith("Apply ")
+    assert "network.mtu" not in session.history.undo_text   # words
+
+
+def test_a_base_policy_change_repairs_the_variants_when_accepted():
+    # issue 16: seed000's "port ID" variant would inherit LACP's switch
+    # mode; the repair gives it the mode its own policy needs
+    session = Session(load_scenario(EXAMPLES / "seed000_lbt.toml"))
+    try:
+        asked = []
+        with pytest.raises(ScenarioError):
+            session.edit({"teams[0].policy": "lacp",
+                          "teams[0].switch_mode": "lacp"}, "Set policy",
+                         confirm_repair=lambda r: asked.append(r))
+        assert session.scenario.teams[0].policy == "lbt"
+        (repair,) = asked
+        assert repair.fixes == (("Originating port ID",
+                                 "teams[0].switch_mode = independent"),)
+        assert repair.broken and "Originating port ID" in repair.broken[0]
+        assert session.edit({"teams[0].policy": "lacp",
+                             "teams[0].switch_mode": "lacp"}, "Set policy",
+                            confirm_repair=lambda r: True)
+        assert session.scenario.variants[0].set == {
+            "teams[0].policy": "port_id",
+            "teams[0].switch_mode": "independent"}
+        assert session.history.undo_text == "Set policy (variants updated)"
+        session.undo()
+        assert session.scenario.teams[0].policy == "lbt"
+    finally:
+        session.close()
+
+
+# -- closing never waits for the workers --------------------------------
+
+#: A session whose advice takes a minute (a big fleet's candidates), closed
+#: while it runs; the process then ends.
+_CLOSE_DURING_ADVICE = """
+import threading, time
+import app.session as session_module
+from app.scenario_io import load_scenario
+started = threading.Event()
+def minute_long_advice(scenario, goal=None, callback=None):
+    started.set()
+    time.sleep(60)   # evaluating candidates: no callback meanwhile
+session_module.advise = minute_long_advice
+session = session_module.Session(load_scenario({example!r}))
+session.request_advice()
+assert started.wait(30)
+begun = time.perf_counter()
+session.close()
+print(f"{{time.perf_counter() - begun:.3f}}")
+"""
+
+
+def test_closing_during_a_long_advice_neither_waits_nor_holds_the_exit():
+    # ThreadPoolExecutor's workers are joined at exit: closing the last
+    # window during advice ended the process when the advice did
+    import subprocess
+    import sys
+    import time
+
+    from tests.conftest import ROOT
+    begun = time.perf_counter()
+    process = subprocess.run(
+        [sys.executable, "-c", _CLOSE_DURING_ADVICE.format(
+            example=str(EXAMPLES / "jumbo_10gbe.toml"))],
+        cwd=ROOT, capture_output=True, text=True, timeout=50)
+    assert process.returncode == 0, process.stderr
+    assert float(process.stdout) < 1.0   # close() returns at once
+    # start-up and one evaluation, never the minute of advice
+    assert time.perf_counter() - begun < 30
+
+
+def test_a_closed_sessions_advice_stops_at_its_next_callback(monkeypatch):
+    asked, answers = threading.Event(), []
+    closed = threading.Event()
+
+    def advice_with_a_callback(scenario, goal=None, callback=None):
+        asked.set()
+        assert closed.wait(30)
+        answers.append(callback(None))   # True: stop
+        raise ValueError("stopped")
+    monkeypatch.setattr(session_module, "advise", advice_with_a_callback)
+    session = Session(load_scenario(EXAMPLES / "jumbo_10gbe.toml"))
+    future = session.request_advice()
+    assert asked.wait(30)
+    session.close()
+    closed.set()
+    future.exception(timeout=30)
+    assert answers == [True]
+    with pytest.raises(RuntimeError):   # no new work after close
+        session.request_advice(goal="min_cpu")
+
+
+def test_work_queued_at_close_is_cancelled_and_waiters_wake(monkeypatch):
+    running, release = threading.Event(), threading.Event()
+
+    def held_evaluation(scenario, cache=None):
+        running.set()
+        assert release.wait(30)
+        return evaluate(scenario)
+    monkeypatch.setattr(session_module, "evaluate", held_evaluation)
+    session = Session(load_scenario(EXAMPLES / "jumbo_10gbe.toml"))
+    assert running.wait(30)
+    queued = session._evaluator.submit(lambda: "never")
+    session.close()   # the queued call is cancelled, not awaited
+    import concurrent.futures
+    done, _ = concurrent.futures.wait([queued], timeout=5)
+    assert queued in done and queued.cancelled()
+    release.set()

@@ -527,3 +527,49 @@ def test_results_say_which_validated_cases_back_them(window):
     for text in (cell, header):
         assert "Backed by V1 (+-1 %), V2" in text
         assert text.rstrip().endswith(": held")
+
+
+_CLOSE_DURING_ADVICE = """
+import threading, time
+import app.session as session_module
+started = threading.Event()
+def minute_long_advice(scenario, goal=None, callback=None):
+    started.set()
+    time.sleep(60)   # evaluating candidates: no callback meanwhile
+session_module.advise = minute_long_advice
+from PySide6 import QtWidgets
+from app.gui.main_window import MainWindow
+app = QtWidgets.QApplication([])
+window = MainWindow(recovery_folder={recovery!r})
+window.open_example()
+window.show()
+window.wait_for_results()
+window.recommend_dialog()
+assert started.wait(30)
+begun = time.perf_counter()
+window.close()
+print(f"{{time.perf_counter() - begun:.3f}}")
+"""
+
+
+def test_closing_during_a_long_advice_ends_linkplan_at_once(tmp_path):
+    # the window closed at once, but the process ended only when the
+    # session's advice did (its worker was joined at exit)
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from tests.conftest import ROOT
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen",
+               XDG_CONFIG_HOME=str(tmp_path / "config"),
+               XDG_DATA_HOME=str(tmp_path / "data"),
+               XDG_CACHE_HOME=str(tmp_path / "cache"))
+    begun = time.perf_counter()
+    process = subprocess.run(
+        [sys.executable, "-c", _CLOSE_DURING_ADVICE.format(
+            recovery=str(tmp_path / "recovery"))],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=50)
+    assert process.returncode == 0, process.stderr
+    assert float(process.stdout) < 1.0
+    assert time.perf_counter() - begun < 40   # never the minute of advice

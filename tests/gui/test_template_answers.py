@@ -5,7 +5,7 @@ each answer checked against what the platform's own documentation says
 
 import pytest
 
-from app.gui.main_window import goal_metrics
+from app.gui.analysis_actions import goal_metrics
 from app.paths import resource_path
 from models.units import MIB
 

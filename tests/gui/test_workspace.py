@@ -193,7 +193,7 @@ def test_every_menu_action_has_a_shortcut(window):
 
 
 def test_about_names_the_version_and_licences():
-    from app.gui.main_window import about_html
+    from app.gui.menus import about_html
     from solvers import __version__
     text = about_html()
     assert __version__ in text and "LGPL" in text
