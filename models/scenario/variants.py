@@ -73,5 +73,7 @@ def resolve_variant(base, index, variant):
     try:
         return document.model_validate({**kept, **data})
     except ValidationError as err:
-        raise ScenarioError([(f"{prefix}: {path}", message)
+        # a check of the whole document has no field path of its own
+        raise ScenarioError([(f"{prefix}: {path}" if path else prefix,
+                              message)
                              for path, message in problems(err)]) from None

@@ -287,7 +287,8 @@ def _analyse(doc, details):
     }
     single = np.array([kind == "host_down" for _, kind, *_ in cases])
     rebuilt = single & (solved["rebuild_tib"] > 0)
-    if rebuilt.any():
+    # a starved rebuild never ends: no longest time (a finding says so)
+    if rebuilt.any() and np.isfinite(solved["rebuild_s"][rebuilt]).all():
         metrics[metric_ids.headline(ANALYSIS.name, "rebuild_s")] = \
             solved["rebuild_s"][rebuilt].max()
     for c, (case, kind, *_) in enumerate(cases):
@@ -295,8 +296,9 @@ def _analyse(doc, details):
         metrics[metric_ids.cluster(case, "uplink_util_pct")] = uplink_pct[c]
         metrics[metric_ids.cluster(case, "unmet_gbps")] = unmet[c].sum()
         if solved["rebuild_tib"][c] > 0:
-            metrics[metric_ids.cluster(case, "rebuild_s")] = \
-                solved["rebuild_s"][c]
+            if np.isfinite(solved["rebuild_s"][c]):
+                metrics[metric_ids.cluster(case, "rebuild_s")] = \
+                    solved["rebuild_s"][c]
             metrics[metric_ids.cluster(case, "rebuild_gbps")] = \
                 solved["rebuild_rate"][c]
         if kind == "maintenance" and np.isfinite(solved["migration_s"][c]):
@@ -445,6 +447,25 @@ def _findings(doc, solved, loss_pct, link_pct, uplink_pct):
             evidence={"metric": metric_ids.headline(ANALYSIS.name, "hosts"),
                       "value": float(cluster.hosts()),
                       "threshold": float(solved["fits"] + 1)}))
+    starved = [c for c in np.flatnonzero(solved["rebuild_tib"] > 0)
+               if not np.isfinite(solved["rebuild_s"][c])]
+    if starved:
+        storage = next(t for t in cluster.classes if t.kind == "storage")
+        floor = fabric.REBUILD_FLOOR.get(_platform(cluster.storage_layout),
+                                         0.0)
+        findings.append(Finding(
+            id="cluster.rebuild_starved", severity="warning",
+            message=(f"After {', '.join(cases[c][0] for c in starved)}, "
+                     "the rebuild gets no bandwidth: the production IO of "
+                     f"class {storage.name!r} takes all of its share on "
+                     f"{_where(doc, solved, starved[0])}, and storage_layout "
+                     f"{cluster.storage_layout!r} keeps {100 * floor:g} % of "
+                     "it for recovery. The data stays without its "
+                     "redundancy while this load lasts: give the storage "
+                     "class more shares or faster links, or lower its IO."),
+            evidence={"metric": metric_ids.cluster(cases[starved[0]][0],
+                                                   "rebuild_gbps"),
+                      "value": 0.0, "threshold": 0.0}))
     finite = np.isfinite(solved["rebuild_s"]) & (solved["rebuild_tib"] > 0)
     if finite.any():
         c = int(np.where(finite, solved["rebuild_s"], -1).argmax())

@@ -177,6 +177,15 @@ def test_variant_with_unknown_path_or_bad_value():
         variants=[{"name": "v", "set": {"nics[3].speed_gbps": 1}}]))
 
 
+def test_variant_failing_a_document_check_names_the_variant_once():
+    # a cross-reference check has no field path: no empty path after it
+    message = problems_of(minimal_document(
+        teams=[{"name": "t", "members": ["nic0"]}],
+        variants=[{"name": "v", "set": {"teams[0].members": ["nic9"]}}]))
+    assert message == ("variants[0] ('v'): teams[0] names NIC 'nic9', "
+                       "which is not in nics")
+
+
 def test_paths():
     assert parse_path("nics[1].offloads.ipv6.tso") == \
         ["nics", 1, "offloads", "ipv6", "tso"]

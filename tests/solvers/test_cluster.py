@@ -205,3 +205,33 @@ def test_a_layout_without_a_spare_host_cannot_reprotect():
     data["cluster"]["host_groups"][0]["count"] = 7
     values, _ = metrics(data)
     assert values["cluster.host_down.web.rebuild_s"] > 0
+
+
+def test_a_rebuild_starved_by_production_io_is_a_finding_not_inf():
+    # found by the fuzzer (cluster_ceph_kvm with write_gbps 2 -> 20): Ceph
+    # keeps no floor for recovery, so when production fills the storage
+    # class the rebuild gets 0 Gbit/s and its time was inf, which a metric
+    # refuses. Replica 2 of 10 Gbit/s writes: 10 * 3/4 + 10 = 17.5 Gbit/s
+    # per host, x 4/3 after a host is lost = 23.3 over 2 x 10 GbE
+    data = document(storage_layout="ceph_replica", failures_to_tolerate=1,
+                    data_per_host_tib=1.0,
+                    classes=[{"name": "ceph", "kind": "storage",
+                              "write_gbps": 10.0}])
+    data["host"]["hypervisor"] = "kvm"
+    values, result = metrics(data)
+    assert values["cluster.host_down.web.rebuild_gbps"] == 0.0
+    assert "cluster.host_down.web.rebuild_s" not in values
+    assert "cluster.rebuild_s" not in values
+    starved = [f for f in result.findings
+               if f.id == "cluster.rebuild_starved"]
+    assert starved and "host_down.web" in starved[0].message \
+        and "'ceph'" in starved[0].message
+    # 8 Gbit/s of writes: 14 * 4/3 = 18.7 of 20 Gbit/s after one host,
+    # the rest rebuilds; 14 * 4/2 = 28 after two starves it
+    data["cluster"]["classes"][0]["write_gbps"] = 8.0
+    values, result = metrics(data)
+    assert values["cluster.host_down.web.rebuild_gbps"] > 0
+    assert values["cluster.rebuild_s"] > 0
+    starved = [f for f in result.findings
+               if f.id == "cluster.rebuild_starved"]
+    assert starved[0].message.startswith("After two_hosts_down.web, ")
