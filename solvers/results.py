@@ -34,7 +34,8 @@ class Metric:
     def __post_init__(self):
         if not math.isfinite(self.value):
             raise ValueError(f"metric {self.id} is not finite "
-                             f"({self.value!r}): a model produced NaN")
+                             f"({self.value!r}): a model produced NaN or an "
+                             "infinity")
 
 
 @dataclass(frozen=True)
