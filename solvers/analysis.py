@@ -197,6 +197,9 @@ class Analysis:
     views : tuple of str
         Keys of the GUI tabs and report sections that show it
         (``app.gui.views.VIEWS``).
+    sweep_axes : tuple of str
+        Document paths a Sweep tab starts on when the question is its own
+        (the input the question turns on), the first the document has.
     """
 
     name: str
@@ -215,6 +218,7 @@ class Analysis:
     areas: tuple = ()
     goals: tuple = ()
     views: tuple = ()
+    sweep_axes: tuple = ()
 
     def __post_init__(self):
         where = f"analysis {self.name!r} ({self.module})"

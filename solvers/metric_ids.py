@@ -45,7 +45,7 @@ __all__ = [
     "uplink", "uplink_trace",
     # what the declarations say
     "declared", "goals", "headline_metrics", "headline_of", "info",
-    "metric_suffixes", "repeating_headlines",
+    "metric_suffixes", "repeating_headlines", "sweep_axes",
 ]
 
 
@@ -137,6 +137,19 @@ def goals():
     ``models.scenario.GOALS`` order (the registry checks they agree)."""
     from_analyses = {g.kind: g for a in registry() for g in a.goals}
     return {kind: from_analyses[kind] for kind in GOALS}
+
+
+@functools.cache
+def sweep_axes():
+    """Analysis name -> the paths a Sweep tab starts on for its question
+    (:attr:`solvers.analysis.Analysis.sweep_axes`), in the order advise
+    picks a goal for a document without one (the lowest goal rank first;
+    analyses without a ranked goal last)."""
+    def pick_order(analysis):
+        return min((g.rank for g in analysis.goals if g.rank is not None),
+                   default=float("inf"))
+    return {a.name: a.sweep_axes for a in sorted(registry(), key=pick_order)
+            if a.sweep_axes}
 
 
 def __getattr__(name):

@@ -67,7 +67,8 @@ ANALYSIS = Analysis(
                 context=("evacuation.total_s", "evacuation.not_converged",
                          "evacuation.throttled",
                          "evacuation.max_downtime_s"), rank=3),),
-    views=("evacuation",))
+    views=("evacuation",),
+    sweep_axes=("workloads.evacuations[0].concurrency",))
 
 #: VMs named in a finding before "and N more".
 NAMED_VMS = 5

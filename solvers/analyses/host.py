@@ -68,7 +68,8 @@ ANALYSIS = Analysis(
              context=("host.cpu_pct_per_gbps", "host.cpu_pct",
                       "host.throughput_gbps")),
     ),
-    views=("transfer",))
+    views=("transfer",),
+    sweep_axes=("nics[0].speed_gbps",))
 
 
 def analyse(inputs, upstream, *, details=True):

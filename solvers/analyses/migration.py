@@ -70,7 +70,9 @@ ANALYSIS = Analysis(
                 lambda doc: bool(doc.workloads.migrations),
                 context=("migration.total_s", "migration.downtime_s"),
                 rank=2),),
-    views=("migration",))
+    views=("migration",),
+    sweep_axes=("workloads.migrations[0].dirty.rate_mib_s",
+                "workloads.migrations[0].memory_gib"))
 
 
 def analyse(inputs, upstream, *, details=True):

@@ -53,7 +53,9 @@ ANALYSIS = Analysis(
              lambda doc: bool(doc.workloads.storage),
              context=("storage.latency_ms", "storage.iops")),
     ),
-    views=("storage",))
+    views=("storage",),
+    sweep_axes=("workloads.storage[0].threads_per_disk",
+                "workloads.storage[0].vms"))
 
 #: Outstanding IO below this share of the knee N* is "too low" for an IOPS
 #: or throughput goal (storage-io.md section 7; the app's own rule, not

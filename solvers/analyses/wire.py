@@ -42,7 +42,8 @@ ANALYSIS = Analysis(
                "network.frame_size_bytes", better=LOWER),
     ),
     headline="goodput_gbps",
-    models=("models.wire",), areas=("wire",), views=("wire",))
+    models=("models.wire",), areas=("wire",), views=("wire",),
+    sweep_axes=("network.mtu",))
 
 #: Metrics of the packet-rate question, only where it is asked.
 QUESTION_METRICS = ("wire.frame_rate_pps", "wire.udp_payload_gbps",

@@ -56,3 +56,24 @@ def test_unparseable_teaming_id_is_refused():
     with pytest.raises(ValueError, match="no teaming policy"):
         metric_ids.parse("teaming.nothing.peak_util_pct")
 
+
+
+def test_sweep_axes_are_declared_paths_in_advises_pick_order():
+    # the Sweep tab starts on these: each must be a field some example
+    # sets (a misspelt path would silently fall back to the first field)
+    from models.scenario import get_path, scenario_data
+    documents = [scenario_data(load_scenario(path))
+                 for path in sorted(EXAMPLES.glob("*.toml"))]
+    axes = metric_ids.sweep_axes()
+    for name, paths in axes.items():
+        for path in paths:
+            found = []
+            for data in documents:
+                try:
+                    found.append(get_path(data, path))
+                except (KeyError, IndexError, ValueError, TypeError):
+                    continue
+            assert found, f"{name}: no example has {path}"
+    # a document without a goal is asked storage, transfer, migration ...
+    # first (the goals' ranks); the wire, with no goal, comes last
+    assert list(axes)[:2] == ["storage", "host"] and list(axes)[-1] == "wire"
