@@ -281,6 +281,25 @@ class Analysis:
 
 
 @dataclass(frozen=True)
+class CarriedRate:
+    """What a connection the host analysis sets up carries, handed to the
+    analyses that ride it (a migration, an evacuation's sessions) in its
+    result's ``provides["rates"]``: converted to bytes once, where it is
+    handed over.
+
+    Attributes
+    ----------
+    bytes_per_s : float or numpy.ndarray
+        Its throughput [B/s] (arrays over the points of a column sweep).
+    spread_members : float or numpy.ndarray
+        How many team members its streams spread over [1].
+    """
+
+    bytes_per_s: object
+    spread_members: object
+
+
+@dataclass(frozen=True)
 class AnalysisResult:
     """What one analysis found for one document.
 
@@ -301,7 +320,8 @@ class AnalysisResult:
         Why, for a status other than :data:`EVALUATED`.
     provides : dict
         Plain data for the analyses that require this one (e.g. transfer
-        rates for migrations); not part of the results.
+        rates for migrations, :class:`CarriedRate`); not part of the
+        results.
     """
 
     metrics: dict = field(default_factory=dict)

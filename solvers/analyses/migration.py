@@ -8,8 +8,7 @@ import math
 import numpy as np
 
 from models import compression, migration, migration_costs, platform, qemu_ram
-from models.units import (GIB, MIB, bytes_per_s_to_gbps,
-                          gbps_to_bytes_per_s)
+from models.units import GIB, MIB, bytes_per_s_to_gbps
 from solvers import goalseek
 from solvers import metric_grammar as metric_ids
 from solvers.analysis import (COUNT, EMPTY, FIRST, FLAG, HIGHER, LOWER,
@@ -104,8 +103,9 @@ def analyse_columns(inputs, upstream):
     one = inputs.template.migrations.owners
     carried = [rates[_carrier(item)] for _, item in one]
     result, rate, window_rate, answers = _solve(
-        rows, np.concatenate([c[0] for c in carried]),
-        np.concatenate([c[1] for c in carried]), False, inputs.reuse)
+        rows, np.concatenate([c.bytes_per_s for c in carried]),
+        np.concatenate([c.spread_members for c in carried]), False,
+        inputs.reuse)
     metrics = {}
     for j, (_, item) in enumerate(one):
         r = slice(j * count, (j + 1) * count)
@@ -198,11 +198,11 @@ def _carrier(item):
 
 
 def _solve(rows, throughput, spread, details, reuse):
-    """Pre-copy of every row at its carrier's ``throughput`` [Gbit/s]
+    """Pre-copy of every row at its carrier's ``throughput`` [B/s]
     shared by its concurrency, the rate that would converge within the
     downtime budget and the goal-seek answers (``reuse``:
     :meth:`solvers.inputs.Inputs.reuse`)."""
-    rate = gbps_to_bytes_per_s(throughput) / rows.concurrency  # each [B/s]
+    rate = throughput / rows.concurrency  # each [B/s]
     p = rows.columns
     result = precopy(p, rate, trace=details)
     rate = result["rate"]
@@ -219,8 +219,9 @@ def _solve(rows, throughput, spread, details, reuse):
 def _evaluate(rows, rates, out, details, inputs):
     carried = [rates[index][_carrier(item)] for index, item in rows.owners]
     result, rate, window_rate, answers = _solve(
-        rows, np.array([c[0] for c in carried]),
-        np.array([c[1] for c in carried]), details, inputs.reuse)
+        rows, np.array([c.bytes_per_s for c in carried]),
+        np.array([c.spread_members for c in carried]), details,
+        inputs.reuse)
     documents = inputs.documents
 
     for r, (index, item) in enumerate(rows.owners):
