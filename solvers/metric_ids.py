@@ -27,7 +27,7 @@ import functools
 
 from models.scenario import GOALS
 from solvers.analyses import registry
-from solvers.analysis import FIRST
+from solvers.analysis import FIRST, MARKS
 from solvers.metric_grammar import (POLICY_SHORT_NAMES, MetricId,
                                     cluster, configured_peaks, evacuation,
                                     headline, item, migration, nioc, parse,
@@ -45,7 +45,7 @@ __all__ = [
     "uplink", "uplink_trace",
     # what the declarations say
     "declared", "goals", "headline_metrics", "headline_of", "info",
-    "metric_suffixes", "repeating_headlines", "sweep_axes",
+    "metric_suffixes", "repeating_headlines", "sweep_axes", "sweep_marks",
 ]
 
 
@@ -150,6 +150,19 @@ def sweep_axes():
                    default=float("inf"))
     return {a.name: a.sweep_axes for a in sorted(registry(), key=pick_order)
             if a.sweep_axes}
+
+
+@functools.cache
+def sweep_marks():
+    """What a one-axis sweep chart marks, ``[(mark, headline id, reached
+    headline id or None)]`` (:attr:`solvers.analysis.Analysis.
+    sweep_marks`): by kind (turning points, reached levels, tops), then in
+    the analyses' order."""
+    found = [(mark, headline(a.name, mark.key),
+              None if mark.reaches is None else headline(a.name,
+                                                         mark.reaches))
+             for a in registry() for mark in a.sweep_marks]
+    return sorted(found, key=lambda entry: MARKS.index(entry[0].kind))
 
 
 def __getattr__(name):

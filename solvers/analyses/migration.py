@@ -12,8 +12,9 @@ from models.units import GIB, MIB, bytes_per_s_to_gbps
 from solvers import goalseek
 from solvers import metric_grammar as metric_ids
 from solvers.analysis import (COUNT, EMPTY, FIRST, FLAG, HIGHER, LOWER,
-                              VERDICT, Analysis, Candidate, ColumnResult, Goal,
-                              Items, Metric, ResultBuilder, defaulted_binding,
+                              TURNS, VERDICT, Analysis, Candidate,
+                              ColumnResult, Goal, Items, Metric,
+                              ResultBuilder, SweepMark, defaulted_binding,
                               metric_value)
 from solvers.inputs import (auto_streams, compression_note,
                             migration_carrier, migration_streams)
@@ -71,7 +72,11 @@ ANALYSIS = Analysis(
                 rank=2),),
     views=("migration",),
     sweep_axes=("workloads.migrations[0].dirty.rate_mib_s",
-                "workloads.migrations[0].memory_gib"))
+                "workloads.migrations[0].memory_gib"),
+    sweep_marks=(SweepMark("convergence boundary", "converged", TURNS),
+                 # beyond it the dirty rate over a round outruns the
+                 # bandwidth: the guest must be throttled to converge
+                 SweepMark("throttling needed", "throttle_pct", TURNS)))
 
 
 def analyse(inputs, upstream, *, details=True):

@@ -25,8 +25,8 @@ from tests.conftest import ROOT
 #: Files naming each analysis now (issue 31's target: 4). Lower it when a
 #: change removes a mention; never raise it. "host" counts every "host"
 #: literal, most of them the document's host section.
-CEILING = {"wire": 6, "host": 32, "migration": 16, "teaming": 12,
-           "storage": 23, "pcie": 3, "evacuation": 9, "cluster": 7,
+CEILING = {"wire": 5, "host": 32, "migration": 14, "teaming": 12,
+           "storage": 22, "pcie": 3, "evacuation": 9, "cluster": 7,
            "pfc": 0}
 
 SOURCES = sorted(path for folder in ("app", "models", "solvers")
