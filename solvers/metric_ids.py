@@ -34,15 +34,16 @@ from solvers.metric_grammar import (POLICY_SHORT_NAMES, MetricId,
                                     pcie, placement_trace, rounds_trace,
                                     schedule_trace, storage, sweep_trace,
                                     team_prefix, teaming, teams_in_ids,
-                                    transfer, uplink, uplink_trace)
+                                    topology_trace, transfer, uplink,
+                                    uplink_trace)
 
 __all__ = [
     # the grammar
     "POLICY_SHORT_NAMES", "MetricId", "cluster", "configured_peaks",
     "evacuation", "headline", "item", "migration", "nioc", "parse", "pcie",
     "placement_trace", "rounds_trace", "schedule_trace", "storage",
-    "sweep_trace", "team_prefix", "teaming", "teams_in_ids", "transfer",
-    "uplink", "uplink_trace",
+    "sweep_trace", "team_prefix", "teaming", "teams_in_ids",
+    "topology_trace", "transfer", "uplink", "uplink_trace",
     # what the declarations say
     "declared", "goals", "headline_metrics", "headline_of", "info",
     "metric_suffixes", "repeating_headlines", "sweep_axes", "sweep_marks",

@@ -697,7 +697,7 @@ TOPOLOGY_HOSTS_SHOWN = 32
 def cluster_topology(variant):
     """The cluster analysis's ``cluster.topology`` trace of a variant, or
     None."""
-    return variant.traces.get("cluster.topology")
+    return variant.traces.get(metric_ids.topology_trace())
 
 
 def utilisation_colour(pct, theme=LIGHT):

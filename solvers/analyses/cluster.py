@@ -318,7 +318,8 @@ def _analyse(doc, details):
     return AnalysisResult(
         metrics=metrics, findings=tuple(findings),
         assumptions=tuple(_assumptions(doc)),
-        traces={"cluster.topology": _topology_trace(doc, solved)},
+        traces={metric_ids.topology_trace():
+                _topology_trace(doc, solved)},
         bottleneck=_bottleneck(doc, solved, link_pct, uplink_pct))
 
 
