@@ -383,7 +383,7 @@ def _migration(document, scenario, check, site):
     _add_migration(document, scenario, site)
     rows = predicted_vs_measured(scenario, check)
     return [fits.Check(f"{check['source']} (migration "
-                       f"{check['migration']!r})",
+                       f"{check['name']!r})",
                        f"{row['label']}" + (f" [{row['unit']}]"
                                             if row["unit"] else ""),
                        row["measured"], row["predicted"], "fitted")

@@ -127,7 +127,7 @@ class ImportResult:
         cell, a truncated row, a gap in a series): the import is partial.
     checks : list of dict
         Measured outcomes to compare with a prediction (completed
-        migrations): ``{"migration": name, "file": ..., "measured":
+        migrations): ``{"name": migration name, "source": ..., "measured":
         {metric id: value}}``.
     runs : list
         Benchmark runs for ``linkplan calibrate``
@@ -607,6 +607,6 @@ def run_import(fmt, paths, **options):
         for migration in scenario.workloads.migrations:
             by_name[migration.name] = scenario
     for check in result.checks:
-        if check["migration"] in by_name:
-            outcome.checks.append((by_name[check["migration"]], check))
+        if check["name"] in by_name:
+            outcome.checks.append((by_name[check["name"]], check))
     return outcome
