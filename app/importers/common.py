@@ -149,6 +149,13 @@ class ImportResult:
 
 
 # --------------------------------------------------------------------------
+def storage_workloads(document):
+    """A scenario document's storage workloads (``workloads.storage``),
+    the list made when it has none: where importers and calibration add
+    the workloads they measured."""
+    return document["workloads"].setdefault("storage", [])
+
+
 # Names
 # --------------------------------------------------------------------------
 
