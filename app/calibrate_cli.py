@@ -268,13 +268,13 @@ def calibrate(paths, *, base=None, ghz=None, name=None, today=None):
 def _storage(document, runs, site):
     """Fit one back end per queue-depth series; the runs become storage
     workloads of the document."""
-    from app.importers.common import identifier
+    from app.importers.common import identifier, storage_workloads
     from models.scenario import scenario_from_dict
     from solvers import calibrate as fits
     from solvers.inputs import storage_columns
 
     checks = []
-    workloads = document["workloads"].setdefault("storage", [])
+    workloads = storage_workloads(document)
     taken = {w["name"] for w in workloads}
     series = {}
     for run in runs:
@@ -383,7 +383,7 @@ def _migration(document, scenario, check, site):
     _add_migration(document, scenario, site)
     rows = predicted_vs_measured(scenario, check)
     return [fits.Check(f"{check['source']} (migration "
-                       f"{check['migration']!r})",
+                       f"{check['name']!r})",
                        f"{row['label']}" + (f" [{row['unit']}]"
                                             if row["unit"] else ""),
                        row["measured"], row["predicted"], "fitted")

@@ -11,12 +11,11 @@ from app.vm_ports import port_keys
 from models import platform
 from models.scenario import TEAMING_POLICIES
 
-#: Stem of a new entry's name, by model.
-NAME_STEMS = {"Nic": "nic", "Team": "team", "Flow": "vm",
-               "Transfer": "transfer", "Migration": "migration",
-               "StorageWorkload": "workload", "Evacuation": "evacuation",
-               "EvacuationVm": "vm", "Destination": "host",
-               "TimeProfile": "profile", "NiocClass": "class"}
+#: Stem of a new entry's name, by model, where it is not the model's name
+#: in lower case (``Migration``: ``migration``).
+NAME_STEMS = {"Flow": "vm", "StorageWorkload": "workload",
+              "EvacuationVm": "vm", "Destination": "host",
+              "TimeProfile": "profile", "NiocClass": "class"}
 
 #: Values of the required fields of a new entry that are not names.
 NEW_VALUES = {

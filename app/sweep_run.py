@@ -15,6 +15,7 @@ import numpy as np
 
 from models.scenario import Axis, Sweep
 from solvers import metric_ids, sweep
+from solvers.analysis import REACHES, TURNS
 from solvers.columns import column_targets
 from solvers.results import csv_cell
 
@@ -207,32 +208,26 @@ def _to_request_order(data, name, order):
 
 
 def marks(data, name, metric_id):
-    """Knees and boundaries along a 1-D sweep of one series: ``(x,
-    label)`` where a migration stops converging (the convergence boundary,
-    where the dirty rate over one round reaches the bandwidth), where the
-    outstanding IO reaches the knee, and ``(None, y, label)`` lines at
-    line rate for throughput metrics."""
+    """Knees and boundaries along a 1-D sweep of one series, as the
+    analyses declare them (:func:`solvers.metric_ids.sweep_marks`): ``(x,
+    None, label)`` where a metric turns positive or back (a migration
+    stops converging) or first reaches another (the outstanding IO its
+    knee), and ``(None, y, label)`` lines at a metric's largest value on a
+    chart of its unit (the line rate)."""
     x = data.axis_values(0)
     found = []
-    converged = data.grid(name, "migration.converged")
-    flips = np.flatnonzero(np.diff(np.nan_to_num(converged, nan=0)) != 0)
-    for i in flips:
-        found.append((float((x[i] + x[i + 1]) / 2), None,
-                      "convergence boundary"))
-    # where the guest must be throttled to converge: beyond it the dirty
-    # rate over a round outruns the bandwidth
-    throttled = np.nan_to_num(data.grid(name, "migration.throttle_pct"),
-                              nan=0) > 0
-    for i in np.flatnonzero(np.diff(throttled.astype(int)) != 0):
-        found.append((float((x[i] + x[i + 1]) / 2), None,
-                      "throttling needed"))
-    oio, knee = data.grid(name, "storage.oio"), data.grid(name,
-                                                          "storage.knee_oio")
-    above = np.flatnonzero(np.nan_to_num(oio - knee, nan=-1) >= 0)
-    if above.size and above[0] > 0:
-        found.append((float(x[above[0]]), None, "OIO knee"))
-    if metric_ids.info(metric_id)[0] == "Gbit/s":
-        line = data.grid(name, "wire.link_gbps")
-        if np.isfinite(line).any():
-            found.append((None, float(np.nanmax(line)), "line rate"))
+    for mark, shown, reached in metric_ids.sweep_marks():
+        values = data.grid(name, shown)
+        if mark.kind == TURNS:
+            on = np.nan_to_num(values, nan=0) > 0
+            found.extend((float((x[i] + x[i + 1]) / 2), None, mark.label)
+                         for i in np.flatnonzero(np.diff(on.astype(int))))
+        elif mark.kind == REACHES:
+            above = np.flatnonzero(np.nan_to_num(
+                values - data.grid(name, reached), nan=-1) >= 0)
+            if above.size and above[0] > 0:
+                found.append((float(x[above[0]]), None, mark.label))
+        elif metric_ids.info(metric_id)[0] == metric_ids.info(shown)[0] \
+                and np.isfinite(values).any():
+            found.append((None, float(np.nanmax(values)), mark.label))
     return found

@@ -245,10 +245,18 @@ def advise(scenario, goal=None, *, callback=None):
                  f"of {len(kept)} tried"))
 
 
+#: The key of the host CPU a change costs, as the analyses headline it.
+_CPU_KEY = "cpu_pct"
+
+
 def _cpu_after(recommendation):
-    for metric_id in ("host.cpu_pct", "storage.cpu_pct"):
-        if metric_id in recommendation.effect:
-            return recommendation.effect[metric_id]["after"]
+    """The host CPU after a change: the first analysis (in registry
+    order) that headlines it and has it in the change's effect."""
+    for analysis in registry():
+        if any(m.key == _CPU_KEY for m in analysis.metrics):
+            metric_id = metric_ids.headline(analysis.name, _CPU_KEY)
+            if metric_id in recommendation.effect:
+                return recommendation.effect[metric_id]["after"]
     return 0.0
 
 

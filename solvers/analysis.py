@@ -57,6 +57,13 @@ UNITS = frozenset({"Gbit/s", "MB/s", "%", "%/(Gbit/s)", "1/s", "B", "GiB",
 FIRST, SUMMED = "first", "summed"
 
 
+#: What a sweep along one axis marks (:attr:`SweepMark.kind`): where a
+#: metric turns positive or back (a flag flipping), where it first reaches
+#: another metric, a line at its largest value on charts of its unit.
+TURNS, REACHES, TOPS = "turns", "reaches", "tops"
+MARKS = (TURNS, REACHES, TOPS)
+
+
 @dataclass(frozen=True)
 class Metric:
     """One entry of an analysis's metric catalogue.
@@ -109,6 +116,28 @@ class Items:
     name: str
     headline: str | None = None
     areas: tuple | None = None
+
+
+@dataclass(frozen=True)
+class SweepMark:
+    """A mark a one-axis sweep chart draws from an analysis's headline.
+
+    Attributes
+    ----------
+    label : str
+        The mark's words ("convergence boundary").
+    key : str
+        The headline ``<analysis>.<key>`` it reads.
+    kind : str
+        One of :data:`MARKS`.
+    reaches : str or None
+        :data:`REACHES`: the key of the headline it reaches.
+    """
+
+    label: str
+    key: str
+    kind: str
+    reaches: str | None = None
 
 
 @dataclass(frozen=True)
@@ -197,6 +226,11 @@ class Analysis:
     views : tuple of str
         Keys of the GUI tabs and report sections that show it
         (``app.gui.views.VIEWS``).
+    sweep_axes : tuple of str
+        Document paths a Sweep tab starts on when the question is its own
+        (the input the question turns on), the first the document has.
+    sweep_marks : tuple of SweepMark
+        What a one-axis sweep chart marks from its headlines.
     """
 
     name: str
@@ -215,6 +249,8 @@ class Analysis:
     areas: tuple = ()
     goals: tuple = ()
     views: tuple = ()
+    sweep_axes: tuple = ()
+    sweep_marks: tuple = ()
 
     def __post_init__(self):
         where = f"analysis {self.name!r} ({self.module})"
@@ -236,6 +272,11 @@ class Analysis:
         if self.headline not in keys:
             raise ValueError(f"{where}: headline {self.headline!r} is not "
                              "in its metrics")
+        for mark in self.sweep_marks:
+            if mark.kind not in MARKS or mark.key not in keys or \
+                    (mark.kind == REACHES) != (mark.reaches in keys):
+                raise ValueError(f"{where}: sweep mark {mark.label!r} must "
+                                 f"be one of {MARKS} of its own metrics")
         for item in self.items:
             if item.headline not in (None, FIRST, SUMMED):
                 raise ValueError(f"{where}: items {item.name!r}: headline "
@@ -277,6 +318,25 @@ class Analysis:
 
 
 @dataclass(frozen=True)
+class CarriedRate:
+    """What a connection the host analysis sets up carries, handed to the
+    analyses that ride it (a migration, an evacuation's sessions) in its
+    result's ``provides["rates"]``: converted to bytes once, where it is
+    handed over.
+
+    Attributes
+    ----------
+    bytes_per_s : float or numpy.ndarray
+        Its throughput [B/s] (arrays over the points of a column sweep).
+    spread_members : float or numpy.ndarray
+        How many team members its streams spread over [1].
+    """
+
+    bytes_per_s: object
+    spread_members: object
+
+
+@dataclass(frozen=True)
 class AnalysisResult:
     """What one analysis found for one document.
 
@@ -297,7 +357,8 @@ class AnalysisResult:
         Why, for a status other than :data:`EVALUATED`.
     provides : dict
         Plain data for the analyses that require this one (e.g. transfer
-        rates for migrations); not part of the results.
+        rates for migrations, :class:`CarriedRate`); not part of the
+        results.
     """
 
     metrics: dict = field(default_factory=dict)

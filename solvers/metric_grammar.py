@@ -123,6 +123,12 @@ def sweep_trace(name):
     return evacuation(name, "concurrency_sweep")
 
 
+def topology_trace():
+    """Trace key of the cluster's links and their loads in each failure
+    or maintenance case."""
+    return headline("cluster", "topology")
+
+
 def teams_in_ids(doc):
     """Team names as they appear in ``doc``'s teaming ids: ``{team name:
     None}`` when flows ride one team, else ``{team name: team name}``;

@@ -27,25 +27,26 @@ import functools
 
 from models.scenario import GOALS
 from solvers.analyses import registry
-from solvers.analysis import FIRST
+from solvers.analysis import FIRST, MARKS
 from solvers.metric_grammar import (POLICY_SHORT_NAMES, MetricId,
                                     cluster, configured_peaks, evacuation,
                                     headline, item, migration, nioc, parse,
                                     pcie, placement_trace, rounds_trace,
                                     schedule_trace, storage, sweep_trace,
                                     team_prefix, teaming, teams_in_ids,
-                                    transfer, uplink, uplink_trace)
+                                    topology_trace, transfer, uplink,
+                                    uplink_trace)
 
 __all__ = [
     # the grammar
     "POLICY_SHORT_NAMES", "MetricId", "cluster", "configured_peaks",
     "evacuation", "headline", "item", "migration", "nioc", "parse", "pcie",
     "placement_trace", "rounds_trace", "schedule_trace", "storage",
-    "sweep_trace", "team_prefix", "teaming", "teams_in_ids", "transfer",
-    "uplink", "uplink_trace",
+    "sweep_trace", "team_prefix", "teaming", "teams_in_ids",
+    "topology_trace", "transfer", "uplink", "uplink_trace",
     # what the declarations say
     "declared", "goals", "headline_metrics", "headline_of", "info",
-    "metric_suffixes", "repeating_headlines",
+    "metric_suffixes", "repeating_headlines", "sweep_axes", "sweep_marks",
 ]
 
 
@@ -137,6 +138,32 @@ def goals():
     ``models.scenario.GOALS`` order (the registry checks they agree)."""
     from_analyses = {g.kind: g for a in registry() for g in a.goals}
     return {kind: from_analyses[kind] for kind in GOALS}
+
+
+@functools.cache
+def sweep_axes():
+    """Analysis name -> the paths a Sweep tab starts on for its question
+    (:attr:`solvers.analysis.Analysis.sweep_axes`), in the order advise
+    picks a goal for a document without one (the lowest goal rank first;
+    analyses without a ranked goal last)."""
+    def pick_order(analysis):
+        return min((g.rank for g in analysis.goals if g.rank is not None),
+                   default=float("inf"))
+    return {a.name: a.sweep_axes for a in sorted(registry(), key=pick_order)
+            if a.sweep_axes}
+
+
+@functools.cache
+def sweep_marks():
+    """What a one-axis sweep chart marks, ``[(mark, headline id, reached
+    headline id or None)]`` (:attr:`solvers.analysis.Analysis.
+    sweep_marks`): by kind (turning points, reached levels, tops), then in
+    the analyses' order."""
+    found = [(mark, headline(a.name, mark.key),
+              None if mark.reaches is None else headline(a.name,
+                                                         mark.reaches))
+             for a in registry() for mark in a.sweep_marks]
+    return sorted(found, key=lambda entry: MARKS.index(entry[0].kind))
 
 
 def __getattr__(name):

@@ -496,14 +496,20 @@ GANTT_LABELLED_ROWS = 60
 GANTT_MAJOR_EVERY = 5
 
 
+#: An evacuation's traces by kind: the trace-id builder of each.
+_EVACUATION_TRACES = {"schedule": metric_ids.schedule_trace,
+                      "concurrency_sweep": metric_ids.sweep_trace}
+
+
 def evacuation_schedules(variant, kind="schedule"):
     """``(evacuation name, trace)`` of each evacuation of a variant, in
     scenario order: its schedule, or with ``kind='concurrency_sweep'`` its
     total time by concurrency."""
-    keys = {key: metric_ids.parse(key) for key in variant.traces
-            if key.startswith("evacuation.")}
-    return [(keys[key].name, trace) for key, trace in variant.traces.items()
-            if key in keys and keys[key].key == kind]
+    trace_id = _EVACUATION_TRACES[kind]
+    names = {key: _parsed(key) for key in variant.traces}
+    return [(names[key].name, trace) for key, trace in variant.traces.items()
+            if names[key] is not None and names[key].name is not None
+            and key == trace_id(names[key].name)]
 
 
 def draw_evacuation_sweep(plot_item, trace, used):
@@ -691,7 +697,7 @@ TOPOLOGY_HOSTS_SHOWN = 32
 def cluster_topology(variant):
     """The cluster analysis's ``cluster.topology`` trace of a variant, or
     None."""
-    return variant.traces.get("cluster.topology")
+    return variant.traces.get(metric_ids.topology_trace())
 
 
 def utilisation_colour(pct, theme=LIGHT):

@@ -9,6 +9,7 @@ from app.figures.charts import theme_of, variant_colour
 from app.schema_fields import path_label
 from app.sweep_run import marks
 from solvers import metric_ids
+from solvers.analysis import FLAG, TURNS
 
 
 def draw_sweep(plot_item, data, metric_id, heat_series=None):
@@ -76,12 +77,13 @@ def draw_sweep(plot_item, data, metric_id, heat_series=None):
     image.setRect(QtCore.QRectF(x[0] - dx / 2, y[0] - dy / 2,
                                 dx * len(x), dy * len(y)))
     plot_item.addItem(image)
-    converged = data.grid(name, "migration.converged")
-    if np.isfinite(converged).any() and np.nanmin(converged) < 1 <= \
-            np.nanmax(converged):
-        boundary = pg.IsocurveItem(np.nan_to_num(converged, nan=0), 0.5,
-                                   pen=pg.mkPen("w", width=2))
-        boundary.setParentItem(image)
+    for flag in _turning_flags():   # where a migration stops converging
+        turns = data.grid(name, flag)
+        if np.isfinite(turns).any() and np.nanmin(turns) < 1 <= \
+                np.nanmax(turns):
+            boundary = pg.IsocurveItem(np.nan_to_num(turns, nan=0), 0.5,
+                                       pen=pg.mkPen("w", width=2))
+            boundary.setParentItem(image)
     if colour_bar is None:
         colour_bar = pg.ColorBarItem(colorMap=colour_map, interactive=False,
                                      width=14)
@@ -93,3 +95,10 @@ def draw_sweep(plot_item, data, metric_id, heat_series=None):
     colour_bar.axis.setPen(theme.text)
     colour_bar.setLevels((low, high))
     plot_item.getViewBox().autoRange(padding=0)
+
+
+def _turning_flags():
+    """Headline flags whose turning points a sweep marks (a heat map
+    draws them as a boundary)."""
+    return [shown for mark, shown, _ in metric_ids.sweep_marks()
+            if mark.kind == TURNS and metric_ids.declared(shown).kind == FLAG]

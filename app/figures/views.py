@@ -60,6 +60,13 @@ class GoodputView:
     heading: str
     caption: str
 
+    #: drawn for every scenario, the background of the others: the report
+    #: leaves it out where another view (or several variants) has the
+    #: question unless its curves differ
+    background = True
+    per_variant = False
+    shrinks = False
+
     def present(self, results):
         return True
 
@@ -90,6 +97,10 @@ class BarsView:
     #: None to leave it out), one chart each
     bars: tuple
 
+    background = False
+    per_variant = False
+    shrinks = False
+
     def present(self, results):
         return has_metric(results, self.present_metric)
 
@@ -111,6 +122,11 @@ class TeamingView:
     key: str
     title: str
     hint: str
+
+    background = False
+    #: its sections are per variant (the report draws fewer variants)
+    per_variant = True
+    shrinks = False
 
     def present(self, results):
         return any(teaming_traces(v)[0] for v in results.variants)
@@ -148,6 +164,11 @@ class EvacuationView:
     hint: str
     caption: str
 
+    background = False
+    per_variant = True
+    #: a Gantt keeps its rows legible on a shorter canvas
+    shrinks = True
+
     def present(self, results):
         return any(evacuation_schedules(v) for v in results.variants)
 
@@ -173,6 +194,10 @@ class ClusterView:
     key: str
     title: str
     hint: str
+
+    background = False
+    per_variant = False
+    shrinks = False
 
     def present(self, results):
         return any(cluster_topology(v) for v in results.variants)
@@ -288,3 +313,7 @@ VIEWS = (
         "groups, switches, traffic classes) to see its hosts, switches and "
         "links coloured by utilisation in each failure case."),
 )
+
+#: Views whose charts page 1 of the report shows, by preference.
+KEY_VIEWS = ("teaming", "evacuation", "migration", "storage", "wire",
+             "transfer")

@@ -29,35 +29,20 @@ class _Signals(QtCore.QObject):
 #: ``linkplan sweep`` reruns it.
 TAB_SWEEP_NAME = "Sweep tab"
 
-#: The first axis a new document's Sweep tab offers, by the goal's family:
-#: the input its question turns on (dirty rate for a migration,
-#: outstanding IO for storage, link speed for a transfer); without a goal
-#: in the order advise picks one (storage, transfer, migration ...).
-GOAL_AXES = (
-    ("storage", ("workloads.storage[0].threads_per_disk",
-                 "workloads.storage[0].vms")),
-    ("host", ("nics[0].speed_gbps",)),
-    ("migration", ("workloads.migrations[0].dirty.rate_mib_s",
-                   "workloads.migrations[0].memory_gib")),
-    ("evacuation", ("workloads.evacuations[0].concurrency",)),
-    ("teaming", ("nics[0].speed_gbps",)),
-    ("cluster", ("nics[0].speed_gbps",)),
-    ("wire", ("network.mtu",)),
-)
-
-
 def default_axis(scenario, paths):
-    """The path a Sweep tab starts on: the goal's input when the document
-    has one, else the first of :data:`GOAL_AXES` it has, else its first
-    numeric path."""
+    """The path a Sweep tab starts on: the input the goal's question turns
+    on when the document has one (dirty rate for a migration, outstanding
+    IO for storage, link speed for a transfer), else the first that the
+    analyses declare (:func:`solvers.metric_ids.sweep_axes`, in the order
+    advise picks a goal) the document has, else its first numeric path."""
     from models.scenario import GOALS
-    order = [family for family, _ in GOAL_AXES]
+    candidates = metric_ids.sweep_axes()
+    order = list(candidates)
     if scenario.goal is not None:
         family = GOALS[scenario.goal.kind][0].partition(".")[0]
         if family in order:   # the goal's family first
             order.remove(family)
             order.insert(0, family)
-    candidates = dict(GOAL_AXES)
     for family in order:
         for path in candidates[family]:
             if path in paths:

@@ -127,7 +127,7 @@ class ImportResult:
         cell, a truncated row, a gap in a series): the import is partial.
     checks : list of dict
         Measured outcomes to compare with a prediction (completed
-        migrations): ``{"migration": name, "file": ..., "measured":
+        migrations): ``{"name": migration name, "source": ..., "measured":
         {metric id: value}}``.
     runs : list
         Benchmark runs for ``linkplan calibrate``
@@ -149,6 +149,13 @@ class ImportResult:
 
 
 # --------------------------------------------------------------------------
+def storage_workloads(document):
+    """A scenario document's storage workloads (``workloads.storage``),
+    the list made when it has none: where importers and calibration add
+    the workloads they measured."""
+    return document["workloads"].setdefault("storage", [])
+
+
 # Names
 # --------------------------------------------------------------------------
 
@@ -607,6 +614,6 @@ def run_import(fmt, paths, **options):
         for migration in scenario.workloads.migrations:
             by_name[migration.name] = scenario
     for check in result.checks:
-        if check["migration"] in by_name:
-            outcome.checks.append((by_name[check["migration"]], check))
+        if check["name"] in by_name:
+            outcome.checks.append((by_name[check["name"]], check))
     return outcome

@@ -16,7 +16,7 @@ interrupted before measuring holds ``<Error>``.
 import xml.etree.ElementTree as ElementTree
 
 from app.importers.common import (Draft, ImportProblem, identifier,
-                                  import_each, read_text)
+                                  import_each, read_text, storage_workloads)
 from models.units import KIB
 from solvers.calibrate import StorageRun
 
@@ -53,7 +53,7 @@ def _import_one(path, result):
         "SMB share or CSV over the network would need the protocol set)",
         "DiskSpd reports processors but no clock: set host.ghz",
         "NIC nic0 (10 Gbit/s) is a placeholder: local IO does not use it"]
-    workloads = document["workloads"].setdefault("storage", [])
+    workloads = storage_workloads(document)
     for number, (profile, span) in enumerate(zip(profiles, measured), 1):
         error = span.findtext("Error")
         if error:

@@ -16,7 +16,7 @@ import os
 import re
 
 from app.importers.common import (Draft, ImportProblem, identifier,
-                                  import_each)
+                                  import_each, storage_workloads)
 from app.importers.iperf3 import read_json
 from models.units import KIB
 from solvers.calibrate import StorageRun
@@ -73,7 +73,7 @@ def _import_one(path, result):
         "fio reports no CPU model or clock: set host.ghz, sockets and "
         "cores_per_socket",
         "NIC nic0 (10 Gbit/s) is a placeholder: local IO does not use it"]
-    workloads = document["workloads"].setdefault("storage", [])
+    workloads = storage_workloads(document)
     for name, entries in jobs.items():
         run = _job(path, name, entries, globals_, draft, len(workloads))
         if run is None:

@@ -18,7 +18,8 @@ import re
 from pathlib import Path
 
 from app.importers.common import (Draft, ImportProblem, identifier,
-                                  import_each, number, read_text)
+                                  import_each, number, read_text,
+                                  storage_workloads)
 from models.units import KIB
 from solvers.calibrate import StorageRun
 
@@ -78,7 +79,7 @@ def _import_one(path, result):
         "locally (protocol 'local'): the datastore's network and CPU are "
         "inside the fitted service time and channels",
         "NIC nic0 (25 Gbit/s) is a placeholder: the summary names no NIC"]
-    workloads = document["workloads"].setdefault("storage", [])
+    workloads = storage_workloads(document)
     for job in jobs:
         values = {}
         for key in ("VMs", "IOPS", "R_LATENCY", "W_LATENCY"):

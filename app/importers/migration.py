@@ -154,7 +154,7 @@ def build(draft, record, result, *, hypervisor, stop_rule):
     document["workloads"]["migrations"] = [migration]
     result.drafts.append(draft)
     if record.completed:
-        result.checks.append({"migration": name,
+        result.checks.append({"name": name,
                               "source": record.completed["source"],
                               "measured": {
                                   metric_ids.headline("migration", key): value
@@ -249,7 +249,7 @@ def predicted_vs_measured(scenario, check):
 
 def format_check(rows, check):
     """The predicted-vs-measured rows as a text table."""
-    lines = [f"Predicted vs measured: migration {check['migration']!r} "
+    lines = [f"Predicted vs measured: migration {check['name']!r} "
              f"({check['source']})",
              f"  {'quantity':14} {'predicted':>12} {'measured':>12} "
              f"{'error':>9}"]

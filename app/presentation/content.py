@@ -326,8 +326,7 @@ def teaming_pivot(metric_ids):
             parsed = ids.parse(metric_id)
         except ValueError:
             parsed = None
-        if parsed is None or parsed.family != "teaming" or \
-                parsed.policy in (None, "nioc"):
+        if parsed is None or parsed.policy in (None, "nioc"):
             rest.append(metric_id)
             continue
         policy = ids.info(metric_id)[1].rpartition(": ")[0]

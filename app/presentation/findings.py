@@ -5,6 +5,7 @@ re-evaluated effect."""
 import math
 
 from solvers import metric_ids
+from solvers.analysis import FLAG
 from solvers.results import format_number
 
 #: Severities in the order they are listed (each its colour's name in
@@ -29,8 +30,8 @@ def calculation(variant):
             continue
         if parsed.family != family:
             continue
-        if family != "teaming" and parsed.name is not None:
-            continue
+        if parsed.name is not None:
+            continue   # an item's repeat (teaming ids name no item)
         rows.append((metric.label.replace(" (1 yes, 0 no)", ""),
                      shown_value(metric), metric.unit))
     return rows[:CALCULATION_ROWS]
@@ -38,7 +39,8 @@ def calculation(variant):
 
 def shown_value(metric):
     """A metric's value as the panel shows it: yes/no for a flag."""
-    if metric.label.endswith("(1 yes, 0 no)"):
+    declared = metric_ids.declared(metric.id)
+    if declared is not None and declared.kind == FLAG:
         return "yes" if metric.value else "no"
     return format_number(metric.value)
 

@@ -4,8 +4,9 @@ row labels, which rows are worth reading, and the validated cases behind
 a metric."""
 
 from app.presentation.content import table_rows
+from solvers.analysis import FLAG
+from solvers.metric_ids import declared, repeating_headlines
 from solvers.metric_ids import parse as parse_metric_id
-from solvers.metric_ids import repeating_headlines
 from solvers.results import format_change, format_number
 
 #: Units of metrics that count things (shown without decimals when whole).
@@ -13,7 +14,13 @@ _COUNT_UNITS = ("1", "cores")
 
 
 def is_flag(metric):
-    return metric.id.rsplit(".", 1)[-1] == "converged"
+    return is_flag_id(metric.id)
+
+
+def is_flag_id(metric_id):
+    """Whether an analysis declares the metric a yes (1) / no (0) flag."""
+    metric = declared(metric_id)
+    return metric is not None and metric.kind == FLAG
 
 
 def shown_value(metric):
@@ -103,7 +110,7 @@ def relevant_rows(results, pinned=()):
                     if i in every),
                    key=lambda i: family_and_key(i) not in kept)
     compared = set(rows.compared)
-    return [i for i in every if i in compared or i.endswith(".converged")
+    return [i for i in every if i in compared or is_flag_id(i)
             or family_and_key(i) in kept], every
 
 

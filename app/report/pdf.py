@@ -251,17 +251,17 @@ def _sections(results, rows, summary, sweep_chart):
     note = "" if len(charted.variants) == len(results.variants) else \
         f" Drawn: {len(charted.variants)} of {len(results.variants)} " \
         "variants (the base, the recommended one, then in order)."
-    others = any(v.present(results) for v in VIEWS if v.key != "wire")
+    others = any(v.present(results) for v in VIEWS if not v.background)
     same = set(rows.same)
     out = []
     for view in VIEWS:
-        if view.key == "wire" and (others or len(results.variants) > 1) \
+        if view.background and (others or len(results.variants) > 1) \
                 and not _wire_differs(results):
             continue   # one curve for every variant
         bars = [bar[0] for bar in getattr(view, "bars", ())]
         if bars and all(metric_id in same for metric_id in bars):
             continue   # equal bars in every variant say nothing
-        per_variant = view.key in ("teaming", "evacuation")
+        per_variant = view.per_variant
         shown = detailed if per_variant else charted
         if per_variant and len(shown.variants) < len(results.variants):
             drawn = ", ".join(v.name for v in shown.variants)

@@ -90,7 +90,7 @@ def advice_section(page, advice, scenario):
 def check_section(page, check, rows):
     """Predicted vs measured for an imported, completed migration."""
     page.heading(f"Predicted vs measured: migration "
-                 f"{check['migration']}", keep=100)
+                 f"{check['name']}", keep=100)
     page.text(f"Measured: {check['source']}", size=8, colour=GREY)
     for row in rows:
         unit = f" {row['unit']}" if row["unit"] else ""

@@ -7,7 +7,7 @@ import dataclasses
 
 from PySide6 import QtCore, QtGui
 
-from app.figures.views import REPORT_CHART_WIDTH
+from app.figures.views import KEY_VIEWS, REPORT_CHART_WIDTH, VIEWS
 from app.presentation.content import (SAME, biggest_changes, changes_text,
                                       grouped_findings, names_text)
 from app.presentation.values import row_label, shown_value
@@ -66,8 +66,7 @@ def summary_page(page, scenario, results, summary, changes, sections,
         first = charts[0].height * page.width / REPORT_CHART_WIDTH
         printed = min(first, page.room() - lines - 30)
         natural = QtCore.QSize(REPORT_CHART_WIDTH, charts[0].height)
-        if view == "evacuation" and printed >= 150:
-            # a Gantt keeps its rows legible on a shorter canvas
+        if _VIEW_OF[view].shrinks and printed >= 150:
             page.subheading(heading, keep=printed)
             page.chart(charts[0].draw, QtCore.QSize(
                 REPORT_CHART_WIDTH,
@@ -256,16 +255,14 @@ def _goal_rows(summary, most):
     return [nv for nv in values if nv[0] in keep]
 
 
-#: Views whose charts page 1 shows, by preference.
-_KEY_VIEWS = ("teaming", "evacuation", "migration", "storage", "wire",
-              "transfer")
+_VIEW_OF = {view.key: view for view in VIEWS}
 
 
 def _key_chart(sections, best, goal_metric):
     """(view key, heading, charts) for page 1: the question's main section
     (of the recommended variant where charts are per variant) without the
     bars of the goal (page 1 has them already), or None."""
-    for key in _KEY_VIEWS:
+    for key in KEY_VIEWS:
         found = [(key, h, tuple(c for c, m in zip(charts, bars)
                                 if m != goal_metric))
                  for k, h, charts, _, bars in sections if k == key]

@@ -52,7 +52,8 @@ ANALYSIS = Analysis(
                 context=("cluster.worst_peak_util_pct",
                          "cluster.worst_unmet_gbps", "cluster.rebuild_s"),
                 rank=5),),
-    views=("cluster", "cluster_fabric"))
+    views=("cluster", "cluster_fabric"),
+    sweep_axes=("nics[0].speed_gbps",))
 
 #: Classes whose traffic follows the VMs: when hosts fail, their VMs
 #: restart on the others (vSphere HA, failover clustering) and bring it.
@@ -319,7 +320,8 @@ def _analyse(doc, details):
     return AnalysisResult(
         metrics=metrics, findings=tuple(findings),
         assumptions=tuple(_assumptions(doc)),
-        traces={"cluster.topology": _topology_trace(doc, solved)},
+        traces={metric_ids.topology_trace():
+                _topology_trace(doc, solved)},
         bottleneck=_bottleneck(doc, solved, link_pct, uplink_pct))
 
 

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from models import evacuation, migration
-from models.units import MIB, bytes_per_s_to_gbps, gbps_to_bytes_per_s
+from models.units import MIB, bytes_per_s_to_gbps
 from solvers import metric_grammar as metric_ids
 from solvers import schedule
 from solvers.analysis import (COUNT, EMPTY, FIRST, HIGHER, LOWER, Analysis,
@@ -67,7 +67,8 @@ ANALYSIS = Analysis(
                 context=("evacuation.total_s", "evacuation.not_converged",
                          "evacuation.throttled",
                          "evacuation.max_downtime_s"), rank=3),),
-    views=("evacuation",))
+    views=("evacuation",),
+    sweep_axes=("workloads.evacuations[0].concurrency",))
 
 #: VMs named in a finding before "and N more".
 NAMED_VMS = 5
@@ -156,9 +157,8 @@ def _setup(item, columns, limit, caps, rates):
     """What an evacuation plans with: its share by number running, the
     concurrencies to try and the key of its plan."""
     sessions = sessions_to_rate(item, limit)
-    aggregate = gbps_to_bytes_per_s(np.array(
-        [rates[("evacuation", item.name, k)][0]
-         for k in range(1, sessions + 1)]))
+    aggregate = np.array([rates[("evacuation", item.name, k)].bytes_per_s
+                          for k in range(1, sessions + 1)])
     per_migration, total = caps
     share = evacuation.share_per_migration(
         aggregate, per_migration_cap=per_migration, aggregate_cap=total)

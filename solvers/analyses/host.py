@@ -12,7 +12,7 @@ import numpy as np
 from models import chain, cpu, host, pcie, platform, transport, wire
 from models.units import gbps_to_bytes_per_s
 from solvers import metric_grammar as metric_ids
-from solvers.analysis import (COUNT, EMPTY, FIRST, HIGHER, LOWER, VERDICT,
+from solvers.analysis import (COUNT, EMPTY, CarriedRate, FIRST, HIGHER, LOWER, VERDICT,
                               Analysis, Candidate, ColumnResult, Goal, Items,
                               Metric, ResultBuilder, defaulted_binding,
                               metric_value)
@@ -68,7 +68,8 @@ ANALYSIS = Analysis(
              context=("host.cpu_pct_per_gbps", "host.cpu_pct",
                       "host.throughput_gbps")),
     ),
-    views=("transfer",))
+    views=("transfer",),
+    sweep_axes=("nics[0].speed_gbps",))
 
 
 def analyse(inputs, upstream, *, details=True):
@@ -76,8 +77,8 @@ def analyse(inputs, upstream, *, details=True):
 
     ``provides["rates"]`` maps ``("transfer", name)``, for migrations
     that name no transfer ``("migration", name)`` and for evacuations
-    ``("evacuation", name, sessions)`` to ``(throughput [Gbit/s], members
-    carrying it)``.
+    ``("evacuation", name, sessions)`` to its
+    :class:`solvers.analysis.CarriedRate`.
     """
     rows = inputs.transfers
     if not rows.owners:
@@ -102,7 +103,7 @@ def analyse_columns(inputs, upstream):
     for j, ((_, item, carried), path) in enumerate(zip(one.owners,
                                                        one.paths)):
         part = slice(j * count, (j + 1) * count)
-        rate = (now["throughput"][part], now["spread_members"][part])
+        rate = _carried(now, part)
         if carried is not None:
             rates[carried] = rate
             continue
@@ -176,14 +177,20 @@ def _transfer_values(rows, now, jumbo, r, path):
     return values
 
 
+def _carried(now, at):
+    """The :class:`solvers.analysis.CarriedRate` of the chain's rows
+    ``at`` (an index or a slice)."""
+    return CarriedRate(gbps_to_bytes_per_s(now["throughput"][at]),
+                       now["spread_members"][at])
+
+
 def _evaluate(inputs, rows, out, details):
     now, jumbo = _chain_rows(rows)
     for r, ((index, item, carried), path) in enumerate(
             zip(rows.owners, rows.paths)):
         result = out[index]
         if carried is not None:
-            result.provides["rates"][carried] = (
-                now["throughput"][r], now["spread_members"][r])
+            result.provides["rates"][carried] = _carried(now, r)
             doc = inputs.documents[index]
             if details:
                 limit = int(now["limit"][r])
@@ -195,8 +202,7 @@ def _evaluate(inputs, rows, out, details):
                 # the document's (not the wire's line rate)
                 _carrier_limit(doc, item, path, now, r, result, details)
             continue
-        result.provides["rates"][("transfer", item.name)] = (
-            now["throughput"][r], now["spread_members"][r])
+        result.provides["rates"][("transfer", item.name)] = _carried(now, r)
         doc = inputs.documents[index]
         values = _transfer_values(rows, now, jumbo, r, path)
         metrics = {metric_ids.transfer(item.name, k): v

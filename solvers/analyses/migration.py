@@ -8,13 +8,13 @@ import math
 import numpy as np
 
 from models import compression, migration, migration_costs, platform, qemu_ram
-from models.units import (GIB, MIB, bytes_per_s_to_gbps,
-                          gbps_to_bytes_per_s)
+from models.units import GIB, MIB, bytes_per_s_to_gbps
 from solvers import goalseek
 from solvers import metric_grammar as metric_ids
 from solvers.analysis import (COUNT, EMPTY, FIRST, FLAG, HIGHER, LOWER,
-                              VERDICT, Analysis, Candidate, ColumnResult, Goal,
-                              Items, Metric, ResultBuilder, defaulted_binding,
+                              TURNS, VERDICT, Analysis, Candidate,
+                              ColumnResult, Goal, Items, Metric,
+                              ResultBuilder, SweepMark, defaulted_binding,
                               metric_value)
 from solvers.inputs import (auto_streams, compression_note,
                             migration_carrier, migration_streams)
@@ -70,7 +70,13 @@ ANALYSIS = Analysis(
                 lambda doc: bool(doc.workloads.migrations),
                 context=("migration.total_s", "migration.downtime_s"),
                 rank=2),),
-    views=("migration",))
+    views=("migration",),
+    sweep_axes=("workloads.migrations[0].dirty.rate_mib_s",
+                "workloads.migrations[0].memory_gib"),
+    sweep_marks=(SweepMark("convergence boundary", "converged", TURNS),
+                 # beyond it the dirty rate over a round outruns the
+                 # bandwidth: the guest must be throttled to converge
+                 SweepMark("throttling needed", "throttle_pct", TURNS)))
 
 
 def analyse(inputs, upstream, *, details=True):
@@ -102,8 +108,9 @@ def analyse_columns(inputs, upstream):
     one = inputs.template.migrations.owners
     carried = [rates[_carrier(item)] for _, item in one]
     result, rate, window_rate, answers = _solve(
-        rows, np.concatenate([c[0] for c in carried]),
-        np.concatenate([c[1] for c in carried]), False, inputs.reuse)
+        rows, np.concatenate([c.bytes_per_s for c in carried]),
+        np.concatenate([c.spread_members for c in carried]), False,
+        inputs.reuse)
     metrics = {}
     for j, (_, item) in enumerate(one):
         r = slice(j * count, (j + 1) * count)
@@ -196,11 +203,11 @@ def _carrier(item):
 
 
 def _solve(rows, throughput, spread, details, reuse):
-    """Pre-copy of every row at its carrier's ``throughput`` [Gbit/s]
+    """Pre-copy of every row at its carrier's ``throughput`` [B/s]
     shared by its concurrency, the rate that would converge within the
     downtime budget and the goal-seek answers (``reuse``:
     :meth:`solvers.inputs.Inputs.reuse`)."""
-    rate = gbps_to_bytes_per_s(throughput) / rows.concurrency  # each [B/s]
+    rate = throughput / rows.concurrency  # each [B/s]
     p = rows.columns
     result = precopy(p, rate, trace=details)
     rate = result["rate"]
@@ -217,8 +224,9 @@ def _solve(rows, throughput, spread, details, reuse):
 def _evaluate(rows, rates, out, details, inputs):
     carried = [rates[index][_carrier(item)] for index, item in rows.owners]
     result, rate, window_rate, answers = _solve(
-        rows, np.array([c[0] for c in carried]),
-        np.array([c[1] for c in carried]), details, inputs.reuse)
+        rows, np.array([c.bytes_per_s for c in carried]),
+        np.array([c.spread_members for c in carried]), details,
+        inputs.reuse)
     documents = inputs.documents
 
     for r, (index, item) in enumerate(rows.owners):

@@ -10,9 +10,10 @@ import numpy as np
 
 from models import storage, wire
 from solvers import metric_grammar as metric_ids
-from solvers.analysis import (EMPTY, HIGHER, LOWER, SUMMED, VERDICT, Analysis,
-                              Candidate, ColumnResult, Goal, Items, Metric,
-                              ResultBuilder, defaulted_binding, metric_value)
+from solvers.analysis import (EMPTY, HIGHER, LOWER, REACHES, SUMMED, VERDICT,
+                              Analysis, Candidate, ColumnResult, Goal, Items,
+                              Metric, ResultBuilder, SweepMark,
+                              defaulted_binding, metric_value)
 from solvers.inputs import mtu_limits
 from solvers.results import Bottleneck, Finding
 
@@ -53,7 +54,11 @@ ANALYSIS = Analysis(
              lambda doc: bool(doc.workloads.storage),
              context=("storage.latency_ms", "storage.iops")),
     ),
-    views=("storage",))
+    views=("storage",),
+    sweep_axes=("workloads.storage[0].threads_per_disk",
+                "workloads.storage[0].vms"),
+    sweep_marks=(SweepMark("OIO knee", "oio", REACHES,
+                           reaches="knee_oio"),))
 
 #: Outstanding IO below this share of the knee N* is "too low" for an IOPS
 #: or throughput goal (storage-io.md section 7; the app's own rule, not

@@ -54,7 +54,8 @@ ANALYSIS = Analysis(
     goals=(Goal("min_peak_util", "teaming.configured.peak_util_pct", "min",
                 lambda doc: bool(doc.workloads.flows and doc.teams),
                 rank=4),),
-    views=("teaming",))
+    views=("teaming",),
+    sweep_axes=("nics[0].speed_gbps",))
 
 #: Policies compared by default, by hypervisor: the ones that platform
 #: offers (teaming.md sections 2-5).

@@ -6,8 +6,9 @@ import numpy as np
 
 from models import chain, transport, wire
 from models.units import bytes_per_s_to_gbps
-from solvers.analysis import (HIGHER, LOWER, Analysis, AnalysisResult,
-                              Candidate, ColumnResult, Metric, metric_value)
+from solvers.analysis import (HIGHER, LOWER, TOPS, Analysis, AnalysisResult,
+                              Candidate, ColumnResult, Metric, SweepMark,
+                              metric_value)
 from solvers.inputs import encapsulation_bytes
 from solvers.results import Bottleneck, Finding
 
@@ -42,7 +43,9 @@ ANALYSIS = Analysis(
                "network.frame_size_bytes", better=LOWER),
     ),
     headline="goodput_gbps",
-    models=("models.wire",), areas=("wire",), views=("wire",))
+    models=("models.wire",), areas=("wire",), views=("wire",),
+    sweep_axes=("network.mtu",),
+    sweep_marks=(SweepMark("line rate", "link_gbps", TOPS),))
 
 #: Metrics of the packet-rate question, only where it is asked.
 QUESTION_METRICS = ("wire.frame_rate_pps", "wire.udp_payload_gbps",

@@ -56,3 +56,46 @@ def test_unparseable_teaming_id_is_refused():
     with pytest.raises(ValueError, match="no teaming policy"):
         metric_ids.parse("teaming.nothing.peak_util_pct")
 
+
+
+def test_sweep_axes_are_declared_paths_in_advises_pick_order():
+    # the Sweep tab starts on these: each must be a field some example
+    # sets (a misspelt path would silently fall back to the first field)
+    from models.scenario import get_path, scenario_data
+    documents = [scenario_data(load_scenario(path))
+                 for path in sorted(EXAMPLES.glob("*.toml"))]
+    axes = metric_ids.sweep_axes()
+    for name, paths in axes.items():
+        for path in paths:
+            found = []
+            for data in documents:
+                try:
+                    found.append(get_path(data, path))
+                except (KeyError, IndexError, ValueError, TypeError):
+                    continue
+            assert found, f"{name}: no example has {path}"
+    # a document without a goal is asked storage, transfer, migration ...
+    # first (the goals' ranks); the wire, with no goal, comes last
+    assert list(axes)[:2] == ["storage", "host"] and list(axes)[-1] == "wire"
+
+
+@pytest.mark.parametrize("mark", [
+    ("knee", "missing", "turns", None),       # not one of its metrics
+    ("knee", "load", "reaches", None),        # reaches nothing
+    ("knee", "load", "sometimes", None),      # no such kind
+])
+def test_a_sweep_mark_must_read_the_analysis_own_metrics(mark):
+    from solvers.analysis import Analysis, Metric, SweepMark
+    with pytest.raises(ValueError, match="sweep mark"):
+        Analysis("probe", order=99, bottleneck_priority=99, module=__name__,
+                 metrics=(Metric("load", "%", "load"),), headline="load",
+                 sweep_marks=(SweepMark(*mark),))
+
+
+def test_sweep_marks_in_the_order_a_chart_draws_them():
+    # turning points, then reached levels, then tops (app.sweep_run.marks
+    # lists them so; the chart labels each kind once)
+    kinds = [mark.kind for mark, _, _ in metric_ids.sweep_marks()]
+    assert kinds == sorted(kinds, key=("turns", "reaches", "tops").index)
+    assert ("migration.converged", None) in [
+        (shown, reached) for _, shown, reached in metric_ids.sweep_marks()]
