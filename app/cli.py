@@ -487,6 +487,13 @@ def _solve_all(args, scenarios, processes):
     if processes < 2 or "fork" not in \
             multiprocessing.get_all_start_methods():
         return _solve_texts(args, scenarios)
+    # imported once here, not once in every worker: what evaluating
+    # imports on first use, and the goal seeks' root finder (every
+    # migration seeks its dirtying limit; scipy.optimize ~0.3 s of CPU)
+    import solvers.evaluate  # noqa: F401
+    from solvers import goalseek
+
+    goalseek.root_finder()
     bounds = [len(scenarios) * k // processes for k in range(processes + 1)]
     context = multiprocessing.get_context("fork")
     workers = []
