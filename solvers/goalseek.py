@@ -58,6 +58,17 @@ class GoalSeekResult:
                 for s in np.atleast_1d(self.status)]
 
 
+def root_finder():
+    """``scipy.optimize.elementwise``, imported on first use:
+    scipy.optimize costs ~0.3 s of CPU, which only scenarios that seek a
+    goal should pay (the CLI's start-up stays fast). A process about to
+    fork workers calls it first, so they inherit the import instead of
+    each paying it."""
+    from scipy.optimize import elementwise
+
+    return elementwise
+
+
 def _solve(function, low, high, args, *, log=True, xtol=1e-4):
     """Root of ``function(x, *args)`` in [low, high] for every element,
     searched in log space when ``log`` (rates and sizes span decades).
@@ -70,14 +81,10 @@ def _solve(function, low, high, args, *, log=True, xtol=1e-4):
     shape = np.broadcast_shapes(np.shape(low), np.shape(high),
                                 *(np.shape(a) for a in args))
     bracket = tuple(np.broadcast_to(b, shape) for b in bracket)
-    # imported here: scipy.optimize costs ~0.6 s, which only scenarios that
-    # seek a goal should pay (the CLI's start-up stays fast)
-    from scipy.optimize import elementwise
-
     # in log space an absolute tolerance on log(x) is a relative one on x
     tolerances = {"xatol": xtol, "xrtol": 0.0} if log else {"xrtol": xtol}
-    result = elementwise.find_root(wrapped, bracket, args=args,
-                                   tolerances=tolerances, maxiter=200)
+    result = root_finder().find_root(wrapped, bracket, args=args,
+                                     tolerances=tolerances, maxiter=200)
     x = np.exp(result.x) if log else result.x
     return GoalSeekResult(x=np.where(result.success, x, np.nan),
                           success=result.success, status=result.status,
