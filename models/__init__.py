@@ -9,5 +9,5 @@ paths, formats).
 #: import wire``); ``from models import *`` imports them all.
 __all__ = ["chain", "cluster", "compression", "cpu", "evacuation", "host",
            "migration", "migration_costs", "pcie", "pfc", "platform",
-           "qemu_ram", "scenario", "storage", "teaming", "transport",
-           "units", "wire"]
+           "postcopy", "qemu_ram", "scenario", "storage", "teaming",
+           "transport", "units", "wire"]

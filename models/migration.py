@@ -49,7 +49,7 @@ QEMU_SYNC_LIMIT = 3000
 QEMU_MAX_BANDWIDTH = {(0, 0): 32 * 2 ** 20, (5, 2): 128 * 2 ** 20}
 
 #: Why a pre-copy ended, by code (``postcopy``: it handed over to
-#: post-copy, see :func:`postcopy`).
+#: post-copy, see :func:`models.postcopy.postcopy`).
 OUTCOMES = ("switchover", "round_cap", "data_cap", "switchover_too_long",
             "time_budget", "no_convergence", "postcopy")
 SWITCHOVER, ROUND_CAP, DATA_CAP, SWITCHOVER_TOO_LONG, TIME_BUDGET, \
@@ -63,23 +63,6 @@ SWITCHOVER, ROUND_CAP, DATA_CAP, SWITCHOVER_TOO_LONG, TIME_BUDGET, \
 SWITCHOVER_MODES = ("precopy", "postcopy_after_first_pass",
                     "postcopy_at_time_budget")
 PRECOPY_ONLY, POSTCOPY_AFTER_FIRST_PASS, POSTCOPY_AT_TIME_BUDGET = range(3)
-
-#: QEMU's RDMA transport registers guest memory with the NIC in chunks of
-#: 1 MiB (migration/rdma.c ``RDMA_REG_CHUNK_SHIFT`` 20) the first time a
-#: chunk is sent, or all of it up front with ``rdma-pin-all``. [B]
-RDMA_CHUNK_BYTES = 1 << 20
-#: Pinning and mapping one 4 KiB page for the NIC [s]: fitted on
-#: QEMU-RDMA-PINALL-ON (8 GiB registered at once; about 4 s in all where
-#: the copy alone takes 2.5 s at the 27.7 Gbit/s the NIC's slot carries:
-#: 1.47 s for 2 Mi pages).
-RDMA_PIN_S_PER_PAGE = 0.70e-6
-#: Fixed cost of one on-demand registration [s]: the destination's
-#: registration request and reply plus both hosts' ``ibv_reg_mr`` calls
-#: (a command to the NIC each), serialised with the sends. Fitted on
-#: QEMU-RDMA-PINALL-OFF (the same 8 GiB at 9.5 Gbit/s, about 7.5 s), with
-#: the per-page pinning above on top.
-RDMA_REGISTRATION_S = 0.50e-3
-
 
 @dataclass(frozen=True)
 class StopRule:
@@ -962,75 +945,6 @@ def _precopy_results(out, unsent_time, trace_rows, shape):
         result["round_seconds"] = durations.reshape(shape + (-1,))
     return {k: v if k.startswith("round_") else v.reshape(shape)
             for k, v in result.items()}
-
-
-def postcopy(result, rate, mode, fixed_downtime=FIXED_DOWNTIME,
-             ceiling=np.inf):
-    """Hand a pre-copy over to post-copy where its switchover mode says.
-
-    Parameters
-    ----------
-    result : dict
-        :func:`precopy`'s result (run with ``max_rounds`` 1 for
-        post-copy after the first pass and ``run_to_budget`` for post-copy
-        at the time budget).
-    rate : numeric
-        Migration rate. [B/s]
-    mode : array-like of int
-        Index into :data:`SWITCHOVER_MODES`.
-    fixed_downtime : numeric, default 0.05
-        Device state and resume. [s]
-    ceiling : numeric, default inf
-        Most that can be left: every non-zero page once, with its header
-        (pre-copy's rounds may count a page that is both unsent and
-        re-dirtied twice). [B]
-
-    Returns
-    -------
-    dict
-        ``result`` updated where post-copy takes over (outcome POSTCOPY,
-        converged, downtime = ``fixed_downtime``), with
-        ``postcopy_time`` [s] (the guest's degraded period, 0 without
-        post-copy) and ``postcopy_bytes`` [B].
-
-    Notes
-    -----
-    Post-copy stops the source for the device state only and resumes the
-    guest on the destination; the pages still dirty at that moment,
-    :math:`V`, are pushed by the background stream and pulled on each
-    page fault, every page once (the destination owns the memory, so
-    nothing is re-dirtied):
-
-    .. math:: T_{post} = V / B, \\quad T = t_{stop} + T_{fixed} + T_{post}
-
-    During :math:`T_{post}` a vCPU touching a missing page waits for it
-    over the network (QEMU's postcopy-blocktime counts those waits), and
-    a failure of either host or the network loses the guest.
-
-    References
-    ----------
-    QEMU docs/devel/migration/postcopy.rst; M. Hines, K. Gopalan,
-    "Post-copy based live virtual machine migration", VEE 2009.
-    """
-    mode = np.asarray(mode)
-    outcome = result["outcome"]
-    switch = ((mode == POSTCOPY_AFTER_FIRST_PASS) & (outcome == ROUND_CAP)) \
-        | ((mode == POSTCOPY_AT_TIME_BUDGET) & (outcome == TIME_BUDGET))
-    left = np.where(switch, np.minimum(result["left_bytes"], ceiling), 0.0)
-    post = left / rate
-    fixed = np.broadcast_to(fixed_downtime, np.shape(outcome))
-    out = dict(result)
-    out.update(
-        outcome=np.where(switch, POSTCOPY, outcome).astype(outcome.dtype),
-        converged=result["converged"] | switch,
-        total_time=np.where(switch, result["stopped_at"] + fixed + post,
-                            result["total_time"]),
-        downtime=np.where(switch, fixed, result["downtime"]),
-        bytes_sent=np.where(switch, result["sent_by_end"]
-                            - result["left_bytes"] + left,
-                            result["bytes_sent"]),
-        postcopy_time=post, postcopy_bytes=left)
-    return out
 
 
 def _unsent(sync, pending, rate, seconds):

@@ -8,9 +8,23 @@ and return rates and times; all arguments broadcast.
 
 import numpy as np
 
-from models.migration import (PAGE_BYTES, PAGE_HEADER_BYTES,
-                              RDMA_CHUNK_BYTES, RDMA_PIN_S_PER_PAGE,
-                              RDMA_REGISTRATION_S, STOP_RULES)
+from models.migration import PAGE_BYTES, PAGE_HEADER_BYTES, STOP_RULES
+
+#: QEMU's RDMA transport registers guest memory with the NIC in chunks of
+#: 1 MiB (migration/rdma.c ``RDMA_REG_CHUNK_SHIFT`` 20) the first time a
+#: chunk is sent, or all of it up front with ``rdma-pin-all``. [B]
+RDMA_CHUNK_BYTES = 1 << 20
+#: Pinning and mapping one 4 KiB page for the NIC [s]: fitted on
+#: QEMU-RDMA-PINALL-ON (8 GiB registered at once; about 4 s in all where
+#: the copy alone takes 2.5 s at the 27.7 Gbit/s the NIC's slot carries:
+#: 1.47 s for 2 Mi pages).
+RDMA_PIN_S_PER_PAGE = 0.70e-6
+#: Fixed cost of one on-demand registration [s]: the destination's
+#: registration request and reply plus both hosts' ``ibv_reg_mr`` calls
+#: (a command to the NIC each), serialised with the sends. Fitted on
+#: QEMU-RDMA-PINALL-OFF (the same 8 GiB at 9.5 Gbit/s, about 7.5 s), with
+#: the per-page pinning above on top.
+RDMA_REGISTRATION_S = 0.50e-3
 
 #: Downtime budget of a question that names none [s]: QEMU's default
 #: ``downtime-limit``, 300 ms (QEMU migration/options.c
@@ -121,8 +135,8 @@ def rdma_registration(memory, pin_all, *, page_bytes=PAGE_BYTES,
     References
     ----------
     QEMU migration/rdma.c (``RDMA_REG_CHUNK_SHIFT`` 20, ``rdma-pin-all``);
-    :data:`models.migration.RDMA_PIN_S_PER_PAGE` and
-    :data:`models.migration.RDMA_REGISTRATION_S` for the fits.
+    :data:`RDMA_PIN_S_PER_PAGE` and
+    :data:`RDMA_REGISTRATION_S` for the fits.
     """
     pages = memory / page_bytes
     chunk_pages = chunk_bytes / page_bytes

@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from models import evacuation, migration, migration_costs
+from models import evacuation, migration, migration_costs, postcopy
 from solvers.placement import EVALUATE_OPTIONS, place
 
 #: Relative change of every rate below which the fixed point stops
@@ -126,7 +126,7 @@ def precopy(columns, rate, *, trace=False, first_rate=None):
     ``migration_completion_precopy``). Memory registration of QEMU's RDMA transport slows round
     0 (``register_s_per_byte``, on-demand) or precedes it (``setup_s``,
     pin-all). A post-copy ``switchover`` mode hands the migration to
-    :func:`models.migration.postcopy` after its first pass or at its
+    :func:`models.postcopy.postcopy` after its first pass or at its
     time budget. The result's ``rate`` is the rate used [B/s]. Without
     traces, rows are evaluated :data:`PRECOPY_CHUNK_ROWS` at a time."""
     shape = np.broadcast_shapes(np.shape(rate), np.shape(first_rate),
@@ -188,7 +188,7 @@ def _precopy(columns, rate, trace, first_rate):
         trace=trace)
     nonzero = p["memory"] * (1 - p["zero_fraction"]) \
         * migration_costs.page_header_factor()
-    result = migration.postcopy(result, rate, mode, p["fixed_downtime"],
+    result = postcopy.postcopy(result, rate, mode, p["fixed_downtime"],
                                 ceiling=nonzero)
     result["total_time"] = result["total_time"] + p["setup_s"]
     result["rate"] = rate

@@ -352,10 +352,10 @@ def _mode_assumptions(doc, item):
         notes.append(prefix + (
             "QEMU RDMA transport, one connection, no TCP stack; "
             + (f"rdma-pin-all registers all memory first "
-               f"({1e6 * migration.RDMA_PIN_S_PER_PAGE:g} us per 4 KiB "
+               f"({1e6 * migration_costs.RDMA_PIN_S_PER_PAGE:g} us per 4 KiB "
                "page)" if item.rdma_pin_all else
                f"each 1 MiB chunk registered when first sent "
-               f"({1e3 * migration.RDMA_REGISTRATION_S:g} ms per "
+               f"({1e3 * migration_costs.RDMA_REGISTRATION_S:g} ms per "
                "registration plus pinning), in round 0")
             + " (fitted on QEMU docs/rdma.txt)"))
     if item.switchover != "precopy":

@@ -92,3 +92,16 @@ def test_no_import_circles():
         if module not in index:
             visit(module)
     assert circles == []
+
+
+#: Issue 31: a module past this is split along its seams.
+MAX_SOURCE_LINES = 1000
+
+
+@pytest.mark.parametrize("folder", ["app", "models", "solvers"])
+def test_no_source_file_over_the_line_limit(folder):
+    too_long = {str(path.relative_to(ROOT)): lines
+                for path in (ROOT / folder).rglob("*.py")
+                if (lines := len(path.read_text(encoding="utf-8")
+                                 .splitlines())) > MAX_SOURCE_LINES}
+    assert not too_long, too_long

@@ -24,7 +24,7 @@ def test_page_rate_cap():
 
 
 def test_rdma_pin_all_matches_its_fit():
-    # QEMU-RDMA-PINALL-ON (models.migration.RDMA_PIN_S_PER_PAGE): pinning
+    # QEMU-RDMA-PINALL-ON (models.migration_costs.RDMA_PIN_S_PER_PAGE): pinning
     # 8 GiB, 2 Mi pages, takes about 1.47 s before round 0
     setup, per_byte = migration_costs.rdma_registration(8 * GIB, True)
     assert setup == pytest.approx(1.47, abs=0.005)
@@ -36,7 +36,7 @@ def test_rdma_on_demand_registration():
         np.array([8 * GIB, 8 * GIB]), np.array([False, True]))
     assert setup[0] == 0.0 and per_byte[1] == 0.0
     # one registration per 1 MiB chunk plus its 256 pages pinned
-    chunk = migration.RDMA_REGISTRATION_S + 256 * migration.RDMA_PIN_S_PER_PAGE
+    chunk = migration_costs.RDMA_REGISTRATION_S + 256 * migration_costs.RDMA_PIN_S_PER_PAGE
     assert per_byte[0] * 2 ** 20 == pytest.approx(chunk, rel=1e-12)
     # 8 GiB registered on demand: 8192 chunks, about 5.6 s on top of the
     # copy (QEMU-RDMA-PINALL-OFF's fit)

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from models import migration as mig
+from models import migration_costs
 from models.scenario import Migration
 from solvers import schedule
 from solvers.inputs import migration_row
@@ -74,7 +75,7 @@ def test_rdma_pin_all_pays_up_front_dynamic_registration_in_round_0():
     pinned = _columns(transport="rdma", rdma_pin_all=True)
     pages = 16 * GIB / mig.PAGE_BYTES
     assert pinned["setup_s"][0] == pytest.approx(
-        pages * mig.RDMA_PIN_S_PER_PAGE)
+        pages * migration_costs.RDMA_PIN_S_PER_PAGE)
     assert dynamic["setup_s"][0] == 0.0
     assert dynamic["register_s_per_byte"][0] > 0.0
     rate = np.array([26e9 / 8])
