@@ -166,7 +166,7 @@ def test_a_slow_import_never_blocks_the_event_loop_and_close_stops_it(
     export = tmp_path / "inventory.csv"
     export.write_text(',"' * 32768 + "\n")
     # the ticks time this dialog alone: the windows earlier tests left are
-    # deleted first (a window closing waits for its session's workers)
+    # deleted first (their deferred deletes would run inside the ticks)
     import gc
     gc.collect()
     QtCore.QCoreApplication.sendPostedEvents(
