@@ -362,7 +362,7 @@ def accuracy_statement(scatter):
     if scatter is None:
         return ("accuracy of the host costs: each setting was run once, so "
                 "how far a run strays from a repeat of it is not measured "
-                f"and no error bound is claimed; run each setting 3 or "
+                "and no error bound is claimed; run each setting 3 or "
                 "more times (iperf3 -A to pin both ends, -t 10) so that "
                 "the fit's errors can be told from the runs' own scatter")
     if 100 * scatter <= FITTED_TARGET_PCT:
