@@ -187,6 +187,21 @@ class _BarsTab:
                                  metric_id, label, missing)
 
 
+def _one_variant_tab(tab, view, variant_tip):
+    """Start ``tab``, which shows one variant at a time: its widget with
+    the view's hint on top, and the picker of the variant (``tab.variant``,
+    not yet placed). Returns the widget's layout."""
+    tab.view, tab.results = view, None
+    tab.widget = QtWidgets.QWidget()
+    layout = QtWidgets.QVBoxLayout(tab.widget)
+    tab.hint = QtWidgets.QLabel(view.hint)
+    tab.hint.setWordWrap(True)
+    layout.addWidget(tab.hint)
+    tab.variant = QtWidgets.QComboBox()
+    tab.variant.setToolTip(variant_tip)
+    return layout
+
+
 class _TeamingTab:
     """Per team of the picked variant: each uplink's peak under the
     configured policy with all uplinks or after the worst N-1 (N-k) loss
@@ -195,15 +210,8 @@ class _TeamingTab:
     time of a picked policy."""
 
     def __init__(self, view):
-        self.view, self.results = view, None
-        self.widget = QtWidgets.QWidget()
-        layout = QtWidgets.QVBoxLayout(self.widget)
-        self.hint = QtWidgets.QLabel(view.hint)
-        self.hint.setWordWrap(True)
-        layout.addWidget(self.hint)
+        layout = _one_variant_tab(self, view, "Variant whose teaming is shown")
         pickers = QtWidgets.QHBoxLayout()
-        self.variant = QtWidgets.QComboBox()
-        self.variant.setToolTip("Variant whose teaming is shown")
         self.state = QtWidgets.QComboBox()
         self.state.setToolTip("All uplinks, or the worst loss of one "
                               "(N-1) or more (N-k) uplinks")
@@ -346,15 +354,8 @@ class _ClusterTab:
     first; the worst case is marked)."""
 
     def __init__(self, view):
-        self.view, self.results = view, None
-        self.widget = QtWidgets.QWidget()
-        layout = QtWidgets.QVBoxLayout(self.widget)
-        self.hint = QtWidgets.QLabel(view.hint)
-        self.hint.setWordWrap(True)
-        layout.addWidget(self.hint)
+        layout = _one_variant_tab(self, view, "Variant whose cluster is drawn")
         pickers = QtWidgets.QHBoxLayout()
-        self.variant = QtWidgets.QComboBox()
-        self.variant.setToolTip("Variant whose cluster is drawn")
         self.case = QtWidgets.QComboBox()
         self.case.setToolTip("Failure or maintenance case drawn")
         self.case.setSizeAdjustPolicy(
@@ -415,14 +416,8 @@ class _EvacuationTab:
     """The schedule of one variant's (picked) first evacuation."""
 
     def __init__(self, view):
-        self.view, self.results = view, None
-        self.widget = QtWidgets.QWidget()
-        layout = QtWidgets.QVBoxLayout(self.widget)
-        self.hint = QtWidgets.QLabel(view.hint)
-        self.hint.setWordWrap(True)
-        layout.addWidget(self.hint)
-        self.variant = QtWidgets.QComboBox()
-        self.variant.setToolTip("Variant whose schedule is shown")
+        layout = _one_variant_tab(self, view,
+                                  "Variant whose schedule is shown")
         layout.addWidget(self.variant)
         charts = QtWidgets.QHBoxLayout()
         self.plot = new_plot_widget()
