@@ -6,21 +6,11 @@ goals. Nothing here is written by hand: a new analysis's declaration adds
 its rows. It sits above the analyses (which build ids with the grammar
 alone) and below what evaluates them.
 
-Ids are public (batch users script against them) and never renamed:
-
-- headlines ``<family>.<key>`` (``wire.goodput_gbps``, ``host.cpu_pct``,
-  ``storage.iops``, ``migration.total_s``);
-- per item ``<family>.<name>.<key>`` for transfers, migrations, storage
-  workloads, uplinks, PCIe slots and evacuations
-  (``transfer.lm.throughput_gbps``, ``evacuation.maint.total_s``);
-- teaming ``teaming[.<team>].<policy>.<key>``, ``teaming[.<team>].optimal.
-  <key>`` and ``teaming[.<team>].nioc.<class>.<key>``; the team's name
-  appears only when flows ride several teams.
-
-So are labels (the report and batch users read them): a headline reads
-its own label or the analysis's prefix and the key's label ("Migration:
-total time"); an item "<name>: <label>"; a teaming id "<policy short
-name>: <label>".
+The ids' grammar, public and never renamed, is described in
+:mod:`solvers.metric_grammar`. Labels are public too (the report and
+batch users read them): a headline reads its own label or the analysis's
+prefix and the key's label ("Migration: total time"); an item "<name>:
+<label>"; a teaming id "<policy short name>: <label>".
 """
 
 import functools

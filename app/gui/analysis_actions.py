@@ -68,7 +68,8 @@ class AnalysisActions:
     def _offer_advice(self, outcome):
         if outcome.goal is None and \
                 outcome.generation == self.session.generation:
-            self.findings.show_advice(outcome.advice, outcome.message or "")
+            self.findings.show_advice(outcome.advice, self.scenario,
+                                      outcome.message or "")
         if (outcome.generation, outcome.goal) != self._advice_asked:
             return   # computed for the report, or for an older document
         self._advice_asked = None

@@ -10,9 +10,12 @@ from html import escape
 from PySide6 import QtCore, QtWidgets
 
 from app.gui.appearance import colour
-from app.presentation.findings import (SEVERITIES, calculation, change_text,
+from app.presentation.findings import (SEVERITIES, calculation,
                                        effect_text, evidence_text,
                                        number_text)
+from app.presentation.goals import GOAL_LABELS
+from app.presentation.summary import change_words
+from solvers import metric_ids
 
 #: A dot inside a parameter path or metric id (not a decimal point).
 _PATH_DOT = re.compile(r"\.(?=[A-Za-z_\[])")
@@ -58,6 +61,7 @@ class FindingsPanel(QtWidgets.QWidget):
         layout.addWidget(self.browser, 1)
         #: link -> (recommendation, as_variant) of the text shown
         self.links = {}
+        self.advised = None   # the scenario the advice is for
         self._html = None   # the text shown
         self.all_assumptions = False   # or only those that differ
 
@@ -83,10 +87,12 @@ class FindingsPanel(QtWidgets.QWidget):
                                              if previous in names else 0)
         self._redraw()
 
-    def show_advice(self, advice, note=""):
-        """The base's recommendations (an AdviceResult), or None with why
-        there are none (``note``)."""
+    def show_advice(self, advice, scenario, note=""):
+        """The base's recommendations (an AdviceResult) for ``scenario``,
+        whose entries name the changed fields, or None with why there are
+        none (``note``)."""
         self.advice, self.advice_note = advice, note
+        self.advised = scenario
         self._redraw()
 
     def follow(self, link):
@@ -173,10 +179,12 @@ class FindingsPanel(QtWidgets.QWidget):
         if advice is None:
             return ("<p><b>Recommendations (base)</b>: "
                     f"{escape(self.advice_note or 'none')}</p>")
-        html = (f"<p><b>Recommendations (base)</b> — goal "
-                f"{escape(advice.goal)}: {escape(advice.metric)} = "
-                f"{number_text(advice.base_value)} now; each effect is the "
-                "model re-solved with the change</p>")
+        unit, label = metric_ids.info(advice.metric)
+        unit = "" if unit in ("1", "") else f" {unit}"
+        html = (f"<p><b>Recommendations (base)</b> — goal: "
+                f"{escape(GOAL_LABELS[advice.goal])}; "
+                f"{escape(label)} {number_text(advice.base_value)}{unit} "
+                "now; each effect is the model re-solved with the change</p>")
         if not advice.recommendations:
             return html + "<p style='margin-left:8px'>No change improves " \
                 "the goal.</p>"
@@ -187,7 +195,8 @@ class FindingsPanel(QtWidgets.QWidget):
                               for e in effect_text(recommendation))
             html += (f"<p style='margin-left:8px'><b>{rank}. "
                      f"{recommendation.gain_pct:+.1f} %</b> "
-                     f"{escape(change_text(recommendation))}{effects}<br>"
+                     f"{escape(change_words(recommendation, self.advised))}"
+                     f"{effects}<br>"
                      f"<a href='apply:{rank}'>Apply</a> (to the base) · "
                      f"<a href='variant:{rank}'>As variant</a> "
                      "<span style='color:gray'>(both undoable)</span></p>")

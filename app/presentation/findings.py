@@ -90,8 +90,3 @@ def number_text(value):
     """A number as the panel shows it; "none" for NaN (a goal the
     variant has no value for: a migration that does not converge)."""
     return format_number(value) if math.isfinite(value) else "none"
-
-
-def change_text(recommendation):
-    return "; ".join(f"{path}: {c['old']!r} → {c['new']!r}"
-                     for path, c in recommendation.change.items())

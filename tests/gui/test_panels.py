@@ -73,6 +73,16 @@ def test_an_edit_withdraws_the_recommendations_made_before_it(
         window.findings.plain_text()
 
 
+def test_recommendations_name_the_goal_and_the_field_in_words(qtbot, window):
+    # issue 37 item 3: texts from field labels, never a raw path
+    open_example(window, "jumbo_10gbe.toml")
+    advice_shown(qtbot, window)
+    text = window.findings.plain_text()
+    assert "Network › MTU: 1500 B → 9000 B" in text
+    assert "goal: Highest host throughput" in text
+    assert "network.mtu" not in text and "max_throughput" not in text
+
+
 def test_apply_as_variant_keeps_the_base_and_undoes(qtbot, window):
     open_example(window, "seed002_hcibench.toml")
     advice_shown(qtbot, window)
