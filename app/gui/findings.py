@@ -14,7 +14,7 @@ from app.presentation.findings import (SEVERITIES, calculation,
                                        effect_text, evidence_text,
                                        number_text)
 from app.presentation.goals import GOAL_LABELS
-from app.presentation.summary import change_words
+from app.presentation.content import change_words
 from solvers import metric_ids
 
 #: A dot inside a parameter path or metric id (not a decimal point).

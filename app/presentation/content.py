@@ -367,3 +367,13 @@ def accuracy(results, goal_metric=None):
     used = set(areas_of(m.id for v in results.variants for m in v.metrics))
     return Accuracy(tuple(a for a in report.areas if a.area in used),
                     report.total, backing)
+
+
+def change_words(recommendation, scenario):
+    """A recommendation's change in words: 'Evacuation esx01 ›
+    Concurrency: 8 → 4'."""
+    return "; ".join(
+        f"{path_words(scenario, path)}: "
+        f"{value_text(path.rpartition('.')[2], c['old'])} → "
+        f"{value_text(path.rpartition('.')[2], c['new'])}"
+        for path, c in recommendation.change.items())

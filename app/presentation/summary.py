@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 
 from app.presentation.goals import GOAL_LABELS
-from app.presentation.content import path_words, value_text
+from app.presentation.content import change_words
 from models.scenario import GOALS
 from solvers import metric_ids
 from solvers.advise import goal_value, resolve_goal
@@ -111,16 +111,6 @@ def executive_summary(scenario, results, advice=None):
     return Summary(question, GOAL_LABELS[goal], unit, tuple(values),
                    best_name, "; ".join(parts), binding,
                    _next_step(advice, scenario), sign > 0, metric_id)
-
-
-def change_words(recommendation, scenario):
-    """A recommendation's change in words: 'Evacuation esx01 ›
-    Concurrency: 8 → 4'."""
-    return "; ".join(
-        f"{path_words(scenario, path)}: "
-        f"{value_text(path.rpartition('.')[2], c['old'])} → "
-        f"{value_text(path.rpartition('.')[2], c['new'])}"
-        for path, c in recommendation.change.items())
 
 
 def reason(recommendation):

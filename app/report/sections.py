@@ -9,10 +9,11 @@ from PySide6 import QtCore
 
 from app.calibrate_cli import error_summary
 from app.figures.views import REPORT_CHART_WIDTH
-from app.presentation.content import grouped_findings, names_text
+from app.presentation.content import (change_words, grouped_findings,
+                                      names_text)
 from app.presentation.findings import effect_text, evidence_text
 from app.presentation.goals import GOAL_LABELS
-from app.presentation.summary import change_words, reason
+from app.presentation.summary import reason
 from app.report.layout import GREY, SEVERITY_COLOURS, SHRINK
 from solvers import metric_ids
 from solvers.accuracy import AREA_LABELS
