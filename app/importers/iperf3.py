@@ -141,7 +141,10 @@ def _import_run(path, data, result):
     setting = ", ".join(filter(None, [
         protocol.upper(), f"-P {streams}" if streams > 1 else "",
         "-R" if reverse else "", "--bidir" if bidir else "",
-        f"MSS {mss:.0f}" if mss else "", f"-l {blksize:.0f}",
+        # the MSS asked for (-M) is a setting; the default one is what
+        # the kernel chose for that run, which repeats need not share
+        f"MSS {mss:.0f}" if mss and mss_key == "tcp_mss" else "",
+        f"-l {blksize:.0f}",
         "loopback" if loopback else f"{local} -> {remote}"]))
     label = f"{path} ({setting})"
     draft = Draft(f"iperf3 measured: {path}")
